@@ -37,14 +37,33 @@ impl Stopwatch {
 }
 
 /// The CPU time the calling thread has used, where the system reports it.
-#[cfg(unix)]
 pub fn thread_cpu_time() -> Option<Duration> {
+    cpu_time(Clock::Thread)
+}
+
+/// The CPU time the whole process (all its threads) has used, where the system reports it.
+pub fn process_cpu_time() -> Option<Duration> {
+    cpu_time(Clock::Process)
+}
+
+/// Whose CPU time [`cpu_time`] reads.
+enum Clock {
+    Thread,
+    Process,
+}
+
+#[cfg(unix)]
+fn cpu_time(clock: Clock) -> Option<Duration> {
+    let id = match clock {
+        Clock::Thread => libc::CLOCK_THREAD_CPUTIME_ID,
+        Clock::Process => libc::CLOCK_PROCESS_CPUTIME_ID,
+    };
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `ts` is a valid, writable `timespec`; the call writes only into it.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    let rc = unsafe { libc::clock_gettime(id, &mut ts) };
     if rc != 0 {
         return None;
     }
@@ -53,10 +72,43 @@ pub fn thread_cpu_time() -> Option<Duration> {
     Some(Duration::new(secs, nanos))
 }
 
-/// The CPU time the calling thread has used: not reported here.
+/// CPU time: not reported here.
 #[cfg(not(unix))]
-pub fn thread_cpu_time() -> Option<Duration> {
+fn cpu_time(_clock: Clock) -> Option<Duration> {
     None
+}
+
+/// Wall-clock and CPU time (all threads) of each stage on standard error when
+/// `CODEGEN_TIMES` is set (for profiling `cargo xtask codegen`: a stage whose CPU time is
+/// close to its wall time used one core; nothing is printed otherwise).
+pub struct Span {
+    at: Option<(std::time::Instant, Option<std::time::Duration>)>,
+}
+
+impl Span {
+    pub fn start() -> Span {
+        Span {
+            at: std::env::var_os("CODEGEN_TIMES").map(|_| Span::now()),
+        }
+    }
+
+    fn now() -> (std::time::Instant, Option<std::time::Duration>) {
+        (std::time::Instant::now(), process_cpu_time())
+    }
+
+    pub fn end(&mut self, what: &str) {
+        if let Some((wall, cpu)) = self.at {
+            let cpu = match (cpu, process_cpu_time()) {
+                (Some(a), Some(b)) => format!(", CPU {:.1} ms", (b - a).as_secs_f64() * 1e3),
+                _ => String::new(),
+            };
+            eprintln!(
+                "codegen time: {what}: {:.1} ms{cpu}",
+                wall.elapsed().as_secs_f64() * 1e3
+            );
+            self.at = Some(Span::now());
+        }
+    }
 }
 
 #[cfg(test)]
@@ -74,6 +126,7 @@ mod tests {
         assert!(watch.elapsed() > Duration::ZERO);
         if cfg!(unix) {
             assert!(thread_cpu_time().is_some());
+            assert!(process_cpu_time() >= thread_cpu_time());
         }
     }
 }

@@ -333,8 +333,17 @@ pub fn load_all(paths: &[PathBuf], forced: Option<Format>) -> Result<Vec<Api>, L
     let documents = list_documents_in(paths, &manifests)?;
     // Documents are independent: read them on several threads (a panic is passed on as it
     // would be on one).
-    crate::parallel::map(&documents, |p| load_document_in(p, forced, &manifests))
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|payload| std::panic::resume_unwind(payload)))
-        .collect()
+    let timed = std::env::var_os("CODEGEN_TIMES").is_some();
+    crate::parallel::map(&documents, |p| {
+        let watch = crate::clock::Stopwatch::start();
+        let api = load_document_in(p, forced, &manifests);
+        if timed {
+            let ms = watch.elapsed().as_secs_f64() * 1e3;
+            eprintln!("codegen time: {}: {ms:.1} ms (CPU)", p.display());
+        }
+        api
+    })
+    .into_iter()
+    .map(|r| r.unwrap_or_else(|payload| std::panic::resume_unwind(payload)))
+    .collect()
 }

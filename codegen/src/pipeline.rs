@@ -122,7 +122,7 @@ pub fn release_of(api: &Api) -> Option<Release> {
 
 /// Reads, joins and emits. Formats are detected from content.
 pub fn run(opts: &Options) -> Result<Report, PipelineError> {
-    let mut span = Span::start();
+    let mut span = crate::clock::Span::start();
     let docs = crate::load::load_all(&opts.docs, None)?;
     span.end("read and parse the documents");
     // The merged IR lists every document, so its release is already known: the ABI snapshot
@@ -143,30 +143,6 @@ pub fn run(opts: &Options) -> Result<Report, PipelineError> {
     let abi = abi.unwrap_or_else(|payload| std::panic::resume_unwind(payload))?;
     span.end("merge, and load the ABI snapshot");
     run_with(api, &abi, release, opts)
-}
-
-/// Wall-clock time of each stage on standard error when `CODEGEN_TIMES` is set (for
-/// profiling `cargo xtask codegen`; nothing is printed otherwise).
-struct Span {
-    at: Option<std::time::Instant>,
-}
-
-impl Span {
-    fn start() -> Span {
-        Span {
-            at: std::env::var_os("CODEGEN_TIMES").map(|_| std::time::Instant::now()),
-        }
-    }
-
-    fn end(&mut self, what: &str) {
-        if let Some(at) = self.at {
-            eprintln!(
-                "codegen time: {what}: {:.1} ms",
-                at.elapsed().as_secs_f64() * 1e3
-            );
-            self.at = Some(std::time::Instant::now());
-        }
-    }
 }
 
 /// The crate a run writes: its name, version and release.
@@ -191,7 +167,7 @@ pub fn run_with(
     release: Release,
     opts: &Options,
 ) -> Result<Report, PipelineError> {
-    let mut span = Span::start();
+    let mut span = crate::clock::Span::start();
     let bindings = bind::bind(&api, abi);
     span.end("bind");
     let package = package_for(&release, opts);

@@ -92,6 +92,24 @@ static COMMENTS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new(
 /// A `//` comment in the formatted output: `__comment!(N);` tokens, which [`format_file`]
 /// turns into `// text` lines after formatting.
 pub fn comment(text: &str) -> TokenStream {
+    let id = comment_id(text);
+    quote::quote! { __comment!(#id); }
+}
+
+/// [`comment`] as a statement's syntax tree (for code built from templates).
+pub fn comment_stmt(text: &str) -> Result<syn::Stmt, syn::Error> {
+    let mut stmt = super::fill::fill!(syn::Stmt, {
+        __comment!(0);
+    })?;
+    if let syn::Stmt::Macro(m) = &mut stmt {
+        let id = comment_id(text);
+        m.mac.tokens = quote::quote! { #id };
+    }
+    Ok(stmt)
+}
+
+/// The number of `text` in [`COMMENTS`] (added the first time), as a literal.
+fn comment_id(text: &str) -> proc_macro2::Literal {
     let id = {
         let mut table = COMMENTS.lock().unwrap_or_else(|e| e.into_inner());
         match table.iter().position(|t| t == text) {
@@ -102,8 +120,7 @@ pub fn comment(text: &str) -> TokenStream {
             }
         }
     };
-    let id = proc_macro2::Literal::usize_unsuffixed(id);
-    quote::quote! { __comment!(#id); }
+    proc_macro2::Literal::usize_unsuffixed(id)
 }
 
 /// The text of comment marker `id`.

@@ -13,6 +13,7 @@
 pub mod docs;
 pub mod enums;
 pub mod files;
+pub mod fill;
 pub mod flags;
 pub mod functions;
 pub mod names;
@@ -203,16 +204,17 @@ fn jobs<'a>(
             name: "src/api.rs",
             parts: 6,
             cost: 10,
-            build: tokens(move |part, p| {
-                let head = || {
-                    quote! { #![allow(non_snake_case, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, rustdoc::redundant_explicit_links)] }
-                };
-                let mut t = headed(part, head, typed::emit(&b.functions, part, names, p));
-                if part.is_last() {
-                    t.extend(typed::constructors(&b.constructors, names, p));
-                    t.extend(typed::attributes(b, names));
-                }
-                t
+            build: Box::new(move |part, p| {
+                Code::Syntax(
+                    typed::emit(&b.functions, part, names, p).and_then(|mut file| {
+                        if part.is_last() {
+                            let mut rest = typed::constructors(&b.constructors, names, p);
+                            rest.extend(typed::attributes(b, names));
+                            file.items.extend(syn::parse2::<syn::File>(rest)?.items);
+                        }
+                        Ok(file)
+                    }),
+                )
             }),
         },
         Job {
@@ -314,8 +316,11 @@ pub fn generate(
 
 /// The generated files of [`generate`] (all but the crate's hand-written ones).
 fn generated(b: &Bindings, pkg: &package::Package, pre: &str) -> Result<Output, EmitError> {
+    let mut span = crate::clock::Span::start();
     let names = Names::for_bindings(b);
+    span.end("emit: names");
     let tables = probe::tables(b);
+    span.end("emit: audit tables");
     let jobs = jobs(b, &names, pkg, &tables);
     // Every part of every file, the costliest first so that the threads end together.
     let mut pieces: Vec<(usize, Part)> = jobs
@@ -334,19 +339,36 @@ fn generated(b: &Bindings, pkg: &package::Package, pre: &str) -> Result<Output, 
         })
         .collect();
     pieces.sort_by_key(|(j, _)| std::cmp::Reverse(jobs[*j].cost));
+    let timed = std::env::var_os("CODEGEN_TIMES").is_some();
     let rendered = crate::parallel::map(&pieces, |&(j, part)| {
         let mut problems = DocProblems::default();
         let name = jobs[j].name;
-        let file = match (jobs[j].build)(part, &mut problems) {
+        let watch = crate::clock::Stopwatch::start();
+        let code = (jobs[j].build)(part, &mut problems);
+        let built = watch.elapsed();
+        let file = match code {
             Code::Tokens(tokens) => files::parse_body(name, tokens)?,
             Code::Syntax(file) => file.map_err(|e| EmitError::Syntax {
                 file: name.to_string(),
                 message: e.to_string(),
             })?,
         };
+        let parsed = watch.elapsed();
         let body = files::print_body(name, &file)?;
+        if timed {
+            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+            eprintln!(
+                "codegen time: {name} part {} of {}: build {:.1} ms, parse {:.1} ms, print {:.1} ms (CPU)",
+                part.index + 1,
+                part.count,
+                ms(built),
+                ms(parsed - built),
+                ms(watch.elapsed() - parsed),
+            );
+        }
         Ok::<_, EmitError>((body, problems.0))
     });
+    span.end("emit: every part of every file");
     let mut bodies: Vec<Vec<(Part, String, Vec<String>)>> =
         jobs.iter().map(|_| Vec::new()).collect();
     for (r, &(j, part)) in rendered.into_iter().zip(&pieces) {

@@ -10,11 +10,12 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use super::docs::{self, DocProblems};
-use super::files::comment;
+use super::files::{comment, comment_stmt};
+use super::fill::fill;
 use super::names::{ident, rust_type, Names};
 use super::Part;
 use crate::abi::CType;
@@ -53,23 +54,28 @@ pub fn paths(functions: &[BoundFunction]) -> HashMap<String, String> {
         .collect()
 }
 
-/// The `api.rs` body, or one [`Part`] of it: the wrappers in documentation order, and (in
+/// The `api.rs` items, or one [`Part`] of them: the wrappers in documentation order, and (in
 /// the first part) a module doc listing them by documentation section.
+///
+/// Each wrapper is built as a syntax tree from parsed templates ([`super::fill`]): its
+/// statements, arguments and parameters take a few dozen shapes, filled with names and
+/// types. Writing them as tokens for syn to parse back was most of this file's cost.
 pub fn emit(
     functions: &[BoundFunction],
     part: Part,
     names: &Names,
     problems: &mut DocProblems,
-) -> TokenStream {
+) -> Result<syn::File, syn::Error> {
     let links = TypedLinks {
         names,
         typed: paths(functions),
     };
-    let mut out = if part.is_first() {
-        head(functions)
+    let mut file: syn::File = if part.is_first() {
+        syn::parse2(head(functions))?
     } else {
-        TokenStream::new()
+        syn::parse2(TokenStream::new())?
     };
+    let mut types = Types::default();
     for f in &functions[part.range(functions.len())] {
         let Typed::Wrapper {
             rust_name,
@@ -79,16 +85,16 @@ pub fn emit(
         else {
             continue;
         };
-        out.extend(function(
+        let wrapper = Wrapper {
             f,
-            rust_name,
+            rust: rust_name,
             roles,
             unsafe_records,
-            &links,
-            problems,
-        ));
+        };
+        file.items
+            .push(function(&wrapper, &links, &mut types, problems)?);
     }
-    out
+    Ok(file)
 }
 
 /// The head of `api.rs`: the module doc listing the wrappers by documentation section, and
@@ -124,6 +130,7 @@ fn head(functions: &[BoundFunction]) -> TokenStream {
     let doc = docs::inner_attrs(&md);
     let ffi = super::names::ffi_imports();
     quote! {
+        #![allow(non_snake_case, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, rustdoc::redundant_explicit_links)]
         #doc
         #ffi
         use crate::sys::*;
@@ -141,29 +148,97 @@ fn pointee(c: &CType) -> Option<&CType> {
     }
 }
 
+/// The Rust types of C types, each parsed once per part.
+#[derive(Default)]
+struct Types<'a>(HashMap<&'a CType, syn::Type>);
+
+impl<'a> Types<'a> {
+    /// The Rust type for `c` (`c_void` for `void`).
+    fn of(&mut self, c: &'a CType, names: &Names) -> Result<syn::Type, syn::Error> {
+        if let Some(t) = self.0.get(c) {
+            return Ok(t.clone());
+        }
+        let t: syn::Type = syn::parse2(rust_type(c, names))?;
+        self.0.insert(c, t.clone());
+        Ok(t)
+    }
+
+    /// The Rust type of what `c` points to, if it is a pointer.
+    fn pointee(&mut self, c: &'a CType, names: &Names) -> Result<Option<syn::Type>, syn::Error> {
+        pointee(c).map(|t| self.of(t, names)).transpose()
+    }
+}
+
+/// `ty`, which the parameter's role needs: its C type must be a pointer.
+fn needed(ty: Option<syn::Type>, p: &BoundParam) -> Result<syn::Type, syn::Error> {
+    ty.ok_or_else(|| {
+        syn::Error::new(
+            proc_macro2::Span::call_site(),
+            format!(
+                "parameter `{}` of type `{}` has a role that needs a pointer (a bug: please report it)",
+                p.c_name, p.ty.c_text
+            ),
+        )
+    })
+}
+
+/// The type named by one identifier.
+fn named_type(id: Ident) -> syn::Type {
+    syn::Type::Path(syn::TypePath {
+        attrs: Vec::new(),
+        qself: None,
+        path: syn::Path::from(id),
+    })
+}
+
+/// The expression naming one local.
+fn local(id: &Ident) -> syn::Expr {
+    syn::Expr::Path(syn::ExprPath {
+        attrs: Vec::new(),
+        qself: None,
+        path: syn::Path::from(id.clone()),
+    })
+}
+
 struct Parts {
-    params: Vec<TokenStream>,
-    pre: Vec<TokenStream>,
+    params: Vec<syn::FnArg>,
+    pre: Vec<syn::Stmt>,
     /// Statements after a successful call (copies of borrowed lists).
-    post: Vec<TokenStream>,
-    /// The two-call pattern: the count's name and the lists it sizes.
-    query: Option<(TokenStream, TokenStream, Vec<TokenStream>)>,
-    args: Vec<TokenStream>,
-    outs: Vec<(TokenStream, TokenStream)>,
+    post: Vec<syn::Stmt>,
+    /// The two-call pattern: the count's name and type, and the lists it sizes.
+    query: Option<(Ident, Option<syn::Type>, Vec<Ident>)>,
+    args: Vec<syn::Expr>,
+    outs: Vec<(syn::Expr, syn::Type)>,
     arg_docs: Vec<String>,
     ret_docs: Vec<String>,
     safety: Vec<String>,
     slices: bool,
 }
 
-fn function(
-    f: &BoundFunction,
-    rust: &str,
-    roles: &[Role],
-    unsafe_records: &[String],
+/// One function's typed wrapper, as the model gives it.
+struct Wrapper<'a> {
+    f: &'a BoundFunction,
+    rust: &'a str,
+    roles: &'a [Role],
+    unsafe_records: &'a [String],
+}
+
+/// Why zero-initialised outputs are sound.
+const ZEROED: &str = "SAFETY: every type the C API writes through a pointer is plain old data, \
+                      for which all-zero bytes are a valid value.";
+
+fn function<'a>(
+    w: &Wrapper<'a>,
     links: &TypedLinks<'_>,
+    types: &mut Types<'a>,
     problems: &mut DocProblems,
-) -> TokenStream {
+) -> Result<syn::Item, syn::Error> {
+    let Wrapper {
+        f,
+        rust,
+        roles,
+        unsafe_records,
+    } = *w;
     let names = links.names;
     let mut parts = Parts {
         params: Vec::new(),
@@ -184,12 +259,10 @@ fn function(
         links,
     };
     for (p, role) in f.params.iter().zip(roles) {
-        param(&ctx, p, role, problems, &mut parts);
+        param(&ctx, p, role, problems, &mut parts, types)?;
     }
     let c_fn = ident(&f.name);
     let c_name = &f.name;
-    let name = ident(rust);
-    let args = &parts.args;
     let is_unsafe = f.typed.is_unsafe();
     let why = if is_unsafe {
         "SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, \
@@ -200,53 +273,127 @@ fn function(
          that is valid for the call, with counts equal to slice lengths; the function reads and \
          writes nothing else."
     };
-    let why = comment(why);
-    let call = quote! { unsafe { crate::sys::#c_fn(#(#args),*) }? };
+    let why = comment_stmt(why)?;
+    let call = fill!(
+        syn::Expr,
+        { unsafe { crate::sys::__f(__args) }? },
+        __f = c_fn,
+        __args = parts.args.clone(),
+    )?;
+    // `#why #call.result()?;`: the call, its status checked.
+    let checked = || -> Result<Vec<syn::Stmt>, syn::Error> {
+        Ok(vec![
+            why.clone(),
+            fill!(
+                syn::Stmt,
+                {
+                    __call.result()?;
+                },
+                __call = call.clone()
+            )?,
+        ])
+    };
     let ret_tokens = rust_type(&f.ret.c, names).to_string();
-    let status =
-        if let (Some((cid, cty, lists)), true) = (&parts.query, ret_tokens == "cudaError_t") {
-            let zero = comment(
-                "SAFETY: every type the C API writes through a pointer is plain old data, for \
-             which all-zero bytes are a valid value.",
-            );
-            quote! {
-                #why #call.result()?;
-                let n = usize::try_from(#cid).map_err(|_| crate::error::invalid_value())?;
-                if n > 0 {
-                    #(
-                        #lists.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-                        #lists.resize_with(n, || {
-                            #zero
+    let mut status = Vec::new();
+    if let (Some((cid, cty, lists)), true) = (&parts.query, ret_tokens == "cudaError_t") {
+        let zero = comment_stmt(ZEROED)?;
+        let mut grow = Vec::new();
+        let mut truncate = Vec::new();
+        for l in lists {
+            let block = fill!(
+                syn::Block,
+                {
+                    {
+                        __l.try_reserve_exact(n)
+                            .map_err(|_| crate::error::memory_allocation())?;
+                        __l.resize_with(n, || {
+                            __zero;
                             unsafe { ::core::mem::zeroed() }
                         });
-                    )*
-                    #cid = <#cty>::try_from(n).map_err(|_| crate::error::invalid_value())?;
-                    #why #call.result()?;
-                    let got = usize::try_from(#cid).map_or(n, |g| g.min(n));
-                    #( #lists.truncate(got); )*
+                    }
+                },
+                __l = l.clone(),
+                __zero = vec![zero.clone()]
+            )?;
+            grow.extend(block.stmts);
+            truncate.push(fill!(
+                syn::Stmt,
+                {
+                    __l.truncate(got);
+                },
+                __l = l.clone()
+            )?);
+        }
+        let cty = cty.clone().ok_or_else(|| {
+            syn::Error::new(
+                proc_macro2::Span::call_site(),
+                format!(
+                    "{}: the count of a two-call list is no pointer (a bug: please report it)",
+                    f.name
+                ),
+            )
+        })?;
+        let block = fill!(
+            syn::Block,
+            {
+                {
+                    __first;
+                    let n = usize::try_from(__cid).map_err(|_| crate::error::invalid_value())?;
+                    if n > 0 {
+                        __grow;
+                        __cid = <__T>::try_from(n).map_err(|_| crate::error::invalid_value())?;
+                        __again;
+                        let got = usize::try_from(__cid).map_or(n, |g| g.min(n));
+                        __truncate;
+                    }
                 }
-            }
-        } else if ret_tokens == "cudaError_t" {
-            quote! { #why #call.result()?; }
-        } else if matches!(&f.ret.c, CType::Primitive { name } if name == "void") {
-            quote! { #why #call; }
-        } else if f.ret.c_text == "const char*" {
+            },
+            __first = checked()?,
+            __cid = cid.clone(),
+            __grow = grow,
+            __T = cty,
+            __again = checked()?,
+            __truncate = truncate,
+        )?;
+        status.extend(block.stmts);
+    } else if ret_tokens == "cudaError_t" {
+        status.extend(checked()?);
+    } else if matches!(&f.ret.c, CType::Primitive { name } if name == "void") {
+        status.push(why);
+        status.push(fill!(
+            syn::Stmt,
+            {
+                __call;
+            },
+            __call = call
+        )?);
+    } else {
+        if f.ret.c_text == "const char*" {
+            let status_id = Ident::new("status", proc_macro2::Span::call_site());
             parts.outs.push((
-                static_cstr(quote! { status }),
-                quote! { &'static ::core::ffi::CStr },
+                static_cstr(&status_id)?,
+                fill!(syn::Type, { &'static ::core::ffi::CStr })?,
             ));
             parts.ret_docs.push(
                 "the string the C function returns (static; empty if it returns NULL)".into(),
             );
-            quote! { #why let status = #call; }
         } else {
-            let t = rust_type(&f.ret.c, names);
-            parts.outs.push((quote! { status }, t));
+            parts
+                .outs
+                .push((fill!(syn::Expr, { status })?, types.of(&f.ret.c, names)?));
             parts
                 .ret_docs
                 .push("the value the C function returns".into());
-            quote! { #why let status = #call; }
-        };
+        }
+        status.push(why);
+        status.push(fill!(
+            syn::Stmt,
+            {
+                let status = __call;
+            },
+            __call = call
+        )?);
+    }
     for r in unsafe_records {
         parts.safety.push(match r.split_once('@') {
             Some((ty, list)) => format!(
@@ -260,55 +407,76 @@ fn function(
     }
     debug_assert_eq!(is_unsafe, !parts.safety.is_empty());
     let (ret_ty, ret_val) = match parts.outs.len() {
-        0 => (quote! { () }, quote! { () }),
+        0 => (fill!(syn::Type, { () })?, fill!(syn::Expr, { () })?),
         1 => {
-            let (v, t) = &parts.outs[0];
-            (t.clone(), v.clone())
+            let (v, t) = parts.outs[0].clone();
+            (t, v)
         }
-        _ => {
-            let ts = parts.outs.iter().map(|(_, t)| t);
-            let vs = parts.outs.iter().map(|(v, _)| v);
-            (quote! { (#(#ts),*) }, quote! { (#(#vs),*) })
-        }
+        _ => (
+            syn::Type::Tuple(syn::TypeTuple {
+                attrs: Vec::new(),
+                paren_token: Default::default(),
+                elems: parts.outs.iter().map(|(_, t)| t.clone()).collect(),
+            }),
+            syn::Expr::Tuple(syn::ExprTuple {
+                attrs: Vec::new(),
+                paren_token: Default::default(),
+                elems: parts.outs.iter().map(|(v, _)| v.clone()).collect(),
+            }),
+        ),
     };
     let md = typed_docs(f, &parts, is_unsafe, links, problems);
-    let doc = docs::attrs(&md);
-    let params = &parts.params;
-    let pre = &parts.pre;
-    let post = &parts.post;
-    let unsafety = if is_unsafe {
-        quote! { unsafe }
-    } else {
-        quote! {}
-    };
-    quote! {
-        #doc
-        #[doc(alias = #c_name)]
-        #[inline]
-        pub #unsafety fn #name(#(#params),*) -> crate::Result<#ret_ty> {
-            #(#pre)*
-            #status
-            #(#post)*
-            Ok(#ret_val)
-        }
+    let mut body = std::mem::take(&mut parts.pre);
+    body.extend(status);
+    body.append(&mut parts.post);
+    let mut item = fill!(
+        syn::ItemFn,
+        {
+            #[doc(alias = "")]
+            #[inline]
+            pub fn __name() -> crate::Result<__Ret> {
+                __body;
+                Ok(__ret)
+            }
+        },
+        __name = ident(rust),
+        __Ret = ret_ty,
+        __body = body,
+        __ret = ret_val,
+    )?;
+    if let Some(syn::Meta::List(alias)) = item.attrs.first_mut().map(|a| &mut a.meta) {
+        alias.tokens = quote! { alias = #c_name };
     }
+    if let Some(doc) = docs::attr_syntax(&md) {
+        item.attrs.insert(0, doc);
+    }
+    if is_unsafe {
+        item.sig.safety = syn::Safety::Unsafe(Default::default());
+    }
+    item.sig.inputs = parts.params.into_iter().collect();
+    Ok(syn::Item::Fn(item))
 }
 
 /// A `&'static CStr` from a `const char*` the runtime returned (empty for NULL), with the
 /// reason it is sound.
-fn static_cstr(ptr: TokenStream) -> TokenStream {
-    let why = comment(
+fn static_cstr(ptr: &Ident) -> Result<syn::Expr, syn::Error> {
+    let why = comment_stmt(
         "SAFETY: the runtime returns NUL-terminated strings that live in the library, which the \
          crate never unloads.",
-    );
-    quote! {
-        if #ptr.is_null() {
-            c""
-        } else {
-            #why
-            unsafe { ::core::ffi::CStr::from_ptr(#ptr) }
-        }
-    }
+    )?;
+    fill!(
+        syn::Expr,
+        {
+            if __p.is_null() {
+                c""
+            } else {
+                __why;
+                unsafe { ::core::ffi::CStr::from_ptr(__p) }
+            }
+        },
+        __p = ptr.clone(),
+        __why = vec![why]
+    )
 }
 
 fn flat(text: &str) -> String {
@@ -316,20 +484,26 @@ fn flat(text: &str) -> String {
 }
 
 /// What every parameter of one function is emitted against.
-struct ParamContext<'a> {
+struct ParamContext<'a, 'l> {
     f: &'a BoundFunction,
     roles: &'a [Role],
-    names: &'a Names,
-    links: &'a TypedLinks<'a>,
+    names: &'l Names,
+    links: &'l TypedLinks<'l>,
 }
 
-fn param(
-    ctx: &ParamContext<'_>,
-    p: &BoundParam,
+/// `__id: __T`, a parameter of the wrapper.
+fn fn_arg(id: &Ident, ty: syn::Type) -> Result<syn::FnArg, syn::Error> {
+    fill!(syn::FnArg, { __id: __T }, __id = id.clone(), __T = ty)
+}
+
+fn param<'a>(
+    ctx: &ParamContext<'a, '_>,
+    p: &'a BoundParam,
     role: &Role,
     problems: &mut DocProblems,
     parts: &mut Parts,
-) {
+    types: &mut Types<'a>,
+) -> Result<(), syn::Error> {
     let ParamContext {
         f,
         roles,
@@ -338,7 +512,6 @@ fn param(
     } = *ctx;
     let rn = param_name(&p.c_name);
     let id = ident(&rn);
-    let cty = rust_type(&p.ty.c, names);
     let doc = docs::markdown(
         &flat(&p.doc),
         links,
@@ -346,15 +519,18 @@ fn param(
         problems,
     );
     let doc = rust_terms(&doc, f, roles);
-    let pt = pointee(&p.ty.c).map(|t| rust_type(t, names));
+    let pt = types.pointee(&p.ty.c, names)?;
     let mut arg_doc = |extra: &str| {
         let sep = if doc.is_empty() { "" } else { " — " };
         parts.arg_docs.push(format!("- `{rn}`{extra}{sep}{doc}"));
     };
+    // `&mut id`, the address of a local the call writes.
+    let address = || fill!(syn::Expr, { &mut __id }, __id = id.clone());
+    let count_of = |i: usize| ident(&param_name(&f.params[i].c_name));
     match role {
         Role::Value | Role::RawPointer | Role::Callback | Role::UserData | Role::Handle => {
-            parts.params.push(quote! { #id: #cty });
-            parts.args.push(quote! { #id });
+            parts.params.push(fn_arg(&id, types.of(&p.ty.c, names)?)?);
+            parts.args.push(local(&id));
             arg_doc("");
             let why = match role {
                 Role::Handle => Some(format!("`{rn}` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).")),
@@ -367,65 +543,98 @@ fn param(
         }
         Role::Flags { group } => {
             let g = ident(group);
-            parts.params.push(quote! { #id: crate::sys::#g });
-            parts.args.push(quote! { #id.bits() });
+            parts
+                .params
+                .push(fill!(syn::FnArg, { __id: crate::sys::__G }, __id = id.clone(), __G = g)?);
+            parts
+                .args
+                .push(fill!(syn::Expr, { __id.bits() }, __id = id.clone())?);
             arg_doc(&format!(" ([`{group}`](crate::sys::{group}))"));
         }
         Role::CStr => {
-            parts.params.push(quote! { #id: &::core::ffi::CStr });
-            parts.args.push(quote! { #id.as_ptr() });
+            parts
+                .params
+                .push(fn_arg(&id, fill!(syn::Type, { &::core::ffi::CStr })?)?);
+            parts
+                .args
+                .push(fill!(syn::Expr, { __id.as_ptr() }, __id = id.clone())?);
             arg_doc("");
         }
         Role::Ref { mutable } | Role::OptionalRef { mutable } => {
             let optional = matches!(role, Role::OptionalRef { .. });
-            let r = if *mutable {
-                quote! { &mut #pt }
+            let pt = needed(pt, p)?;
+            let (r, conv, null) = if *mutable {
+                (
+                    fill!(syn::Type, { &mut __T }, __T = pt)?,
+                    fill!(syn::Expr, { ::core::ptr::from_mut })?,
+                    fill!(syn::Expr, { ::core::ptr::null_mut() })?,
+                )
             } else {
-                quote! { & #pt }
-            };
-            let conv = if *mutable {
-                quote! { ::core::ptr::from_mut }
-            } else {
-                quote! { ::core::ptr::from_ref }
-            };
-            let null = if *mutable {
-                quote! { ::core::ptr::null_mut() }
-            } else {
-                quote! { ::core::ptr::null() }
+                (
+                    fill!(syn::Type, { &__T }, __T = pt)?,
+                    fill!(syn::Expr, { ::core::ptr::from_ref })?,
+                    fill!(syn::Expr, { ::core::ptr::null() })?,
+                )
             };
             if optional {
-                parts.params.push(quote! { #id: Option<#r> });
-                parts.args.push(quote! { #id.map_or(#null, #conv) });
+                parts
+                    .params
+                    .push(fn_arg(&id, fill!(syn::Type, { Option<__T> }, __T = r)?)?);
+                parts.args.push(fill!(
+                    syn::Expr,
+                    { __id.map_or(__null, __conv) },
+                    __id = id.clone(),
+                    __null = null,
+                    __conv = conv
+                )?);
                 arg_doc(" (optional: `None` passes NULL)");
             } else {
-                parts.params.push(quote! { #id: #r });
-                parts.args.push(quote! { #conv(#id) });
+                parts.params.push(fn_arg(&id, r)?);
+                parts.args.push(fill!(
+                    syn::Expr,
+                    { __conv(__id) },
+                    __id = id.clone(),
+                    __conv = conv
+                )?);
                 arg_doc("");
             }
         }
         Role::PointerArray => {
-            parts.params.push(quote! { #id: &mut [*mut c_void] });
-            parts.args.push(quote! { #id.as_mut_ptr() });
+            parts
+                .params
+                .push(fn_arg(&id, fill!(syn::Type, { &mut [*mut c_void] })?)?);
+            parts
+                .args
+                .push(fill!(syn::Expr, { __id.as_mut_ptr() }, __id = id.clone())?);
             arg_doc(" (one pointer per kernel argument, each to that argument's value)");
             parts.safety.push(format!(
                 "`{rn}` must hold exactly one valid pointer per parameter of the kernel, each to a value of that parameter's type, alive for the call."
             ));
         }
         Role::InOut => {
-            parts.params.push(quote! { #id: &mut #pt });
-            parts.args.push(quote! { ::core::ptr::from_mut(#id) });
+            parts.params.push(fn_arg(
+                &id,
+                fill!(syn::Type, { &mut __T }, __T = needed(pt, p)?)?,
+            )?);
+            parts.args.push(fill!(
+                syn::Expr,
+                { ::core::ptr::from_mut(__id) },
+                __id = id.clone()
+            )?);
             arg_doc(" (read and written back)");
         }
         Role::Out => {
-            let why = comment(
-                "SAFETY: every type the C API writes through a pointer is plain old data, for \
-                 which all-zero bytes are a valid value.",
-            );
-            parts.pre.push(quote! {
-                #why
-                let mut #id: #pt = unsafe { ::core::mem::zeroed() };
-            });
-            parts.args.push(quote! { &mut #id });
+            let pt = needed(pt, p)?;
+            parts.pre.push(comment_stmt(ZEROED)?);
+            parts.pre.push(fill!(
+                syn::Stmt,
+                {
+                    let mut __id: __T = unsafe { ::core::mem::zeroed() };
+                },
+                __id = id.clone(),
+                __T = pt.clone()
+            )?);
+            parts.args.push(address()?);
             // A pointer to a record the crate has a handle type over is returned as that
             // handle (`struct cudaGraphicsResource*` → `cudaGraphicsResource_t`).
             let handle = match pointee(&p.ty.c) {
@@ -441,20 +650,35 @@ fn param(
             match handle {
                 Some(h) => {
                     let h = ident(h);
-                    parts.outs.push((quote! { #h(#id) }, quote! { #h }));
+                    parts.outs.push((
+                        fill!(syn::Expr, { __h(__id) }, __h = h.clone(), __id = id.clone())?,
+                        named_type(h),
+                    ));
                 }
-                None => parts.outs.push((quote! { #id }, quote! { #pt })),
+                None => parts.outs.push((local(&id), pt)),
             }
             let sep = if doc.is_empty() { "" } else { ": " };
             parts.ret_docs.push(format!("`{rn}`{sep}{doc}"));
         }
         Role::OutFlags { group } => {
             let g = ident(group);
-            parts.pre.push(quote! { let mut #id: #pt = 0; });
-            parts.args.push(quote! { &mut #id });
+            parts.pre.push(fill!(
+                syn::Stmt,
+                {
+                    let mut __id: __T = 0;
+                },
+                __id = id.clone(),
+                __T = needed(pt, p)?
+            )?);
+            parts.args.push(address()?);
             parts.outs.push((
-                quote! { crate::sys::#g::from_bits_retain(#id) },
-                quote! { crate::sys::#g },
+                fill!(
+                    syn::Expr,
+                    { crate::sys::__G::from_bits_retain(__id) },
+                    __G = g.clone(),
+                    __id = id.clone()
+                )?,
+                fill!(syn::Type, { crate::sys::__G }, __G = g)?,
             ));
             let sep = if doc.is_empty() { "" } else { ": " };
             parts.ret_docs.push(format!(
@@ -462,13 +686,17 @@ fn param(
             ));
         }
         Role::OutCStr => {
-            parts
-                .pre
-                .push(quote! { let mut #id: *const c_char = ::core::ptr::null(); });
-            parts.args.push(quote! { &mut #id });
+            parts.pre.push(fill!(
+                syn::Stmt,
+                {
+                    let mut __id: *const c_char = ::core::ptr::null();
+                },
+                __id = id.clone()
+            )?);
+            parts.args.push(address()?);
             parts.outs.push((
-                static_cstr(quote! { #id }),
-                quote! { &'static ::core::ffi::CStr },
+                static_cstr(&id)?,
+                fill!(syn::Type, { &'static ::core::ffi::CStr })?,
             ));
             let sep = if doc.is_empty() { "" } else { ": " };
             parts
@@ -482,76 +710,128 @@ fn param(
             ..
         } => {
             parts.slices = true;
-            let elem = pt.clone().unwrap_or_else(|| quote! { c_void });
+            let elem = match pt {
+                Some(t) => t,
+                None => fill!(syn::Type, { c_void })?,
+            };
             let is_const = p.ty.c.is_const_pointer();
-            let slice_ty = if *mutable {
-                quote! { &mut [#elem] }
-            } else {
-                quote! { &[#elem] }
-            };
-            let ptr = if *mutable {
-                quote! { s.as_mut_ptr() }
-            } else if is_const {
-                quote! { s.as_ptr() }
-            } else {
-                quote! { s.as_ptr().cast_mut() }
-            };
-            let null = if is_const {
-                quote! { ::core::ptr::null() }
-            } else {
-                quote! { ::core::ptr::null_mut() }
-            };
             let count_name = param_name(&f.params[*count].c_name);
             if matches!(&roles[*count], Role::CountInOut { query: true, .. }) {
                 let cid = ident(&count_name);
-                let cpt = pointee(&f.params[*count].ty.c).map(|t| rust_type(t, names));
-                parts
-                    .pre
-                    .push(quote! { let mut #id: ::std::vec::Vec<#elem> = ::std::vec::Vec::new(); });
-                parts.args.push(quote! { if #id.is_empty() { ::core::ptr::null_mut() } else { #id.as_mut_ptr() } });
-                parts
-                    .outs
-                    .push((quote! { #id }, quote! { ::std::vec::Vec<#elem> }));
+                let cpt = types.pointee(&f.params[*count].ty.c, names)?;
+                parts.pre.push(fill!(
+                    syn::Stmt,
+                    {
+                        let mut __id: ::std::vec::Vec<__T> = ::std::vec::Vec::new();
+                    },
+                    __id = id.clone(),
+                    __T = elem.clone()
+                )?);
+                parts.args.push(fill!(
+                    syn::Expr,
+                    {
+                        if __id.is_empty() {
+                            ::core::ptr::null_mut()
+                        } else {
+                            __id.as_mut_ptr()
+                        }
+                    },
+                    __id = id.clone()
+                )?);
+                parts.outs.push((
+                    local(&id),
+                    fill!(syn::Type, { ::std::vec::Vec<__T> }, __T = elem)?,
+                ));
                 let sep = if doc.is_empty() { "" } else { ": " };
                 parts.ret_docs.push(format!("`{rn}`, all the entries (the function is called once with NULL for the number, then with room for that many){sep}{doc}"));
                 match &mut parts.query {
-                    Some((_, _, lists)) => lists.push(quote! { #id }),
-                    None => {
-                        parts.query =
-                            Some((quote! { #cid }, quote! { #cpt }, vec![quote! { #id }]));
-                    }
+                    Some((_, _, lists)) => lists.push(id),
+                    None => parts.query = Some((cid, cpt, vec![id])),
                 }
-                return;
+                return Ok(());
             }
+            let slice_ty = if *mutable {
+                fill!(syn::Type, { &mut [__T] }, __T = elem)?
+            } else {
+                fill!(syn::Type, { &[__T] }, __T = elem)?
+            };
+            let ptr = if *mutable {
+                fill!(syn::Expr, { s.as_mut_ptr() })?
+            } else if is_const {
+                fill!(syn::Expr, { s.as_ptr() })?
+            } else {
+                fill!(syn::Expr, { s.as_ptr().cast_mut() })?
+            };
             if *optional {
-                parts.params.push(quote! { #id: Option<#slice_ty> });
-                parts.args.push(quote! { #id.map_or(#null, |s| #ptr) });
+                let null = if is_const {
+                    fill!(syn::Expr, { ::core::ptr::null() })?
+                } else {
+                    fill!(syn::Expr, { ::core::ptr::null_mut() })?
+                };
+                parts.params.push(fn_arg(
+                    &id,
+                    fill!(syn::Type, { Option<__T> }, __T = slice_ty)?,
+                )?);
+                parts.args.push(fill!(
+                    syn::Expr,
+                    { __id.map_or(__null, |s| __ptr) },
+                    __id = id.clone(),
+                    __null = null,
+                    __ptr = ptr
+                )?);
                 arg_doc(&format!(
                     " (optional list; its length gives `{count_name}`)"
                 ));
             } else {
-                parts.params.push(quote! { #id: #slice_ty });
-                parts.args.push(quote! { { let s = #id; #ptr } });
+                parts.params.push(fn_arg(&id, slice_ty)?);
+                parts.args.push(fill!(
+                    syn::Expr,
+                    {
+                        {
+                            let s = __id;
+                            __ptr
+                        }
+                    },
+                    __id = id.clone(),
+                    __ptr = ptr
+                )?);
                 arg_doc(&format!(" (list; its length gives `{count_name}`)"));
             }
         }
-        Role::CountInOut { query: true, .. } => {
-            parts.pre.push(quote! { let mut #id: #pt = 0; });
-            parts.args.push(quote! { &mut #id });
+        Role::CountInOut { query: true, .. } | Role::BorrowedCount { .. } => {
+            parts.pre.push(fill!(
+                syn::Stmt,
+                {
+                    let mut __id: __T = 0;
+                },
+                __id = id.clone(),
+                __T = needed(pt, p)?
+            )?);
+            parts.args.push(address()?);
         }
         Role::CountInOut { of, query: false } => {
-            let lens: Vec<TokenStream> = of
+            let pt = needed(pt, p)?;
+            let lens = of
                 .iter()
                 .map(|&s| {
-                    let sid = ident(&param_name(&f.params[s].c_name));
-                    quote! { #sid.as_ref().map(|s| s.len()) }
+                    fill!(
+                        syn::Expr,
+                        { __s.as_ref().map(|s| s.len()) },
+                        __s = count_of(s)
+                    )
                 })
-                .collect();
-            parts.pre.push(quote! {
-                let mut #id: #pt = crate::error::shared_len(&[#(#lens),*])?;
-            });
-            parts.args.push(quote! { &mut #id });
-            parts.outs.push((quote! { #id }, quote! { #pt }));
+                .collect::<Result<Vec<_>, _>>()?;
+            parts.pre.push(fill!(
+                syn::Stmt,
+                {
+                    let mut __id: __T = crate::error::shared_len(&[__lens])?;
+                },
+                __id = id.clone(),
+                __T = pt.clone(),
+                __lens = lens
+            )?);
+            parts.args.push(address()?);
+            parts.outs.push((local(&id), pt));
             let list: Vec<String> = of
                 .iter()
                 .map(|&s| format!("`{}`", param_name(&f.params[s].c_name)))
@@ -561,57 +841,72 @@ fn param(
             parts.ret_docs.push(format!("`{rn}`, the number of entries (its input is the length of {list}, 0 when `None`){sep}{doc}"));
         }
         Role::BorrowedList { count } => {
-            let inner = pointee(&p.ty.c)
-                .and_then(pointee)
-                .map_or_else(|| quote! { c_void }, |t| rust_type(t, names));
-            let cid = ident(&param_name(&f.params[*count].c_name));
-            parts
-                .pre
-                .push(quote! { let mut #id: *const #inner = ::core::ptr::null(); });
-            parts.args.push(quote! { &mut #id });
-            let why = comment(
+            let inner = match pointee(&p.ty.c).and_then(pointee) {
+                Some(t) => types.of(t, names)?,
+                None => fill!(syn::Type, { c_void })?,
+            };
+            parts.pre.push(fill!(
+                syn::Stmt,
+                {
+                    let mut __id: *const __T = ::core::ptr::null();
+                },
+                __id = id.clone(),
+                __T = inner.clone()
+            )?);
+            parts.args.push(address()?);
+            let why = comment_stmt(
                 "SAFETY: on success the function points this at an array of the returned number \
                  of entries that it owns and keeps valid until the next call on the same object; \
                  it is copied at once.",
-            );
-            parts.post.push(quote! {
-                let #id: ::std::vec::Vec<#inner> = match usize::try_from(#cid) {
-                    Ok(n) if n > 0 && !#id.is_null() => {
-                        #why
-                        unsafe { ::core::slice::from_raw_parts(#id, n) }.to_vec()
-                    }
-                    _ => ::std::vec::Vec::new(),
-                };
-            });
-            parts
-                .outs
-                .push((quote! { #id }, quote! { ::std::vec::Vec<#inner> }));
+            )?;
+            let vec_ty = fill!(syn::Type, { ::std::vec::Vec<__T> }, __T = inner)?;
+            parts.post.push(fill!(
+                syn::Stmt,
+                {
+                    let __id: __V = match usize::try_from(__cid) {
+                        Ok(n) if n > 0 && !__id.is_null() => {
+                            __why;
+                            unsafe { ::core::slice::from_raw_parts(__id, n) }.to_vec()
+                        }
+                        _ => ::std::vec::Vec::new(),
+                    };
+                },
+                __id = id.clone(),
+                __V = vec_ty.clone(),
+                __cid = count_of(*count),
+                __why = vec![why]
+            )?);
+            parts.outs.push((local(&id), vec_ty));
             let sep = if doc.is_empty() { "" } else { ": " };
             parts.ret_docs.push(format!("`{rn}`, copied from the array the function returns (empty when it returns NULL or no entries){sep}{doc}"));
         }
-        Role::BorrowedCount { .. } => {
-            parts.pre.push(quote! { let mut #id: #pt = 0; });
-            parts.args.push(quote! { &mut #id });
-        }
         Role::Count { of } => {
-            let lens: Vec<TokenStream> = of
+            let lens = of
                 .iter()
-                .map(|&s| {
-                    let sid = ident(&param_name(&f.params[s].c_name));
-                    match &roles[s] {
-                        Role::Slice { optional: true, .. } => {
-                            quote! { #sid.as_ref().map(|s| s.len()) }
-                        }
-                        _ => quote! { Some(#sid.len()) },
+                .map(|&s| match &roles[s] {
+                    Role::Slice { optional: true, .. } => {
+                        fill!(
+                            syn::Expr,
+                            { __s.as_ref().map(|s| s.len()) },
+                            __s = count_of(s)
+                        )
                     }
+                    _ => fill!(syn::Expr, { Some(__s.len()) }, __s = count_of(s)),
                 })
-                .collect();
-            parts.pre.push(quote! {
-                let #id: #cty = crate::error::shared_len(&[#(#lens),*])?;
-            });
-            parts.args.push(quote! { #id });
+                .collect::<Result<Vec<_>, _>>()?;
+            parts.pre.push(fill!(
+                syn::Stmt,
+                {
+                    let __id: __T = crate::error::shared_len(&[__lens])?;
+                },
+                __id = id.clone(),
+                __T = types.of(&p.ty.c, names)?,
+                __lens = lens
+            )?);
+            parts.args.push(local(&id));
         }
     }
+    Ok(())
 }
 
 fn typed_docs(

@@ -117,9 +117,13 @@ pub fn expand_markers(text: &str) -> Option<String> {
         out.push_str(&rest[..line_start]);
         let id: usize = rest[at + prefix.len()..line_end].trim_end().parse().ok()?;
         let block = take(id)?;
-        for l in block.split_inclusive('\n') {
-            out.push_str(indent);
-            out.push_str(l);
+        if indent.is_empty() {
+            out.push_str(&block);
+        } else {
+            for l in block.split_inclusive('\n') {
+                out.push_str(indent);
+                out.push_str(l);
+            }
         }
         rest = &rest[line_end..];
     }

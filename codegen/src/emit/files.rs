@@ -136,27 +136,29 @@ fn comments(text: &str) -> String {
     if !text.contains(COMMENT_MARKER) {
         return text.to_string();
     }
-    let mut out = String::with_capacity(text.len());
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        let trimmed = line.trim_start();
-        let indent = &line[..line.len() - trimmed.len()];
-        let Some(rest) = trimmed.strip_prefix(COMMENT_MARKER) else {
-            out.push_str(line);
-            out.push('\n');
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    // From marker to marker: the text between them is copied at once.
+    let mut rest = text;
+    while let Some(at) = rest.find(COMMENT_MARKER) {
+        let line_start = rest[..at].rfind('\n').map_or(0, |i| i + 1);
+        let indent = &rest[line_start..at];
+        let line_end = |from: usize| rest[from..].find('\n').map_or(rest.len(), |i| from + i);
+        if !indent.chars().all(char::is_whitespace) {
+            // Not the first thing on its line: not a marker statement.
+            let end = (line_end(at) + 1).min(rest.len());
+            out.push_str(&rest[..end]);
+            rest = &rest[end..];
             continue;
-        };
-        // The statement, up to its closing `);`, on one line.
-        let mut statement = rest.trim().to_string();
-        let mut taken = vec![line];
-        while !statement.ends_with(");") {
-            match lines.next() {
-                Some(next) => {
-                    taken.push(next);
-                    statement.push_str(next.trim());
-                }
-                None => break,
-            }
+        }
+        out.push_str(&rest[..line_start]);
+        // The statement, up to its closing `);`, over as many lines as prettyplease broke
+        // it into.
+        let mut end = line_end(at);
+        let mut statement = rest[at + COMMENT_MARKER.len()..end].trim().to_string();
+        while !statement.ends_with(");") && end < rest.len() {
+            let next = line_end(end + 1);
+            statement.push_str(rest[end + 1..next].trim());
+            end = next;
         }
         let kept = statement
             .strip_prefix('(')
@@ -177,12 +179,15 @@ fn comments(text: &str) -> String {
             }
             // Left as it is, the marker fails the build and the freshness test.
             None => {
-                for l in taken {
-                    out.push_str(l);
-                    out.push('\n');
-                }
+                out.push_str(&rest[line_start..end]);
+                out.push('\n');
             }
         }
+        rest = &rest[(end + 1).min(rest.len())..];
+    }
+    out.push_str(rest);
+    if !out.ends_with('\n') {
+        out.push('\n');
     }
     out
 }
@@ -192,14 +197,20 @@ fn comments(text: &str) -> String {
 fn wrap(line: &str, width: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut current = String::new();
+    // `current`'s length in characters.
+    let mut chars = 0;
     for word in line.split_whitespace() {
-        if !current.is_empty() && current.chars().count() + 1 + word.chars().count() > width {
+        let n = word.chars().count();
+        if !current.is_empty() && chars + 1 + n > width {
             out.push(std::mem::take(&mut current));
+            chars = 0;
         }
         if !current.is_empty() {
             current.push(' ');
+            chars += 1;
         }
         current.push_str(word);
+        chars += n;
     }
     out.push(current);
     out
@@ -364,6 +375,20 @@ mod tests {
             f.contents
         );
         assert!(!f.contents.contains(COMMENT_MARKER));
+    }
+
+    #[test]
+    fn marker_statements_over_several_lines_and_unknown_markers() {
+        let id = comment_id("known text");
+        let text = format!(
+            "fn f() {{\n    let x = \"{COMMENT_MARKER}(1);\";\n    {COMMENT_MARKER}(\n        {id}\n    );\n    {COMMENT_MARKER}(999999);\n}}"
+        );
+        assert_eq!(
+            comments(&text),
+            format!(
+                "fn f() {{\n    let x = \"{COMMENT_MARKER}(1);\";\n    // known text\n    {COMMENT_MARKER}(999999);\n}}\n"
+            )
+        );
     }
 
     #[test]

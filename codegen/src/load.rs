@@ -332,9 +332,11 @@ pub fn load_all(paths: &[PathBuf], forced: Option<Format>) -> Result<Vec<Api>, L
     let manifests = Manifests::default();
     let documents = list_documents_in(paths, &manifests)?;
     // Documents are independent: read them on several threads (a panic is passed on as it
-    // would be on one).
+    // would be on one), in the order listed.
     let timed = std::env::var_os("CODEGEN_TIMES").is_some();
-    crate::parallel::map(&documents, |p| {
+    // The biggest documents first: a big one started last would be read alone at the end.
+    let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
+    crate::parallel::map_largest_first(&documents, size, |p| {
         let watch = crate::clock::Stopwatch::start();
         let api = load_document_in(p, forced, &manifests);
         if timed {

@@ -46,9 +46,30 @@ pub fn map<T: Sync, R: Send>(
         .collect()
 }
 
+/// [`map`] with the items started largest first by `size` (the longest tasks do not start
+/// last and leave one thread working alone at the end); results in `items`' order.
+pub fn map_largest_first<T: Sync, R: Send>(
+    items: &[T],
+    size: impl Fn(&T) -> u64,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<std::thread::Result<R>> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(size(&items[i])));
+    let done = map(&order, |&i| f(&items[i]));
+    let mut slots: Vec<Option<std::thread::Result<R>>> = (0..items.len()).map(|_| None).collect();
+    for (&i, r) in order.iter().zip(done) {
+        slots[i] = Some(r);
+    }
+    slots
+        .into_iter()
+        .map(|s| s.unwrap_or_else(|| Err(Box::new("a worker thread stopped"))))
+        .collect()
+}
+
 /// `f` over each item of `items`, which it may change, on up to `available_parallelism`
-/// threads (the calling one included), each taking a contiguous share of the list; results in
-/// `items`' order, each `Err` with the panic's payload where `f` panicked.
+/// threads (the calling one included), which take short runs of the list as they free up (so
+/// that a run of costly items does not keep one thread busy while the other waits); results
+/// in `items`' order, each `Err` with the panic's payload where `f` panicked.
 pub fn map_mut<T: Send, R: Send>(
     items: &mut [T],
     f: impl Fn(&mut T) -> R + Sync,
@@ -56,24 +77,34 @@ pub fn map_mut<T: Send, R: Send>(
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .clamp(1, items.len().max(1));
-    let share = items.len().div_ceil(threads).max(1);
-    let work = |chunk: &mut [T]| -> Vec<std::thread::Result<R>> {
-        chunk
-            .iter_mut()
-            .map(|item| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(item))))
-            .collect()
+    // Eight runs per thread: short enough to even out, long enough that taking one is cheap.
+    let run = items.len().div_ceil(threads * 8).max(1);
+    let queue = std::sync::Mutex::new(items.chunks_mut(run).enumerate());
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+            let Some((k, chunk)) = next else {
+                return done;
+            };
+            let out: Vec<std::thread::Result<R>> = chunk
+                .iter_mut()
+                .map(|item| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(item))))
+                .collect();
+            done.push((k, out));
+        }
     };
-    std::thread::scope(|scope| {
-        let mut chunks = items.chunks_mut(share);
-        let first = chunks.next();
-        let helpers: Vec<_> = chunks.map(|c| scope.spawn(|| work(c))).collect();
-        let mut out = first.map(work).unwrap_or_default();
+    let mut runs = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut done = work();
         for h in helpers {
             // `work` catches every panic of `f`, so a helper itself does not panic.
-            out.extend(h.join().unwrap_or_default());
+            done.extend(h.join().unwrap_or_default());
         }
-        out
-    })
+        done
+    });
+    runs.sort_by_key(|(k, _)| *k);
+    runs.into_iter().flat_map(|(_, out)| out).collect()
 }
 
 #[cfg(test)]
@@ -93,6 +124,14 @@ mod tests {
             }
         }
         assert!(out[7].is_err());
+    }
+
+    #[test]
+    fn largest_first_keeps_the_order_of_the_results() {
+        let items: Vec<u64> = vec![3, 50, 7, 50, 1, 20];
+        let out = super::map_largest_first(&items, |&i| i, |&i| i + 1);
+        let got: Vec<u64> = out.into_iter().map(|r| r.unwrap()).collect();
+        assert_eq!(got, vec![4, 51, 8, 51, 2, 21]);
     }
 
     #[test]

@@ -657,6 +657,7 @@ impl<'a> Builder<'a> {
     /// Scans one line (or its rest). Returns where it stopped when a mode change (a skipped
     /// region, a code block, a man-page summary) needs [`Builder::line`] to go on.
     fn scan(&mut self, s: &str) -> Option<usize> {
+        debug_assert!(b"\\@:<&_,".iter().all(|&c| SCAN_STOPS[usize::from(c)]));
         let b = s.as_bytes();
         let mut i = 0;
         let mut plain_start = 0;
@@ -788,7 +789,12 @@ impl<'a> Builder<'a> {
                     plain_start = i;
                 }
                 _ => {
-                    i += s[i..].chars().next().map_or(1, char::len_utf8);
+                    // Plain text: on to the next byte an arm above looks at (all ASCII, so
+                    // never inside a UTF-8 sequence).
+                    i += 1;
+                    while i < b.len() && !SCAN_STOPS[usize::from(b[i])] {
+                        i += 1;
+                    }
                 }
             }
         }
@@ -1245,6 +1251,20 @@ fn find_cmd(s: &str, name: &str) -> Option<(usize, usize)> {
     }
     None
 }
+
+/// The bytes [`Builder::scan`] stops at: those that may start a command (`\\`, `@`), a
+/// `::name` reference, an HTML tag, an entity, the `___MANBRIEF___` mark or a see-also
+/// separator. Everything else is plain text, skipped a byte at a time without a look.
+const SCAN_STOPS: [bool; 256] = {
+    let mut t = [false; 256];
+    let stops = b"\\@:<&_,";
+    let mut k = 0;
+    while k < stops.len() {
+        t[stops[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
 
 #[cfg(test)]
 mod tests {

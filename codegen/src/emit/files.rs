@@ -3,8 +3,9 @@
 //!
 //! Generated code is built with `quote!` and formatted with
 //! `prettyplease::unparse(&syn::parse2(tokens)?)` ([`format_body`]), or built directly as a
-//! syntax tree from parsed templates where thousands of items share one shape
-//! ([`print_body`]) — never string templates.
+//! syntax tree from parsed `quote!` templates where many items share a few shapes (enums, raw
+//! functions, records, audit tables, and the typed layer through [`super::fill`]), then
+//! printed the same way ([`print_body`]) — never string templates.
 
 use std::path::{Path, PathBuf};
 

@@ -6,7 +6,8 @@
 //! aliases), [`enums`] (newtype enums and the error table), [`flags`] (bitflags types and
 //! constants), [`functions`] (raw functions), [`typed`] (the typed layer). [`package`] makes
 //! them a complete crate (`Cargo.toml`, `lib.rs`, the template's hand-written files);
-//! [`files`] formats and writes or checks them; [`docs`] and [`names`] are shared by all.
+//! [`files`] formats and writes or checks them; [`docs`] and [`names`] are shared by all, and
+//! [`fill`] builds syntax trees from parsed templates.
 //! [`probe`] writes the crate's audit tables (layouts for the C++ probe, symbol and error-name
 //! lists).
 
@@ -69,8 +70,8 @@ impl Part {
 }
 
 /// What a part's builder hands back: tokens for syn to parse, or (for the files made mostly
-/// of items of one fixed shape: enums, raw functions, records, audit tables) the syntax tree
-/// itself, built from parsed templates.
+/// of items of a few shapes: enums, raw functions, records, audit tables, the typed layer) the
+/// syntax tree itself, built from parsed templates.
 enum Code {
     Tokens(TokenStream),
     Syntax(Result<syn::File, syn::Error>),

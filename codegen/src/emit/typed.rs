@@ -527,6 +527,17 @@ fn param<'a>(
     // `&mut id`, the address of a local the call writes.
     let address = || fill!(syn::Expr, { &mut __id }, __id = id.clone());
     let count_of = |i: usize| ident(&param_name(&f.params[i].c_name));
+    // `let mut id: T = 0;`, a local the call writes a number into.
+    let zero_local = |ty: syn::Type| {
+        fill!(
+            syn::Stmt,
+            {
+                let mut __id: __T = 0;
+            },
+            __id = id.clone(),
+            __T = ty
+        )
+    };
     match role {
         Role::Value | Role::RawPointer | Role::Callback | Role::UserData | Role::Handle => {
             parts.params.push(fn_arg(&id, types.of(&p.ty.c, names)?)?);
@@ -662,14 +673,7 @@ fn param<'a>(
         }
         Role::OutFlags { group } => {
             let g = ident(group);
-            parts.pre.push(fill!(
-                syn::Stmt,
-                {
-                    let mut __id: __T = 0;
-                },
-                __id = id.clone(),
-                __T = needed(pt, p)?
-            )?);
+            parts.pre.push(zero_local(needed(pt, p)?)?);
             parts.args.push(address()?);
             parts.outs.push((
                 fill!(
@@ -799,14 +803,7 @@ fn param<'a>(
             }
         }
         Role::CountInOut { query: true, .. } | Role::BorrowedCount { .. } => {
-            parts.pre.push(fill!(
-                syn::Stmt,
-                {
-                    let mut __id: __T = 0;
-                },
-                __id = id.clone(),
-                __T = needed(pt, p)?
-            )?);
+            parts.pre.push(zero_local(needed(pt, p)?)?);
             parts.args.push(address()?);
         }
         Role::CountInOut { of, query: false } => {

@@ -52,6 +52,24 @@ pub fn paragraphs<'a>(lines: impl IntoIterator<Item = &'a str>) -> String {
     out
 }
 
+/// The words of `text` (split at whitespace) before its first paragraph break (`"\n\n"`),
+/// read lazily: taking the first few costs what they span, not the length of the paragraph, so
+/// a caller may look behind every occurrence of a name in a long text and stay linear.
+pub fn paragraph_words(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let start = rest.find(|c: char| !c.is_whitespace())?;
+        if rest[..start].contains("\n\n") {
+            rest = "";
+            return None;
+        }
+        let word = &rest[start..];
+        let len = word.find(char::is_whitespace).unwrap_or(word.len());
+        rest = &word[len..];
+        Some(&word[..len])
+    })
+}
+
 /// Splits `s` just after the last character for which `pred` holds: `(head, tail)` where
 /// `head` ends with that character. When no character matches, `head` is empty.
 ///
@@ -170,6 +188,15 @@ mod tests {
             split_after_last("char*\u{fffd}p", |c| !c.is_ascii_alphanumeric()),
             ("char*\u{fffd}", "p")
         );
+    }
+
+    #[test]
+    fn paragraph_words_stop_at_the_blank_line() {
+        let words: Vec<&str> = paragraph_words(" is\u{a0}an\n optional\n\nnext").collect();
+        assert_eq!(words, ["is", "an", "optional"]);
+        assert_eq!(paragraph_words("\n\nis").next(), None);
+        assert_eq!(paragraph_words("").next(), None);
+        assert_eq!(paragraph_words("is \n \n x").count(), 2);
     }
 
     #[test]

@@ -694,3 +694,44 @@ fn header_statements_with_many_declarators_stay_linear() {
         text.len()
     );
 }
+
+/// A description that names a parameter thousands of times in one paragraph (what repeated
+/// lines made of a page in the fuzz run): deciding whether it calls the parameter optional
+/// looks at the few words after each mention, not the rest of the paragraph (it once took
+/// 24 s on a 7 MB page), and still finds "is optional" at the very end.
+#[test]
+fn a_parameter_named_thousands_of_times_in_one_paragraph_binds_in_linear_time() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let abi = codegen::abi::load_snapshot(&root, &codegen::ir::Release(vec![13, 2]))
+        .expect("the 13.2 snapshot is committed");
+    let page = docs_src("nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt");
+    let mut api = parse_document("cuda.bindings.runtime.txt", &page, None);
+    api.functions.retain(|f| f.name == "cudaStreamSetAttribute");
+    assert_eq!(
+        api.functions.len(),
+        1,
+        "the seed documents cudaStreamSetAttribute"
+    );
+    let with_mentions = |n: usize| {
+        let mut api = api.clone();
+        api.functions[0].doc = format!("{}`value` is optional.", "`value` and more. ".repeat(n));
+        codegen::bind::bind(&api, &abi)
+    };
+    let b = with_mentions(2_000);
+    let f = b
+        .functions
+        .iter()
+        .find(|f| f.name == "cudaStreamSetAttribute")
+        .expect("bound");
+    match &f.typed {
+        codegen::bind::Typed::Wrapper { roles, .. } => assert_eq!(
+            roles[2],
+            codegen::bind::Role::OptionalRef { mutable: false },
+            "{roles:?}"
+        ),
+        other => panic!("no wrapper: {other:?}"),
+    }
+    assert_linear("a parameter named n times in one paragraph", 20_000, &|n| {
+        let _ = with_mentions(n);
+    });
+}

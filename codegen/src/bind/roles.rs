@@ -606,8 +606,7 @@ fn documented_optional(f: &BoundFunction, p: &BoundParam) -> bool {
         if !rest.starts_with(char::is_whitespace) {
             return false;
         }
-        let paragraph = rest.split("\n\n").next().unwrap_or_default();
-        let mut words = paragraph.split_whitespace();
+        let mut words = crate::text::paragraph_words(rest);
         match (words.next(), words.next(), words.next()) {
             (Some("is"), Some("an"), Some(w)) if w.starts_with("optional") => true,
             (Some("is"), Some(w), _) => w.starts_with("optional"),

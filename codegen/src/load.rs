@@ -151,6 +151,23 @@ pub fn default_release(docs_src: &Path) -> Result<Option<Release>, LoadError> {
         .max())
 }
 
+/// The release [`load_all`] will give the documents under `paths`, known before reading them
+/// when a manifest entry describes every one (the entry's release then replaces whatever the
+/// document says): the newest release those entries state. `None` when a document has no
+/// entry, when none states a release, or when the listing fails (reading them says why).
+/// A document that turns out to hold no API item does not count once read, so this is a
+/// forecast: the pipeline uses it to read the ABI snapshot early and checks it afterwards.
+pub fn manifest_release(paths: &[PathBuf]) -> Option<Release> {
+    let manifests = Manifests::default();
+    let documents = list_documents_in(paths, &manifests).ok()?;
+    let mut newest = None;
+    for d in &documents {
+        let (entry, _) = manifest_entry_at(d, &manifests).ok()??;
+        newest = newest.max(entry.release.as_deref().and_then(Release::parse));
+    }
+    newest
+}
+
 /// Lists the document files under `paths` (files as given, folders recursively, sorted;
 /// in a folder holding their manifest, documents marked `default = false` are left out).
 pub fn list_documents(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {

@@ -123,10 +123,23 @@ pub fn release_of(api: &Api) -> Option<Release> {
 /// Reads, joins and emits. Formats are detected from content.
 pub fn run(opts: &Options) -> Result<Report, PipelineError> {
     let mut span = crate::clock::Span::start();
-    let docs = crate::load::load_all(&opts.docs, None)?;
-    span.end("read and parse the documents");
-    // The merged IR lists every document, so its release is already known: the ABI snapshot
-    // is read on a thread of its own while the documents are merged.
+    // The ABI snapshot of the release the manifests forecast is read on a thread of its own
+    // while the documents are read (it is most of the work between reading and binding).
+    let (docs, early) = std::thread::scope(|scope| {
+        let early = scope.spawn(|| {
+            let release = opts
+                .release
+                .clone()
+                .or_else(|| crate::load::manifest_release(&opts.docs))?;
+            let abi = abi::load_snapshot(&opts.abi_root, &release);
+            Some((release, abi))
+        });
+        let docs = crate::load::load_all(&opts.docs, None);
+        (docs, early.join())
+    });
+    let docs = docs?;
+    let early = early.unwrap_or_else(|payload| std::panic::resume_unwind(payload));
+    span.end("read and parse the documents (and the forecast release's ABI snapshot)");
     let release = match &opts.release {
         Some(r) => r.clone(),
         None => docs
@@ -135,12 +148,21 @@ pub fn run(opts: &Options) -> Result<Report, PipelineError> {
             .max()
             .ok_or(PipelineError::NoRelease)?,
     };
-    let (api, abi) = std::thread::scope(|scope| {
-        let abi = scope.spawn(|| abi::load_snapshot(&opts.abi_root, &release));
-        let api = crate::merge::merge(docs);
-        (api, abi.join())
-    });
-    let abi = abi.unwrap_or_else(|payload| std::panic::resume_unwind(payload))?;
+    // A wrong forecast (a document without its own manifest entry, or one that held no API
+    // item) costs a second read, beside the merge.
+    let (api, abi) = match early {
+        Some((forecast, abi)) if forecast == release => (crate::merge::merge(docs), abi),
+        _ => std::thread::scope(|scope| {
+            let abi = scope.spawn(|| abi::load_snapshot(&opts.abi_root, &release));
+            let api = crate::merge::merge(docs);
+            (
+                api,
+                abi.join()
+                    .unwrap_or_else(|payload| std::panic::resume_unwind(payload)),
+            )
+        }),
+    };
+    let abi = abi?;
     span.end("merge, and load the ABI snapshot");
     run_with(api, &abi, release, opts)
 }

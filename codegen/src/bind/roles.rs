@@ -392,6 +392,7 @@ fn resolve_inner(
         r.clone_from(p);
     }
     let mut slices: Vec<usize> = Vec::new();
+    let said = said_optional(&f.doc);
     let has_callback = f.params.iter().any(|p| is_callback(&p.ty.c, kinds));
     for (i, p) in f.params.iter().enumerate() {
         if roles[i].is_some() {
@@ -407,7 +408,7 @@ fn resolve_inner(
             continue;
         }
         let (inner, optional) = dt.map_or((&TypeExpr::Any, false), unwrap_optional);
-        let optional = optional || documented_optional(f, p);
+        let optional = optional || documented_optional(p, &said);
         let list = dt.is_some_and(is_list);
         let role = match (&p.ty.c, p.direction) {
             (CType::Pointer { .. }, _) if list => {
@@ -526,7 +527,7 @@ fn resolve_inner(
             }
         }
         let optional = in_out
-            || documented_optional(f, p)
+            || documented_optional(p, &said)
             || p.doc_type
                 .as_ref()
                 .is_some_and(|t| matches!(t.expr, TypeExpr::Optional { .. }));
@@ -587,8 +588,9 @@ fn is_callback(c: &CType, kinds: &TypeKinds) -> bool {
 
 /// Whether the documentation says the parameter may be left out: its text starts with
 /// "Optional" or says it may be NULL ("may be NULL", "can be NULL", "If NULL"), or a sentence
-/// of the description naming it calls it optional.
-fn documented_optional(f: &BoundFunction, p: &BoundParam) -> bool {
+/// of the description naming it calls it optional (`said` is [`said_optional`] of the
+/// function's description).
+fn documented_optional(p: &BoundParam, said: &[&str]) -> bool {
     let d = p.doc.trim().to_ascii_lowercase();
     if d.starts_with("optional")
         || ["may be null", "can be null", "if null", "or null"]
@@ -598,21 +600,33 @@ fn documented_optional(f: &BoundFunction, p: &BoundParam) -> bool {
         return true;
     }
     let name = p.doc_name.as_deref().unwrap_or(&p.c_name);
-    let code = format!("`{name}`");
-    // "`name` is optional" or "`name` is an optional …", the words after the name counted
-    // within its paragraph, however the lines break.
-    f.doc.match_indices(&code).any(|(at, _)| {
-        let rest = &f.doc[at + code.len()..];
+    said.contains(&name)
+}
+
+/// The names that `doc` calls optional: "`name` is optional" or "`name` is an optional …",
+/// the words after the name counted within its paragraph, however the lines break. One pass
+/// over the text for all the parameters (each backtick paired with the next one: every
+/// "`name`" of a name without a backtick), reading a few words after each.
+fn said_optional(doc: &str) -> Vec<&str> {
+    let ticks: Vec<usize> = memchr::memchr_iter(b'`', doc.as_bytes()).collect();
+    let mut said = Vec::new();
+    for pair in ticks.windows(2) {
+        let (open, close) = (pair[0], pair[1]);
+        let rest = &doc[close + 1..];
         if !rest.starts_with(char::is_whitespace) {
-            return false;
+            continue;
         }
         let mut words = crate::text::paragraph_words(rest);
-        match (words.next(), words.next(), words.next()) {
+        let optional = match (words.next(), words.next(), words.next()) {
             (Some("is"), Some("an"), Some(w)) if w.starts_with("optional") => true,
             (Some("is"), Some(w), _) => w.starts_with("optional"),
             _ => false,
+        };
+        if optional {
+            said.push(&doc[open + 1..close]);
         }
-    })
+    }
+    said
 }
 
 /// For an output list of pointer depth 2 (`const T**`: the function hands back its own
@@ -771,6 +785,12 @@ fn flag_group(f: &BoundFunction, p: &BoundParam, groups: &[FlagGroup]) -> Option
         groups
             .iter()
             .filter(|g| g.bits == rust_bits)
+            // Every member starts with the group's prefix: a text without the prefix names
+            // none of them (one search instead of one per member).
+            .filter(|g| {
+                text.contains(g.prefix.as_str())
+                    || !g.members.iter().all(|(c, _, _)| c.starts_with(&g.prefix))
+            })
             .filter(|g| {
                 g.members.iter().map(|(c, _, _)| c).any(|m| {
                     text.match_indices(m.as_str()).any(|(at, _)| {

@@ -624,3 +624,34 @@ proptest! {
         }
     }
 }
+
+/// The release the manifests forecast before reading (which lets the pipeline read the ABI
+/// snapshot early) is the one reading the documents gives, for each of the workspace's crates;
+/// a document no manifest describes leaves it unknown.
+#[test]
+fn the_manifest_forecast_is_the_release_the_documents_give() {
+    let root = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let docs_src = root.join("docs-src");
+    let crates = codegen::load::crates(&docs_src).expect("manifest");
+    assert!(crates.len() >= 2);
+    for c in crates {
+        let docs: Vec<_> = c.docs.iter().map(|d| docs_src.join(d)).collect();
+        let forecast = codegen::load::manifest_release(&docs);
+        let read = codegen::load::load_all(&docs, None).expect("the crate's documents load");
+        let release = read.iter().filter_map(codegen::pipeline::release_of).max();
+        assert!(forecast.is_some(), "{}: no forecast", c.name);
+        assert_eq!(forecast, release, "{}", c.name);
+    }
+    let dir = std::env::temp_dir().join(format!("forecast-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let loose = dir.join("runtime.html");
+    std::fs::copy(
+        docs_src.join("nvidia-cuda-bindings-13.3.0/runtime.html"),
+        &loose,
+    )
+    .expect("copy");
+    let mixed = [docs_src.join("nvidia-cuda-headers-13.2"), loose.clone()];
+    assert_eq!(codegen::load::manifest_release(&mixed), None);
+    assert_eq!(codegen::load::manifest_release(&[dir.join("missing.txt")]), None);
+    let _ = std::fs::remove_dir_all(&dir);
+}

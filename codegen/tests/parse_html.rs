@@ -652,6 +652,9 @@ fn the_manifest_forecast_is_the_release_the_documents_give() {
     .expect("copy");
     let mixed = [docs_src.join("nvidia-cuda-headers-13.2"), loose.clone()];
     assert_eq!(codegen::load::manifest_release(&mixed), None);
-    assert_eq!(codegen::load::manifest_release(&[dir.join("missing.txt")]), None);
+    assert_eq!(
+        codegen::load::manifest_release(&[dir.join("missing.txt")]),
+        None
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

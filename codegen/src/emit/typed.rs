@@ -1259,13 +1259,19 @@ fn rust_terms(md: &str, f: &BoundFunction, roles: &[Role]) -> String {
                 // "Returns in `*x` the …" / "… is returned in `x`": the output is what the
                 // wrapper returns, so say "as `x`" there rather than "in the returned `x`".
                 let named = r.strip_prefix("the returned ");
-                let lower = out.to_ascii_lowercase();
+                // Only the end of what is written so far is looked at (lowering all of it
+                // for every span was quadratic in a description's mentions).
+                let ends_with = |tail: &str| {
+                    out.len() >= tail.len()
+                        && out.as_bytes()[out.len() - tail.len()..]
+                            .eq_ignore_ascii_case(tail.as_bytes())
+                };
                 match named {
-                    Some(n) if lower.ends_with("returns in ") => {
+                    Some(n) if ends_with("returns in ") => {
                         out.truncate(out.len() - "in ".len());
                         out.push_str(&format!("as {n},"));
                     }
-                    Some(n) if lower.ends_with("returned in ") => {
+                    Some(n) if ends_with("returned in ") => {
                         out.truncate(out.len() - "in ".len());
                         out.push_str(&format!("as {n}"));
                     }

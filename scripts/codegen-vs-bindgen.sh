@@ -14,6 +14,8 @@
 # target/libclang/. The xtask binary is the release build (target/release/xtask).
 # BEFORE_XTASK=PATH adds, in each round, another build of xtask (an older commit's) on both
 # crates, and on one release when it has `--crate`.
+# ONE_RELEASE=1 times the one-release pair only (and BEFORE_XTASK on it): quicker rounds, for
+# long runs (ROUNDS=101).
 # Needs the 13.2 and 12.8 wheels' headers (`cargo xtask fetch-wheel --release R`) and libclang
 # (`cargo xtask abi --check` installs it); both are fetched here when missing.
 set -euo pipefail
@@ -50,8 +52,10 @@ ffi=(env LIBCLANG_PATH=target/libclang/libclang.so target/release/examples/bindg
 both="${ffi[*]} $tmp/ffi13.rs ${inc132[*]} && ${ffi[*]} $tmp/ffi12.rs ${inc128[*]}"
 before="${BEFORE_XTASK:-}"
 declare -A runs
-names=(one_codegen one_bindgen both_codegen both_bindgen)
-[ -n "$before" ] && names+=(both_before)
+one_only="${ONE_RELEASE:-}"
+names=(one_codegen one_bindgen)
+[ -z "$one_only" ] && names+=(both_codegen both_bindgen)
+[ -n "$before" ] && [ -z "$one_only" ] && names+=(both_before)
 # An older xtask with `--crate` is timed on one release too.
 before_one=""
 if [ -n "$before" ] && "$before" codegen --help 2>/dev/null | grep -q -- '--crate'; then
@@ -61,9 +65,11 @@ fi
 for i in $(seq 1 "$rounds"); do
   runs[one_codegen]+="$(secs target/release/xtask codegen --check --crate cudart13),"
   runs[one_bindgen]+="$(secs "${ffi[@]}" "$tmp/ffi13.rs" "${inc132[@]}"),"
-  runs[both_codegen]+="$(secs target/release/xtask codegen --check),"
-  runs[both_bindgen]+="$(secs bash -c "$both"),"
-  if [ -n "$before" ]; then
+  if [ -z "$one_only" ]; then
+    runs[both_codegen]+="$(secs target/release/xtask codegen --check),"
+    runs[both_bindgen]+="$(secs bash -c "$both"),"
+  fi
+  if [ -n "$before" ] && [ -z "$one_only" ]; then
     runs[both_before]+="$(secs "$before" codegen --check),"
   fi
   if [ -n "$before_one" ]; then
@@ -71,7 +77,11 @@ for i in $(seq 1 "$rounds"); do
   fi
   echo "round $i of $rounds done" >&2
 done
-echo "bindgen output: $(wc -l < "$tmp/ffi13.rs") lines (13.2), $(wc -l < "$tmp/ffi12.rs") lines (12.8)"
+if [ -z "$one_only" ]; then
+  echo "bindgen output: $(wc -l < "$tmp/ffi13.rs") lines (13.2), $(wc -l < "$tmp/ffi12.rs") lines (12.8)"
+else
+  echo "bindgen output: $(wc -l < "$tmp/ffi13.rs") lines (13.2)"
+fi
 args=()
 for n in "${names[@]}"; do args+=("$n=${runs[$n]}"); done
 python3 - "${args[@]}" <<'PY'
@@ -82,15 +92,20 @@ for arg in sys.argv[1:]:
     name, _, text = arg.partition("=")
     pairs = [tuple(float(x) for x in p.split()) for p in text.split(",") if p.strip()]
     runs[name] = ([p[0] for p in pairs], [p[1] for p in pairs])
+def quarter(xs):  # the mean of the fastest quarter of the rounds (noise only adds time)
+    q = sorted(xs)[: max(1, len(xs) // 4)]
+    return sum(q) / len(q)
 def row(label, a, b):
     (aw, ac), (bw, bc) = runs[a], runs[b]
     print(f"{label}: codegen wall {m(aw):.3f} s, cpu {m(ac):.3f} s; bindgen wall {m(bw):.3f} s, "
           f"cpu {m(bc):.3f} s; ratio wall {m(aw) / m(bw):.2f}, cpu {m(ac) / m(bc):.2f}; "
-          f"fastest rounds {min(aw):.3f} s / {min(bw):.3f} s, ratio {min(aw) / min(bw):.2f}  "
+          f"fastest rounds {min(aw):.3f} s / {min(bw):.3f} s, ratio {min(aw) / min(bw):.2f}; "
+          f"fastest quarter {quarter(aw):.3f} s / {quarter(bw):.3f} s, ratio {quarter(aw) / quarter(bw):.2f}  "
           f"(rounds, wall: codegen {[round(x, 3) for x in aw]}, bindgen {[round(x, 3) for x in bw]})")
 print(f"medians of {len(runs['one_codegen'][0])} rounds")
 row("one release (13.2)", "one_codegen", "one_bindgen")
-row("both crates (13.2 + 12.8)", "both_codegen", "both_bindgen")
+if "both_codegen" in runs:
+    row("both crates (13.2 + 12.8)", "both_codegen", "both_bindgen")
 if "one_before" in runs:
     row("BEFORE_XTASK, one release", "one_before", "one_bindgen")
 if "both_before" in runs:

@@ -613,7 +613,8 @@ fn said_optional(doc: &str) -> Vec<&str> {
     for pair in ticks.windows(2) {
         let (open, close) = (pair[0], pair[1]);
         let rest = &doc[close + 1..];
-        if !rest.starts_with(char::is_whitespace) {
+        // No parameter has an empty name (the closing pair of ``x``).
+        if close == open + 1 || !rest.starts_with(char::is_whitespace) {
             continue;
         }
         let mut words = crate::text::paragraph_words(rest);
@@ -883,6 +884,16 @@ mod tests {
 
     const IN: Option<Direction> = Some(Direction::In);
     const OUT: Option<Direction> = Some(Direction::Out);
+
+    #[test]
+    fn names_called_optional_in_a_description() {
+        let doc = "Sets `a`. `a` is optional. `b` is an optional\nstream, `c` is\nan   optionally set value.\n\
+                   `d` is\n\noptional. `e` is required; ``f`` is optional; `g`is optional.";
+        assert_eq!(said_optional(doc), ["a", "b", "c"]);
+        assert!(said_optional("").is_empty());
+        assert!(said_optional("`a` is").is_empty());
+        assert!(said_optional("`").is_empty());
+    }
 
     #[test]
     fn outputs_strings_flags_and_lists_with_their_counts() {

@@ -695,23 +695,25 @@ fn header_statements_with_many_declarators_stay_linear() {
     );
 }
 
+/// The 13.2 text page's documentation of the function `name` alone, and the 13.2 ABI.
+fn one_function_of_13_2(name: &str) -> (Api, codegen::abi::Abi) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let abi = codegen::abi::load_snapshot(&root, &codegen::ir::Release(vec![13, 2]))
+        .expect("the 13.2 snapshot is committed");
+    let page = docs_src("nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt");
+    let mut api = parse_document("cuda.bindings.runtime.txt", &page, None);
+    api.functions.retain(|f| f.name == name);
+    assert_eq!(api.functions.len(), 1, "the seed documents {name}");
+    (api, abi)
+}
+
 /// A description that names a parameter thousands of times in one paragraph (what repeated
 /// lines made of a page in the fuzz run): deciding whether it calls the parameter optional
 /// looks at the few words after each mention, not the rest of the paragraph (it once took
 /// 24 s on a 7 MB page), and still finds "is optional" at the very end.
 #[test]
 fn a_parameter_named_thousands_of_times_in_one_paragraph_binds_in_linear_time() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let abi = codegen::abi::load_snapshot(&root, &codegen::ir::Release(vec![13, 2]))
-        .expect("the 13.2 snapshot is committed");
-    let page = docs_src("nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt");
-    let mut api = parse_document("cuda.bindings.runtime.txt", &page, None);
-    api.functions.retain(|f| f.name == "cudaStreamSetAttribute");
-    assert_eq!(
-        api.functions.len(),
-        1,
-        "the seed documents cudaStreamSetAttribute"
-    );
+    let (api, abi) = one_function_of_13_2("cudaStreamSetAttribute");
     let with_mentions = |n: usize| {
         let mut api = api.clone();
         api.functions[0].doc = format!("{}`value` is optional.", "`value` and more. ".repeat(n));
@@ -745,13 +747,7 @@ fn a_parameter_named_thousands_of_times_in_one_paragraph_binds_in_linear_time() 
 #[test]
 fn an_output_named_thousands_of_times_is_documented_in_linear_time() {
     use codegen::emit::{docs::DocProblems, names::Names, Part};
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let abi = codegen::abi::load_snapshot(&root, &codegen::ir::Release(vec![13, 2]))
-        .expect("the 13.2 snapshot is committed");
-    let page = docs_src("nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt");
-    let mut api = parse_document("cuda.bindings.runtime.txt", &page, None);
-    api.functions.retain(|f| f.name == "cudaGetDevice");
-    assert_eq!(api.functions.len(), 1, "the seed documents cudaGetDevice");
+    let (api, abi) = one_function_of_13_2("cudaGetDevice");
     let bindings = |n: usize| {
         let mut api = api.clone();
         api.functions[0].doc = "Returns in `*device` the device. ".repeat(n);

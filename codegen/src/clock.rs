@@ -85,8 +85,20 @@ pub struct Span {
     at: Option<(std::time::Instant, Option<std::time::Duration>)>,
 }
 
+/// Milliseconds of wall-clock time since the first call (the run's first [`Span`]): where a
+/// stage or a task of a parallel stage falls on the run's time line, for `CODEGEN_TIMES`.
+pub fn run_ms() -> f64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs_f64()
+        * 1e3
+}
+
 impl Span {
     pub fn start() -> Span {
+        run_ms();
         Span {
             at: std::env::var_os("CODEGEN_TIMES").map(|_| Span::now()),
         }
@@ -103,8 +115,9 @@ impl Span {
                 _ => String::new(),
             };
             eprintln!(
-                "codegen time: {what}: {:.1} ms{cpu}",
-                wall.elapsed().as_secs_f64() * 1e3
+                "codegen time: {what}: {:.1} ms{cpu}, ends at {:.1} ms",
+                wall.elapsed().as_secs_f64() * 1e3,
+                run_ms()
             );
             self.at = Some(Span::now());
         }

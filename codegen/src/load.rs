@@ -355,10 +355,15 @@ pub fn load_all(paths: &[PathBuf], forced: Option<Format>) -> Result<Vec<Api>, L
     let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
     crate::parallel::map_largest_first(&documents, size, |p| {
         let watch = crate::clock::Stopwatch::start();
+        let from = crate::clock::run_ms();
         let api = load_document_in(p, forced, &manifests);
         if timed {
             let ms = watch.elapsed().as_secs_f64() * 1e3;
-            eprintln!("codegen time: {}: {ms:.1} ms (CPU)", p.display());
+            let to = crate::clock::run_ms();
+            eprintln!(
+                "codegen time: {}: {ms:.1} ms (CPU), at {from:.1}–{to:.1} ms",
+                p.display()
+            );
         }
         api
     })

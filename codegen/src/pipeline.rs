@@ -131,7 +131,14 @@ pub fn run(opts: &Options) -> Result<Report, PipelineError> {
                 .release
                 .clone()
                 .or_else(|| crate::load::manifest_release(&opts.docs))?;
+            let from = crate::clock::run_ms();
             let abi = abi::load_snapshot(&opts.abi_root, &release);
+            if std::env::var_os("CODEGEN_TIMES").is_some() {
+                let to = crate::clock::run_ms();
+                eprintln!(
+                    "codegen time: the forecast release's ABI snapshot, at {from:.1}–{to:.1} ms"
+                );
+            }
             Some((release, abi))
         });
         let docs = crate::load::load_all(&opts.docs, None);
@@ -190,8 +197,6 @@ pub fn run_with(
     opts: &Options,
 ) -> Result<Report, PipelineError> {
     let mut span = crate::clock::Span::start();
-    let bindings = bind::bind(&api, abi);
-    span.end("bind");
     let package = package_for(&release, opts);
     let inputs: Vec<String> = api
         .documents
@@ -204,7 +209,23 @@ pub fn run_with(
             }
         })
         .collect();
-    let out = emit::generate(&bindings, &package, &inputs)?;
+    // What does not depend on the bindings is done on a spare thread while binding (which is
+    // mostly one thread's work): the crate's hand-written files, and reading what the crate
+    // folder holds for the comparison at the end.
+    let (bindings, side) = std::thread::scope(|scope| {
+        let side = scope.spawn(|| {
+            (
+                emit::hand_written(&package, &inputs, &abi.origin),
+                emit::files::OnDisk::read(&opts.out_dir),
+            )
+        });
+        let bindings = bind::bind(&api, abi);
+        (bindings, side.join())
+    });
+    let (hand_written, on_disk) = side.unwrap_or_else(|payload| std::panic::resume_unwind(payload));
+    span.end("bind (and, beside it, the hand-written files and reading the crate folder)");
+    let mut out = emit::generate_bound(&bindings, &package, &inputs)?;
+    out.files.extend(hand_written?);
     span.end("emit and format");
     let mut report = Report {
         release,
@@ -231,7 +252,7 @@ pub fn run_with(
             report: Box::new(report),
         });
     }
-    report.changed = emit::files::write_all(&opts.out_dir, &out.files, opts.check)?;
+    report.changed = emit::files::write_all_over(&opts.out_dir, &on_disk, &out.files, opts.check)?;
     span.end("compare or write");
     Ok(report)
 }

@@ -53,6 +53,12 @@ pub fn role_target(raw: &str) -> &str {
 /// Converts inline RST in one paragraph of text to Markdown.
 pub fn inline(text: &str, links: &dyn Links) -> String {
     let mut out = String::with_capacity(text.len() + 16);
+    inline_into(&mut out, text, links);
+    out
+}
+
+/// [`inline`], written at the end of `out`.
+fn inline_into(out: &mut String, text: &str, links: &dyn Links) {
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -62,7 +68,7 @@ pub fn inline(text: &str, links: &dyn Links) -> String {
             if let Some((role_end, body_end)) = role_at(text, i) {
                 let body = &text[role_end..body_end];
                 let name = role_target(body);
-                push_ref(&mut out, name, links);
+                push_ref(out, name, links);
                 i = body_end + 1;
                 continue;
             }
@@ -76,14 +82,14 @@ pub fn inline(text: &str, links: &dyn Links) -> String {
                 if !code.is_empty() && !code.contains('\n') {
                     // RST `text <url>`_ hyperlinks.
                     if !double && text[start + len + 1..].starts_with('_') {
-                        push_hyperlink(&mut out, code);
+                        push_hyperlink(out, code);
                         i = start + len + 1;
                         while i < b.len() && b[i] == b'_' {
                             i += 1;
                         }
                         continue;
                     }
-                    push_code(&mut out, code);
+                    push_code(out, code);
                     i = start + len + delim.len();
                     continue;
                 }
@@ -114,10 +120,9 @@ pub fn inline(text: &str, links: &dyn Links) -> String {
                 // next byte that can start a role, code, a URL or an escape (all ASCII, so the
                 // run ends on a character boundary). The byte at `i` is in the run: a `:` or
                 // `h` that started nothing above is plain text.
-                let end = b[i + 1..]
-                    .iter()
-                    .position(|&x| is_inline_special(x))
-                    .map_or(b.len(), |n| i + 1 + n);
+                let end = (i + 1..b.len())
+                    .find(|&k| is_inline_special(b, k))
+                    .unwrap_or(b.len());
                 out.push_str(&text[i..end]);
                 i = end;
                 continue;
@@ -125,15 +130,16 @@ pub fn inline(text: &str, links: &dyn Links) -> String {
         }
         i += 1;
     }
-    out
 }
 
-/// The bytes at which [`inline`] may have something to convert.
-fn is_inline_special(c: u8) -> bool {
-    matches!(
-        c,
-        b':' | b'`' | b'h' | b'[' | b']' | b'<' | b'>' | b'|' | b'\\'
-    )
+/// Whether [`inline`] may have something to convert at byte `k` of `b`: a character it
+/// escapes or that can start a role or code, or the `h` of `http`.
+fn is_inline_special(b: &[u8], k: usize) -> bool {
+    match b[k] {
+        b':' | b'`' | b'[' | b']' | b'<' | b'>' | b'|' | b'\\' => true,
+        b'h' => b[k..].starts_with(b"http"),
+        _ => false,
+    }
 }
 
 /// If a role starts at byte `i`, returns (start of its body, index of the closing backquote).
@@ -319,7 +325,7 @@ pub fn convert(rst: &str, links: &dyn Links) -> Converted {
         i += 1;
     }
     // Collapse runs of blank lines.
-    let mut text = String::new();
+    let mut text = String::with_capacity(rst.len() + rst.len() / 4);
     let mut prev_blank = true;
     for l in md {
         let is_blank = l.trim().is_empty();
@@ -330,7 +336,8 @@ pub fn convert(rst: &str, links: &dyn Links) -> Converted {
         text.push('\n');
         prev_blank = is_blank;
     }
-    out.markdown = text.trim_end().to_string();
+    text.truncate(text.trim_end().len());
+    out.markdown = text;
     out
 }
 
@@ -372,27 +379,28 @@ fn markdown_line(line: &str, links: &dyn Links) -> String {
     } else {
         ("", body)
     };
-    let mut converted = inline(rest, links);
+    let spaces = if marker.is_empty() {
+        indent.min(2)
+    } else {
+        indent
+    };
+    let mut out = String::with_capacity(spaces + marker.len() + rest.len() + 16);
+    out.extend(std::iter::repeat_n(' ', spaces));
+    out.push_str(marker);
+    let start = out.len();
+    inline_into(&mut out, rest, links);
     if marker.is_empty() {
         // A line of only `=`/`-` would turn the paragraph above into a heading; a leading
         // `#`, `+` or `1)` would start a heading or list Markdown-side.
+        let converted = &out[start..];
         if converted.chars().all(|c| c == '=' || c == '-')
             || converted.starts_with('#')
             || converted.starts_with('+')
         {
-            converted.insert(0, '\\');
+            out.insert(start, '\\');
         }
     }
-    format!(
-        "{}{}{}",
-        " ".repeat(if marker.is_empty() {
-            indent.min(2)
-        } else {
-            indent
-        }),
-        marker,
-        converted
-    )
+    out
 }
 
 fn fence(md: &mut Vec<String>, body: &[String]) {

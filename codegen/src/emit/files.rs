@@ -231,6 +231,41 @@ pub fn preamble(inputs: &[String], abi: &str) -> String {
     s
 }
 
+/// What the crate folder holds before a run writes it: every file the generator owns (see
+/// [`write_all`]), read whole. A run reads it on a spare thread while it binds (the folder
+/// is small: a few megabytes), so that comparing the new files with the old at the end is
+/// only comparing bytes.
+#[derive(Debug, Default)]
+pub struct OnDisk {
+    /// Owned files, by `/`-separated path relative to the folder, with their bytes (`None`
+    /// where a file is listed but could not be read).
+    files: std::collections::HashMap<String, Option<Vec<u8>>>,
+    /// The owned paths, in the order the folder listed them.
+    owned: Vec<String>,
+}
+
+impl OnDisk {
+    /// Reads every file under `dir` the generator owns (nothing when `dir` does not exist).
+    pub fn read(dir: &Path) -> OnDisk {
+        let mut owned = Vec::new();
+        owned_files(dir, dir, &mut owned);
+        let files = owned
+            .iter()
+            .map(|rel| (rel.clone(), std::fs::read(dir.join(rel)).ok()))
+            .collect();
+        OnDisk { files, owned }
+    }
+
+    /// The bytes of `rel` (a path relative to the folder) as the folder held them: from what
+    /// was read, or from the disk for a path the generator does not own.
+    fn current(&self, dir: &Path, rel: &str) -> Option<Vec<u8>> {
+        match self.files.get(rel) {
+            Some(bytes) => bytes.clone(),
+            None => std::fs::read(dir.join(rel)).ok(),
+        }
+    }
+}
+
 /// Writes `files` into the crate folder `dir`, or in `check` mode compares them with what is
 /// there. Returns the paths written (empty when up to date).
 ///
@@ -246,18 +281,26 @@ pub fn write_all(
     files: &[GeneratedFile],
     check: bool,
 ) -> Result<Vec<String>, EmitError> {
+    write_all_over(dir, &OnDisk::read(dir), files, check)
+}
+
+/// [`write_all`] with the folder's files already read ([`OnDisk::read`]).
+pub fn write_all_over(
+    dir: &Path,
+    on_disk: &OnDisk,
+    files: &[GeneratedFile],
+    check: bool,
+) -> Result<Vec<String>, EmitError> {
     let mut changed = Vec::new();
     let mut writes: Vec<(&GeneratedFile, PathBuf)> = Vec::new();
     for f in files {
-        let path = dir.join(&f.name);
-        let current = std::fs::read(&path).ok();
+        let current = on_disk.current(dir, &f.name);
         if current.as_deref() != Some(f.contents.as_bytes()) {
             changed.push(f.name.clone());
-            writes.push((f, path));
+            writes.push((f, dir.join(&f.name)));
         }
     }
-    let mut stale = Vec::new();
-    owned_files(dir, dir, &mut stale);
+    let mut stale = on_disk.owned.clone();
     stale.retain(|rel| !files.iter().any(|f| &f.name == rel));
     stale.sort();
     changed.extend(
@@ -423,6 +466,35 @@ mod tests {
         assert!(!dir.join("src/sys/old.rs").exists());
         assert!(dir.join("target/debug/x").exists() && dir.join("Cargo.lock").exists());
         assert!(write_all(&dir, &files, true).expect("fresh").is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_folder_read_beforehand_is_what_new_files_are_compared_with() {
+        let dir = std::env::temp_dir().join(format!("codegen-ondisk-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src")).expect("dir");
+        std::fs::write(dir.join("src/a.rs"), "a").expect("a");
+        std::fs::write(dir.join("old.rs"), "old").expect("old");
+        std::fs::write(dir.join("Cargo.lock"), "lock").expect("lock");
+        let on_disk = OnDisk::read(&dir);
+        let mut owned = on_disk.owned.clone();
+        owned.sort();
+        assert_eq!(owned, ["old.rs", "src/a.rs"]);
+        let files = vec![GeneratedFile {
+            name: "src/a.rs".into(),
+            contents: "a".into(),
+        }];
+        let err = write_all_over(&dir, &on_disk, &files, true).expect_err("old.rs is stale");
+        assert_eq!(
+            err.to_string(),
+            EmitError::Stale(vec!["old.rs (no longer generated)".into()]).to_string()
+        );
+        let changed = write_all_over(&dir, &on_disk, &files, false).expect("writes");
+        assert_eq!(changed, ["old.rs (no longer generated)"]);
+        assert!(!dir.join("old.rs").exists() && dir.join("Cargo.lock").exists());
+        let missing = OnDisk::read(&dir.join("none"));
+        assert!(missing.owned.is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -20,6 +20,7 @@ use syn::punctuated::Punctuated;
 use syn::visit_mut::{self, VisitMut};
 
 /// What a placeholder is replaced with.
+#[derive(Clone)]
 pub enum Fill {
     Ident(Ident),
     Type(syn::Type),
@@ -60,6 +61,13 @@ impl From<Vec<syn::Stmt>> for Fill {
     }
 }
 
+/// A parsed template and how many times each placeholder occurs in it.
+struct Template<T> {
+    tree: T,
+    /// Placeholder name → occurrences (identifier tokens of the template).
+    uses: Vec<(String, usize)>,
+}
+
 thread_local! {
     /// Parsed templates of this thread, by the type of the closure that writes them (each
     /// closure literal has a type of its own). Syntax trees hold spans that must stay on the
@@ -67,9 +75,31 @@ thread_local! {
     static TEMPLATES: RefCell<HashMap<TypeId, Box<dyn Any>>> = RefCell::new(HashMap::new());
 }
 
+/// The placeholders of `tokens` (identifiers starting with `__`) with their occurrences.
+fn placeholder_uses(tokens: &TokenStream, uses: &mut Vec<(String, usize)>) {
+    for t in tokens.clone() {
+        match t {
+            proc_macro2::TokenTree::Ident(i) => {
+                let name = i.to_string();
+                if name.starts_with("__") {
+                    match uses.iter_mut().find(|(n, _)| *n == name) {
+                        Some((_, k)) => *k += 1,
+                        None => uses.push((name, 1)),
+                    }
+                }
+            }
+            proc_macro2::TokenTree::Group(g) => placeholder_uses(&g.stream(), uses),
+            _ => {}
+        }
+    }
+}
+
 /// The template `tokens` writes, parsed as a `T` (once per thread), with `fills` put in.
 /// Prefer the [`fill!`] macro, which names the placeholders.
-pub fn make<T, F>(tokens: F, fills: &[(&str, Fill)]) -> Result<T, syn::Error>
+///
+/// A fill is moved into the tree where its placeholder occurs once, and cloned only for the
+/// occurrences before the last where it occurs several times.
+pub fn make<T, F>(tokens: F, fills: Vec<(&str, Fill)>) -> Result<T, syn::Error>
 where
     T: syn::parse::Parse + Clone + Any + Fillable,
     F: Fn() -> TokenStream + 'static,
@@ -78,21 +108,52 @@ where
     let cached = TEMPLATES.with(|t| {
         t.borrow()
             .get(&key)
-            .and_then(|b| b.downcast_ref::<T>())
-            .cloned()
+            .and_then(|b| b.downcast_ref::<Template<T>>())
+            .map(|t| {
+                (
+                    t.tree.clone(),
+                    fills
+                        .iter()
+                        .map(|(n, _)| uses_of(&t.uses, n))
+                        .collect::<Vec<usize>>(),
+                )
+            })
     });
-    let mut tree = match cached {
-        Some(tree) => tree,
+    let (mut tree, uses) = match cached {
+        Some(cached) => cached,
         None => {
-            let tree: T = syn::parse2(tokens())?;
-            TEMPLATES.with(|t| t.borrow_mut().insert(key, Box::new(tree.clone())));
-            tree
+            let tokens = tokens();
+            let mut uses = Vec::new();
+            placeholder_uses(&tokens, &mut uses);
+            let tree: T = syn::parse2(tokens)?;
+            let counts = fills.iter().map(|(n, _)| uses_of(&uses, n)).collect();
+            let template = Template {
+                tree: tree.clone(),
+                uses,
+            };
+            TEMPLATES.with(|t| t.borrow_mut().insert(key, Box::new(template)));
+            (tree, counts)
         }
     };
     if !fills.is_empty() {
-        tree.fill_with(&mut Filler { fills });
+        let slots = fills
+            .into_iter()
+            .zip(uses)
+            .filter(|((name, _), _)| name.starts_with("__"))
+            .map(|((name, fill), left)| Slot {
+                name,
+                fill: Some(fill),
+                left,
+            })
+            .collect();
+        tree.fill_with(&mut Filler { slots });
     }
     Ok(tree)
+}
+
+/// How many times the placeholder `name` occurs, from a template's counts.
+fn uses_of(uses: &[(String, usize)], name: &str) -> usize {
+    uses.iter().find(|(n, _)| n == name).map_or(0, |(_, k)| *k)
 }
 
 /// A syntax tree [`make`] can fill: the node types templates are parsed as.
@@ -119,17 +180,39 @@ fillable! {
     syn::Block => visit_block_mut,
 }
 
+/// One fill of a [`Filler`]: its placeholder, the fill (taken at the placeholder's last
+/// occurrence), and the occurrences not yet filled.
+struct Slot<'a> {
+    name: &'a str,
+    fill: Option<Fill>,
+    left: usize,
+}
+
 /// Puts the fills in place of their placeholders (see [`make`]).
 pub struct Filler<'a> {
-    fills: &'a [(&'a str, Fill)],
+    slots: Vec<Slot<'a>>,
 }
 
 impl Filler<'_> {
-    fn get(&self, name: &str) -> Option<&Fill> {
-        if !name.starts_with("__") {
-            return None;
+    /// The fill for the identifier `id`, if it is a placeholder.
+    fn get(&self, id: &Ident) -> Option<&Fill> {
+        self.slots
+            .iter()
+            .find(|s| *id == s.name)
+            .and_then(|s| s.fill.as_ref())
+    }
+
+    /// The fill for `id` to put in its place: moved out at the placeholder's last occurrence,
+    /// a clone before.
+    fn take(&mut self, id: &Ident) -> Option<Fill> {
+        let slot = self.slots.iter_mut().find(|s| *id == s.name)?;
+        if slot.left > 1 {
+            slot.left -= 1;
+            slot.fill.clone()
+        } else {
+            slot.left = 0;
+            slot.fill.take()
         }
-        self.fills.iter().find(|(n, _)| *n == name).map(|(_, f)| f)
     }
 
     /// The placeholder a bare single-identifier path names, if it is one.
@@ -139,20 +222,20 @@ impl Filler<'_> {
             _ => return None,
         };
         match seg.arguments {
-            syn::PathArguments::None if seg.ident.to_string().starts_with("__") => Some(&seg.ident),
+            syn::PathArguments::None if self.get(&seg.ident).is_some() => Some(&seg.ident),
             _ => None,
         }
     }
 
-    /// The expression list fill a placeholder element names.
-    fn exprs_for(&self, e: &syn::Expr) -> Option<&[syn::Expr]> {
+    /// The placeholder of an expression list fill that the element `e` names.
+    fn exprs_for(&self, e: &syn::Expr) -> Option<Ident> {
         let syn::Expr::Path(p) = e else { return None };
         if p.qself.is_some() {
             return None;
         }
-        let name = self.placeholder(&p.path)?.to_string();
-        match self.get(&name) {
-            Some(Fill::Exprs(list)) => Some(list),
+        let id = self.placeholder(&p.path)?;
+        match self.get(id) {
+            Some(Fill::Exprs(_)) => Some(id.clone()),
             _ => None,
         }
     }
@@ -162,9 +245,9 @@ impl Filler<'_> {
     fn splice<P: Default>(&mut self, list: &mut Punctuated<syn::Expr, P>) {
         let old = std::mem::take(list);
         for mut e in old {
-            match self.exprs_for(&e) {
-                Some(fill) => list.extend(fill.iter().cloned()),
-                None => {
+            match self.exprs_for(&e).and_then(|id| self.take(&id)) {
+                Some(Fill::Exprs(fill)) => list.extend(fill),
+                _ => {
                     self.visit_expr_mut(&mut e);
                     list.push(e);
                 }
@@ -177,22 +260,24 @@ impl VisitMut for Filler<'_> {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         if let syn::Expr::Path(p) = e {
             if p.qself.is_none() {
-                if let Some(name) = self.placeholder(&p.path).map(ToString::to_string) {
-                    match self.get(&name) {
-                        Some(Fill::Expr(x)) => {
-                            *e = x.clone();
-                            return;
-                        }
-                        Some(Fill::Ident(i)) => {
-                            *e = syn::Expr::Path(syn::ExprPath {
-                                attrs: Vec::new(),
-                                qself: None,
-                                path: syn::Path::from(i.clone()),
-                            });
-                            return;
-                        }
-                        _ => {}
+                let id = self
+                    .placeholder(&p.path)
+                    .filter(|id| matches!(self.get(id), Some(Fill::Expr(_) | Fill::Ident(_))))
+                    .cloned();
+                match id.and_then(|id| self.take(&id)) {
+                    Some(Fill::Expr(x)) => {
+                        *e = x;
+                        return;
                     }
+                    Some(Fill::Ident(i)) => {
+                        *e = syn::Expr::Path(syn::ExprPath {
+                            attrs: Vec::new(),
+                            qself: None,
+                            path: syn::Path::from(i),
+                        });
+                        return;
+                    }
+                    _ => {}
                 }
             }
         }
@@ -202,11 +287,13 @@ impl VisitMut for Filler<'_> {
     fn visit_type_mut(&mut self, t: &mut syn::Type) {
         if let syn::Type::Path(p) = t {
             if p.qself.is_none() {
-                if let Some(name) = self.placeholder(&p.path).map(ToString::to_string) {
-                    if let Some(Fill::Type(x)) = self.get(&name) {
-                        *t = x.clone();
-                        return;
-                    }
+                let id = self
+                    .placeholder(&p.path)
+                    .filter(|id| matches!(self.get(id), Some(Fill::Type(_))))
+                    .cloned();
+                if let Some(Fill::Type(x)) = id.and_then(|id| self.take(&id)) {
+                    *t = x;
+                    return;
                 }
             }
         }
@@ -214,27 +301,26 @@ impl VisitMut for Filler<'_> {
     }
 
     fn visit_ident_mut(&mut self, i: &mut Ident) {
-        if let Some(Fill::Ident(x)) = self.get(&i.to_string()) {
-            *i = x.clone();
+        if matches!(self.get(i), Some(Fill::Ident(_))) {
+            if let Some(Fill::Ident(x)) = self.take(&i.clone()) {
+                *i = x;
+            }
         }
     }
 
     fn visit_block_mut(&mut self, b: &mut syn::Block) {
         let old = std::mem::take(&mut b.stmts);
         for mut s in old {
-            let list = match &s {
+            let id = match &s {
                 syn::Stmt::Expr(syn::Expr::Path(p), Some(_)) if p.qself.is_none() => self
                     .placeholder(&p.path)
-                    .map(ToString::to_string)
-                    .and_then(|name| match self.get(&name) {
-                        Some(Fill::Stmts(list)) => Some(list),
-                        _ => None,
-                    }),
+                    .filter(|id| matches!(self.get(id), Some(Fill::Stmts(_))))
+                    .cloned(),
                 _ => None,
             };
-            match list {
-                Some(list) => b.stmts.extend(list.iter().cloned()),
-                None => {
+            match id.and_then(|id| self.take(&id)) {
+                Some(Fill::Stmts(list)) => b.stmts.extend(list),
+                _ => {
                     self.visit_stmt_mut(&mut s);
                     b.stmts.push(s);
                 }
@@ -268,7 +354,7 @@ macro_rules! fill {
     ($ty:ty, { $($t:tt)* } $(, $name:ident = $value:expr)* $(,)?) => {
         $crate::emit::fill::make::<$ty, _>(
             || ::quote::quote! { $($t)* },
-            &[$((stringify!($name), $crate::emit::fill::Fill::from($value))),*],
+            ::std::vec![$((stringify!($name), $crate::emit::fill::Fill::from($value))),*],
         )
     };
 }
@@ -327,6 +413,31 @@ mod tests {
         assert_eq!(
             text(e),
             "{ f (x , & mut y) ; g (1 , x , & mut y , 2) ; [x , & mut y] ; a () ; b () ; }"
+        );
+    }
+
+    #[test]
+    fn a_fill_used_several_times_is_put_at_each_place() {
+        let id = format_ident!("n");
+        let ty: syn::Type = syn::parse2(quote! { u32 }).unwrap();
+        let value: syn::Expr = syn::parse2(quote! { f(1) }).unwrap();
+        let block = super::fill!(
+            syn::Block,
+            {
+                {
+                    let __id: __T = __v;
+                    let m: __T = __v + __id;
+                    __id.g(__v, __id);
+                }
+            },
+            __id = id,
+            __T = ty,
+            __v = value,
+        )
+        .unwrap();
+        assert_eq!(
+            text(block),
+            "{ let n : u32 = f (1) ; let m : u32 = f (1) + n ; n . g (f (1) , n) ; }"
         );
     }
 

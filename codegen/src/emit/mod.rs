@@ -300,28 +300,59 @@ pub fn generate(
     pkg: &package::Package,
     inputs: &[String],
 ) -> Result<Output, EmitError> {
-    let pre = preamble(inputs, &b.abi_source);
     // The crate's hand-written files are copied on a thread of their own, while this one
-    // builds the names and tables the generated files need.
+    // builds the generated files.
     std::thread::scope(|scope| {
-        let template = scope.spawn(|| package::files(pkg, &pre, &b.abi_source));
-        let mut out = generated(b, pkg, &pre)?;
-        let template = template.join().map_err(|_| EmitError::Syntax {
-            file: "the crate's hand-written files".into(),
-            message: "copying them panicked (a bug: please report it)".into(),
-        })??;
+        let template = scope.spawn(|| hand_written(pkg, inputs, &b.abi_source));
+        let mut out = generate_bound(b, pkg, inputs)?;
+        let template = template
+            .join()
+            .map_err(|_| panicked("the crate's hand-written files"))??;
         out.files.extend(template);
         Ok(out)
     })
 }
 
-/// The generated files of [`generate`] (all but the crate's hand-written ones).
+/// The crate's files that do not depend on the bindings: `Cargo.toml`, `src/lib.rs` and the
+/// template's hand-written files (what [`generate`] adds to [`generate_bound`]'s), for a
+/// crate of `pkg` from `inputs` (the documents, for the preamble) and the ABI source `abi`.
+/// A run makes them on a spare thread while it binds.
+pub fn hand_written(
+    pkg: &package::Package,
+    inputs: &[String],
+    abi: &str,
+) -> Result<Vec<GeneratedFile>, EmitError> {
+    package::files(pkg, &preamble(inputs, abi), abi)
+}
+
+/// The error for a thread of the emitter that panicked while making `what`.
+fn panicked(what: &str) -> EmitError {
+    EmitError::Syntax {
+        file: what.into(),
+        message: "making it panicked (a bug: please report it)".into(),
+    }
+}
+
+/// The files [`generate`] renders from the bindings `b` (all but [`hand_written`]'s).
+pub fn generate_bound(
+    b: &Bindings,
+    pkg: &package::Package,
+    inputs: &[String],
+) -> Result<Output, EmitError> {
+    generated(b, pkg, &preamble(inputs, &b.abi_source))
+}
+
+/// The generated files of [`generate_bound`], under the preamble `pre`.
 fn generated(b: &Bindings, pkg: &package::Package, pre: &str) -> Result<Output, EmitError> {
     let mut span = crate::clock::Span::start();
-    let names = Names::for_bindings(b);
-    span.end("emit: names");
-    let tables = probe::tables(b);
-    span.end("emit: audit tables");
+    // The audit tables on a thread of their own while this one names every item.
+    let (names, tables) = std::thread::scope(|scope| {
+        let tables = scope.spawn(|| probe::tables(b));
+        let names = Names::for_bindings(b);
+        (names, tables.join())
+    });
+    let tables = tables.map_err(|_| panicked("the audit tables"))?;
+    span.end("emit: names and audit tables");
     let jobs = jobs(b, &names, pkg, &tables);
     // Every part of every file, the costliest first so that the threads end together.
     let mut pieces: Vec<(usize, Part)> = jobs
@@ -345,6 +376,7 @@ fn generated(b: &Bindings, pkg: &package::Package, pre: &str) -> Result<Output, 
         let mut problems = DocProblems::default();
         let name = jobs[j].name;
         let watch = crate::clock::Stopwatch::start();
+        let from = crate::clock::run_ms();
         let code = (jobs[j].build)(part, &mut problems);
         let built = watch.elapsed();
         let file = match code {
@@ -359,12 +391,13 @@ fn generated(b: &Bindings, pkg: &package::Package, pre: &str) -> Result<Output, 
         if timed {
             let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
             eprintln!(
-                "codegen time: {name} part {} of {}: build {:.1} ms, parse {:.1} ms, print {:.1} ms (CPU)",
+                "codegen time: {name} part {} of {}: build {:.1} ms, parse {:.1} ms, print {:.1} ms (CPU), at {from:.1}–{:.1} ms",
                 part.index + 1,
                 part.count,
                 ms(built),
                 ms(parsed - built),
                 ms(watch.elapsed() - parsed),
+                crate::clock::run_ms(),
             );
         }
         Ok::<_, EmitError>((body, problems.0))

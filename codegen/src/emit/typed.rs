@@ -278,7 +278,7 @@ fn function<'a>(
         syn::Expr,
         { unsafe { crate::sys::__f(__args) }? },
         __f = c_fn,
-        __args = parts.args.clone(),
+        __args = std::mem::take(&mut parts.args),
     )?;
     // `#why #call.result()?;`: the call, its status checked.
     let checked = || -> Result<Vec<syn::Stmt>, syn::Error> {

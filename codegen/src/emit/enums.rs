@@ -3,7 +3,7 @@
 //! `Debug` prints the member's C name or the number (the crate's `c_enum!` macro). Also the table of `cudaError_t` names
 //! and documented meanings that the runtime's error type reads.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::Literal;
 use quote::quote;
 
 use super::docs::{self, DocProblems};
@@ -78,10 +78,7 @@ impl Templates {
         }
         if let syn::Expr::Call(call) = &mut *a.body {
             if let Some(arg) = call.args.first_mut() {
-                *arg = syn::Expr::Lit(syn::ExprLit {
-                    attrs: Vec::new(),
-                    lit: syn::Lit::Str(syn::LitStr::new(c_name, proc_macro2::Span::call_site())),
-                });
+                *arg = str_expr(c_name);
             }
         }
         a
@@ -182,17 +179,24 @@ fn int_literal(v: i128, repr: &str) -> Literal {
 }
 
 /// The `errors.rs` file body: `error_info(code)` → (C name, documented meaning), read from
-/// the enum that `error_enum` names (`cudaError_t`).
-pub fn emit_error_table(enums: &[BoundEnum], error_enum: &str) -> TokenStream {
+/// the enum that `error_enum` names (`cudaError_t`). Built as a syntax tree: one arm per
+/// code, a clone of a parsed template with the code and the two strings put in (parsing a
+/// hundred long string literals back was most of this file's cost).
+pub fn emit_error_table(
+    enums: &[BoundEnum],
+    error_enum: &str,
+) -> Result<Vec<syn::Item>, syn::Error> {
     let Some(e) = enums
         .iter()
         .find(|e| e.name == error_enum || e.aliases.iter().any(|a| a == error_enum))
     else {
-        return quote! {
+        let none: syn::File = syn::parse2(quote! {
             /// The documentation named no error enum, so no names are known.
             pub(crate) fn error_info(_code: i64) -> Option<(&'static str, &'static str)> { None }
-        };
+        })?;
+        return Ok(none.items);
     };
+    let template: syn::Arm = syn::parse2(quote! { 0 => Some(("", "")), })?;
     let mut seen = std::collections::BTreeSet::new();
     let arms = e
         .abi
@@ -200,8 +204,6 @@ pub fn emit_error_table(enums: &[BoundEnum], error_enum: &str) -> TokenStream {
         .iter()
         .filter(|v| v.alias_of.is_none() && seen.insert(v.value))
         .map(|v| {
-            let lit = Literal::i64_unsuffixed(v.value as i64);
-            let name = &v.name;
             let text = e
                 .member_docs
                 .iter()
@@ -212,15 +214,37 @@ pub fn emit_error_table(enums: &[BoundEnum], error_enum: &str) -> TokenStream {
                     )
                 })
                 .unwrap_or_default();
-            quote! { #lit => Some((#name, #text)), }
+            let mut arm = template.clone();
+            if let syn::Pat::Lit(lit) = &mut arm.pat {
+                lit.lit = syn::Lit::new(Literal::i64_unsuffixed(v.value as i64));
+            }
+            if let syn::Expr::Call(call) = &mut *arm.body {
+                if let Some(syn::Expr::Tuple(pair)) = call.args.first_mut() {
+                    for (slot, s) in pair.elems.iter_mut().zip([v.name.as_str(), &text]) {
+                        *slot = str_expr(s);
+                    }
+                }
+            }
+            arm
         });
-    quote! {
+    let mut f: syn::ItemFn = syn::parse2(quote! {
         /// The C name and the documentation's first sentence for a `cudaError_t` code.
         pub(crate) fn error_info(code: i64) -> Option<(&'static str, &'static str)> {
             match code {
-                #(#arms)*
                 _ => None,
             }
         }
+    })?;
+    if let Some(syn::Stmt::Expr(syn::Expr::Match(m), _)) = f.block.stmts.first_mut() {
+        m.arms.splice(0..0, arms);
     }
+    Ok(vec![syn::Item::Fn(f)])
+}
+
+/// A string literal expression.
+pub fn str_expr(s: &str) -> syn::Expr {
+    syn::Expr::Lit(syn::ExprLit {
+        attrs: Vec::new(),
+        lit: syn::Lit::Str(syn::LitStr::new(s, proc_macro2::Span::call_site())),
+    })
 }

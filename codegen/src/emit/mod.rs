@@ -169,12 +169,8 @@ fn jobs<'a>(
             name: "src/sys/errors.rs",
             parts: 1,
             cost: 3,
-            build: tokens(move |part, _| {
-                headed(
-                    part,
-                    sys_head,
-                    enums::emit_error_table(&b.enums, "cudaError_t"),
-                )
+            build: Box::new(move |part, _| {
+                syntax(part, enums::emit_error_table(&b.enums, "cudaError_t"))
             }),
         },
         Job {
@@ -275,7 +271,7 @@ fn audit_tables(
 ) -> Result<syn::File, syn::Error> {
     let krate = names::ident(&pkg.name.replace('-', "_"));
     let (include_var, lib_var) = pkg.audit_vars();
-    let symbols = probe::symbols_table(b, "cudaError_t");
+    let symbols = probe::symbols_table(b, "cudaError_t")?;
     let mut file: syn::File = syn::parse2(quote! {
         //! What the audit test compares, for this crate's release.
         #![allow(dead_code)]
@@ -289,7 +285,7 @@ fn audit_tables(
         pub const LIB_VAR: &str = #lib_var;
     })?;
     file.items.extend(probe::rust_table(tables)?);
-    file.items.extend(syn::parse2::<syn::File>(symbols)?.items);
+    file.items.extend(symbols);
     Ok(file)
 }
 

@@ -26,6 +26,8 @@ use std::fmt::Write;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::enums::str_expr;
+use super::fill::fill;
 use super::names::ident;
 use crate::abi::CType;
 use crate::bind::{Bindings, BoundRecord};
@@ -449,39 +451,52 @@ pub fn rust_table(t: &Tables) -> Result<Vec<syn::Item>, syn::Error> {
     Ok(file.items)
 }
 
-/// The body of `symbols_table.rs`: the emitted raw functions, and the constants of the enum
-/// named `error_enum` (`cudaError_t`) with their C names.
-pub fn symbols_table(b: &Bindings, error_enum: &str) -> TokenStream {
-    let fns = b.functions.iter().map(|f| &f.symbol);
+/// The symbol and error tables of the audit test: every symbol the raw functions load, and
+/// every error constant with its C name. Built as syntax trees (hundreds of string literals
+/// parsed back from tokens were most of this table's cost).
+pub fn symbols_table(b: &Bindings, error_enum: &str) -> Result<Vec<syn::Item>, syn::Error> {
     let errors = b
         .enums
         .iter()
         .find(|e| e.name == error_enum || e.aliases.iter().any(|a| a == error_enum));
-    let error_rows: Vec<TokenStream> = match errors {
-        Some(e) => {
-            let ty = ident(&e.name);
-            e.abi
-                .values
-                .iter()
-                .zip(&e.member_names)
-                .map(|(v, rust)| {
-                    let k = ident(rust);
-                    let c = &v.name;
-                    quote! { (krate::sys::#ty::#k, #c), }
-                })
-                .collect()
-        }
-        None => Vec::new(),
-    };
     let ty = ident(errors.map_or(error_enum, |e| e.name.as_str()));
-    quote! {
+    let mut file: syn::File = syn::parse2(quote! {
         /// The symbols the emitted raw functions load (`sys::cudaXxx`, or the versioned symbol a
         /// header renames it to).
-        pub const FUNCTIONS: &[&str] = &[#(#fns),*];
+        pub const FUNCTIONS: &[&str] = &[];
 
         /// Every emitted error constant with its C name (its `#[doc(alias)]`).
-        pub const ERRORS: &[(krate::sys::#ty, &str)] = &[#(#error_rows)*];
+        pub const ERRORS: &[(krate::sys::#ty, &str)] = &[];
+    })?;
+    let fns: Vec<syn::Expr> = b.functions.iter().map(|f| str_expr(&f.symbol)).collect();
+    let rows: Vec<syn::Expr> = match errors {
+        Some(e) => e
+            .abi
+            .values
+            .iter()
+            .zip(&e.member_names)
+            .map(|(v, rust)| {
+                fill!(
+                    syn::Expr,
+                    { (krate::sys::__T::__k, __c) },
+                    __T = ty.clone(),
+                    __k = ident(rust),
+                    __c = str_expr(&v.name),
+                )
+            })
+            .collect::<Result<_, _>>()?,
+        None => Vec::new(),
+    };
+    for (item, list) in file.items.iter_mut().zip([fns, rows]) {
+        if let syn::Item::Const(c) = item {
+            if let syn::Expr::Reference(r) = &mut *c.expr {
+                if let syn::Expr::Array(a) = &mut *r.expr {
+                    a.elems = list.into_iter().collect();
+                }
+            }
+        }
     }
+    Ok(file.items)
 }
 
 #[cfg(test)]

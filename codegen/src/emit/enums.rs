@@ -30,8 +30,8 @@ pub fn emit(
     Ok(items)
 }
 
-/// The parsed shapes that members are built from.
-struct Templates {
+/// The parsed shapes that members are built from (flag types' members too).
+pub(super) struct Templates {
     /// `#[doc(alias = "…")] pub const NAME: Self = Self(0);`
     member: syn::ImplItemConst,
     /// `0 => Some("…"),`
@@ -39,7 +39,7 @@ struct Templates {
 }
 
 impl Templates {
-    fn new() -> Result<Templates, syn::Error> {
+    pub(super) fn new() -> Result<Templates, syn::Error> {
         Ok(Templates {
             member: syn::parse2(quote! { #[doc(alias = "")] pub const NAME: Self = Self(0); })?,
             arm: syn::parse2(quote! { 0 => Some(""), })?,
@@ -47,7 +47,7 @@ impl Templates {
     }
 
     /// `#doc #[doc(alias = c_name)] pub const id: Self = Self(value);`
-    fn member(
+    pub(super) fn member(
         &self,
         doc: Option<syn::Attribute>,
         c_name: &str,
@@ -86,7 +86,7 @@ impl Templates {
 }
 
 /// An integer literal expression.
-fn int_expr(value: Literal) -> syn::Expr {
+pub(super) fn int_expr(value: Literal) -> syn::Expr {
     syn::Expr::Lit(syn::ExprLit {
         attrs: Vec::new(),
         lit: syn::Lit::new(value),

@@ -178,6 +178,9 @@ fillable! {
     syn::FnArg => visit_fn_arg_mut,
     syn::ItemFn => visit_item_fn_mut,
     syn::Block => visit_block_mut,
+    syn::ItemConst => visit_item_const_mut,
+    syn::ItemStruct => visit_item_struct_mut,
+    syn::ItemImpl => visit_item_impl_mut,
 }
 
 /// One fill of a [`Filler`]: its placeholder, the fill (taken at the placeholder's last

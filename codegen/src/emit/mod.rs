@@ -115,17 +115,6 @@ fn syntax(part: Part, items: Result<Vec<syn::Item>, syn::Error>) -> Code {
     }))
 }
 
-/// `head` (in the first part only) then `body`.
-fn headed(part: Part, head: impl FnOnce() -> TokenStream, body: TokenStream) -> TokenStream {
-    let mut t = if part.is_first() {
-        head()
-    } else {
-        TokenStream::new()
-    };
-    t.extend(body);
-    t
-}
-
 /// Every generated Rust file of the crate, in the order they are listed; the biggest are
 /// built in parts. `cost` is about the CPU time of one part in milliseconds, as measured on the
 /// 13.2 crate (2026-11-24, release build): only the order it gives matters (the costliest
@@ -177,24 +166,16 @@ fn jobs<'a>(
             name: "src/sys/flags.rs",
             parts: 1,
             cost: 3,
-            build: tokens(move |part, p| {
-                headed(
-                    part,
-                    sys_head,
-                    flags::emit(&b.flag_groups, &b.constants, names, p),
-                )
+            build: Box::new(move |part, p| {
+                syntax(part, flags::emit(&b.flag_groups, &b.constants, names, p))
             }),
         },
         Job {
             name: "src/sys/constants.rs",
             parts: 1,
             cost: 1,
-            build: tokens(move |part, p| {
-                headed(
-                    part,
-                    sys_head,
-                    flags::emit_constants(&b.constants, names, p),
-                )
+            build: Box::new(move |part, p| {
+                syntax(part, flags::emit_constants(&b.constants, names, p))
             }),
         },
         Job {

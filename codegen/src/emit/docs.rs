@@ -22,7 +22,7 @@ pub struct DocProblems(pub Vec<String>);
 /// comes out as it went in. [`super::files::format_file`] puts the lines back in place of the
 /// marker, at its indentation ([`expand_markers`]).
 pub fn attrs(markdown: &str) -> TokenStream {
-    match marker(markdown) {
+    match marker(markdown, "///") {
         Some(marker) => quote! { #[doc = #marker] },
         None => TokenStream::new(),
     }
@@ -31,7 +31,7 @@ pub fn attrs(markdown: &str) -> TokenStream {
 /// [`attrs`] as a syntax tree (for items built without tokens): the marker attribute, or
 /// `None` for empty documentation.
 pub fn attr_syntax(markdown: &str) -> Option<syn::Attribute> {
-    let marker = marker(markdown)?;
+    let marker = marker(markdown, "///")?;
     let value = syn::Expr::Lit(syn::ExprLit {
         attrs: Vec::new(),
         lit: syn::Lit::Str(syn::LitStr::new(&marker, proc_macro2::Span::call_site())),
@@ -51,9 +51,9 @@ pub fn attr_syntax(markdown: &str) -> Option<syn::Attribute> {
     })
 }
 
-/// The marker text standing for `markdown`'s `///` lines (kept until expanded), or `None`
-/// for empty documentation.
-fn marker(markdown: &str) -> Option<String> {
+/// The marker text standing for `markdown`'s lines as doc comments starting `comment`
+/// (`///` or `//!`; kept until expanded), or `None` for empty documentation.
+fn marker(markdown: &str, comment: &str) -> Option<String> {
     let lines = trimmed_lines(markdown);
     if lines.is_empty() {
         return None;
@@ -61,7 +61,10 @@ fn marker(markdown: &str) -> Option<String> {
     let mut block = String::with_capacity(markdown.len() + 5 * lines.len());
     for l in lines {
         let l = l.trim_end_matches(' ');
-        block.push_str(if l.is_empty() { "///" } else { "/// " });
+        block.push_str(comment);
+        if !l.is_empty() {
+            block.push(' ');
+        }
         block.push_str(l);
         block.push('\n');
     }
@@ -88,34 +91,38 @@ pub fn take(id: usize) -> Option<String> {
     table.get_mut(id)?.take()
 }
 
-/// `text` (formatted by prettyplease) with every `///<marker>` line replaced by the block it
-/// stands for, each line at the marker's indentation; `None` if a marker is unknown (a block
-/// expanded twice) or was printed as tokens (inside a macro call): a bug of the emitter.
+/// `text` (formatted by prettyplease) with every `///<marker>` or `//!<marker>` line replaced
+/// by the block it stands for, each line at the marker's indentation; `None` if a marker is
+/// unknown (a block expanded twice) or was printed as tokens (inside a macro call): a bug of
+/// the emitter.
 pub fn expand_markers(text: &str) -> Option<String> {
     // A marker attribute left as tokens (inside a macro call, which prettyplease prints
     // verbatim) would lose its text: refuse it.
     if text.contains("\\u{1}") {
         return None;
     }
-    let prefix = format!("///{DOC_MARKER}");
-    if !text.contains(&prefix) {
+    if !text.contains(DOC_MARKER) {
         return Some(text.to_string());
     }
+    // `///` or `//!`, then the marker.
+    let prefix_len = 3 + DOC_MARKER.len_utf8();
     let mut out = String::with_capacity(text.len() * 2);
     // From marker to marker (text between them is copied at once).
     let mut rest = text;
-    while let Some(at) = rest.find(&prefix) {
+    while let Some(mark) = rest.find(DOC_MARKER) {
+        let line_end = rest[mark..].find('\n').map_or(rest.len(), |i| mark + i + 1);
+        let at = mark.saturating_sub(3);
+        let commented = matches!(rest.get(at..mark), Some("///" | "//!"));
         let line_start = rest[..at].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = rest[at..].find('\n').map_or(rest.len(), |i| at + i + 1);
         let indent = &rest[line_start..at];
-        if !indent.chars().all(char::is_whitespace) {
-            // Not at the start of its line: not a marker line; kept as it is.
+        if !commented || !indent.chars().all(char::is_whitespace) {
+            // Not a doc comment line made of a marker: kept as it is.
             out.push_str(&rest[..line_end]);
             rest = &rest[line_end..];
             continue;
         }
         out.push_str(&rest[..line_start]);
-        let id: usize = rest[at + prefix.len()..line_end].trim_end().parse().ok()?;
+        let id: usize = rest[at + prefix_len..line_end].trim_end().parse().ok()?;
         let block = take(id)?;
         if indent.is_empty() {
             out.push_str(&block);
@@ -131,25 +138,13 @@ pub fn expand_markers(text: &str) -> Option<String> {
     Some(out)
 }
 
-/// `#![doc = "..."]` inner attributes for `markdown` (prettyplease prints `//!`).
+/// The inner documentation (`//!` lines) for `markdown`: like [`attrs`], one `#![doc]`
+/// attribute with a marker that [`expand_markers`] replaces with the lines.
 pub fn inner_attrs(markdown: &str) -> TokenStream {
-    let lines = doc_lines(markdown);
-    quote! { #(#![doc = #lines])* }
-}
-
-/// The lines of `markdown` as doc-attribute strings (a leading space before each non-empty
-/// line), without blank lines at either end.
-fn doc_lines(markdown: &str) -> Vec<String> {
-    trimmed_lines(markdown)
-        .iter()
-        .map(|l| {
-            if l.is_empty() {
-                String::new()
-            } else {
-                format!(" {l}")
-            }
-        })
-        .collect()
+    match marker(markdown, "//!") {
+        Some(marker) => quote! { #![doc = #marker] },
+        None => TokenStream::new(),
+    }
 }
 
 /// The lines of `markdown` without blank lines at either end.

@@ -190,3 +190,26 @@ pub fn see_also(names: &[String], links: &dyn Links) -> String {
         .collect();
     format!("# See also\n\n{}", items.join("\n"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outer_and_inner_markers_become_their_lines_at_their_indentation() {
+        let outer = marker("first line  \n\n  indented", "///").expect("text");
+        let inner = marker("\n\nmodule text\n", "//!").expect("text");
+        let text = format!(
+            "//!{inner}\nmod m {{\n    ///{outer}\n    fn f() {{}}\n}}\nlet s = \"{DOC_MARKER}\";\n"
+        );
+        assert_eq!(
+            expand_markers(&text).expect("known markers"),
+            format!(
+                "//! module text\nmod m {{\n    /// first line\n    ///\n    ///   indented\n    fn f() {{}}\n}}\nlet s = \"{DOC_MARKER}\";\n"
+            )
+        );
+        // Each block is expanded once: a second expansion of the same marker is a bug.
+        assert_eq!(expand_markers(&format!("///{outer}\n")), None);
+        assert!(marker(" \n\n", "///").is_none());
+    }
+}

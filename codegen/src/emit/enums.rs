@@ -7,6 +7,7 @@ use proc_macro2::Literal;
 use quote::quote;
 
 use super::docs::{self, DocProblems};
+use super::fill::fill;
 use super::names::{ident, Names};
 use crate::bind::BoundEnum;
 
@@ -36,6 +37,8 @@ pub(super) struct Templates {
     member: syn::ImplItemConst,
     /// `0 => Some("…"),`
     arm: syn::Arm,
+    /// `c_enum!(…);`
+    c_enum: syn::ItemMacro,
 }
 
 impl Templates {
@@ -43,6 +46,7 @@ impl Templates {
         Ok(Templates {
             member: syn::parse2(quote! { #[doc(alias = "")] pub const NAME: Self = Self(0); })?,
             arm: syn::parse2(quote! { 0 => Some(""), })?,
+            c_enum: syn::parse2(quote! { c_enum!(T, R); })?,
         })
     }
 
@@ -111,7 +115,7 @@ fn enum_items(
         );
     }
     md.push_str("\n\nA newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.");
-    let doc = docs::attrs(&md);
+    let doc = docs::attr_syntax(&md);
     let mut seen_values = std::collections::BTreeSet::new();
     let mut arms = Vec::new();
     let mut consts = Vec::new();
@@ -133,41 +137,57 @@ fn enum_items(
             int_literal(v.value, &e.abi.repr),
         ));
     }
-    let head: syn::File = syn::parse2(quote! {
-        #doc
-        #[repr(transparent)]
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-        pub struct #ty(pub #repr);
-    })?;
-    let mut imp: syn::ItemImpl = syn::parse2(quote! {
-        impl #ty {
-            /// The C name of this value, or `None` for a value this crate does not know.
-            pub const fn name(self) -> Option<&'static str> {
-                match self.0 {
-                    _ => None,
+    let mut def = fill!(
+        syn::ItemStruct,
+        {
+            #[repr(transparent)]
+            #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+            pub struct __T(pub __R);
+        },
+        __T = ty.clone(),
+        __R = repr.clone(),
+    )?;
+    def.attrs.splice(0..0, doc);
+    let mut imp = fill!(
+        syn::ItemImpl,
+        {
+            impl __T {
+                /// The C name of this value, or `None` for a value this crate does not know.
+                pub const fn name(self) -> Option<&'static str> {
+                    match self.0 {
+                        _ => None,
+                    }
                 }
             }
-        }
-    })?;
+        },
+        __T = ty.clone(),
+    )?;
     if let Some(syn::ImplItem::Fn(name_fn)) = imp.items.first_mut() {
         if let Some(syn::Stmt::Expr(syn::Expr::Match(m), _)) = name_fn.block.stmts.first_mut() {
             m.arms.splice(0..0, arms);
         }
     }
     imp.items.splice(0..0, consts);
-    let aliases = e.aliases.iter().map(|a| {
-        let id = ident(a);
-        let d = format!(" Another name of [`{}`].", e.name);
-        quote! { #[doc = #d] pub type #id = #ty; }
-    });
-    let tail: syn::File = syn::parse2(quote! {
-        c_enum!(#ty, #repr);
-
-        #(#aliases)*
-    })?;
-    items.extend(head.items);
+    let mut mac = t.c_enum.clone();
+    mac.mac.tokens = quote! { #ty, #repr };
+    items.push(syn::Item::Struct(def));
     items.push(syn::Item::Impl(imp));
-    items.extend(tail.items);
+    items.push(syn::Item::Macro(mac));
+    for a in &e.aliases {
+        let mut alias = fill!(
+            syn::ItemType,
+            {
+                pub type __A = __T;
+            },
+            __A = ident(a),
+            __T = ty.clone(),
+        )?;
+        alias.attrs.extend(docs::attr_syntax(&format!(
+            "Another name of [`{}`].",
+            e.name
+        )));
+        items.push(syn::Item::Type(alias));
+    }
     Ok(())
 }
 

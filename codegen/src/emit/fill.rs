@@ -181,6 +181,8 @@ fillable! {
     syn::ItemConst => visit_item_const_mut,
     syn::ItemStruct => visit_item_struct_mut,
     syn::ItemImpl => visit_item_impl_mut,
+    syn::ItemType => visit_item_type_mut,
+    syn::ItemUnion => visit_item_union_mut,
 }
 
 /// One fill of a [`Filler`]: its placeholder, the fill (taken at the placeholder's last

@@ -8,6 +8,8 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::docs::{self, DocProblems};
+use super::enums::str_expr;
+use super::fill::fill;
 use super::names::{ident, rust_type, Names, TypeCache};
 use super::Part;
 use crate::abi::{CType, RecordKind, TypedefKind};
@@ -32,38 +34,44 @@ pub fn emit(
     for r in &records[part.range(records.len())] {
         record(r, names, problems, &mut types, &mut items)?;
         if !r.abi.opaque {
-            let mut more = debug_impl(r);
-            more.extend(accessors(r, &by_name, names));
-            items.extend(syn::parse2::<syn::File>(more)?.items);
+            items.extend(debug_impl(r)?);
+            let more = accessors(r, &by_name, names);
+            if !more.is_empty() {
+                items.extend(syn::parse2::<syn::File>(more)?.items);
+            }
         }
     }
     if part.is_last() {
-        let mut out = TokenStream::new();
-        out.extend(nested_aliases(records));
+        let aliases = nested_aliases(records);
+        items.extend(syn::parse2::<syn::File>(quote! { #(#aliases)* })?.items);
         for t in typedefs {
-            out.extend(typedef(t, names, problems));
+            typedef(t, names, problems, &mut types, &mut items)?;
         }
-        out.extend(const_pairs(typedefs));
-        items.extend(syn::parse2::<syn::File>(out)?.items);
+        let pairs = const_pairs(typedefs);
+        items.extend(syn::parse2::<syn::File>(quote! { #(#pairs)* })?.items);
     }
     Ok(items)
 }
 
 /// `Debug` for a union: its name only, since which member is meaningful is not recorded in
 /// it (a struct derives `Debug`: every field, bitfield storage as bytes).
-fn debug_impl(r: &BoundRecord) -> TokenStream {
+fn debug_impl(r: &BoundRecord) -> Result<Option<syn::Item>, syn::Error> {
     if r.abi.kind != RecordKind::Union {
-        return TokenStream::new();
+        return Ok(None);
     }
-    let ty = ident(&r.name);
-    let name = &r.name;
-    quote! {
-        impl ::core::fmt::Debug for #ty {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.debug_struct(#name).finish_non_exhaustive()
+    let imp = fill!(
+        syn::ItemImpl,
+        {
+            impl ::core::fmt::Debug for __T {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.debug_struct(__name).finish_non_exhaustive()
+                }
             }
-        }
-    }
+        },
+        __T = ident(&r.name),
+        __name = str_expr(&r.name),
+    )?;
+    Ok(Some(syn::Item::Impl(imp)))
 }
 
 /// Whether `name` is a member bindgen made up for an anonymous union or struct.
@@ -268,16 +276,20 @@ fn record<'a>(
     if md.trim().is_empty() {
         md = format!("The C type `{}`.", r.name);
     }
-    let doc = docs::attrs(&md);
+    let doc = docs::attr_syntax(&md);
     if r.abi.opaque {
-        items.extend(
-            syn::parse2::<syn::File>(quote! {
-                #doc
+        let mut opaque = fill!(
+            syn::ItemStruct,
+            {
                 #[repr(C)]
-                pub struct #ty { _opaque: [u8; 0] }
-            })?
-            .items,
-        );
+                pub struct __T {
+                    _opaque: [u8; 0],
+                }
+            },
+            __T = ty,
+        )?;
+        opaque.attrs.splice(0..0, doc);
+        items.push(syn::Item::Struct(opaque));
         return Ok(());
     }
     let align = r.abi.repr.iter().find_map(|a| {
@@ -285,10 +297,13 @@ fn record<'a>(
             .and_then(|x| x.strip_suffix(')'))
             .and_then(|n| n.parse::<usize>().ok())
     });
-    let align = align.map(|n| {
-        let n = Literal::usize_unsuffixed(n);
-        quote! { #[repr(align(#n))] }
-    });
+    let align = match align {
+        Some(n) => {
+            let n = Literal::usize_unsuffixed(n);
+            syn::parse::Parser::parse2(syn::Attribute::parse_outer, quote! { #[repr(align(#n))] })?
+        }
+        None => Vec::new(),
+    };
     let mut fields = syn::punctuated::Punctuated::new();
     for f in &r.abi.fields {
         let ty = if f.bitfield_unit {
@@ -315,29 +330,48 @@ fn record<'a>(
         fields.push_punct(Default::default());
     }
     // A struct's `Debug` is derived (every field type of the crate has one); a union's is
-    // written by `debug_impl`.
-    let (kw, derive) = match r.abi.kind {
-        RecordKind::Struct => (quote! { struct }, quote! { #[derive(Clone, Copy, Debug)] }),
-        RecordKind::Union => (quote! { union }, quote! { #[derive(Clone, Copy)] }),
+    // written by `debug_impl`. The attributes: the docs, `#[repr(C)]`, the alignment, the
+    // derives.
+    let mut def = match r.abi.kind {
+        RecordKind::Struct => {
+            let mut s = fill!(
+                syn::ItemStruct,
+                {
+                    #[repr(C)]
+                    #[derive(Clone, Copy, Debug)]
+                    pub struct __T {}
+                },
+                __T = ty.clone(),
+            )?;
+            if let syn::Fields::Named(named) = &mut s.fields {
+                named.named = fields;
+            }
+            syn::Item::Struct(s)
+        }
+        RecordKind::Union => {
+            let mut u = fill!(
+                syn::ItemUnion,
+                {
+                    #[repr(C)]
+                    #[derive(Clone, Copy)]
+                    pub union __T {}
+                },
+                __T = ty.clone(),
+            )?;
+            u.fields.named = fields;
+            syn::Item::Union(u)
+        }
     };
-    let mut file: syn::File = syn::parse2(quote! {
-        #doc
-        #[repr(C)]
-        #align
-        #derive
-        pub #kw #ty {}
-
-        zeroed_default!(#ty);
-    })?;
-    match file.items.first_mut() {
-        Some(syn::Item::Struct(syn::ItemStruct {
-            fields: syn::Fields::Named(named),
-            ..
-        })) => named.named = fields,
-        Some(syn::Item::Union(u)) => u.fields.named = fields,
-        _ => {}
+    if let syn::Item::Struct(syn::ItemStruct { attrs, .. })
+    | syn::Item::Union(syn::ItemUnion { attrs, .. }) = &mut def
+    {
+        attrs.splice(1..1, align);
+        attrs.splice(0..0, doc);
     }
-    items.extend(file.items);
+    let mut zeroed: syn::ItemMacro = syn::parse2(quote! { zeroed_default!(T); })?;
+    zeroed.mac.tokens = quote! { #ty };
+    items.push(def);
+    items.push(syn::Item::Macro(zeroed));
     Ok(())
 }
 
@@ -349,7 +383,13 @@ fn bitfield_storage(c: &CType, names: &Names) -> TokenStream {
     }
 }
 
-fn typedef(t: &BoundTypedef, names: &Names, problems: &mut DocProblems) -> TokenStream {
+fn typedef<'a>(
+    t: &'a BoundTypedef,
+    names: &Names,
+    problems: &mut DocProblems,
+    types: &mut TypeCache<'a>,
+    items: &mut Vec<syn::Item>,
+) -> Result<(), syn::Error> {
     let ty = ident(&t.name);
     let mut md = match &t.doc {
         Some(d) => docs::markdown(d, names, &t.name, problems),
@@ -370,23 +410,40 @@ fn typedef(t: &BoundTypedef, names: &Names, problems: &mut DocProblems) -> Token
                 quote! { *mut #ptr }
             };
             md.push_str("\n\nAn opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].");
-            let doc = docs::attrs(&md);
-            quote! {
-                #doc
-                #[repr(transparent)]
-                #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-                pub struct #ty(pub #ptr);
-
-                c_handle!(#ty, #ptr);
-            }
+            let mut def = fill!(
+                syn::ItemStruct,
+                {
+                    #[repr(transparent)]
+                    #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+                    pub struct __T(pub __P);
+                },
+                __T = ty.clone(),
+                __P = syn::parse2::<syn::Type>(ptr.clone())?,
+            )?;
+            def.attrs.splice(0..0, docs::attr_syntax(&md));
+            let mut mac: syn::ItemMacro = syn::parse2(quote! { c_handle!(T, P); })?;
+            mac.mac.tokens = quote! { #ty, #ptr };
+            items.push(syn::Item::Struct(def));
+            items.push(syn::Item::Macro(mac));
         }
         _ => {
-            let doc = docs::attrs(&md);
-            let target = rust_type(&t.abi.ty.c, names);
-            quote! {
-                #doc
-                pub type #ty = #target;
-            }
+            let target = match &t.abi.ty.c {
+                CType::Primitive { name } if name == "void" => {
+                    syn::parse2(rust_type(&t.abi.ty.c, names))?
+                }
+                c => types.get(c, names)?.1.clone(),
+            };
+            let mut alias = fill!(
+                syn::ItemType,
+                {
+                    pub type __T = __Target;
+                },
+                __T = ty,
+                __Target = target,
+            )?;
+            alias.attrs.splice(0..0, docs::attr_syntax(&md));
+            items.push(syn::Item::Type(alias));
         }
     }
+    Ok(())
 }

@@ -227,9 +227,16 @@ pub struct Names {
     /// Record name → the handle typedef over a non-const pointer to it (`cudaGraphicsResource`
     /// → `cudaGraphicsResource_t`), when exactly one exists.
     handles: HashMap<String, String>,
+    /// C function name → the path of its typed wrapper, for the functions that have one.
+    typed: HashMap<String, String>,
 }
 
 impl Names {
+    /// C function name → the path of its typed wrapper ([`super::typed::paths`]).
+    pub fn typed_paths(&self) -> &HashMap<String, String> {
+        &self.typed
+    }
+
     /// The handle type over `*mut <record>`, if the crate has exactly one.
     pub fn handle_over(&self, record: &str) -> Option<&str> {
         self.handles.get(record).map(String::as_str)
@@ -237,7 +244,10 @@ impl Names {
 
     /// Builds the table for `b`: every emitted item, enum member, flag member and constant.
     pub fn for_bindings(b: &Bindings) -> Names {
-        let mut n = Names::default();
+        let mut n = Names {
+            typed: super::typed::paths(&b.functions),
+            ..Names::default()
+        };
         let mut handles: HashMap<String, Vec<String>> = HashMap::new();
         for t in &b.typedefs {
             if let (

@@ -64,23 +64,45 @@ impl RustValue {
     /// where a name is not a plain identifier or the key would differ, for the full row.
     fn row(&self, key: &str) -> Option<syn::Expr> {
         let plain = |names: &[&str]| names.iter().all(|n| super::names::is_plain_ident(n));
+        // `key` is `<what> <rest>`, compared without building the expected key.
+        let is = |what: &str, rest: &[&str]| {
+            let Some(mut k) = key.strip_prefix(what).and_then(|k| k.strip_prefix(' ')) else {
+                return false;
+            };
+            for (i, part) in rest.iter().enumerate() {
+                if i > 0 {
+                    let Some(after) = k.strip_prefix('.') else {
+                        return false;
+                    };
+                    k = after;
+                }
+                let Some(after) = k.strip_prefix(part) else {
+                    return false;
+                };
+                k = after;
+            }
+            k.is_empty()
+        };
         let (name, args) = match self {
-            RustValue::Size { record } if plain(&[record]) && key == format!("size {record}") => {
+            RustValue::Size { record } if plain(&[record]) && is("size", &[record]) => {
                 let r = ident(record);
                 ("size", quote! { #r })
             }
-            RustValue::Align { record } if plain(&[record]) && key == format!("align {record}") => {
+            RustValue::Align { record } if plain(&[record]) && is("align", &[record]) => {
                 let r = ident(record);
                 ("align", quote! { #r })
             }
             RustValue::Offset { record, field }
-                if plain(&[record, field]) && key == format!("offset {record}.{field}") =>
+                if plain(&[record, field]) && is("offset", &[record, field]) =>
             {
                 let (r, f) = (ident(record), ident(field));
                 ("offset", quote! { #r, #f })
             }
             RustValue::Value { ty, member } => {
-                let c_name = key.strip_prefix(&format!("value {ty}."))?;
+                let c_name = key
+                    .strip_prefix("value ")
+                    .and_then(|k| k.strip_prefix(ty.as_str()))
+                    .and_then(|k| k.strip_prefix('.'))?;
                 if !plain(&[ty, member, c_name]) {
                     return None;
                 }

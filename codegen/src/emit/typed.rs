@@ -29,7 +29,7 @@ pub const API: &str = "crate::api";
 /// Links that prefer the typed item of a C function, then the raw item.
 pub struct TypedLinks<'a> {
     pub names: &'a Names,
-    pub typed: HashMap<String, String>,
+    pub typed: &'a HashMap<String, String>,
 }
 
 impl Links for TypedLinks<'_> {
@@ -68,7 +68,7 @@ pub fn emit(
 ) -> Result<syn::File, syn::Error> {
     let links = TypedLinks {
         names,
-        typed: paths(functions),
+        typed: names.typed_paths(),
     };
     let mut file: syn::File = if part.is_first() {
         syn::parse2(head(functions))?

@@ -393,7 +393,10 @@ fn generated(b: &Bindings, pkg: &package::Package, pre: &str) -> Result<Output, 
     let mut doc_problems = Vec::new();
     for (job, mut parts) in jobs.iter().zip(bodies) {
         parts.sort_by_key(|(part, _, _)| part.index);
-        let mut contents = format!("{pre}\n");
+        let len = pre.len() + 1 + parts.iter().map(|(_, body, _)| body.len()).sum::<usize>();
+        let mut contents = String::with_capacity(len);
+        contents.push_str(pre);
+        contents.push('\n');
         for (_, body, problems) in parts {
             contents.push_str(&body);
             doc_problems.extend(problems);

@@ -54,12 +54,12 @@ pub fn attr_syntax(markdown: &str) -> Option<syn::Attribute> {
 /// The marker text standing for `markdown`'s lines as doc comments starting `comment`
 /// (`///` or `//!`; kept until expanded), or `None` for empty documentation.
 fn marker(markdown: &str, comment: &str) -> Option<String> {
-    let lines = trimmed_lines(markdown);
-    if lines.is_empty() {
-        return None;
-    }
-    let mut block = String::with_capacity(markdown.len() + 5 * lines.len());
-    for l in lines {
+    let mut block = String::with_capacity(markdown.len() + markdown.len() / 8 + 16);
+    // Blank lines seen since the last line with text: written only if text follows (none
+    // at either end).
+    let mut blanks: Vec<&str> = Vec::new();
+    let mut started = false;
+    let line = |block: &mut String, l: &str| {
         let l = l.trim_end_matches(' ');
         block.push_str(comment);
         if !l.is_empty() {
@@ -67,6 +67,22 @@ fn marker(markdown: &str, comment: &str) -> Option<String> {
         }
         block.push_str(l);
         block.push('\n');
+    };
+    for l in markdown.lines() {
+        if l.trim().is_empty() {
+            if started {
+                blanks.push(l);
+            }
+            continue;
+        }
+        for b in blanks.drain(..) {
+            line(&mut block, b);
+        }
+        line(&mut block, l);
+        started = true;
+    }
+    if !started {
+        return None;
     }
     Some(format!("{DOC_MARKER}{}", stash(block)))
 }
@@ -144,17 +160,6 @@ pub fn inner_attrs(markdown: &str) -> TokenStream {
     match marker(markdown, "//!") {
         Some(marker) => quote! { #![doc = #marker] },
         None => TokenStream::new(),
-    }
-}
-
-/// The lines of `markdown` without blank lines at either end.
-fn trimmed_lines(markdown: &str) -> Vec<&str> {
-    let lines: Vec<&str> = markdown.lines().collect();
-    let first = lines.iter().position(|l| !l.trim().is_empty());
-    let last = lines.iter().rposition(|l| !l.trim().is_empty());
-    match (first, last) {
-        (Some(first), Some(last)) => lines[first..=last].to_vec(),
-        _ => Vec::new(),
     }
 }
 

@@ -244,8 +244,11 @@ fn is_ident_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
-fn role(name: &str) -> String {
-    format!(":py:obj:`~.{name}`")
+/// The RST role that links `name` (`:py:obj:`~.name``), written at the end of `out`.
+fn push_role(out: &mut String, name: &str) {
+    out.push_str(":py:obj:`~.");
+    out.push_str(name);
+    out.push('`');
 }
 
 fn indent(text: &str, by: usize) -> String {
@@ -279,7 +282,12 @@ fn tidy(text: &str) -> String {
         out.push_str(l);
         out.push('\n');
     }
-    out.trim().to_string()
+    // Trimmed in place.
+    let end = out.trim_end().len();
+    let start = (out.len() - out.trim_start().len()).min(end);
+    out.truncate(end);
+    out.drain(..start);
+    out
 }
 
 fn entity(name: &str) -> Option<&'static str> {
@@ -384,17 +392,23 @@ impl<'a> Builder<'a> {
                 self.out
                     .see_also
                     .push(shown.unwrap_or(name).trim().to_string());
-                self.cur().push_str(&role(name));
+                push_role(self.cur(), name);
                 return;
             }
             Target::Return => self.out.errors.push(name.to_string()),
             _ => {}
         }
-        let r = match shown {
-            Some(text) if text != name => format!(":py:obj:`{text} <{name}>`"),
-            _ => role(name),
-        };
-        self.cur().push_str(&r);
+        let out = self.cur();
+        match shown {
+            Some(text) if text != name => {
+                out.push_str(":py:obj:`");
+                out.push_str(text);
+                out.push_str(" <");
+                out.push_str(name);
+                out.push_str(">`");
+            }
+            _ => push_role(out, name),
+        }
     }
 
     fn flush_sa(&mut self) {

@@ -166,24 +166,17 @@ pub fn emit_constants(
                     __T = ty.clone(),
                     __v = v,
                 )?,
-                ConstantKind::Handle { .. } => fill!(
+                // A handle is made by its tuple constructor, an enumerator by `from_raw`.
+                ConstantKind::Handle { .. } | ConstantKind::Enumerator { .. } => fill!(
                     syn::ItemConst,
                     {
                         pub const __id: __T = __make(__v as _);
                     },
                     __id = id,
                     __T = ty.clone(),
-                    __make = path(None)?,
-                    __v = v,
-                )?,
-                ConstantKind::Enumerator { .. } => fill!(
-                    syn::ItemConst,
-                    {
-                        pub const __id: __T = __make(__v as _);
-                    },
-                    __id = id,
-                    __T = ty.clone(),
-                    __make = path(Some("from_raw"))?,
+                    __make = path(
+                        matches!(k.kind, ConstantKind::Enumerator { .. }).then_some("from_raw"),
+                    )?,
                     __v = v,
                 )?,
             };

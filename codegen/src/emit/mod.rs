@@ -316,11 +316,7 @@ pub fn generate_bound(
     pkg: &package::Package,
     inputs: &[String],
 ) -> Result<Output, EmitError> {
-    generated(b, pkg, &preamble(inputs, &b.abi_source))
-}
-
-/// The generated files of [`generate_bound`], under the preamble `pre`.
-fn generated(b: &Bindings, pkg: &package::Package, pre: &str) -> Result<Output, EmitError> {
+    let pre = &preamble(inputs, &b.abi_source);
     let mut span = crate::clock::Span::start();
     // The audit tables on a thread of their own while this one names every item.
     let (names, tables) = std::thread::scope(|scope| {
@@ -383,10 +379,7 @@ fn generated(b: &Bindings, pkg: &package::Package, pre: &str) -> Result<Output, 
     let mut bodies: Vec<Vec<(Part, String, Vec<String>)>> =
         jobs.iter().map(|_| Vec::new()).collect();
     for (r, &(j, part)) in rendered.into_iter().zip(&pieces) {
-        let (body, problems) = r.map_err(|_| EmitError::Syntax {
-            file: jobs[j].name.to_string(),
-            message: "the emitter panicked while building it (a bug: please report it)".into(),
-        })??;
+        let (body, problems) = r.map_err(|_| panicked(jobs[j].name))??;
         bodies[j].push((part, body, problems));
     }
     let mut files = Vec::new();

@@ -245,7 +245,7 @@ type Entries = Vec<(ManifestEntry, PathBuf, bool)>;
 /// documents share one manifest, which is then read and its paths resolved once, not once
 /// per document. Shared by the threads that read the documents.
 #[derive(Default)]
-struct Manifests(std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<Entries>>>);
+struct Manifests(std::sync::Mutex<foldhash::HashMap<PathBuf, std::sync::Arc<Entries>>>);
 
 impl Manifests {
     /// The entries of the manifest `m` in folder `d`.

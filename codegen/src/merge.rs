@@ -196,7 +196,7 @@ fn fill_parts<T>(
     text_mut: impl Fn(&mut T) -> (&String, &mut String),
     text: impl Fn(&T) -> (&String, &String),
 ) {
-    let mut by_name: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    let mut by_name: foldhash::HashMap<&str, &str> = foldhash::HashMap::default();
     for t in theirs {
         let (name, doc) = text(t);
         by_name.entry(name.as_str()).or_insert(doc.as_str());

@@ -5,6 +5,7 @@
 mod out;
 
 mod abi_cmd;
+mod allocator;
 mod audit_cmd;
 mod codegen_cmd;
 mod coverage_cmd;
@@ -19,7 +20,7 @@ mod wheel;
 /// small token and string values, and with glibc's allocator that was about a third of a
 /// `cargo xtask codegen --check` run (`perf record`, 2026-11-23).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::Mimalloc = allocator::Mimalloc;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

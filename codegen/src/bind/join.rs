@@ -5,7 +5,9 @@
 //! aliases (`cudaError_t` → `cudaError`). Every type a bound item mentions is pulled in too
 //! (undocumented records and enums the ABI needs), so the emitted crate is complete.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use foldhash::HashMap;
 
 use crate::abi::{self, Abi, CType};
 use crate::diag::{Diagnostic, Severity};
@@ -411,7 +413,7 @@ impl<'a> Joiner<'a> {
         let abi = self.abi;
         // Documentation of each ABI type name, from the docs' enums, structs and typedefs; the
         // first document naming a type wins (the merge puts the preferred source first).
-        let mut doc_enum = HashMap::new();
+        let mut doc_enum = HashMap::default();
         for e in &self.api.enums {
             let target = abi.resolve_alias(&e.name).to_string();
             if abi.enums.contains_key(&target) {
@@ -426,7 +428,7 @@ impl<'a> Joiner<'a> {
                 });
             }
         }
-        let mut doc_record = HashMap::new();
+        let mut doc_record = HashMap::default();
         for s in &self.api.structs {
             let target = abi.resolve_alias(&s.name).to_string();
             if abi.records.contains_key(&target) {
@@ -447,7 +449,7 @@ impl<'a> Joiner<'a> {
                 });
             }
         }
-        let mut doc_typedef = HashMap::new();
+        let mut doc_typedef = HashMap::default();
         for t in &self.api.typedefs {
             if abi.typedefs.contains_key(&t.name)
                 || abi.records.contains_key(&t.name)

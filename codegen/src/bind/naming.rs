@@ -2,7 +2,7 @@
 //! SCREAMING_SNAKE_CASE without their shared prefix, typed functions and parameters in
 //! snake_case. These are rules over names alone; they know no CUDA item.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use heck::ToShoutySnakeCase;
 
@@ -28,7 +28,7 @@ pub fn member_names(members: &[&str]) -> Vec<String> {
         })
         .collect();
     // Collisions (after prefix stripping) fall back to the full member names.
-    let mut counts: HashMap<String, usize> = HashMap::new();
+    let mut counts: HashMap<String, usize> = HashMap::default();
     for n in &out {
         *counts.entry(n.clone()).or_default() += 1;
     }

@@ -11,7 +11,7 @@
 //! diagnostic, and its function gets no typed wrapper. This module does not emit code
 //! ([`crate::emit::typed`] does).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -159,7 +159,7 @@ pub fn resolve_all(b: &mut Bindings) {
         };
         (result, unsafe_records, rulings)
     });
-    let mut taken: HashMap<String, String> = HashMap::new();
+    let mut taken: HashMap<String, String> = HashMap::default();
     let mut all_rulings = Vec::new();
     for (f, outcome) in b.functions.iter_mut().zip(outcomes) {
         let (result, unsafe_records, rulings) =
@@ -505,7 +505,7 @@ fn resolve_inner(
         roles[i] = Some(role);
     }
     // Pair every list with its count.
-    let mut counts: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut counts: HashMap<usize, Vec<usize>> = HashMap::default();
     let mut in_out_counts: Vec<(usize, Vec<usize>)> = Vec::new();
     let mut borrowed: Vec<(usize, Vec<usize>)> = Vec::new();
     for &s in &slices {
@@ -567,7 +567,7 @@ fn resolve_inner(
         });
     }
     let roles: Vec<Role> = roles.into_iter().flatten().collect();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = foldhash::HashSet::default();
     unsafe_records.retain(|r| seen.insert(r.clone()));
     if roles.iter().filter(|r| **r == Role::UserData).count() > 1 {
         return Err(

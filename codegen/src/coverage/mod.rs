@@ -21,7 +21,9 @@
 //! `docs/coverage-report.schema.json`. Reading the library's symbols is [`exports`];
 //! laying the result out is [`render`]. This module prints nothing and opens no library.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use foldhash::HashMap;
 
 use serde::{Deserialize, Serialize};
 

@@ -239,7 +239,7 @@ pub fn preamble(inputs: &[String], abi: &str) -> String {
 pub struct OnDisk {
     /// Owned files, by `/`-separated path relative to the folder, with their bytes (`None`
     /// where a file is listed but could not be read).
-    files: std::collections::HashMap<String, Option<Vec<u8>>>,
+    files: foldhash::HashMap<String, Option<Vec<u8>>>,
     /// The owned paths, in the order the folder listed them.
     owned: Vec<String>,
 }

@@ -11,9 +11,9 @@
 //! and parsing them back with syn cost; prettyplease prints the same text either way.
 //! Use it through the [`fill!`] macro.
 
+use foldhash::HashMap;
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use proc_macro2::{Ident, TokenStream};
 use syn::punctuated::Punctuated;
@@ -72,7 +72,7 @@ thread_local! {
     /// Parsed templates of this thread, by the type of the closure that writes them (each
     /// closure literal has a type of its own). Syntax trees hold spans that must stay on the
     /// thread that made them, so each thread parses its own.
-    static TEMPLATES: RefCell<HashMap<TypeId, Box<dyn Any>>> = RefCell::new(HashMap::new());
+    static TEMPLATES: RefCell<HashMap<TypeId, Box<dyn Any>>> = RefCell::new(HashMap::default());
 }
 
 /// The placeholders of `tokens` (identifiers starting with `__`) with their occurrences.

@@ -4,7 +4,7 @@
 //! Both files are built as syntax trees from parsed templates ([`super::fill`]; a flag type's
 //! members share the enums' member template), not as tokens for syn to parse back.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use proc_macro2::Literal;
 use quote::quote;
@@ -113,7 +113,7 @@ pub fn emit_constants(
     problems: &mut DocProblems,
 ) -> Result<Vec<syn::Item>, syn::Error> {
     // The constants' few types, each parsed once.
-    let mut types: HashMap<&str, syn::Type> = HashMap::new();
+    let mut types: HashMap<&str, syn::Type> = HashMap::default();
     constants
         .iter()
         .map(|k| {

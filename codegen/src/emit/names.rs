@@ -2,7 +2,7 @@
 //! resolves a documentation name to the Rust path of the item emitted for it (for intra-doc
 //! links). The Rust names themselves are decided in the model ([`crate::bind::naming`]).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
@@ -248,7 +248,7 @@ impl Names {
             typed: super::typed::paths(&b.functions),
             ..Names::default()
         };
-        let mut handles: HashMap<String, Vec<String>> = HashMap::new();
+        let mut handles: HashMap<String, Vec<String>> = HashMap::default();
         for t in &b.typedefs {
             if let (
                 crate::abi::TypedefKind::Handle,

@@ -20,7 +20,7 @@
 //! offset; the storage's effect shows in the record's size and alignment and the offset of
 //! the next field). This module does not compile or run anything; the tests do.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::fmt::Write;
 
 use proc_macro2::TokenStream;

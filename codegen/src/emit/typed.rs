@@ -8,7 +8,7 @@
 //! lets a caller cause undefined behaviour (raw pointer, handle, callback, user data, a record
 //! holding pointers). This module decides nothing: roles and names come from the model.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;

@@ -2,7 +2,7 @@
 //! opaque handles as `#[repr(transparent)]` pointer newtypes, callbacks as nullable
 //! `extern "C"` function pointers, and scalar or record aliases as `pub type`.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -181,7 +181,7 @@ fn nested_aliases(records: &[BoundRecord]) -> Vec<TokenStream> {
     let existing: Vec<&str> = records.iter().map(|r| r.name.as_str()).collect();
     let mut made: Vec<String> = Vec::new();
     let mut out = Vec::new();
-    let mut readable: HashMap<String, String> = HashMap::new();
+    let mut readable: HashMap<String, String> = HashMap::default();
     for r in records {
         let parent = readable
             .get(&r.name)

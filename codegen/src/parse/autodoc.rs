@@ -13,7 +13,7 @@
 //! page and are not API text. A heading with nothing under it but further headings (the page
 //! title) is not a section.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::diag::Diagnostics;
 use crate::doctype::TypeRef;

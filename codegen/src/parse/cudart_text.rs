@@ -18,7 +18,9 @@
 
 mod items;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::HashMap;
 
 use crate::diag::Diagnostics;
 use crate::doctype::TypeRef;
@@ -39,7 +41,7 @@ pub fn parse(file: &str, text: &str) -> Api {
     let mut b = Builder {
         diags,
         api: Api::default(),
-        seen: HashMap::new(),
+        seen: HashMap::default(),
         known: KnownTypes::default(),
     };
     b.build(&blocks, text.ends_with('\n'));
@@ -381,7 +383,7 @@ impl Builder {
             return;
         }
         let parts = Parts::split(&b.body);
-        let mut labels_seen = std::collections::HashSet::new();
+        let mut labels_seen = foldhash::HashSet::default();
         for (label, n, lines) in &parts.by_label {
             if !labels_seen.insert(*label) {
                 // Only the first part of a label is read: the label and its lines are unread.
@@ -480,7 +482,7 @@ impl Builder {
         // Items naming a parameter the signature has go to it; the rest are matched in order
         // with the signature parameters left over (the docs sometimes use the C name).
         // By name through a map, so that matching is linear in the number of parameters.
-        let mut by_name: HashMap<&str, VecDeque<usize>> = HashMap::new();
+        let mut by_name: HashMap<&str, VecDeque<usize>> = HashMap::default();
         for (k, d) in documented.iter().enumerate() {
             by_name.entry(d.1).or_default().push_back(k);
         }
@@ -538,7 +540,7 @@ impl Builder {
             return;
         }
         let bulleted = list.iter().any(|x| x.2);
-        let mut listed: std::collections::HashSet<String> = errors.iter().cloned().collect();
+        let mut listed: foldhash::HashSet<String> = errors.iter().cloned().collect();
         for (k, (n, text, _)) in list.iter().enumerate() {
             if let Some((on, ty, desc)) = param_item(text).filter(|_| bulleted) {
                 params.push(Param {
@@ -629,7 +631,7 @@ impl Builder {
 fn see_also(lines: &[(u32, &str)]) -> Vec<String> {
     let text = paragraphs(lines.iter().map(|x| x.1));
     let mut out: Vec<String> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = foldhash::HashSet::default();
     for item in text.split(',') {
         let n: String = item
             .trim()

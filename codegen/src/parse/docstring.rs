@@ -209,7 +209,7 @@ pub struct Docstring {
     /// What each line given to [`parse`] was read as, one entry per line.
     pub parts: Vec<Part>,
     /// Index into `attributes` by name, for info fields that name an attribute again.
-    by_name: std::collections::HashMap<String, usize>,
+    by_name: foldhash::HashMap<String, usize>,
 }
 
 impl Docstring {

@@ -18,7 +18,7 @@ pub mod sphinx_blocks;
 pub mod sphinx_text;
 pub mod unread;
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 
 use crate::diag::Diagnostics;
 use crate::ir::{Api, Document, Format};
@@ -30,7 +30,7 @@ pub(crate) fn first_of_each_name<T>(
     items: Vec<T>,
     name: impl Fn(&T) -> &str,
 ) -> (Vec<T>, Vec<String>) {
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen: HashSet<String> = HashSet::default();
     let mut kept = Vec::with_capacity(items.len());
     let mut dropped = Vec::new();
     for item in items {

@@ -32,7 +32,7 @@
 //! and the first definition is kept. Docstrings are read by [`super::docstring`]. Nothing
 //! here reads lines or lists CUDA names.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 
 use crate::diag::{Diagnostics, Severity};
 use crate::doctype::TypeRef;
@@ -53,7 +53,7 @@ pub fn build(blocks: &[Block<'_>], diags: &mut Diagnostics) -> Api {
         diags,
         section: None,
         members: None,
-        seen: HashMap::new(),
+        seen: HashMap::default(),
     };
     let mut i = 0;
     while i < blocks.len() {
@@ -271,7 +271,7 @@ impl Builder<'_> {
         };
         let name = signature::short_name(call.qualified).to_string();
         let mut inputs: Vec<SigParam> = Vec::new();
-        let mut names = HashSet::new();
+        let mut names = HashSet::default();
         for piece in signature::split_top_level(call.args.unwrap_or(""), ',') {
             match signature::parse_param(piece) {
                 Ok(p) if !names.insert(p.name.clone()) => {
@@ -383,11 +383,11 @@ impl Builder<'_> {
         source: &Source,
     ) -> Vec<Param> {
         // Name → first index, so that matching is linear in the number of parameters.
-        let mut documented: HashMap<&str, usize> = HashMap::new();
+        let mut documented: HashMap<&str, usize> = HashMap::default();
         for (j, d) in doc.params.iter().enumerate() {
             documented.entry(d.name.as_str()).or_insert(j);
         }
-        let mut types: HashMap<&str, &str> = HashMap::new();
+        let mut types: HashMap<&str, &str> = HashMap::default();
         for t in &doc.param_types {
             types.entry(t.name.as_str()).or_insert(t.text.as_str());
         }
@@ -471,7 +471,7 @@ impl Builder<'_> {
 
     fn fields(&mut self, owner: &str, doc: &Docstring, source: &Source) -> Vec<Field> {
         let mut fields: Vec<Field> = Vec::with_capacity(doc.attributes.len());
-        let mut names = HashSet::new();
+        let mut names = HashSet::default();
         for a in &doc.attributes {
             let src = at(source, a.line);
             if !names.insert(a.name.as_str()) {
@@ -853,7 +853,7 @@ impl Builder<'_> {
     /// The index of member `name` of enum `idx`, if it has one.
     fn variant_named(&mut self, idx: usize, name: &str) -> Option<usize> {
         if self.members.as_ref().map(|m| m.0) != Some(idx) {
-            let mut index = HashMap::new();
+            let mut index = HashMap::default();
             for (k, v) in self.api.enums[idx].variants.iter().enumerate() {
                 index.entry(v.name.clone()).or_insert(k);
             }

@@ -8,7 +8,7 @@
 //! `typedef struct { … } X;` takes the typedef's name); `read_headers` checks each
 //! against the fields bindgen gave it. This module only reads; it knows no CUDA names.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::ffi::{c_char, c_int, c_uint, c_ulong, CStr, CString};
 use std::path::Path;
 
@@ -168,7 +168,7 @@ impl Relativiser {
         dirs.sort_by_key(|d| std::cmp::Reverse(d.len()));
         Relativiser {
             dirs,
-            cache: HashMap::new(),
+            cache: HashMap::default(),
         }
     }
 

@@ -5,7 +5,7 @@
 //! They work on one string at a time and know no CUDA names; types they need to recognise
 //! are the ones the page itself states elsewhere (passed in as `known`).
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 
 use crate::text::split_after_last;
 
@@ -146,7 +146,7 @@ pub fn status_codes(text: &str, known: &KnownTypes) -> Option<Vec<String>> {
         return Some(Vec::new());
     }
     let mut codes = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = foldhash::HashSet::default();
     for tok in t.split(|c: char| c == ',' || c.is_whitespace()) {
         let tok = clean_token(tok);
         if tok.is_empty() || tok.chars().all(|c| c.is_ascii_digit()) {

@@ -7,7 +7,7 @@
 //! that table; [`super::markup`] renders each use, and reports the aliases the table lacks or
 //! marks as not found.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::OnceLock;
 
 use serde::Deserialize;

@@ -24,7 +24,7 @@ mod scan;
 
 pub use aliases::{Alias, AliasKind, Aliases};
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::diag::Diagnostics;
 use crate::doctype::TypeRef;
@@ -58,16 +58,16 @@ pub fn parse(file: &str, text: &str) -> Api {
         docs: &scanned.docs,
         api: Api::default(),
         groups: Vec::new(),
-        titles: HashMap::new(),
-        sections: HashMap::new(),
+        titles: HashMap::default(),
+        sections: HashMap::default(),
         pending: None,
         stmt: String::new(),
         stmt_code: false,
         stmt_line: 0,
         depth: 0,
         in_cond: None,
-        seen: HashMap::new(),
-        values: HashMap::new(),
+        seen: HashMap::default(),
+        values: HashMap::default(),
         last_define: None,
     };
     for ev in &scanned.events {

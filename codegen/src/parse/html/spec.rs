@@ -13,9 +13,9 @@
 //! Nesting deeper than [`MAX_DEPTH`] ends the reading (see there). It does not decide what is
 //! the page's main content.
 
+use foldhash::HashMap;
 use std::borrow::Cow;
 use std::cell::{Cell, Ref, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use ego_tree::NodeId;
@@ -116,7 +116,7 @@ impl Sink {
             ids: RefCell::new(vec![root]),
             names: RefCell::new(vec![None]),
             depth: RefCell::new(vec![0]),
-            templates: RefCell::new(HashMap::new()),
+            templates: RefCell::new(HashMap::default()),
             line: Cell::new(1),
             errors: RefCell::new(Vec::new()),
             too_deep,

@@ -212,7 +212,8 @@ pub struct Converted {
 
 /// Is `line` one of the placeholders the docs put where a C++ example was?
 fn is_placeholder(line: &str) -> bool {
-    let l = line.trim().trim_matches('*').trim();
+    // Both texts end in a letter: trimming the line's end could not change a match.
+    let l = line.trim_start().trim_start_matches('*').trim_start();
     l.starts_with("View CUDA Toolkit Documentation for a C++ code example")
         || l.starts_with("View CUDA Toolkit Documentation for a C code example")
 }
@@ -220,7 +221,7 @@ fn is_placeholder(line: &str) -> bool {
 /// Converts a block of RST (several paragraphs, lists, directives) to Markdown.
 pub fn convert(rst: &str, links: &dyn Links) -> Converted {
     let mut out = Converted::default();
-    let lines: Vec<&str> = rst.lines().collect();
+    let lines: Vec<&str> = crate::text::lines(rst).collect();
     let mut md: Vec<String> = Vec::new();
     let mut i = 0;
     while i < lines.len() {

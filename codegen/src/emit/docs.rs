@@ -68,7 +68,7 @@ fn marker(markdown: &str, comment: &str) -> Option<String> {
         block.push_str(l);
         block.push('\n');
     };
-    for l in markdown.lines() {
+    for l in crate::text::lines(markdown) {
         if l.trim().is_empty() {
             if started {
                 blanks.push(l);
@@ -89,6 +89,7 @@ fn marker(markdown: &str, comment: &str) -> Option<String> {
 
 /// What starts the text of a marker attribute (see [`attrs`]); documentation never holds it.
 const DOC_MARKER: char = '\u{1}';
+const _: () = assert!(DOC_MARKER.is_ascii(), "searched for as one byte");
 
 /// The text blocks markers stand for ([`attrs`], [`super::files::comment`]), by marker
 /// number; each is taken when expanded.
@@ -114,10 +115,13 @@ pub fn take(id: usize) -> Option<String> {
 pub fn expand_markers(text: &str) -> Option<String> {
     // A marker attribute left as tokens (inside a macro call, which prettyplease prints
     // verbatim) would lose its text: refuse it.
-    if text.contains("\\u{1}") {
+    // The searches are memchr's (the text is a whole file; each search starts a line).
+    if memchr::memmem::find(text.as_bytes(), b"\\u{1}").is_some() {
         return None;
     }
-    if !text.contains(DOC_MARKER) {
+    let marker_byte = DOC_MARKER as u8;
+    let find_marker = |s: &str| memchr::memchr(marker_byte, s.as_bytes());
+    if find_marker(text).is_none() {
         return Some(text.to_string());
     }
     // `///` or `//!`, then the marker.
@@ -125,11 +129,12 @@ pub fn expand_markers(text: &str) -> Option<String> {
     let mut out = String::with_capacity(text.len() * 2);
     // From marker to marker (text between them is copied at once).
     let mut rest = text;
-    while let Some(mark) = rest.find(DOC_MARKER) {
-        let line_end = rest[mark..].find('\n').map_or(rest.len(), |i| mark + i + 1);
+    while let Some(mark) = find_marker(rest) {
+        let line_end =
+            memchr::memchr(b'\n', &rest.as_bytes()[mark..]).map_or(rest.len(), |i| mark + i + 1);
         let at = mark.saturating_sub(3);
         let commented = matches!(rest.get(at..mark), Some("///" | "//!"));
-        let line_start = rest[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line_start = memchr::memrchr(b'\n', &rest.as_bytes()[..at]).map_or(0, |i| i + 1);
         let indent = &rest[line_start..at];
         if !commented || !indent.chars().all(char::is_whitespace) {
             // Not a doc comment line made of a marker: kept as it is.

@@ -134,16 +134,20 @@ fn comment_text(id: usize) -> Option<String> {
 /// prettyplease breaks a long one) turned into `//` comment lines at its indentation, the
 /// text wrapped to 100 columns.
 fn comments(text: &str) -> String {
-    if !text.contains(COMMENT_MARKER) {
+    // memchr's searches: the text is a whole file.
+    let marker = memchr::memmem::Finder::new(COMMENT_MARKER);
+    if marker.find(text.as_bytes()).is_none() {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     // From marker to marker: the text between them is copied at once.
     let mut rest = text;
-    while let Some(at) = rest.find(COMMENT_MARKER) {
-        let line_start = rest[..at].rfind('\n').map_or(0, |i| i + 1);
+    while let Some(at) = marker.find(rest.as_bytes()) {
+        let line_start = memchr::memrchr(b'\n', &rest.as_bytes()[..at]).map_or(0, |i| i + 1);
         let indent = &rest[line_start..at];
-        let line_end = |from: usize| rest[from..].find('\n').map_or(rest.len(), |i| from + i);
+        let line_end = |from: usize| {
+            memchr::memchr(b'\n', &rest.as_bytes()[from..]).map_or(rest.len(), |i| from + i)
+        };
         if !indent.chars().all(char::is_whitespace) {
             // Not the first thing on its line: not a marker statement.
             let end = (line_end(at) + 1).min(rest.len());
@@ -169,7 +173,7 @@ fn comments(text: &str) -> String {
         match kept {
             Some(kept) => {
                 let width = 100usize.saturating_sub(indent.len() + 3).max(40);
-                for l in kept.lines() {
+                for l in crate::text::lines(&kept) {
                     for wrapped in wrap(l, width) {
                         out.push_str(indent);
                         out.push_str("// ");
@@ -258,10 +262,12 @@ impl OnDisk {
 
     /// The bytes of `rel` (a path relative to the folder) as the folder held them: from what
     /// was read, or from the disk for a path the generator does not own.
-    fn current(&self, dir: &Path, rel: &str) -> Option<Vec<u8>> {
+    fn current(&self, dir: &Path, rel: &str) -> Option<std::borrow::Cow<'_, [u8]>> {
         match self.files.get(rel) {
-            Some(bytes) => bytes.clone(),
-            None => std::fs::read(dir.join(rel)).ok(),
+            Some(bytes) => bytes.as_deref().map(std::borrow::Cow::Borrowed),
+            None => std::fs::read(dir.join(rel))
+                .ok()
+                .map(std::borrow::Cow::Owned),
         }
     }
 }

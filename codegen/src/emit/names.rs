@@ -52,6 +52,17 @@ pub fn ident(name: &str) -> Ident {
 /// Whether `name` is an identifier that is no Rust keyword (what `syn` accepts as an `Ident`),
 /// checked without a parser: a codegen run asks this for every name it emits.
 pub fn is_plain_ident(name: &str) -> bool {
+    if name.is_ascii() {
+        // The common case, without the Unicode tables (which agree with this on ASCII).
+        let mut bytes = name.bytes();
+        let start = bytes
+            .next()
+            .is_some_and(|c| c == b'_' || c.is_ascii_alphabetic());
+        return start
+            && bytes.all(|c| c == b'_' || c.is_ascii_alphanumeric())
+            && name != "_"
+            && !is_keyword(name);
+    }
     let mut chars = name.chars();
     let start = chars
         .next()
@@ -336,5 +347,40 @@ mod tests {
     fn keywords_become_raw_identifiers() {
         assert_eq!(ident("type").to_string(), "r#type");
         assert_eq!(ident("size").to_string(), "size");
+    }
+
+    #[test]
+    fn plain_identifiers_are_what_syn_accepts() {
+        for name in [
+            "size",
+            "_x",
+            "x1",
+            "_",
+            "1x",
+            "",
+            "type",
+            "a-b",
+            "a b",
+            "cudaError_t",
+            "Self",
+            "self",
+            "async",
+            "gen",
+            "union",
+            "é",
+            "xé",
+            "x\u{3000}",
+            "\u{fffd}",
+            "_\u{300}",
+            "名前",
+            "a\u{200d}",
+            "ℕ",
+        ] {
+            assert_eq!(
+                is_plain_ident(name),
+                syn::parse_str::<proc_macro2::Ident>(name).is_ok_and(|i| i == name),
+                "{name:?}"
+            );
+        }
     }
 }

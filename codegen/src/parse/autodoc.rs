@@ -46,7 +46,7 @@ const ADORNMENT: &[char] = &[
 
 /// Parses autodoc reStructuredText. Never panics; problems become diagnostics.
 pub fn parse(file: &str, text: &str) -> Api {
-    let lines: Vec<&str> = text.lines().collect();
+    let lines: Vec<&str> = crate::text::lines(text).collect();
     let mut p = Parser {
         lines: &lines,
         diags: Diagnostics::new(file),

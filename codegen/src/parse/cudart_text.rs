@@ -35,7 +35,7 @@ const LABELS: [&str; 5] = ["Parameters", "Returns", "Return type", "See also", "
 
 /// Parses the text rendering of a `cuda.cudart` page. Never panics.
 pub fn parse(file: &str, text: &str) -> Api {
-    let lines: Vec<&str> = text.lines().collect();
+    let lines: Vec<&str> = crate::text::lines(text).collect();
     let mut diags = Diagnostics::new(file);
     let blocks = scan(&lines, &mut diags);
     let mut b = Builder {

@@ -30,7 +30,7 @@ pub fn detect(text: &str) -> Option<Format> {
     let mut directive = false;
     let mut rendered_heading = false;
     let mut processed = false;
-    for l in head.lines() {
+    for l in crate::text::lines(head) {
         let t = l.trim_start();
         preprocessor |= ["#include", "#define", "#ifndef", "#if ", "#if("]
             .iter()
@@ -42,16 +42,17 @@ pub fn detect(text: &str) -> Option<Format> {
     if preprocessor && has_doxygen_comment(head) {
         return Some(Format::DoxygenHeader);
     }
-    if head.contains("<div") && head.contains("</") {
+    // memchr's substring search: the head is up to 200 kB.
+    let contains =
+        |needle: &str| memchr::memmem::find(head.as_bytes(), needle.as_bytes()).is_some();
+    if contains("<div") && contains("</") {
         return Some(Format::Html);
     }
     if directive && !rendered_heading {
         return Some(Format::AutodocRst);
     }
     if rendered_heading {
-        let raw_rst = head.contains(":returns:")
-            || head.contains(":param ")
-            || head.contains(".. attribute::");
+        let raw_rst = contains(":returns:") || contains(":param ") || contains(".. attribute::");
         if raw_rst {
             return Some(Format::BindingsText);
         }

@@ -122,8 +122,7 @@ fn start_of<'a>(lines: &[&'a str], i: usize) -> Option<Start<'a>> {
 
 /// Cuts `text` into blocks; reports unclosed signatures and stray text into `diags`.
 pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
-    let lines: Vec<&'a str> = text
-        .split('\n')
+    let lines: Vec<&'a str> = crate::text::split_at_newlines(text)
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .collect();
     let file = diags.file().to_string();

@@ -76,9 +76,11 @@ pub fn param_item(text: &str) -> Option<(&str, &str, &str)> {
 
 /// An identifier: a letter or `_`, then letters, digits and `_`.
 pub fn is_ident(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    // Bytes, not characters: every byte of a non-ASCII character fails both tests, as the
+    // character would.
+    let mut bytes = s.bytes();
+    matches!(bytes.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_')
+        && bytes.all(|c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
 /// Types longer than this, in characters, are not looked for at the start of a text (no real

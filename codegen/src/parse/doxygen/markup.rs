@@ -253,7 +253,7 @@ fn push_role(out: &mut String, name: &str) {
 
 fn indent(text: &str, by: usize) -> String {
     let pad = " ".repeat(by);
-    text.lines()
+    crate::text::lines(text)
         .map(|l| {
             if l.trim().is_empty() {
                 String::new()
@@ -269,7 +269,7 @@ fn indent(text: &str, by: usize) -> String {
 fn tidy(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut blank_run = 0;
-    for l in text.lines() {
+    for l in crate::text::lines(text) {
         let l = l.trim_end();
         if l.is_empty() {
             blank_run += 1;
@@ -439,7 +439,10 @@ impl<'a> Builder<'a> {
             }
             Target::Param(i) => {
                 if let Some(p) = self.out.params.get_mut(i) {
-                    p.text = text.lines().map(str::trim).collect::<Vec<_>>().join("\n");
+                    p.text = crate::text::lines(&text)
+                        .map(str::trim)
+                        .collect::<Vec<_>>()
+                        .join("\n");
                 }
             }
             Target::Return => {
@@ -1193,7 +1196,7 @@ impl<'a> Builder<'a> {
         self.alias_depth += 1;
         match alias.kind {
             AliasKind::Inline => {
-                for (k, l) in alias.text.lines().enumerate() {
+                for (k, l) in crate::text::lines(&alias.text).enumerate() {
                     if k > 0 {
                         self.newline();
                     }
@@ -1204,7 +1207,7 @@ impl<'a> Builder<'a> {
                 self.end_para();
                 for para in alias.text.split("\n\n") {
                     self.target = Target::Note("note");
-                    for (k, l) in para.lines().enumerate() {
+                    for (k, l) in crate::text::lines(para).enumerate() {
                         if k > 0 {
                             self.newline();
                         }

@@ -265,7 +265,7 @@ impl Scanner<'_> {
         }
         let body = &raw[skip..];
         let mut lines = Vec::new();
-        for (k, l) in body.split('\n').enumerate() {
+        for (k, l) in crate::text::split_at_newlines(body).enumerate() {
             let l = l.strip_suffix('\r').unwrap_or(l);
             let text = if k == 0 { l } else { undecorate(l) };
             lines.push((start_line + k as u32, text.to_string()));

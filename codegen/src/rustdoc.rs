@@ -222,7 +222,7 @@ fn is_placeholder(line: &str) -> bool {
 pub fn convert(rst: &str, links: &dyn Links) -> Converted {
     let mut out = Converted::default();
     let lines: Vec<&str> = crate::text::lines(rst).collect();
-    let mut md: Vec<String> = Vec::new();
+    let mut md = MdLines::with_capacity(rst.len() + rst.len() / 4);
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -239,46 +239,62 @@ pub fn convert(rst: &str, links: &dyn Links) -> Converted {
                 match name.trim() {
                     "seealso" => {
                         let all = std::iter::once(arg)
-                            .chain(body.iter().map(|s| s.as_str()))
+                            .chain(body.iter().copied())
                             .collect::<Vec<_>>()
                             .join(" ");
                         out.see_also.extend(names_in(&all));
                     }
                     "note" | "warning" | "attention" | "important" | "caution" | "tip" => {
                         let label = capitalise(name.trim());
-                        let text = std::iter::once(arg.to_string())
-                            .chain(body.iter().cloned())
-                            .filter(|s| !s.trim().is_empty())
-                            .map(|s| inline(s.trim(), links))
-                            .collect::<Vec<_>>()
-                            .join(" ");
-                        blank(&mut md);
-                        md.push(format!("> **{label}:** {text}"));
-                        blank(&mut md);
+                        md.blank();
+                        let start = md.start();
+                        md.text.push_str("> **");
+                        md.text.push_str(&label);
+                        md.text.push_str(":** ");
+                        let mut first = true;
+                        for s in std::iter::once(arg).chain(body.iter().copied()) {
+                            let s = s.trim();
+                            if s.is_empty() {
+                                continue;
+                            }
+                            if !first {
+                                md.text.push(' ');
+                            }
+                            first = false;
+                            inline_into(&mut md.text, s, links);
+                        }
+                        md.end(start);
+                        md.blank();
                     }
                     "rubric" => {
-                        blank(&mut md);
-                        md.push(format!("**{}**", inline(arg, links)));
-                        blank(&mut md);
+                        md.blank();
+                        let start = md.start();
+                        md.text.push_str("**");
+                        inline_into(&mut md.text, arg, links);
+                        md.text.push_str("**");
+                        md.end(start);
+                        md.blank();
                     }
                     "code-block" | "code" | "sourcecode" | "parsed-literal" => {
                         fence(&mut md, &body);
                     }
                     "deprecated" => {
-                        blank(&mut md);
+                        md.blank();
                         let text = body.iter().map(|s| s.trim()).collect::<Vec<_>>().join(" ");
-                        md.push(
+                        md.line(
                             format!("**Deprecated** {}: {}", arg, inline(&text, links))
-                                .trim_end_matches(": ")
-                                .to_string(),
+                                .trim_end_matches(": "),
                         );
-                        blank(&mut md);
+                        md.blank();
                     }
                     other => {
                         out.unknown_directives.push(other.to_string());
-                        for b in std::iter::once(arg.to_string()).chain(body) {
-                            if !b.trim().is_empty() {
-                                md.push(inline(b.trim(), links));
+                        for b in std::iter::once(arg).chain(body.iter().copied()) {
+                            let b = b.trim();
+                            if !b.is_empty() {
+                                let start = md.start();
+                                inline_into(&mut md.text, b, links);
+                                md.end(start);
                             }
                         }
                     }
@@ -294,13 +310,15 @@ pub fn convert(rst: &str, links: &dyn Links) -> Converted {
             }
         }
         // Field-list lines left in running text (`:returns: …`, `:param x: …`).
-        if let Some(field) = field_line(trimmed) {
-            let (label, body) = field;
-            md.push(if label.is_empty() {
-                inline(body, links)
-            } else {
-                format!("**{label}:** {}", inline(body, links))
-            });
+        if let Some((label, body)) = field_line(trimmed) {
+            let start = md.start();
+            if !label.is_empty() {
+                md.text.push_str("**");
+                md.text.push_str(&label);
+                md.text.push_str(":** ");
+            }
+            inline_into(&mut md.text, body, links);
+            md.end(start);
             i += 1;
             continue;
         }
@@ -315,31 +333,70 @@ pub fn convert(rst: &str, links: &dyn Links) -> Converted {
                     format!("{text}:")
                 };
                 if !text.is_empty() {
-                    md.push(inline(&text, links));
+                    let start = md.start();
+                    inline_into(&mut md.text, &text, links);
+                    md.end(start);
                 }
                 fence(&mut md, &body);
                 i = next;
                 continue;
             }
         }
-        md.push(markdown_line(line, links));
+        markdown_line(&mut md, line, links);
         i += 1;
     }
-    // Collapse runs of blank lines.
-    let mut text = String::with_capacity(rst.len() + rst.len() / 4);
-    let mut prev_blank = true;
-    for l in md {
-        let is_blank = l.trim().is_empty();
-        if is_blank && prev_blank {
-            continue;
-        }
-        text.push_str(if is_blank { "" } else { &l });
-        text.push('\n');
-        prev_blank = is_blank;
-    }
+    let mut text = md.text;
     text.truncate(text.trim_end().len());
     out.markdown = text;
     out
+}
+
+/// Markdown written line by line, a run of blank lines (whitespace only) written as one
+/// empty line, and none at the start.
+struct MdLines {
+    text: String,
+    /// Whether the last line written was blank (or nothing is written yet).
+    prev_blank: bool,
+}
+
+impl MdLines {
+    fn with_capacity(n: usize) -> MdLines {
+        MdLines {
+            text: String::with_capacity(n),
+            prev_blank: true,
+        }
+    }
+
+    /// Writes `line` as a line of its own.
+    fn line(&mut self, line: &str) {
+        let start = self.start();
+        self.text.push_str(line);
+        self.end(start);
+    }
+
+    /// A blank line (left out after another, or at the start).
+    fn blank(&mut self) {
+        self.line("");
+    }
+
+    /// Where a line written straight into `text` starts; [`MdLines::end`] ends it.
+    fn start(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Ends the line written into `text` since `start`: an empty line if it is blank (or
+    /// nothing, after another blank line).
+    fn end(&mut self, start: usize) {
+        let blank = self.text[start..].trim().is_empty();
+        if blank {
+            self.text.truncate(start);
+            if self.prev_blank {
+                return;
+            }
+        }
+        self.text.push('\n');
+        self.prev_blank = blank;
+    }
 }
 
 /// A field-list line (`:returns: text`, `:param x: text`, `:rtype: T`) as (label, text).
@@ -365,11 +422,12 @@ fn field_line(line: &str) -> Option<(String, &str)> {
 
 /// One ordinary line: indentation limited so Markdown never sees a code block, list
 /// markers kept, everything else inline-converted.
-fn markdown_line(line: &str, links: &dyn Links) -> String {
+fn markdown_line(md: &mut MdLines, line: &str, links: &dyn Links) {
     let indent = indent_of(line).min(3);
     let body = line.trim();
     if body.is_empty() {
-        return String::new();
+        md.blank();
+        return;
     }
     let (marker, rest) = if let Some(r) = body
         .strip_prefix("- ")
@@ -385,11 +443,12 @@ fn markdown_line(line: &str, links: &dyn Links) -> String {
     } else {
         indent
     };
-    let mut out = String::with_capacity(spaces + marker.len() + rest.len() + 16);
+    let line_start = md.start();
+    let out = &mut md.text;
     out.extend(std::iter::repeat_n(' ', spaces));
     out.push_str(marker);
     let start = out.len();
-    inline_into(&mut out, rest, links);
+    inline_into(out, rest, links);
     if marker.is_empty() {
         // A line of only `=`/`-` would turn the paragraph above into a heading; a leading
         // `#`, `+` or `1)` would start a heading or list Markdown-side.
@@ -401,36 +460,35 @@ fn markdown_line(line: &str, links: &dyn Links) -> String {
             out.insert(start, '\\');
         }
     }
-    out
+    md.end(line_start);
 }
 
-fn fence(md: &mut Vec<String>, body: &[String]) {
+fn fence(md: &mut MdLines, body: &[&str]) {
     let min = body
         .iter()
         .filter(|l| !l.trim().is_empty())
         .map(|l| indent_of(l))
         .min()
         .unwrap_or(0);
-    blank(md);
-    md.push("```text".into());
-    let mut lines: Vec<&String> = body.iter().collect();
+    md.blank();
+    md.line("```text");
+    let mut lines: &[&str] = body;
     while lines.last().is_some_and(|l| l.trim().is_empty()) {
-        lines.pop();
+        lines = &lines[..lines.len() - 1];
     }
     while lines.first().is_some_and(|l| l.trim().is_empty()) {
-        lines.remove(0);
+        lines = &lines[1..];
     }
     for l in lines {
-        md.push(l.get(min..).unwrap_or("").replace("```", "` ` `"));
+        let code = l.get(min..).unwrap_or("");
+        if code.contains("```") {
+            md.line(&code.replace("```", "` ` `"));
+        } else {
+            md.line(code);
+        }
     }
-    md.push("```".into());
-    blank(md);
-}
-
-fn blank(md: &mut Vec<String>) {
-    if md.last().is_some_and(|l| !l.is_empty()) {
-        md.push(String::new());
-    }
+    md.line("```");
+    md.blank();
 }
 
 fn indent_of(line: &str) -> usize {
@@ -439,13 +497,13 @@ fn indent_of(line: &str) -> usize {
 
 /// The lines after `start` indented deeper than `indent` (blank lines included), and the
 /// index of the first line after them.
-fn indented_body(lines: &[&str], start: usize, indent: usize) -> (Vec<String>, usize) {
+fn indented_body<'a>(lines: &[&'a str], start: usize, indent: usize) -> (Vec<&'a str>, usize) {
     let mut j = start;
     let mut body = Vec::new();
     while j < lines.len() {
         let l = lines[j];
         if l.trim().is_empty() || indent_of(l) > indent {
-            body.push(l.to_string());
+            body.push(l);
             j += 1;
         } else {
             break;

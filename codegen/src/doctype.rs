@@ -268,7 +268,8 @@ fn split_top<'a>(t: &'a str, seps: &[&str]) -> Vec<&'a str> {
             b']' | b')' => depth -= 1,
             _ => {}
         }
-        if depth == 0 {
+        // A separator only where a byte starts one (most bytes start none).
+        if depth == 0 && seps.iter().any(|s| s.as_bytes().first() == Some(&b[i])) {
             if let Some(sep) = seps.iter().find(|s| b[i..].starts_with(s.as_bytes())) {
                 parts.push(&t[start..i]);
                 i += sep.len();

@@ -191,14 +191,26 @@ pub fn see_also(names: &[String], links: &dyn Links) -> String {
     if names.is_empty() {
         return String::new();
     }
-    let items: Vec<String> = names
-        .iter()
-        .map(|n| match links.resolve(n) {
-            Some(p) => format!("- [`{n}`]({p})"),
-            None => format!("- `{n}`"),
-        })
-        .collect();
-    format!("# See also\n\n{}", items.join("\n"))
+    let mut out = String::with_capacity(16 + names.len() * 64);
+    out.push_str("# See also\n");
+    for n in names {
+        out.push_str("\n- ");
+        match links.resolve(n) {
+            Some(p) => {
+                out.push_str("[`");
+                out.push_str(n);
+                out.push_str("`](");
+                out.push_str(&p);
+                out.push(')');
+            }
+            None => {
+                out.push('`');
+                out.push_str(n);
+                out.push('`');
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -166,7 +166,7 @@ fn signature_start(line: &str) -> Option<(bool, &str, &str)> {
     let open = rest.find('(')?;
     let name = &rest[..open];
     let after = &rest[open + 1..];
-    let dotted = name.contains('.') && name.split('.').all(items::is_ident);
+    let dotted = name.contains('.') && super::signature::is_dotted_ident(name);
     // A prose line naming a call (`a.b.f() does…`) closes its parenthesis without `)#`.
     let closed_in_prose = !after.trim_end().ends_with(")#") && after.contains(')');
     (dotted && !closed_in_prose).then_some((class, name, after))

@@ -36,7 +36,7 @@
 use crate::diag::Severity;
 
 use super::blocks::DocLine;
-use super::signature::{self, DataValue};
+use super::signature::{self, is_ident, DataValue};
 use super::unread::{Run, Runs};
 
 /// How deep `.. attribute::` bodies are read recursively before being kept as plain text.
@@ -293,12 +293,6 @@ fn indent(s: &str) -> usize {
 
 fn is_blank(s: &str) -> bool {
     s.trim().is_empty()
-}
-
-fn is_ident(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// End (exclusive) of the indented body starting at `start`: indented lines, and blank

@@ -10,11 +10,14 @@
 
 use crate::text::split_after_last;
 
-/// `true` for a Python identifier made of ASCII letters, digits and `_`.
+/// `true` for an identifier made of ASCII letters, digits and `_` (a Python or C name), not
+/// starting with a digit. The front ends' one test of a name.
 pub fn is_ident(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    // Bytes, not characters: every byte of a non-ASCII character fails both tests, as the
+    // character would.
+    let mut bytes = s.bytes();
+    matches!(bytes.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_')
+        && bytes.all(|c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
 /// `true` for `a.b.c` where every part is an identifier.

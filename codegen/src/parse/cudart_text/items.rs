@@ -7,6 +7,7 @@
 
 use foldhash::HashSet;
 
+use crate::parse::signature::is_ident;
 use crate::text::split_after_last;
 
 /// The separator Sphinx renders between an item's head and its description (an en dash).
@@ -72,15 +73,6 @@ pub fn param_item(text: &str) -> Option<(&str, &str, &str)> {
     let name = inner[..open].trim();
     let ty = inner[open + 2..].trim();
     (is_ident(name) && !ty.is_empty()).then_some((name, ty, desc.trim()))
-}
-
-/// An identifier: a letter or `_`, then letters, digits and `_`.
-pub fn is_ident(s: &str) -> bool {
-    // Bytes, not characters: every byte of a non-ASCII character fails both tests, as the
-    // character would.
-    let mut bytes = s.bytes();
-    matches!(bytes.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_')
-        && bytes.all(|c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
 /// Types longer than this, in characters, are not looked for at the start of a text (no real

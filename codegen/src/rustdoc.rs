@@ -165,7 +165,9 @@ fn role_at(text: &str, i: usize) -> Option<(usize, usize)> {
     None
 }
 
-fn push_ref(out: &mut String, name: &str, links: &dyn Links) {
+/// `name` as a Markdown link to its item (``[`name`](path)``) where `links` knows it, else
+/// as code, written at the end of `out`.
+pub fn push_ref(out: &mut String, name: &str, links: &dyn Links) {
     match links.resolve(name) {
         Some(path) => {
             out.push_str("[`");

@@ -20890,7 +20890,7 @@ pub unsafe fn launch_kernel(
 ///
 /// # See also
 ///
-/// - ```cudaLaunchKernelEx``(ExpTypes...)`
+/// - `` ``cudaLaunchKernelEx``(ExpTypes...) ``
 /// - `ActTypes &&... args) "cudaLaunchKernelEx (C++ API)"`
 /// - `cuLaunchKernelEx`
 #[doc(alias = "cudaLaunchKernelExC")]

@@ -195,20 +195,7 @@ pub fn see_also(names: &[String], links: &dyn Links) -> String {
     out.push_str("# See also\n");
     for n in names {
         out.push_str("\n- ");
-        match links.resolve(n) {
-            Some(p) => {
-                out.push_str("[`");
-                out.push_str(n);
-                out.push_str("`](");
-                out.push_str(&p);
-                out.push(')');
-            }
-            None => {
-                out.push('`');
-                out.push_str(n);
-                out.push('`');
-            }
-        }
+        rustdoc::push_ref(&mut out, n, links);
     }
     out
 }

@@ -16,30 +16,42 @@ const WORD: usize = std::mem::size_of::<usize>();
 /// mimalloc, with the word-aligned requests taken through its plain entry points.
 pub struct Mimalloc;
 
+/// A new block for `layout` from `plain` (size) where a word's alignment is enough, else from
+/// `aligned` (size, alignment).
+///
+/// # Safety
+///
+/// `plain` and `aligned` are mimalloc's entry points of one kind (`mi_malloc` and
+/// `mi_malloc_aligned`, or `mi_zalloc` and `mi_zalloc_aligned`).
+#[inline]
+unsafe fn new_block(
+    layout: Layout,
+    plain: unsafe extern "C" fn(usize) -> *mut c_void,
+    aligned: unsafe extern "C" fn(usize, usize) -> *mut c_void,
+) -> *mut u8 {
+    if layout.align() <= WORD {
+        // SAFETY: every mimalloc block is word-aligned.
+        unsafe { plain(layout.size()).cast() }
+    } else {
+        // SAFETY: mimalloc's aligned entry point for any power-of-two alignment.
+        unsafe { aligned(layout.size(), layout.align()).cast() }
+    }
+}
+
 // SAFETY: each method hands the request to mimalloc's entry point for it: the plain ones only
 // where `layout.align()` is at most a word, which every mimalloc block satisfies; the aligned
 // ones otherwise. mimalloc returns null on failure, as `GlobalAlloc` requires.
 unsafe impl GlobalAlloc for Mimalloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if layout.align() <= WORD {
-            // SAFETY: see the impl.
-            unsafe { mi::mi_malloc(layout.size()).cast() }
-        } else {
-            // SAFETY: see the impl.
-            unsafe { mi::mi_malloc_aligned(layout.size(), layout.align()).cast() }
-        }
+        // SAFETY: see the impl.
+        unsafe { new_block(layout, mi::mi_malloc, mi::mi_malloc_aligned) }
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if layout.align() <= WORD {
-            // SAFETY: see the impl.
-            unsafe { mi::mi_zalloc(layout.size()).cast() }
-        } else {
-            // SAFETY: see the impl.
-            unsafe { mi::mi_zalloc_aligned(layout.size(), layout.align()).cast() }
-        }
+        // SAFETY: see the impl.
+        unsafe { new_block(layout, mi::mi_zalloc, mi::mi_zalloc_aligned) }
     }
 
     #[inline]

@@ -23,7 +23,7 @@ version = "0.0.0"
 edition = "2021"
 publish = false
 [dependencies]
-cudart13 = { path = "$root/cudart13" }
+cudart13 = { path = "$root/runtime/cudart13" }
 [workspace]
 TOML
 cat > "$out/ours/src/main.rs" <<'RS'
@@ -54,7 +54,7 @@ RS
 if [ -n "$before" ]; then
   mkdir -p "$out/before"
   cp -r "$out/ours/src" "$out/before/"
-  sed "s#$root/cudart13#$before#" "$out/ours/Cargo.toml" > "$out/before/Cargo.toml"
+  sed "s#$root/runtime/cudart13#$before#" "$out/ours/Cargo.toml" > "$out/before/Cargo.toml"
   cp Cargo.lock "$out/before/Cargo.lock"
   (cd "$out/before" && cargo fetch -q)
 fi

@@ -107,7 +107,7 @@ pub struct ManifestEntry {
 pub struct CrateEntry {
     /// Package and library name (`cudart13`).
     pub name: String,
-    /// The crate folder, relative to the workspace root (`cudart13`).
+    /// The crate folder, relative to the workspace root (`runtime/cudart13`).
     pub dir: String,
     /// Its documents, relative to the manifest's folder; the newest release they state is the
     /// crate's release.

@@ -21,7 +21,7 @@ const LEFTOVERS: &[&str] = &[
 ];
 
 fn generated_files() -> Vec<PathBuf> {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../cudart13/src");
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../runtime/cudart13/src");
     let mut files: Vec<PathBuf> = std::fs::read_dir(src.join("sys"))
         .expect("cudart13/src/sys")
         .map(|e| e.expect("dir entry").path())

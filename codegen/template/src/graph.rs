@@ -7,22 +7,30 @@
 //! ones that look read-only, as instantiation) must not run concurrently (CUDA Runtime API,
 //! "Graph object thread safety"). Nodes are `Copy` handles that borrow their graph.
 //!
-//! What a graph keeps: Rust closures of host nodes and pinned host buffers used by captured
-//! copies are owned by the graph through CUDA user objects, so they live as long as the
-//! graph and every executable graph made from it; they are released on a helper thread
-//! (CUDA forbids CUDA calls in a user object's destructor). Device memory is referenced by
-//! address only: buffers a graph uses must outlive its launches.
+//! What a graph keeps: everything its nodes use that this crate owns — device buffers and
+//! pinned buffers named by explicit nodes or used by captured work (found through the
+//! capturing stream's capture info, whichever stream of a fork-join capture the work went
+//! to), Rust closures of host nodes, the modules of captured kernels — is owned by the graph
+//! through CUDA user objects: it lives as long as the graph and every executable graph,
+//! clone and parent graph made from it, and every launch of those. Dropping a buffer a graph
+//! uses only gives up the buffer's own reference. What CUDA releases is dropped on the
+//! crate's release thread (CUDA forbids CUDA calls in a user object's destructor).
+//!
+//! Host memory a graph writes: while any graph holds a
+//! [`PinnedBuffer`](crate::memory::PinnedBuffer), [`GraphExec::launch`] and host views of such buffers
+//! exclude each other: a launch fails while a view is alive, and a view waits for the
+//! launches before it (see [`PinnedBuffer`](crate::memory::PinnedBuffer)).
 
-use std::any::Any;
-use std::ffi::{c_uint, c_void};
+use std::cell::RefCell;
+use std::ffi::{c_ulonglong, c_void};
 use std::marker::PhantomData;
-use std::sync::mpsc::{channel, Sender};
-use std::sync::{Mutex, OnceLock};
 
 use crate::error::{report_drop_error, status, Error, Result};
 use crate::kernel::Launch;
+use crate::memory::release::keep_in_graph;
+use crate::memory::track::Capture;
 use crate::memory::{AsDeviceSlice, AsDeviceSliceMut, DeviceCopy};
-use crate::stream::{run_caught, KeepAlive, Stream};
+use crate::stream::{run_caught, Stream};
 use crate::sys;
 
 /// How a capture restricts other threads' potentially unsafe CUDA calls
@@ -52,11 +60,6 @@ impl GraphNode<'_> {
         self.raw
     }
 }
-
-/// `cudaUserObjectNoDestructorSync`, the flag CUDA requires for user objects.
-const USER_OBJECT_NO_DESTRUCTOR_SYNC: c_uint = 1;
-/// `cudaGraphUserObjectMove`: the graph takes over the caller's reference.
-const GRAPH_USER_OBJECT_MOVE: c_uint = 1;
 
 type HostNodeFn = Box<dyn Fn() + Send + Sync>;
 
@@ -131,13 +134,14 @@ impl Graph {
     where
         F: Fn() + Send + Sync + 'static,
     {
-        let cell: *mut HostNodeFn = Box::into_raw(Box::new(Box::new(f)));
-        // The user object owns the closure from here on (also when retaining fails).
-        // SAFETY: `cell` is a leaked `HostNodeFn` box, released once by the destructor.
-        unsafe { self.retain(cell.cast(), destroy_boxed::<HostNodeFn>) }?;
+        let closure: Box<HostNodeFn> = Box::new(Box::new(f));
+        let cell: *const HostNodeFn = &*closure;
+        // The user object owns the closure from here on (also when retaining fails); the
+        // box's contents do not move.
+        keep_in_graph(self.raw, Box::new(HostNodeOwner(closure)))?;
         let params = sys::cudaHostNodeParams {
             fn_: Some(host_node_trampoline),
-            userData: cell.cast(),
+            userData: cell.cast_mut().cast(),
         };
         let mut node = sys::cudaGraphNode_t::null();
         // SAFETY: the trampoline matches `cudaHostFn_t`; `cell` lives as long as the graph
@@ -169,8 +173,8 @@ impl Graph {
         Ok(self.node(node))
     }
 
-    /// A node that sets every byte of `dst` to `value` (`cudaGraphAddMemsetNode`). `dst`
-    /// must outlive the graph's launches.
+    /// A node that sets every byte of `dst` to `value` (`cudaGraphAddMemsetNode`). The
+    /// graph keeps `dst`'s buffer alive.
     pub fn add_memset_node<T: DeviceCopy>(
         &self,
         deps: &[GraphNode<'_>],
@@ -178,6 +182,7 @@ impl Graph {
         value: u8,
     ) -> Result<GraphNode<'_>> {
         let dst = dst.as_device_slice_mut();
+        dst.keep_in(self.raw)?;
         let params = sys::cudaMemsetParams {
             dst: dst.as_device_ptr().as_raw(),
             pitch: 0,
@@ -195,7 +200,7 @@ impl Graph {
     }
 
     /// A node that copies `src` to `dst` on the device (`cudaGraphAddMemcpyNode1D`); same
-    /// lengths. Both must outlive the graph's launches.
+    /// lengths. The graph keeps both buffers alive.
     pub fn add_copy_node<T: DeviceCopy>(
         &self,
         deps: &[GraphNode<'_>],
@@ -210,7 +215,9 @@ impl Graph {
                 src.len(),
             ));
         }
-        // SAFETY: both sides are device memory of `len` elements.
+        dst.keep_in(self.raw)?;
+        src.keep_in(self.raw)?;
+        // SAFETY: both sides are device memory of `len` elements, kept alive by the graph.
         unsafe {
             self.add_memcpy_1d(
                 deps,
@@ -325,6 +332,7 @@ impl Graph {
         mut launch: Launch<'_>,
     ) -> Result<GraphNode<'_>> {
         let params = launch.node_params()?;
+        launch.keep_in(self.raw)?;
         let mut node = sys::cudaGraphNode_t::null();
         // SAFETY: the caller's promise about the arguments; `params` borrows `launch`'s
         // argument list for the call, and CUDA copies the values.
@@ -332,60 +340,6 @@ impl Graph {
             sys::cudaGraphAddKernelNode(&mut node, self.raw, Self::deps(deps), deps.len(), &params)
         })?;
         Ok(self.node(node))
-    }
-
-    /// Makes the graph own `data` through a CUDA user object whose destructor is
-    /// `destroy`: it lives as long as the graph and every executable graph or clone made
-    /// from it. On failure `data` is destroyed here.
-    ///
-    /// # Safety
-    /// `destroy(data)` releases `data` exactly once and makes no CUDA call.
-    unsafe fn retain(
-        &self,
-        data: *mut c_void,
-        destroy: unsafe extern "C" fn(*mut c_void),
-    ) -> Result<()> {
-        // Start the thread that releases what user objects owned, before CUDA may need it.
-        if let Err(e) = reaper() {
-            // SAFETY: `data` was never handed to CUDA.
-            unsafe { destroy(data) };
-            return Err(e);
-        }
-        let mut object = sys::cudaUserObject_t::null();
-        // SAFETY: `destroy` matches `cudaHostFn_t`; the object owns `data` on success.
-        let created = status(unsafe {
-            sys::cudaUserObjectCreate(
-                &mut object,
-                data,
-                Some(destroy),
-                1,
-                USER_OBJECT_NO_DESTRUCTOR_SYNC,
-            )
-        });
-        if let Err(e) = created {
-            // SAFETY: `data` was not taken by CUDA.
-            unsafe { destroy(data) };
-            return Err(e);
-        }
-        // SAFETY: the graph and the object are alive; the graph takes over our reference.
-        let retained = status(unsafe {
-            sys::cudaGraphRetainUserObject(self.raw, object, 1, GRAPH_USER_OBJECT_MOVE)
-        });
-        if retained.is_err() {
-            // SAFETY: our reference was not moved: releasing it runs the destructor.
-            let _ = unsafe { sys::cudaUserObjectRelease(object, 1) };
-        }
-        retained
-    }
-
-    /// Keeps `items` alive for the graph's life (see the module documentation).
-    fn keep(&self, items: Vec<KeepAlive>) -> Result<()> {
-        if items.is_empty() {
-            return Ok(());
-        }
-        let data: *mut Vec<KeepAlive> = Box::into_raw(Box::new(items));
-        // SAFETY: a leaked box released once by its destructor.
-        unsafe { self.retain(data.cast(), destroy_boxed::<Vec<KeepAlive>>) }
     }
 
     /// Instantiates the graph into an executable graph (`cudaGraphInstantiate`, no flags).
@@ -399,7 +353,10 @@ impl Graph {
         let mut raw = sys::cudaGraphExec_t::null();
         // SAFETY: the graph is alive; one handle is written.
         status(unsafe { sys::cudaGraphInstantiate(&mut raw, self.raw, flags as _) })?;
-        Ok(GraphExec { raw })
+        Ok(GraphExec {
+            raw,
+            updated: RefCell::new(None),
+        })
     }
 
     /// A copy of the graph (`cudaGraphClone`), sharing what the graph keeps alive.
@@ -432,6 +389,30 @@ impl Drop for Graph {
 #[derive(Debug)]
 pub struct GraphExec {
     raw: sys::cudaGraphExec_t,
+    /// After an update: clones of the graphs it was updated from (their user objects keep
+    /// alive what the updated nodes use) and the launches since, which they must outlive.
+    updated: RefCell<Option<Box<Updated>>>,
+}
+
+#[derive(Debug, Default)]
+struct Updated {
+    graphs: Vec<Graph>,
+    launches: crate::memory::track::Uses,
+}
+
+impl Updated {
+    /// Keeps the graphs until the launches recorded so far have completed (on the release
+    /// thread, which polls them; forever when a launch could not be recorded).
+    fn release_after_launches(self: Box<Self>) {
+        let mut me = Some(self);
+        crate::memory::release::retry_later(Box::new(move || {
+            let done = me.as_ref().map_or(true, |u| u.launches.all_done());
+            if done {
+                me = None;
+            }
+            done
+        }));
+    }
 }
 
 // SAFETY: an executable graph may be used from any thread, one at a time (`!Sync`).
@@ -443,13 +424,22 @@ impl GraphExec {
         self.raw
     }
 
-    /// Enqueues one run of the graph on `stream` (`cudaGraphLaunch`).
+    /// Enqueues one run of the graph on `stream` (`cudaGraphLaunch`), with the stream's
+    /// device current. While a graph holds a pinned buffer, a launch fails (without
+    /// launching) as long as a host view of such a buffer is alive (see the module
+    /// documentation). Launching into a stream being captured is refused.
     #[inline]
     pub fn launch(&self, stream: &Stream) -> Result<()> {
-        // SAFETY: both handles are alive; what the graph uses is kept alive by it (host
-        // closures, pinned buffers) or is the caller's device memory (see the module
-        // documentation).
-        status(unsafe { sys::cudaGraphLaunch(self.raw, stream.as_raw()) })
+        let raw = self.raw;
+        crate::memory::pinned::graph_launch(stream, |done| {
+            if let Some(u) = self.updated.borrow_mut().as_mut() {
+                done.record_launch(&mut u.launches);
+            }
+        }, || {
+            // SAFETY: both handles are alive; what the graph uses is kept alive by it
+            // (see the module documentation).
+            status(unsafe { sys::cudaGraphLaunch(raw, stream.as_raw()) })
+        })
     }
 
     /// Uploads the graph's work to the device ahead of the first launch, ordered on
@@ -463,17 +453,32 @@ impl GraphExec {
     /// topology (`cudaGraphExecUpdate`); a refused update is
     /// `cudaErrorGraphExecUpdateFailure` and leaves this one unchanged.
     pub fn update(&self, graph: &Graph) -> Result<()> {
+        // The exec keeps a clone (sharing the graph's user objects), so that what the new
+        // parameters use lives as long as the exec.
+        let keep = graph.try_clone()?;
         let mut info = sys::cudaGraphExecUpdateResultInfo::default();
         // SAFETY: both handles are alive; one record is written.
-        status(unsafe { sys::cudaGraphExecUpdate(self.raw, graph.raw, &mut info) })
+        status(unsafe { sys::cudaGraphExecUpdate(self.raw, graph.raw, &mut info) })?;
+        self.updated
+            .borrow_mut()
+            .get_or_insert_with(Box::default)
+            .graphs
+            .push(keep);
+        Ok(())
     }
 
     /// Destroys the executable graph now and returns the error, where dropping would
     /// report it to the hook. Launches already enqueued complete.
     pub fn close(self) -> Result<()> {
-        let raw = std::mem::ManuallyDrop::new(self).raw;
+        let me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: read once; `me` is never dropped.
+        let updated = unsafe { std::ptr::read(&me.updated) };
         // SAFETY: owned handle, destroyed once.
-        status(unsafe { sys::cudaGraphExecDestroy(raw) })
+        let result = status(unsafe { sys::cudaGraphExecDestroy(me.raw) });
+        if let Some(u) = updated.into_inner() {
+            u.release_after_launches();
+        }
+        result
     }
 }
 
@@ -482,6 +487,9 @@ impl Drop for GraphExec {
         // SAFETY: owned handle, destroyed once.
         if let Err(e) = status(unsafe { sys::cudaGraphExecDestroy(self.raw) }) {
             report_drop_error("executable graph", &e);
+        }
+        if let Some(u) = self.updated.get_mut().take() {
+            u.release_after_launches();
         }
     }
 }
@@ -523,18 +531,88 @@ impl Drop for CaptureGuard<'_> {
 }
 
 fn end_capture(stream: &Stream) -> Result<Graph> {
+    let _gate = stream.gate_exclusive();
     let mut raw = sys::cudaGraph_t::null();
     // SAFETY: the stream is alive and capturing (begun by the guard).
     let ended = status(unsafe { sys::cudaStreamEndCapture(stream.as_raw(), &mut raw) });
-    let keep = stream.take_keep_alive();
     if raw.is_null() {
-        // No graph: nothing replays the captured copies; `keep` is released here.
         return Err(ended.err().unwrap_or_else(|| Error::from_code(901)));
     }
     let graph = Graph { raw };
     ended?;
-    graph.keep(keep)?;
     Ok(graph)
+}
+
+/// The 13.x `cudaStreamGetCaptureInfo` (12.3+: `cudaStreamGetCaptureInfo_v3`).
+type CaptureInfoV3 = unsafe extern "C" fn(
+    sys::cudaStream_t,
+    *mut sys::cudaStreamCaptureStatus,
+    *mut c_ulonglong,
+    *mut sys::cudaGraph_t,
+    *mut *const sys::cudaGraphNode_t,
+    *mut *const c_void,
+    *mut usize,
+) -> sys::cudaError_t;
+/// 12.0-12.2's `cudaStreamGetCaptureInfo_v2` (no edge data).
+type CaptureInfoV2 = unsafe extern "C" fn(
+    sys::cudaStream_t,
+    *mut sys::cudaStreamCaptureStatus,
+    *mut c_ulonglong,
+    *mut sys::cudaGraph_t,
+    *mut *const sys::cudaGraphNode_t,
+    *mut usize,
+) -> sys::cudaError_t;
+
+/// Whether `stream` is capturing, and into which graph (`cudaStreamGetCaptureInfo`): how the
+/// crate finds the graph that captured work goes into, whichever stream of a fork-join
+/// capture the work was enqueued on.
+pub(crate) fn capture_graph(stream: &Stream) -> Result<Capture> {
+    // SAFETY: the C signatures of their releases.
+    static V3: crate::loader::LazySymbol<CaptureInfoV3> = unsafe {
+        crate::loader::LazySymbol::new(if sys::CUDA_MAJOR >= 13 {
+            c"cudaStreamGetCaptureInfo"
+        } else {
+            c"cudaStreamGetCaptureInfo_v3"
+        })
+    };
+    // SAFETY: as above.
+    static V2: crate::loader::LazySymbol<CaptureInfoV2> =
+        unsafe { crate::loader::LazySymbol::new(c"cudaStreamGetCaptureInfo_v2") };
+    let mut st = sys::cudaStreamCaptureStatus::NONE;
+    let mut id: c_ulonglong = 0;
+    let mut graph = sys::cudaGraph_t::null();
+    let code = match V3.get() {
+        // SAFETY: the outputs are valid; the optional ones are NULL.
+        Ok(f) => unsafe {
+            f(
+                stream.as_raw(),
+                &mut st,
+                &mut id,
+                &mut graph,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        },
+        Err(e) if sys::CUDA_MAJOR >= 13 => return Err(e),
+        // SAFETY: as above.
+        Err(_) => unsafe {
+            V2.get()?(
+                stream.as_raw(),
+                &mut st,
+                &mut id,
+                &mut graph,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        },
+    };
+    status(Ok(code))?;
+    Ok(match st {
+        sys::cudaStreamCaptureStatus::NONE => Capture::No,
+        sys::cudaStreamCaptureStatus::ACTIVE if !graph.is_null() => Capture::Into(graph, id),
+        _ => Capture::Dead,
+    })
 }
 
 impl Stream {
@@ -548,6 +626,7 @@ impl Stream {
     /// stream (`cudaMallocAsync` / `cudaFreeAsync` become graph memory nodes): allocate the
     /// buffers a graph reuses before the capture, and drop them after it.
     pub fn begin_capture(&self, mode: CaptureMode) -> Result<CaptureGuard<'_>> {
+        let _gate = self.gate_exclusive();
         // SAFETY: the stream is alive.
         status(unsafe { sys::cudaStreamBeginCapture(self.as_raw(), mode) })?;
         Ok(CaptureGuard {
@@ -572,47 +651,14 @@ impl Stream {
     }
 }
 
+/// Owns a host node's closure for the graph's user object.
+struct HostNodeOwner(#[allow(dead_code)] Box<HostNodeFn>);
+
 unsafe extern "C" fn host_node_trampoline(user: *mut c_void) {
     // SAFETY: `user` is the `HostNodeFn` the graph's user object owns; alive during every
     // launch.
     let f = unsafe { &*user.cast::<HostNodeFn>() };
     run_caught("graph host node", f);
-}
-
-/// The destructor of a user object owning a `Box<T>`: hands it to the reaper thread,
-/// because dropping it may call CUDA (a pinned buffer frees itself), which a user object
-/// destructor must not.
-unsafe extern "C" fn destroy_boxed<T: Send + 'static>(data: *mut c_void) {
-    // SAFETY: `data` is the leaked `Box<T>` the user object owned; released once.
-    let boxed: Box<T> = unsafe { Box::from_raw(data.cast::<T>()) };
-    let boxed: Box<dyn Any + Send> = boxed;
-    let sent = reaper().map(|tx| tx.lock().unwrap_or_else(|e| e.into_inner()).send(boxed));
-    if let Ok(Err(unsent)) = sent {
-        // The reaper is gone (process exit): leak rather than call CUDA here.
-        std::mem::forget(unsent.0);
-    }
-}
-
-type Reaped = Box<dyn Any + Send>;
-
-/// The thread that drops what user objects owned.
-fn reaper() -> Result<&'static Mutex<Sender<Reaped>>> {
-    static REAPER: OnceLock<std::result::Result<Mutex<Sender<Reaped>>, String>> = OnceLock::new();
-    REAPER
-        .get_or_init(|| {
-            let (tx, rx) = channel::<Reaped>();
-            std::thread::Builder::new()
-                .name("cudart-graph-release".into())
-                .spawn(move || {
-                    for item in rx {
-                        run_caught("graph-owned object", move || drop(item));
-                    }
-                })
-                .map(|_| Mutex::new(tx))
-                .map_err(|e| e.to_string())
-        })
-        .as_ref()
-        .map_err(|e| Error::InvalidArgument(format!("cannot start the graph release thread: {e}")))
 }
 
 #[cfg(test)]
@@ -628,28 +674,5 @@ mod tests {
             std::mem::size_of::<GraphNode<'static>>(),
             std::mem::size_of::<sys::cudaGraphNode_t>()
         );
-    }
-
-    #[test]
-    fn the_reaper_drops_what_it_is_sent() {
-        use std::sync::atomic::{AtomicBool, Ordering};
-        use std::sync::Arc;
-        struct Flag(Arc<AtomicBool>);
-        impl Drop for Flag {
-            fn drop(&mut self) {
-                self.0.store(true, Ordering::SeqCst);
-            }
-        }
-        let dropped = Arc::new(AtomicBool::new(false));
-        let data = Box::into_raw(Box::new(Flag(dropped.clone())));
-        // SAFETY: a leaked box, released once.
-        unsafe { destroy_boxed::<Flag>(data.cast()) };
-        for _ in 0..200 {
-            if dropped.load(Ordering::SeqCst) {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        panic!("the reaper thread did not drop the item");
     }
 }

@@ -139,32 +139,32 @@ pub(crate) fn graph_launch(
                 .into(),
         ));
     }
-    let refused = std::cell::Cell::new(false);
-    let device = stream
-        .device()
-        .map_or_else(crate::device::current_ordinal, Ok)?;
-    track::enqueue(
-        stream,
-        device,
-        || {
-            if crate::graph::capture_graph(stream)? != Capture::No {
-                refused.set(true);
-                return Err(Error::InvalidArgument(
-                    "launching an executable graph into a stream being captured".into(),
-                ));
-            }
-            launch()
-        },
-        |done| {
-            if refused.get() {
-                return;
-            }
-            if let Some(l) = log.as_mut() {
-                done.record_launch(&mut l.launches);
-            }
-            record(done);
-        },
-    )
+    let _gate = stream.gate_shared();
+    let device = match stream.device() {
+        Some(d) => d,
+        None => crate::device::current_ordinal()?,
+    };
+    crate::device::with_device(device, || {
+        // Under the gate, no capture of the crate's begins or ends until the launch is in.
+        if crate::graph::capture_graph(stream)? != Capture::No {
+            return Err(Error::InvalidArgument(
+                "launching an executable graph into a stream being captured".into(),
+            ));
+        }
+        // A failed launch is recorded too: it may have been enqueued all the same.
+        let launched = launch();
+        let done = Enqueued {
+            stream,
+            key: StreamKey::of(stream, device),
+            device,
+            capture: Ok(Capture::No),
+        };
+        if let Some(l) = log.as_mut() {
+            done.record_launch(&mut l.launches);
+        }
+        record(&done);
+        launched
+    })
 }
 
 impl PinnedBlock {

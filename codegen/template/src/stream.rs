@@ -111,6 +111,12 @@ impl Stream {
         Ok(Stream::owning(raw, crate::device::current_ordinal()))
     }
 
+    /// A new stream of `device` with these flags, whichever device is current (which stays
+    /// current).
+    pub fn on_device(device: crate::Device, flags: sys::StreamFlags) -> Result<Stream> {
+        crate::device::with_device(device.ordinal(), || Stream::with_flags(flags))
+    }
+
     /// A new stream with these flags and a priority (`cudaStreamCreateWithPriority`); see
     /// [`Device::stream_priority_range`](crate::device::Device::stream_priority_range). CUDA
     /// clamps a priority outside the range.
@@ -123,8 +129,7 @@ impl Stream {
         Ok(Stream::owning(raw, crate::device::current_ordinal()))
     }
 
-    /// An owned stream of `device` (when the current device could not be read, the stream
-    /// is destroyed and that error returned).
+    /// An owned stream of `device` (`None` when the current device could not be read).
     fn owning(raw: sys::cudaStream_t, device: Result<i32>) -> Stream {
         let device = device.ok();
         Stream {

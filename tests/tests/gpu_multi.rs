@@ -7,7 +7,9 @@
 //! (scripts/gpu-run.sh's sanitizer pass) a free that overtook a use would be an error.
 
 use cudart13::sys::{EventFlags, StreamFlags};
-use cudart13::{Device, DeviceBuffer, Error, Event, LaunchConfig, MemPool, Module, PinnedBuffer, Stream};
+use cudart13::{
+    Device, DeviceBuffer, Error, Event, LaunchConfig, MemPool, Module, PinnedBuffer, Stream,
+};
 
 const NEEDS: &str = "needs two GPUs: run on the GPU machine with --include-ignored";
 
@@ -54,36 +56,61 @@ DONE:
 #[test]
 #[ignore = "needs two GPUs: run on the GPU machine with --include-ignored"]
 fn a_device1_buffer_is_used_and_dropped_while_device0_is_current() {
-    let Some((d0, d1)) = two_devices() else { return };
+    let Some((d0, d1)) = two_devices() else {
+        return;
+    };
     let s1 = Stream::on_device(d1, StreamFlags::NON_BLOCKING).unwrap();
     assert_eq!(s1.device(), Some(1));
-    assert_eq!(Device::current().unwrap(), d0, "making a stream keeps the current device");
+    assert_eq!(
+        Device::current().unwrap(),
+        d0,
+        "making a stream keeps the current device"
+    );
     let data: Vec<u32> = (0..1 << 20).collect();
     let mut b = DeviceBuffer::from_slice(&data, &s1).expect("upload on device 1");
     assert_eq!(b.device(), 1);
     b.memset(0, &s1).expect("memset on device 1");
-    assert!(b.to_vec().unwrap().iter().all(|v| *v == 0), "to_vec with device 0 current");
+    assert!(
+        b.to_vec().unwrap().iter().all(|v| *v == 0),
+        "to_vec with device 0 current"
+    );
     b.copy_from_host(&data).unwrap();
-    let kernel = Module::from_ptx(ADD_ONE_PTX).unwrap().kernel("add_one").unwrap();
+    let kernel = Module::from_ptx(ADD_ONE_PTX)
+        .unwrap()
+        .kernel("add_one")
+        .unwrap();
     let n = data.len() as u32;
     // SAFETY: add_one(unsigned*, unsigned) over `n` elements of `b`.
-    unsafe { kernel.launch(&s1, LaunchConfig::for_num_elems(n), (&b, &n)).expect("launch on device 1") };
+    unsafe {
+        kernel
+            .launch(&s1, LaunchConfig::for_num_elems(n), (&b, &n))
+            .expect("launch on device 1")
+    };
     assert_eq!(b.to_vec().unwrap()[12345], 12346);
     drop(b); // freed on device 1's stream
     s1.synchronize().unwrap();
-    assert_eq!(Device::current().unwrap(), d0, "every call restored device 0");
+    assert_eq!(
+        Device::current().unwrap(),
+        d0,
+        "every call restored device 0"
+    );
     println!("{NEEDS}: checked");
 }
 
 #[test]
 #[ignore = "needs two GPUs: run on the GPU machine with --include-ignored"]
 fn events_belong_to_their_device() {
-    let Some((d0, d1)) = two_devices() else { return };
+    let Some((d0, d1)) = two_devices() else {
+        return;
+    };
     let s0 = Stream::on_device(d0, StreamFlags::NON_BLOCKING).unwrap();
     let s1 = Stream::on_device(d1, StreamFlags::NON_BLOCKING).unwrap();
-    let on1 = s1.record_event().expect("an event made on the stream's device");
+    let on1 = s1
+        .record_event()
+        .expect("an event made on the stream's device");
     assert_eq!(on1.device(), Some(1));
-    s0.wait_event(&on1).expect("a stream of device 0 waits on device 1's event");
+    s0.wait_event(&on1)
+        .expect("a stream of device 0 waits on device 1's event");
     let on0 = Event::new().unwrap();
     match on0.record(&s1) {
         Err(Error::InvalidArgument(why)) => assert!(why.contains("device 0"), "{why}"),
@@ -98,13 +125,21 @@ fn events_belong_to_their_device() {
 #[test]
 #[ignore = "needs two GPUs: run on the GPU machine with --include-ignored"]
 fn peer_copies_of_pool_memory_and_frees_after_cross_device_use() {
-    let Some((d0, d1)) = two_devices() else { return };
+    let Some((d0, d1)) = two_devices() else {
+        return;
+    };
     if !d0.can_access_peer(d1).unwrap() {
         println!("no peer access between devices 0 and 1: nothing to check");
         return;
     }
-    MemPool::device_default(d0).unwrap().set_access(d1, true).expect("pool access for device 1");
-    MemPool::device_default(d1).unwrap().set_access(d0, true).expect("pool access for device 0");
+    MemPool::device_default(d0)
+        .unwrap()
+        .set_access(d1, true)
+        .expect("pool access for device 1");
+    MemPool::device_default(d1)
+        .unwrap()
+        .set_access(d0, true)
+        .expect("pool access for device 0");
     let s0 = Stream::on_device(d0, StreamFlags::NON_BLOCKING).unwrap();
     let s1 = Stream::on_device(d1, StreamFlags::NON_BLOCKING).unwrap();
     let data: Vec<u32> = (0..16 << 20).map(|i| i ^ 0x5a5a).collect();
@@ -128,13 +163,16 @@ fn peer_copies_of_pool_memory_and_frees_after_cross_device_use() {
 #[test]
 #[ignore = "needs two GPUs: run on the GPU machine with --include-ignored"]
 fn pinned_copies_on_the_other_devices_stream_are_waited_for() {
-    let Some((_d0, d1)) = two_devices() else { return };
+    let Some((_d0, d1)) = two_devices() else {
+        return;
+    };
     let s1 = Stream::on_device(d1, StreamFlags::NON_BLOCKING).unwrap();
     let data: Vec<f32> = (0..8 << 20).map(|i| i as f32).collect();
     let d = DeviceBuffer::from_slice(&data, &s1).unwrap();
     let mut host = PinnedBuffer::<f32>::new(data.len()).unwrap();
     for _ in 0..4 {
-        d.copy_to_pinned_async(&mut host, &s1).expect("copy on device 1's stream");
+        d.copy_to_pinned_async(&mut host, &s1)
+            .expect("copy on device 1's stream");
         // No synchronisation: the view waits on an event made on device 1.
         assert_eq!(&*host.as_slice().unwrap(), &data[..]);
         host.as_mut_slice().unwrap().fill(-1.0);
@@ -147,13 +185,19 @@ fn pinned_copies_on_the_other_devices_stream_are_waited_for() {
 #[test]
 #[ignore = "needs two GPUs: run on the GPU machine with --include-ignored"]
 fn buffers_on_the_legacy_stream_follow_their_device() {
-    let Some((d0, d1)) = two_devices() else { return };
+    let Some((d0, d1)) = two_devices() else {
+        return;
+    };
     d1.set_current().unwrap();
     let legacy = Stream::legacy();
     let b = DeviceBuffer::from_slice(&[7u32; 4096], &legacy).unwrap();
     assert_eq!(b.device(), 1);
     d0.set_current().unwrap();
-    assert_eq!(b.to_vec().unwrap(), vec![7u32; 4096], "read on device 1's legacy stream");
+    assert_eq!(
+        b.to_vec().unwrap(),
+        vec![7u32; 4096],
+        "read on device 1's legacy stream"
+    );
     drop(b); // freed on device 1's legacy stream although device 0 is current
     let per_thread = Stream::per_thread();
     let moved = DeviceBuffer::from_slice(&[9u32; 4096], &per_thread).unwrap();

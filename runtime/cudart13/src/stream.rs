@@ -114,6 +114,12 @@ impl Stream {
         Ok(Stream::owning(raw, crate::device::current_ordinal()))
     }
 
+    /// A new stream of `device` with these flags, whichever device is current (which stays
+    /// current).
+    pub fn on_device(device: crate::Device, flags: sys::StreamFlags) -> Result<Stream> {
+        crate::device::with_device(device.ordinal(), || Stream::with_flags(flags))
+    }
+
     /// A new stream with these flags and a priority (`cudaStreamCreateWithPriority`); see
     /// [`Device::stream_priority_range`](crate::device::Device::stream_priority_range). CUDA
     /// clamps a priority outside the range.
@@ -126,8 +132,7 @@ impl Stream {
         Ok(Stream::owning(raw, crate::device::current_ordinal()))
     }
 
-    /// An owned stream of `device` (when the current device could not be read, the stream
-    /// is destroyed and that error returned).
+    /// An owned stream of `device` (`None` when the current device could not be read).
     fn owning(raw: sys::cudaStream_t, device: Result<i32>) -> Stream {
         let device = device.ok();
         Stream {
@@ -155,7 +160,11 @@ impl Stream {
         static LEGACY: OnceLock<Stream> = OnceLock::new();
         LEGACY
             .get_or_init(|| Stream {
-                inner: Arc::new(StreamInner::new(sys::cudaStream_t(1 as *mut _), false, None)),
+                inner: Arc::new(StreamInner::new(
+                    sys::cudaStream_t(1 as *mut _),
+                    false,
+                    None,
+                )),
             })
             .clone()
     }
@@ -168,7 +177,11 @@ impl Stream {
         static PER_THREAD: OnceLock<Stream> = OnceLock::new();
         PER_THREAD
             .get_or_init(|| Stream {
-                inner: Arc::new(StreamInner::new(sys::cudaStream_t(2 as *mut _), false, None)),
+                inner: Arc::new(StreamInner::new(
+                    sys::cudaStream_t(2 as *mut _),
+                    false,
+                    None,
+                )),
             })
             .clone()
     }

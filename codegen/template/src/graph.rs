@@ -431,15 +431,19 @@ impl GraphExec {
     #[inline]
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         let raw = self.raw;
-        crate::memory::pinned::graph_launch(stream, |done| {
-            if let Some(u) = self.updated.borrow_mut().as_mut() {
-                done.record_launch(&mut u.launches);
-            }
-        }, || {
-            // SAFETY: both handles are alive; what the graph uses is kept alive by it
-            // (see the module documentation).
-            status(unsafe { sys::cudaGraphLaunch(raw, stream.as_raw()) })
-        })
+        crate::memory::pinned::graph_launch(
+            stream,
+            |done| {
+                if let Some(u) = self.updated.borrow_mut().as_mut() {
+                    done.record_launch(&mut u.launches);
+                }
+            },
+            || {
+                // SAFETY: both handles are alive; what the graph uses is kept alive by it
+                // (see the module documentation).
+                status(unsafe { sys::cudaGraphLaunch(raw, stream.as_raw()) })
+            },
+        )
     }
 
     /// Uploads the graph's work to the device ahead of the first launch, ordered on

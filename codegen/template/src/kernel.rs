@@ -48,7 +48,10 @@ impl Drop for ModuleInner {
         // device finishes its work first; when that cannot be confirmed the module stays
         // loaded (failing closed). Graphs that captured its kernels hold the module.
         if let Err(e) = synchronize_all_devices() {
-            report_drop_error("module (its kernels could not be waited for; kept loaded)", &e);
+            report_drop_error(
+                "module (its kernels could not be waited for; kept loaded)",
+                &e,
+            );
             return;
         }
         // SAFETY: owned library, unloaded once, after its last kernel is gone and every
@@ -102,7 +105,10 @@ impl Module {
     pub fn from_bytes(image: &[u8]) -> Result<Module> {
         if image.starts_with(ELF_MAGIC) || image.starts_with(FATBIN_MAGIC) {
             image::check(image).map_err(|why| {
-                Error::InvalidArgument(format!("a cubin or fatbin image of {} bytes: {why}", image.len()))
+                Error::InvalidArgument(format!(
+                    "a cubin or fatbin image of {} bytes: {why}",
+                    image.len()
+                ))
             })?;
             // SAFETY: a cubin or fatbin whose headers describe only bytes within `image`.
             return unsafe { Module::load(image.as_ptr().cast()) };
@@ -907,8 +913,16 @@ mod image {
     }
 
     /// `n` table entries of `size` bytes at `offset`: bounds-checked, as byte offsets.
-    fn table(what: &str, offset: u64, n: u64, size: u64, total: usize) -> Result<Vec<usize>, String> {
-        let bytes = n.checked_mul(size).ok_or_else(|| format!("its {what} overflows"))?;
+    fn table(
+        what: &str,
+        offset: u64,
+        n: u64,
+        size: u64,
+        total: usize,
+    ) -> Result<Vec<usize>, String> {
+        let bytes = n
+            .checked_mul(size)
+            .ok_or_else(|| format!("its {what} overflows"))?;
         within(what, offset, bytes, total)?;
         Ok((0..n).map(|i| (offset + i * size) as usize).collect())
     }
@@ -971,7 +985,11 @@ mod image {
                 .ok_or_else(|| format!("a fatbin entry of impossible size at offset {at}"))?;
             match at.checked_add(total) {
                 Some(next) if next <= end => at = next,
-                _ => return Err(format!("a fatbin entry at offset {at} ends past the fatbin")),
+                _ => {
+                    return Err(format!(
+                        "a fatbin entry at offset {at} ends past the fatbin"
+                    ))
+                }
             }
         }
         Ok(())

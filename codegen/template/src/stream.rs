@@ -157,7 +157,11 @@ impl Stream {
         static LEGACY: OnceLock<Stream> = OnceLock::new();
         LEGACY
             .get_or_init(|| Stream {
-                inner: Arc::new(StreamInner::new(sys::cudaStream_t(1 as *mut _), false, None)),
+                inner: Arc::new(StreamInner::new(
+                    sys::cudaStream_t(1 as *mut _),
+                    false,
+                    None,
+                )),
             })
             .clone()
     }
@@ -170,7 +174,11 @@ impl Stream {
         static PER_THREAD: OnceLock<Stream> = OnceLock::new();
         PER_THREAD
             .get_or_init(|| Stream {
-                inner: Arc::new(StreamInner::new(sys::cudaStream_t(2 as *mut _), false, None)),
+                inner: Arc::new(StreamInner::new(
+                    sys::cudaStream_t(2 as *mut _),
+                    false,
+                    None,
+                )),
             })
             .clone()
     }

@@ -105,7 +105,12 @@ struct Keeper {
 
 impl Drop for Keeper {
     fn drop(&mut self) {
-        if let Some(free) = self.free.get_mut().unwrap_or_else(|e| e.into_inner()).take() {
+        if let Some(free) = self
+            .free
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
             if let Err(e) = free.run() {
                 report_drop_error("device buffer", &e);
             }
@@ -268,9 +273,12 @@ impl DeviceAlloc {
         if self.bytes == 0 || !self.home_key.is_per_thread() {
             return;
         }
-        let _ = track::enqueue(&self.home, self.device, || Ok(()), |done| {
-            self.track(done, Access::Write)
-        });
+        let _ = track::enqueue(
+            &self.home,
+            self.device,
+            || Ok(()),
+            |done| self.track(done, Access::Write),
+        );
     }
 
     /// The free of this allocation, taking its bookkeeping.
@@ -547,10 +555,15 @@ macro_rules! read_methods {
             let (src, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
             let out = dst.as_mut_ptr().cast::<c_void>();
             let mem = self.mem();
-            run_async(stream, mem.device()?, &[(mem.tracked(), Access::Read)], || {
-                // SAFETY: the caller keeps `dst` valid until the copy has run.
-                unsafe { memcpy_async(out, src, bytes, Kind::DEVICE_TO_HOST, stream) }
-            })
+            run_async(
+                stream,
+                mem.device()?,
+                &[(mem.tracked(), Access::Read)],
+                || {
+                    // SAFETY: the caller keeps `dst` valid until the copy has run.
+                    unsafe { memcpy_async(out, src, bytes, Kind::DEVICE_TO_HOST, stream) }
+                },
+            )
         }
 
         /// Enqueues a copy of everything into the pinned buffer `dst` on `stream` and
@@ -656,10 +669,15 @@ macro_rules! write_methods {
             let (dst, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
             let input = src.as_ptr().cast::<c_void>();
             let mem = self.mem();
-            run_async(stream, mem.device()?, &[(mem.tracked(), Access::Write)], || {
-                // SAFETY: the caller keeps `src` valid until the copy has run.
-                unsafe { memcpy_async(dst, input, bytes, Kind::HOST_TO_DEVICE, stream) }
-            })
+            run_async(
+                stream,
+                mem.device()?,
+                &[(mem.tracked(), Access::Write)],
+                || {
+                    // SAFETY: the caller keeps `src` valid until the copy has run.
+                    unsafe { memcpy_async(dst, input, bytes, Kind::HOST_TO_DEVICE, stream) }
+                },
+            )
         }
 
         /// Enqueues a copy of the pinned buffer `src` here on `stream` and returns at once;
@@ -710,7 +728,10 @@ macro_rules! write_methods {
             let (dst, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
             let from = src.ptr.cast::<c_void>();
             let mem = self.mem();
-            let parts = [(mem.tracked(), Access::Write), (src.mem.tracked(), Access::Read)];
+            let parts = [
+                (mem.tracked(), Access::Write),
+                (src.mem.tracked(), Access::Read),
+            ];
             run_async(stream, mem.device()?, &parts, || {
                 // SAFETY: both sides are device memory of `len` elements, kept until the
                 // copy has run (their frees wait for it; a capturing graph holds them).
@@ -726,12 +747,17 @@ macro_rules! write_methods {
             }
             let dst = self.ptr.cast::<c_void>();
             let mem = self.mem();
-            run_async(stream, mem.device()?, &[(mem.tracked(), Access::Write)], || {
-                // SAFETY: `bytes` bytes of device memory, kept until the memset has run.
-                status(unsafe {
-                    sys::cudaMemsetAsync(dst, c_int::from(value), bytes, stream.as_raw())
-                })
-            })
+            run_async(
+                stream,
+                mem.device()?,
+                &[(mem.tracked(), Access::Write)],
+                || {
+                    // SAFETY: `bytes` bytes of device memory, kept until the memset has run.
+                    status(unsafe {
+                        sys::cudaMemsetAsync(dst, c_int::from(value), bytes, stream.as_raw())
+                    })
+                },
+            )
         }
 
         /// Enqueues setting every element to zero bits on `stream`.
@@ -796,7 +822,10 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
                 }
             })?;
         }
-        Ok(Self::wrap(DeviceAlloc::new(ptr, bytes, stream, device, None), len))
+        Ok(Self::wrap(
+            DeviceAlloc::new(ptr, bytes, stream, device, None),
+            len,
+        ))
     }
 
     fn wrap(alloc: DeviceAlloc, len: usize) -> DeviceBuffer<T> {
@@ -832,10 +861,17 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// `ptr` is a stream-ordered allocation (`cudaMallocAsync` / `cudaMallocFromPoolAsync`)
     /// of at least `len` elements, usable on `stream`, that nothing else frees, and no work
     /// outside `stream`'s order uses it.
-    pub unsafe fn from_raw_parts(ptr: DevicePtr, len: usize, stream: &Stream) -> Result<DeviceBuffer<T>> {
+    pub unsafe fn from_raw_parts(
+        ptr: DevicePtr,
+        len: usize,
+        stream: &Stream,
+    ) -> Result<DeviceBuffer<T>> {
         let bytes = bytes_of::<T>(len)?;
         let device = Self::home_device(stream);
-        Ok(Self::wrap(DeviceAlloc::new(ptr.as_raw(), bytes, stream, device, None), len))
+        Ok(Self::wrap(
+            DeviceAlloc::new(ptr.as_raw(), bytes, stream, device, None),
+            len,
+        ))
     }
 
     /// Gives up ownership: the memory is no longer freed on drop. Returns its address and

@@ -98,7 +98,9 @@ pub use allocator::{
 };
 pub use buffer::{AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceSlice, DeviceSliceMut};
 pub use managed::ManagedBuffer;
-pub use pinned::{HostAllocator, PinnedBuffer, PinnedMut, PinnedPool, PinnedRef, RuntimeHostAllocator};
+pub use pinned::{
+    HostAllocator, PinnedBuffer, PinnedMut, PinnedPool, PinnedRef, RuntimeHostAllocator,
+};
 pub use pool::{MemPool, MemPoolStats};
 
 /// Plain data that can be copied to and from the device byte for byte.

@@ -196,7 +196,12 @@ impl PinnedBlock {
     }
 
     /// Makes `graph` hold the block (once per graph and capture).
-    fn keep_in(self: &Arc<Self>, kept_in: &mut Option<(usize, u64)>, graph: sys::cudaGraph_t, id: u64) -> Result<()> {
+    fn keep_in(
+        self: &Arc<Self>,
+        kept_in: &mut Option<(usize, u64)>,
+        graph: sys::cudaGraph_t,
+        id: u64,
+    ) -> Result<()> {
         let key = (graph.0 as usize, id);
         if *kept_in == Some(key) {
             return Ok(());
@@ -245,7 +250,9 @@ impl Tracked for Arc<PinnedBlock> {
         let mut st = self.lock();
         let BlockState { uses, kept_in } = &mut *st;
         // Host memory has no home stream: every use is recorded.
-        done.track(uses, HOST, access, |graph, id| self.keep_in(kept_in, graph, id));
+        done.track(uses, HOST, access, |graph, id| {
+            self.keep_in(kept_in, graph, id)
+        });
     }
 
     fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
@@ -261,7 +268,10 @@ impl Drop for PinnedBlock {
         let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
         if let Err(e) = state.uses.wait_host(Access::Write) {
             // A copy may still use the block: leak it (failing closed).
-            report_drop_error("pinned buffer (its copies could not be waited for; leaked)", &e);
+            report_drop_error(
+                "pinned buffer (its copies could not be waited for; leaked)",
+                &e,
+            );
             return;
         }
         if let Err(e) = self.release() {
@@ -456,7 +466,11 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     /// Copies `src` (same length) in (after waiting, as [`as_mut_slice`](Self::as_mut_slice)).
     pub fn copy_from_slice(&mut self, src: &[T]) -> Result<()> {
         if src.len() != self.len {
-            return Err(super::length_mismatch("copy_from_slice", self.len, src.len()));
+            return Err(super::length_mismatch(
+                "copy_from_slice",
+                self.len,
+                src.len(),
+            ));
         }
         self.as_mut_slice()?.copy_from_slice(src);
         Ok(())
@@ -492,12 +506,17 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
             return Ok(());
         }
         let host = self.ptr.as_ptr().cast::<c_void>();
-        track::enqueue(stream, device, || copy(host), |done| {
-            self.block.track(done, access);
-            for (other, a) in others {
-                other.track(done, *a);
-            }
-        })
+        track::enqueue(
+            stream,
+            device,
+            || copy(host),
+            |done| {
+                self.block.track(done, access);
+                for (other, a) in others {
+                    other.track(done, *a);
+                }
+            },
+        )
     }
 }
 
@@ -728,7 +747,10 @@ pub(crate) mod tests {
         let fake = Arc::new(FakeHost::default());
         let pool = PinnedPool::with_allocator(fake.clone());
         let mut a = pool.alloc::<u32>(100).expect("a"); // 400 bytes -> 512
-        assert!(a.as_slice().expect("view").iter().all(|v| *v == 0), "zeroed");
+        assert!(
+            a.as_slice().expect("view").iter().all(|v| *v == 0),
+            "zeroed"
+        );
         a.as_mut_slice().expect("view")[3] = 7;
         assert_eq!(pool.used_bytes(), 512);
         assert_eq!(pool.free_bytes(), 0);

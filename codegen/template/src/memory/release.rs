@@ -56,9 +56,8 @@ pub(crate) fn keep_in_graph(graph: sys::cudaGraph_t, item: Kept) -> Result<()> {
         return Err(e);
     }
     // SAFETY: the graph and the object are alive; the graph takes over our reference.
-    let retained = status(unsafe {
-        sys::cudaGraphRetainUserObject(graph, object, 1, GRAPH_USER_OBJECT_MOVE)
-    });
+    let retained =
+        status(unsafe { sys::cudaGraphRetainUserObject(graph, object, 1, GRAPH_USER_OBJECT_MOVE) });
     if retained.is_err() {
         // SAFETY: our reference was not moved: releasing it runs the destructor (which
         // hands `data` to the release thread).
@@ -109,8 +108,7 @@ unsafe extern "C" fn release_kept(data: *mut c_void) {
 
 /// The release thread's sender, starting the thread on first use.
 fn sender() -> Result<&'static Mutex<Sender<Message>>> {
-    static THREAD: OnceLock<std::result::Result<Mutex<Sender<Message>>, String>> =
-        OnceLock::new();
+    static THREAD: OnceLock<std::result::Result<Mutex<Sender<Message>>, String>> = OnceLock::new();
     THREAD
         .get_or_init(|| {
             let (tx, rx) = channel::<Message>();
@@ -126,9 +124,7 @@ fn sender() -> Result<&'static Mutex<Sender<Message>>> {
                         };
                         match next {
                             Ok(Message::Drop(item)) => {
-                                crate::stream::run_caught("graph-owned object", move || {
-                                    drop(item)
-                                })
+                                crate::stream::run_caught("graph-owned object", move || drop(item))
                             }
                             Ok(Message::Retry(job)) => pending.push(job),
                             Err(RecvTimeoutError::Timeout) => {}

@@ -247,7 +247,9 @@ impl Enqueued<'_> {
                 if self.key == home && !home.is_per_thread() {
                     return;
                 }
-                if uses.note(self.stream, self.key, self.device, access).is_err()
+                if uses
+                    .note(self.stream, self.key, self.device, access)
+                    .is_err()
                     && wait_stream(self.stream.as_raw()).is_err()
                 {
                     uses.poison();
@@ -271,7 +273,9 @@ impl Enqueued<'_> {
         if self.capture.as_ref().is_ok_and(|c| *c == Capture::Dead) {
             return;
         }
-        if uses.note(self.stream, self.key, self.device, Access::Write).is_err()
+        if uses
+            .note(self.stream, self.key, self.device, Access::Write)
+            .is_err()
             && wait_stream(self.stream.as_raw()).is_err()
         {
             uses.poison();
@@ -361,7 +365,10 @@ fn wait_event(event: sys::cudaEvent_t) -> Result<()> {
 /// but nothing is running any more) or the answer is an error after which CUDA runs no more
 /// work (that error). A query that keeps failing otherwise for a minute ends the process:
 /// returning would hand memory to the host (or free it) while a copy may still use it.
-fn poll_until_done(first: Error, query: impl Fn() -> crate::Result<sys::cudaError_t>) -> Result<()> {
+fn poll_until_done(
+    first: Error,
+    query: impl Fn() -> crate::Result<sys::cudaError_t>,
+) -> Result<()> {
     let started = Instant::now();
     let mut pause = Duration::from_micros(20);
     loop {
@@ -478,7 +485,11 @@ mod tests {
         let calls = Cell::new(0);
         let query = || {
             calls.set(calls.get() + 1);
-            Ok(sys::cudaError_t::from_raw(if calls.get() < 3 { 600 } else { 0 }))
+            Ok(sys::cudaError_t::from_raw(if calls.get() < 3 {
+                600
+            } else {
+                0
+            }))
         };
         let e = poll_until_done(Error::from_code(999), query).expect_err("the first error");
         assert_eq!(e.cuda_code(), Some(999));

@@ -109,7 +109,7 @@ struct emu_alloc {
     enum emu_mem_state state;
     int device;
     struct emu_pool *pool;
-    const char *freed_by;
+    char *freed_by;              /* what freed it (a copy) */
     unsigned long long serial;
 };
 struct emu_alloc *emu_alloc_new(size_t size, enum emu_mem_kind kind, int device);

@@ -167,7 +167,10 @@ static unsigned long long touch(const unsigned char *p, size_t n) {
 
 static volatile unsigned long long image_checksum;
 
-/* The size an ELF64 image claims from its headers (0: not one this reads). */
+/* The size an ELF64 image claims from its headers (0: not one this reads). The image is read
+ * from its first byte on, in order: the header tables' extent first (claimed by the 64-byte
+ * header), then the sections' (claimed by the tables), so that a short image is overrun at
+ * its end, where AddressSanitizer's redzone or valgrind's addressability check is. */
 static size_t elf_size(const unsigned char *e, size_t available) {
     if (available < 64 || e[4] != 2 || e[5] != 1) return 0;
     unsigned long long phoff = rd(e + 0x20, 8), shoff = rd(e + 0x28, 8);
@@ -180,7 +183,10 @@ static size_t elf_size(const unsigned char *e, size_t available) {
         size = phoff + (unsigned long long)phnum * phentsize;
     if (shnum && shoff + (unsigned long long)shnum * shentsize > size)
         size = shoff + (unsigned long long)shnum * shentsize;
-    if (size > MAX_IMAGE || size > available) return size > MAX_IMAGE ? 0 : (size_t)size;
+    if (size > MAX_IMAGE) return 0;
+    if (size > available) return (size_t)size;
+    image_checksum += touch(e, (size_t)size);
+    unsigned long long tables = size;
     for (unsigned i = 0; i < phnum; i++) {
         const unsigned char *ph = e + phoff + (unsigned long long)i * phentsize;
         unsigned long long off = rd(ph + 8, 8), filesz = rd(ph + 32, 8);
@@ -194,7 +200,9 @@ static size_t elf_size(const unsigned char *e, size_t available) {
         if (off > MAX_IMAGE || sz > MAX_IMAGE) return 0;
         if (off + sz > size) size = off + sz;
     }
-    return size > MAX_IMAGE ? 0 : (size_t)size;
+    if (size > MAX_IMAGE) return 0;
+    if (size <= available) image_checksum += touch(e + tables, (size_t)(size - tables));
+    return (size_t)size;
 }
 
 static void elf_kernels(struct emu_library *lib, const unsigned char *e, size_t size) {
@@ -224,7 +232,6 @@ static cudaError_t load_image(struct emu_library *lib, const void *code, size_t 
     if (available >= 4 && c[0] == 0x7f && c[1] == 'E' && c[2] == 'L' && c[3] == 'F') {
         size_t size = elf_size(c, available);
         if (!size || size > available) return cudaErrorInvalidKernelImage;
-        image_checksum += touch(c, size);
         elf_kernels(lib, c, size);
         return cudaSuccess;
     }

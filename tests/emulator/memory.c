@@ -109,12 +109,14 @@ struct emu_alloc *emu_alloc_find(const void *p) {
 
 void emu_alloc_free(struct emu_alloc *a, const char *by) {
     a->state = S_FREED;
-    a->freed_by = by;
+    free(a->freed_by);
+    a->freed_by = emu_xstrdup(by); /* `by` may be a label on a worker's stack */
     mprotect(a->base, a->mapped, PROT_NONE);
 }
 
 void emu_alloc_revive(struct emu_alloc *a) {
     a->state = S_LIVE;
+    free(a->freed_by);
     a->freed_by = NULL;
     if (a->kind != M_MANAGED || managed_active_total() == 0)
         mprotect(a->base, a->mapped, PROT_READ | PROT_WRITE);

@@ -361,3 +361,395 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+// ---- the classes of issue 28: programs without `unsafe` that reach undefined behaviour ----
+
+/// Until the safe layer is fixed the class tests fail; they run with this set to `1`.
+const CLASS_GATE: &str = "CUDART_EMU_CLASS_TESTS";
+
+/// Whether the class test `name` runs here (always in its child).
+fn class_gate(name: &str) -> bool {
+    if std::env::var_os(emulator::CHILD_VAR).is_some()
+        || std::env::var(CLASS_GATE).is_ok_and(|v| v == "1")
+    {
+        return true;
+    }
+    eprintln!("{name}: skipped; set {CLASS_GATE}=1 to run the class tests of issue 28");
+    false
+}
+
+/// A class test: its child must end clean; gated by [`CLASS_GATE`].
+macro_rules! class_test {
+    ($(#[doc = $doc:literal])* fn $name:ident($emu:ident) $body:block) => {
+        $(#[doc = $doc])*
+        #[test]
+        fn $name() {
+            if !class_gate(stringify!($name)) {
+                return;
+            }
+            if let Some(outcome) = child(stringify!($name), |$emu: &Emulator| -> TestResult { $body }) {
+                outcome.assert_clean();
+            }
+        }
+    };
+}
+
+/// Delays long enough that a host step right after a call always comes before the queued
+/// work (20 ms a step; the emulator sleeps this before each operation).
+fn slow(emu: &Emulator) -> TestResult {
+    Ok(emu.configure("delay_us", 20_000)?)
+}
+
+class_test! {
+    /// Class 1: `api::device_get_pci_bus_id(len, 0)` gives CUDA a one-byte local for a
+    /// buffer of `len` bytes; the emulator writes all `len` bytes (the id, NUL-padded), as the
+    /// contract allows.
+    fn class_01_pci_bus_id_into_a_one_byte_local(_emu) {
+        let _ = cudart13::api::device_get_pci_bus_id(16 << 20, 0);
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 2: `api::logs_dump_to_memory` gives CUDA one `c_char` for a buffer of `*size`
+    /// bytes; the emulator writes all of them.
+    fn class_02_logs_dump_into_one_char(_emu) {
+        let mut byte: std::ffi::c_char = 0;
+        let mut size = 16usize << 20;
+        let _ = cudart13::api::logs_dump_to_memory(None, &mut byte, &mut size, 0);
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 3: a graph captured from `copy_to_pinned_async` is launched while the host
+    /// holds `&[T]` of the pinned buffer: the launch writes behind the shared borrow.
+    fn class_03_graph_launch_writes_behind_a_pinned_borrow(emu) {
+        slow(emu)?;
+        let s = Stream::non_blocking()?;
+        let dev = DeviceBuffer::from_slice(&[7u32; 256], &s)?;
+        let mut pinned = PinnedBuffer::<u32>::new(256)?;
+        let graph = s.capture(CaptureMode::GLOBAL, |s| dev.copy_to_pinned_async(&mut pinned, s))?;
+        let exec = graph.instantiate()?;
+        let view: &[u32] = &pinned;
+        let _borrowed = emu.host_view(view, false);
+        exec.launch(&s)?;
+        s.synchronize()?;
+        assert_eq!(view[0], 7);
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 4: a failed wait in `PinnedBuffer`'s `Deref` still hands out the slice while
+    /// the copy into it is queued.
+    fn class_04_failed_wait_still_derefs_pinned(emu) {
+        slow(emu)?;
+        let s = Stream::non_blocking()?;
+        let dev = DeviceBuffer::from_slice(&[7u32; 256], &s)?;
+        let mut pinned = PinnedBuffer::<u32>::new(256)?;
+        dev.copy_to_pinned_async(&mut pinned, &s)?;
+        emu.inject_fault("cudaEventSynchronize", 1, UNKNOWN, FaultMode::FailedWait)?;
+        let view: &[u32] = &pinned;
+        let _borrowed = emu.host_view(view, false);
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 4: a failed wait in `PinnedBuffer`'s `Drop` returns the block to its pool while
+    /// the copy into it is queued; the next buffer from the pool gets the same block.
+    fn class_04_failed_wait_repools_a_busy_block(emu) {
+        slow(emu)?;
+        let s = Stream::non_blocking()?;
+        let pool = cudart13::PinnedPool::new();
+        let dev = DeviceBuffer::from_slice(&[7u32; 256], &s)?;
+        let mut first = pool.alloc::<u32>(256)?;
+        dev.copy_to_pinned_async(&mut first, &s)?;
+        emu.inject_fault("cudaEventSynchronize", 1, UNKNOWN, FaultMode::FailedWait)?;
+        drop(first);
+        let second = pool.alloc::<u32>(256)?;
+        let view: &[u32] = &second;
+        let _borrowed = emu.host_view(view, false);
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 5: `copy_to_host` returns `Err` after a failed synchronise while its copy into
+    /// the caller's slice is still queued; the caller has the slice back.
+    fn class_05_failed_copy_to_host_still_writes(emu) {
+        slow(emu)?;
+        let s = Stream::non_blocking()?;
+        let dev = DeviceBuffer::from_slice(&[9u32; 1024], &s)?;
+        let mut host = vec![0u32; 1024];
+        emu.inject_fault("cudaStreamSynchronize", 1, UNKNOWN, FaultMode::FailedWait)?;
+        assert!(dev.copy_to_host(&mut host).is_err());
+        let _borrowed = emu.host_view(&host, false);
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 5: `to_vec` returns `Err` after a failed synchronise and frees its `Vec` while
+    /// the copy into it is still queued: the copy writes freed heap memory.
+    fn class_05_failed_to_vec_frees_the_destination(emu) {
+        slow(emu)?;
+        let s = Stream::non_blocking()?;
+        let dev = DeviceBuffer::from_slice(&[9u32; 1024], &s)?;
+        emu.inject_fault("cudaStreamSynchronize", 1, UNKNOWN, FaultMode::FailedWait)?;
+        assert!(dev.to_vec().is_err());
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 6: a pinned buffer whose event was made on device 0 is the target of a copy on
+    /// a device-1 stream: the copy is queued, recording the event fails, and the buffer
+    /// never waits for the copy.
+    fn class_06_pinned_copy_on_another_devices_stream(emu) {
+        slow(emu)?;
+        Device::get(0)?.set_current()?;
+        let s0 = Stream::non_blocking()?;
+        let d0 = DeviceBuffer::from_slice(&[1u32; 256], &s0)?;
+        let mut pinned = PinnedBuffer::<u32>::new(256)?;
+        d0.copy_to_pinned_async(&mut pinned, &s0)?;
+        assert_eq!(pinned[0], 1);
+        Device::get(1)?.set_current()?;
+        let s1 = Stream::non_blocking()?;
+        let d1 = DeviceBuffer::from_slice(&[2u32; 256], &s1)?;
+        let queued = d1.copy_to_pinned_async(&mut pinned, &s1);
+        let view: &[u32] = &pinned;
+        let _borrowed = emu.host_view(view, false);
+        s1.synchronize()?;
+        drop(queued);
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 7: in a fork-join capture the pinned buffer's keep-alive goes to the forked
+    /// stream's list, not the graph; a later capture on that stream frees the block while the
+    /// first graph's executable still copies into it and records its event.
+    fn class_07_fork_join_capture_loses_the_keep_alive(emu) {
+        let (a, b) = (Stream::non_blocking()?, Stream::non_blocking()?);
+        let dev = DeviceBuffer::from_slice(&[5u32; 256], &a)?;
+        let mut pinned = PinnedBuffer::<u32>::new(256)?;
+        let graph = a.capture(CaptureMode::GLOBAL, |a| {
+            let fork = a.record_event()?;
+            b.wait_event(&fork)?;
+            dev.copy_to_pinned_async(&mut pinned, &b)?;
+            let join = b.record_event()?;
+            a.wait_event(&join)
+        })?;
+        let exec = graph.instantiate()?;
+        drop((graph, pinned));
+        drop(b.capture(CaptureMode::GLOBAL, |_| Ok(()))?);
+        assert!(emu.quiesce(Duration::from_secs(10)));
+        std::thread::sleep(Duration::from_millis(300)); // the crate's release thread
+        exec.launch(&a)?;
+        a.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 8: a buffer read by a copy on stream B is dropped: `cudaFreeAsync` on its own
+    /// stream A, which does not wait for B.
+    fn class_08_buffer_read_on_another_stream_then_dropped(emu) {
+        slow(emu)?;
+        let (a, b) = (Stream::non_blocking()?, Stream::non_blocking()?);
+        let src = DeviceBuffer::from_slice(&[3u32; 256], &a)?;
+        let mut dst = DeviceBuffer::<u32>::new(256, &b)?;
+        dst.memset(0, &b)?;
+        dst.copy_from_device(&src, &b)?;
+        drop(src);
+        b.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 9: a buffer on `Stream::per_thread()` dropped on another thread is freed on that
+    /// thread's per-thread stream, while work on the first thread's is still queued.
+    fn class_09_per_thread_buffer_dropped_on_another_thread(emu) {
+        slow(emu)?;
+        let s = Stream::per_thread();
+        let mut buf = DeviceBuffer::<u32>::zeroed(256, &s)?;
+        buf.memset(1, &s)?;
+        buf.memset(2, &s)?;
+        std::thread::spawn(move || drop(buf)).join().map_err(|_| "the dropping thread panicked")?;
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 9: a buffer on `Stream::legacy()` dropped after `set_current` is freed on the
+    /// other device's legacy stream, while work on the first device's is still queued.
+    fn class_09_legacy_buffer_dropped_after_set_current(emu) {
+        slow(emu)?;
+        let legacy = Stream::legacy();
+        Device::get(0)?.set_current()?;
+        let mut buf = DeviceBuffer::<u32>::new(256, &legacy)?;
+        buf.memset(1, &legacy)?;
+        buf.memset(2, &legacy)?;
+        Device::get(1)?.set_current()?;
+        drop(buf);
+        Device::get(0)?.set_current()?;
+        legacy.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 10: a memset node outlives the buffer it writes: a launch writes freed memory.
+    fn class_10_memset_node_outlives_its_buffer(_emu) {
+        let s = Stream::non_blocking()?;
+        let graph = Graph::new()?;
+        let mut buf = DeviceBuffer::<u32>::new(256, &s)?;
+        graph.add_memset_node(&[], &mut buf, 0)?;
+        let exec = graph.instantiate()?;
+        drop(buf);
+        s.synchronize()?;
+        exec.launch(&s)?;
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 10: captured work outlives the buffer it reads: a launch reads freed memory.
+    fn class_10_captured_copy_outlives_its_source(_emu) {
+        let s = Stream::non_blocking()?;
+        let src = DeviceBuffer::from_slice(&[4u32; 256], &s)?;
+        let mut dst = DeviceBuffer::<u32>::new(256, &s)?;
+        let graph = s.capture(CaptureMode::GLOBAL, |s| dst.copy_from_device(&src, s))?;
+        let exec = graph.instantiate()?;
+        drop(src);
+        s.synchronize()?;
+        exec.launch(&s)?;
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 11: safe `api::destroy_texture_object` destroys a texture a `TextureObject`
+    /// owns; its `Drop` destroys the dead handle again.
+    fn class_11_api_destroys_an_owned_texture(_emu) {
+        use cudart13::texture::{ChannelFormat, ResourceDesc, TextureDesc, TextureObject};
+        let s = Stream::non_blocking()?;
+        let buf = DeviceBuffer::<f32>::zeroed(256, &s)?;
+        let res = ResourceDesc::linear(&buf, ChannelFormat::of::<f32>());
+        let tex = TextureObject::new(&res, &TextureDesc::new())?;
+        cudart13::api::destroy_texture_object(tex.as_raw())?;
+        drop(tex);
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 11: safe `api::device_reset` destroys the device's streams and events the safe
+    /// layer still owns; their `Drop`s then destroy dead handles.
+    fn class_11_api_device_reset_kills_owned_handles(_emu) {
+        let s = Stream::non_blocking()?;
+        let ev = Event::new()?;
+        cudart13::api::device_reset()?;
+        drop(ev);
+        drop(s);
+        Ok(())
+    }
+}
+
+/// A minimal ELF64 cubin: a header, a section-name table, a `.text.emu_sleep` section, and
+/// the section header table at the end.
+fn tiny_cubin() -> Vec<u8> {
+    let names = b"\0.shstrtab\0.text.emu_sleep\0";
+    let (names_at, text_at) = (64u64, 64 + names.len() as u64);
+    let shoff = (text_at + 16).next_multiple_of(8);
+    let mut image = vec![0u8; shoff as usize + 3 * 64];
+    image[..8].copy_from_slice(b"\x7fELF\x02\x01\x01\x00");
+    image[16..18].copy_from_slice(&2u16.to_le_bytes()); // ET_EXEC
+    image[18..20].copy_from_slice(&190u16.to_le_bytes()); // EM_CUDA
+    image[20..24].copy_from_slice(&1u32.to_le_bytes());
+    image[0x28..0x30].copy_from_slice(&shoff.to_le_bytes());
+    image[0x34..0x36].copy_from_slice(&64u16.to_le_bytes());
+    image[0x3A..0x3C].copy_from_slice(&64u16.to_le_bytes());
+    image[0x3C..0x3E].copy_from_slice(&3u16.to_le_bytes());
+    image[0x3E..0x40].copy_from_slice(&1u16.to_le_bytes());
+    image[names_at as usize..text_at as usize].copy_from_slice(names);
+    let mut section = |i: usize, name: u32, kind: u32, off: u64, size: u64| {
+        let h = shoff as usize + 64 * i;
+        image[h..h + 4].copy_from_slice(&name.to_le_bytes());
+        image[h + 4..h + 8].copy_from_slice(&kind.to_le_bytes());
+        image[h + 24..h + 32].copy_from_slice(&off.to_le_bytes());
+        image[h + 32..h + 40].copy_from_slice(&size.to_le_bytes());
+    };
+    section(1, 1, 3, names_at, names.len() as u64); // .shstrtab
+    section(2, 11, 1, text_at, 16); // .text.emu_sleep
+    image
+}
+
+emulated! {
+    /// An ELF image loads from its bytes, with its `.text.NAME` sections as kernels.
+    fn smoke_kernels_from_an_elf_image(_emu) {
+        let module = Module::from_bytes(&tiny_cubin())?;
+        assert_eq!(module.kernel("emu_sleep")?.name()?, "emu_sleep");
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 12: `Module::from_bytes` hands CUDA a cubin without its length; given the first
+    /// 64 bytes of one, CUDA reads as far as the image's headers say.
+    fn class_12_module_from_a_short_cubin_slice(_emu) {
+        let short = tiny_cubin()[..64].to_vec();
+        let _ = Module::from_bytes(&short);
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Also (managed memory): on a device without concurrent managed access the host must not
+    /// touch managed memory while a kernel runs. The launch's contract (no host reference to
+    /// managed memory *the kernel writes*) is kept: the kernel writes nothing, and reading an
+    /// unrelated `ManagedBuffer` through `Deref` faults. The one `unsafe` is the launch.
+    fn class_also_managed_memory_read_while_a_kernel_runs(emu) {
+        emu.configure("concurrent_managed", 0)?;
+        const PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+            .visible .entry emu_sleep(.param .u32 us) { ret; }\n";
+        let sleep = Module::from_ptx(PTX)?.kernel("emu_sleep")?;
+        let managed = cudart13::ManagedBuffer::from_slice(&[1u32, 2, 3])?;
+        let s = Stream::non_blocking()?;
+        let us = 50_000u32;
+        // SAFETY: emu_sleep(unsigned us) takes one value and touches no memory.
+        unsafe { sleep.launch(&s, LaunchConfig::for_num_elems(1), (&us,))? };
+        let sum: u32 = managed.iter().sum();
+        s.synchronize()?;
+        assert_eq!(sum, 6);
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Also (host callbacks): a closure given to `launch_host_func` or a graph host node may
+    /// call CUDA, which CUDA forbids.
+    fn class_also_host_callbacks_call_cuda(_emu) {
+        let s = Stream::non_blocking()?;
+        s.launch_host_func(|| {
+            let _ = Stream::new();
+        })?;
+        let graph = Graph::new()?;
+        graph.add_host_node(&[], || {
+            let _ = Event::new();
+        })?;
+        graph.instantiate()?.launch(&s)?;
+        s.synchronize()?;
+        Ok(())
+    }
+}

@@ -37,6 +37,16 @@ pub const INCLUDE_VAR: &str = "CUDA_WHEEL_INCLUDE";
 /// `1` (set by `cargo xtask test`): a missing C compiler or header fails the test.
 pub const REQUIRED_VAR: &str = "CUDART_AUDIT_REQUIRED";
 
+/// How much slower children run in this mode: 10 under valgrind, else 1. Tests scale the
+/// emulator's delays by it, so that a host step meant to come before queued work does.
+pub fn time_scale() -> u32 {
+    if std::env::var(VALGRIND_VAR).is_ok_and(|v| v == "1") {
+        10
+    } else {
+        1
+    }
+}
+
 /// Lines framing the hazard log a child prints at its end.
 const LOG_BEGIN: &str = "cuda-emu hazard log begin";
 const LOG_END: &str = "cuda-emu hazard log end";
@@ -88,10 +98,17 @@ pub fn source_dir() -> PathBuf {
 fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().ok();
     exe.as_deref()
-        .and_then(|e| e.ancestors().find(|a| a.file_name().is_some_and(|n| n == "deps")))
+        .and_then(|e| {
+            e.ancestors()
+                .find(|a| a.file_name().is_some_and(|n| n == "deps"))
+        })
         .and_then(|deps| deps.parent()?.parent())
         .map(Path::to_path_buf)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("target"))
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("..")
+                .join("target")
+        })
 }
 
 fn compiler() -> String {
@@ -147,7 +164,9 @@ fn sources() -> Result<Vec<PathBuf>, Unavailable> {
 }
 
 fn run_output(cmd: &mut Command) -> Result<String, String> {
-    let out = cmd.output().map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
     if !out.status.success() {
         return Err(format!(
             "{cmd:?} failed ({}):\n{}",
@@ -217,7 +236,9 @@ fn build_now(variant: Variant) -> Result<PathBuf, Unavailable> {
     let unique = format!("{}-{:?}", std::process::id(), std::thread::current().id())
         .replace(|c: char| !c.is_ascii_alphanumeric(), "");
     let tmp = dir.join(format!("libcudart.so.13.tmp{unique}"));
-    let c_files = files.iter().filter(|f| f.extension().is_some_and(|x| x == "c"));
+    let c_files = files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|x| x == "c"));
     let built = run_output(
         Command::new(&cc)
             .args(&args)
@@ -337,7 +358,9 @@ impl Emulator {
         // SAFETY: a NUL-terminated name, read during the call.
         match unsafe { (self.inject_fault)(name.as_ptr(), nth, code, mode as c_int) } {
             0 => Ok(()),
-            _ => Err(format!("cudaEmuInjectFault refused {function} #{nth_call} ({code})")),
+            _ => Err(format!(
+                "cudaEmuInjectFault refused {function} #{nth_call} ({code})"
+            )),
         }
     }
 
@@ -442,7 +465,10 @@ impl Outcome {
         } else if let Some(s) = self.signal {
             format!("killed by signal {s}")
         } else {
-            format!("exit code {}", self.code.map_or("?".into(), |c| c.to_string()))
+            format!(
+                "exit code {}",
+                self.code.map_or("?".into(), |c| c.to_string())
+            )
         };
         let sanitizer = ["ERROR: AddressSanitizer", "Invalid read", "Invalid write"]
             .iter()
@@ -591,7 +617,7 @@ pub fn run_child(
     limit: Duration,
 ) -> Result<Outcome, Unavailable> {
     let setup = setup()?;
-    let limit = if setup.valgrind { limit * 10 } else { limit };
+    let limit = limit * time_scale();
     let exe = std::env::current_exe().map_err(|e| Unavailable(e.to_string()))?;
     let test_args = [name, "--exact", "--nocapture", "--test-threads", "1"];
     let mut cmd = if setup.valgrind {

@@ -151,13 +151,13 @@ emulated! {
             dst.copy_from_device(&src, s)?;
             dst.copy_to_pinned_async(&mut host, s)
         })?;
-        assert_eq!(graph.node_count()?, 4, "memset, copy, copy, event record");
+        assert_eq!(graph.node_count()?, 3, "memset, copy, copy");
         let exec = graph.instantiate()?;
         for _ in 0..2 {
             host.as_mut_slice()?.fill(0);
             exec.launch(&s)?;
             s.synchronize()?;
-            assert_eq!(host.as_slice()?, &[0x2222_2222; 64][..]);
+            assert_eq!(&*host.as_slice()?, &[0x2222_2222; 64][..]);
         }
         Ok(())
     }
@@ -485,11 +485,17 @@ class_test! {
         let mut pinned = PinnedBuffer::<u32>::new(256)?;
         let graph = s.capture(CaptureMode::GLOBAL, |s| dev.copy_to_pinned_async(&mut pinned, s))?;
         let exec = graph.instantiate()?;
-        let view: &[u32] = &pinned;
-        let _borrowed = emu.host_view(view, false);
         exec.launch(&s)?;
+        {
+            // The view waits for the launch; a launch is refused while the view lives.
+            let view = pinned.as_slice()?;
+            let _borrowed = emu.host_view(&view, false);
+            assert!(exec.launch(&s).is_err(), "a launch while a view of graph memory lives");
+            assert_eq!(view[0], 7);
+        }
+        exec.launch(&s)?;
+        assert_eq!(pinned.as_slice()?[0], 7);
         s.synchronize()?;
-        assert_eq!(view[0], 7);
         Ok(())
     }
 }
@@ -504,8 +510,13 @@ class_test! {
         let mut pinned = PinnedBuffer::<u32>::new(256)?;
         dev.copy_to_pinned_async(&mut pinned, &s)?;
         emu.inject_fault("cudaEventSynchronize", 1, UNKNOWN, FaultMode::FailedWait)?;
-        let view: &[u32] = &pinned;
-        let _borrowed = emu.host_view(view, false);
+        // The failed wait is an error of the view, returned once the copy cannot run.
+        match pinned.as_slice() {
+            Ok(view) => {
+                let _borrowed = emu.host_view(&view, false);
+            }
+            Err(e) => assert_eq!(e.cuda_code(), Some(UNKNOWN), "{e}"),
+        }
         s.synchronize()?;
         Ok(())
     }
@@ -524,8 +535,8 @@ class_test! {
         emu.inject_fault("cudaEventSynchronize", 1, UNKNOWN, FaultMode::FailedWait)?;
         drop(first);
         let second = pool.alloc::<u32>(256)?;
-        let view: &[u32] = &second;
-        let _borrowed = emu.host_view(view, false);
+        let view = second.as_slice()?;
+        let _borrowed = emu.host_view(&view, false);
         s.synchronize()?;
         Ok(())
     }
@@ -572,15 +583,15 @@ class_test! {
         let d0 = DeviceBuffer::from_slice(&[1u32; 256], &s0)?;
         let mut pinned = PinnedBuffer::<u32>::new(256)?;
         d0.copy_to_pinned_async(&mut pinned, &s0)?;
-        assert_eq!(pinned[0], 1);
+        assert_eq!(pinned.as_slice()?[0], 1);
         Device::get(1)?.set_current()?;
         let s1 = Stream::non_blocking()?;
         let d1 = DeviceBuffer::from_slice(&[2u32; 256], &s1)?;
-        let queued = d1.copy_to_pinned_async(&mut pinned, &s1);
-        let view: &[u32] = &pinned;
-        let _borrowed = emu.host_view(view, false);
+        d1.copy_to_pinned_async(&mut pinned, &s1)?;
+        let view = pinned.as_slice()?;
+        let _borrowed = emu.host_view(&view, false);
+        assert_eq!(view[0], 2);
         s1.synchronize()?;
-        drop(queued);
         Ok(())
     }
 }
@@ -745,8 +756,10 @@ class_test! {
         let us = 50_000u32;
         // SAFETY: emu_sleep(unsigned us) takes one value and touches no memory.
         unsafe { sleep.launch(&s, LaunchConfig::for_num_elems(1), (&us,))? };
-        let sum: u32 = managed.iter().sum();
+        assert!(managed.as_slice().is_err(), "no safe host view without concurrent access");
         s.synchronize()?;
+        // SAFETY: the device is idle (synchronised above and no other work).
+        let sum: u32 = unsafe { managed.as_slice_unchecked() }.iter().sum();
         assert_eq!(sum, 6);
         Ok(())
     }

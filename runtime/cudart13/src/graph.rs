@@ -32,7 +32,7 @@ use crate::error::{report_drop_error, status, Error, Result};
 use crate::kernel::Launch;
 use crate::memory::release::keep_in_graph;
 use crate::memory::track::Capture;
-use crate::memory::{AsDeviceSlice, AsDeviceSliceMut, DeviceCopy};
+use crate::memory::{AsDeviceSlice, AsDeviceSliceMut, DeviceCopy, PinnedBuffer};
 use crate::stream::{run_caught, Stream};
 use crate::sys;
 
@@ -228,6 +228,70 @@ impl Graph {
                 src.as_device_ptr().as_raw(),
                 src.size_bytes(),
                 sys::cudaMemcpyKind::DEVICE_TO_DEVICE,
+            )
+        }
+    }
+
+    /// A node that copies the pinned buffer `src` to `dst` at each launch. The graph keeps
+    /// both alive; while it holds `src`, host views of `src` and the graph's launches
+    /// exclude each other (see the module documentation).
+    pub fn add_copy_from_pinned_node<T: DeviceCopy>(
+        &self,
+        deps: &[GraphNode<'_>],
+        dst: &mut impl AsDeviceSliceMut<T>,
+        src: &PinnedBuffer<T>,
+    ) -> Result<GraphNode<'_>> {
+        let dst = dst.as_device_slice_mut();
+        if dst.len() != src.len() {
+            return Err(crate::memory::length_mismatch(
+                "add_copy_from_pinned_node",
+                dst.len(),
+                src.len(),
+            ));
+        }
+        dst.keep_in(self.raw)?;
+        src.keep_in(self.raw)?;
+        // SAFETY: `len` elements on both sides, kept alive by the graph; host writes to
+        // `src` and launches exclude each other.
+        unsafe {
+            self.add_memcpy_1d(
+                deps,
+                dst.as_device_ptr().as_raw(),
+                src.as_ptr().cast(),
+                dst.size_bytes(),
+                sys::cudaMemcpyKind::HOST_TO_DEVICE,
+            )
+        }
+    }
+
+    /// A node that copies `src` into the pinned buffer `dst` at each launch. The graph keeps
+    /// both alive; while it holds `dst`, host views of `dst` and the graph's launches
+    /// exclude each other: a view waits for every launch made before it, and a launch fails
+    /// while a view is alive.
+    pub fn add_copy_to_pinned_node<T: DeviceCopy>(
+        &self,
+        deps: &[GraphNode<'_>],
+        dst: &mut PinnedBuffer<T>,
+        src: &impl AsDeviceSlice<T>,
+    ) -> Result<GraphNode<'_>> {
+        let src = src.as_device_slice();
+        if dst.len() != src.len() {
+            return Err(crate::memory::length_mismatch(
+                "add_copy_to_pinned_node",
+                src.len(),
+                dst.len(),
+            ));
+        }
+        src.keep_in(self.raw)?;
+        dst.keep_in(self.raw)?;
+        // SAFETY: as above.
+        unsafe {
+            self.add_memcpy_1d(
+                deps,
+                dst.as_ptr().cast_mut().cast(),
+                src.as_device_ptr().as_raw(),
+                src.size_bytes(),
+                sys::cudaMemcpyKind::DEVICE_TO_HOST,
             )
         }
     }

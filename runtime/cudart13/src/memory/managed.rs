@@ -54,16 +54,36 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
             sys::cudaMallocManaged(&mut ptr, bytes, sys::MemAttachFlags::GLOBAL.bits() as _)
         })?;
         let ptr = NonNull::new(ptr.cast::<T>()).ok_or_else(|| Error::from_code(2))?;
-        // SAFETY: `bytes` bytes of managed memory, host-accessible, not yet used by any
-        // device; zero bits are a valid `T`.
-        unsafe { ptr.as_ptr().cast::<u8>().write_bytes(0, bytes) };
-        Ok(ManagedBuffer { ptr, len })
+        let buffer = ManagedBuffer { ptr, len };
+        if host_access_allowed().is_ok() {
+            // SAFETY: `bytes` bytes of managed memory, host-accessible (every device has
+            // concurrent managed access); zero bits are a valid `T`.
+            unsafe { ptr.as_ptr().cast::<u8>().write_bytes(0, bytes) };
+        } else {
+            // The host may not touch it while any kernel runs: zeroed by the device.
+            // SAFETY: `bytes` bytes of managed memory.
+            status(unsafe { sys::cudaMemset(ptr.as_ptr().cast(), 0, bytes) })?;
+            super::track::wait_stream(sys::cudaStream_t(1 as *mut _))?;
+        }
+        Ok(buffer)
     }
 
-    /// A managed copy of `src`.
+    /// A managed copy of `src` (copied by `cudaMemcpy`, so that it works on devices whose
+    /// managed memory the host may not touch while kernels run).
     pub fn from_slice(src: &[T]) -> Result<ManagedBuffer<T>> {
-        let mut b = Self::new(src.len())?;
-        b.as_mut_slice()?.copy_from_slice(src);
+        let b = Self::new(src.len())?;
+        if b.len > 0 {
+            // SAFETY: `src` and the buffer both hold `len` elements; `cudaMemcpy` has read
+            // `src` when it returns.
+            status(unsafe {
+                sys::cudaMemcpy(
+                    b.ptr.as_ptr().cast(),
+                    src.as_ptr().cast(),
+                    std::mem::size_of_val(src),
+                    sys::cudaMemcpyKind::DEFAULT,
+                )
+            })?;
+        }
         Ok(b)
     }
 

@@ -479,6 +479,14 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
         Ok(())
     }
 
+    /// Makes `graph` hold the buffer's memory (for an explicit graph node).
+    pub(crate) fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
+        if self.len == 0 {
+            return Ok(());
+        }
+        Tracked::keep_in(&self.block, graph)
+    }
+
     /// The host address (for a raw call; the buffer does not know what it does with it).
     pub fn as_ptr(&self) -> *const T {
         self.ptr.as_ptr()

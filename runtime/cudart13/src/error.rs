@@ -189,6 +189,29 @@ pub(crate) fn status(result: Result<crate::sys::cudaError_t>) -> Result<()> {
     check(result?.as_raw() as i32)
 }
 
+/// A zeroed buffer of `len` bytes for a C function to write a string into (the typed layer's
+/// string outputs): a negative `len` is [`invalid_value`], one that cannot be allocated
+/// `cudaErrorMemoryAllocation`, both without calling CUDA.
+#[inline]
+pub(crate) fn string_buffer<T: TryInto<usize>>(len: T) -> Result<Vec<u8>> {
+    let len = len.try_into().map_err(|_| invalid_value())?;
+    let mut buffer = Vec::new();
+    buffer
+        .try_reserve_exact(len)
+        .map_err(|_| memory_allocation())?;
+    buffer.resize(len, 0);
+    Ok(buffer)
+}
+
+/// The string a C function wrote into `buffer`: the bytes before the first NUL (all of
+/// them when it wrote none).
+pub(crate) fn string_until_nul(mut buffer: Vec<u8>) -> std::ffi::CString {
+    let end = buffer.iter().position(|&b| b == 0).unwrap_or(buffer.len());
+    buffer.truncate(end);
+    // No NUL is left in `buffer`, so this cannot fail; an empty string if it did.
+    std::ffi::CString::new(buffer).unwrap_or_default()
+}
+
 /// What the drop-error hook is called with: what was being released (`"stream"`,
 /// `"device buffer"`, …) and why it failed.
 pub type DropErrorHook = fn(resource: &'static str, error: &Error);

@@ -45,6 +45,13 @@ pub enum Error {
     /// buffer, two lengths that must agree, a string with an interior NUL, more launch
     /// attributes than a launch can hold. Nothing was sent to CUDA.
     InvalidArgument(String),
+    /// A call through this crate (raw, typed or safe layer) was made from inside a CUDA host
+    /// callback — a host function, a stream callback, a user-object destructor — where CUDA
+    /// forbids CUDA calls. Nothing was sent to CUDA.
+    InCallback {
+        /// The C function that was called (`cudaMemcpy`).
+        function: String,
+    },
     /// A Rust closure run by CUDA (a host function, a stream callback, a graph host node)
     /// panicked; the panic was caught at the C boundary and reported here, through the hook
     /// of [`set_drop_error_hook`].
@@ -77,6 +84,10 @@ impl std::fmt::Display for Error {
                 render_version(*version)
             ),
             Error::InvalidArgument(why) => write!(f, "invalid argument: {why}"),
+            Error::InCallback { function } => write!(
+                f,
+                "{function} was called from inside a CUDA host callback, where CUDA forbids CUDA calls"
+            ),
             Error::CallbackPanicked(what) => write!(f, "a host callback panicked: {what}"),
             Error::Cuda {
                 code,
@@ -287,6 +298,10 @@ pub(crate) fn describe(code: i32) -> Option<(&'static str, &'static str)> {
 /// Asks the already-loaded global library for the name and description of `code`.
 fn from_loaded_library(code: i32) -> Option<(&'static str, &'static str)> {
     type GetString = unsafe extern "C" fn(c_int) -> *const c_char;
+    // Inside a CUDA callback no CUDA function may be called, not even these two.
+    if crate::loader::in_callback() {
+        return None;
+    }
     let lib = crate::loader::Library::loaded()?;
     // SAFETY: both functions have this C signature in every CUDA runtime
     // (`const char* cudaGetErrorName(cudaError_t)`).

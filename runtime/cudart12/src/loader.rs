@@ -222,8 +222,9 @@ impl Library {
             None => {
                 let (inner, file) = loaded_file(inner);
                 let file = file.ok_or("the system loader does not say which file it opened")?;
-                let symbols = crate::elf::inspect_library(&file)
-                    .map_err(|why| format!("{} (opened as {}): {why}", file.display(), path.display()))?;
+                let symbols = crate::elf::inspect_library(&file).map_err(|why| {
+                    format!("{} (opened as {}): {why}", file.display(), path.display())
+                })?;
                 (inner, Some(symbols))
             }
         };
@@ -278,12 +279,7 @@ impl Library {
                         }
                     ))
                 }
-                None => {
-                    return Err(format!(
-                        "the library defines no {}",
-                        name.to_string_lossy()
-                    ))
-                }
+                None => return Err(format!("the library defines no {}", name.to_string_lossy())),
             }
         }
         // SAFETY: reading a symbol's address as a plain pointer value is always sound.

@@ -370,7 +370,10 @@ fn inspect_image(image: &mut dyn Image) -> Result<Symbols, NotLoadable> {
     let len = image.len();
     let head = image.read(0, len.min(64))?;
     let (wide, little) = ident(&head)?;
-    let f = Fields { data: &head, little };
+    let f = Fields {
+        data: &head,
+        little,
+    };
     // (file header size, e_phoff, e_phentsize, e_phnum, program header size)
     let (header_size, phoff_at, phentsize_at, phnum_at, ph_size) = if wide {
         (64u64, 32, 54, 56, 56u64)
@@ -705,8 +708,7 @@ fn check_dynamic(
     // Strings.
     let strtab = value(tags, dt::STRTAB)
         .ok_or_else(|| NotLoadable::NotElf("no dynamic string table".to_string()))?;
-    let strsz =
-        value(tags, dt::STRSZ).ok_or_else(|| damaged("it has no DT_STRSZ".to_string()))?;
+    let strsz = value(tags, dt::STRSZ).ok_or_else(|| damaged("it has no DT_STRSZ".to_string()))?;
     let bytes = layout.table(image, strtab, strsz, "string table")?;
     let strings = Strings(&bytes);
     for (tag, name) in [
@@ -724,7 +726,12 @@ fn check_dynamic(
     for (at, size, entry, name) in [
         (dt::INIT_ARRAY, dt::INIT_ARRAYSZ, w, "initialiser array"),
         (dt::FINI_ARRAY, dt::FINI_ARRAYSZ, w, "finaliser array"),
-        (dt::PREINIT_ARRAY, dt::PREINIT_ARRAYSZ, w, "pre-initialiser array"),
+        (
+            dt::PREINIT_ARRAY,
+            dt::PREINIT_ARRAYSZ,
+            w,
+            "pre-initialiser array",
+        ),
         (dt::RELA, dt::RELASZ, rela_size, "RELA relocations"),
         (dt::REL, dt::RELSZ, rel_size, "REL relocations"),
         (dt::JMPREL, dt::PLTRELSZ, pltrel_size, "PLT relocations"),
@@ -839,8 +846,8 @@ fn check_versions(
             continue;
         };
         let defs = table == dt::VERDEF;
-        let count = value(tags, number)
-            .ok_or_else(|| damaged(format!("its {what}s have no count")))?;
+        let count =
+            value(tags, number).ok_or_else(|| damaged(format!("its {what}s have no count")))?;
         let (size, cnt_at, aux_at, next_at) = if defs {
             (20, 6, 12, 16)
         } else {

@@ -1239,4 +1239,150 @@ mod tests {
         assert_eq!(roles[1], Role::BorrowedCount { of: vec![0] });
         assert_eq!(roles[2], Role::OptionalRef { mutable: false });
     }
+
+    #[test]
+    fn string_buffers_take_their_length_parameter_or_stay_raw() {
+        // `char*` written by the function, its length by value: a buffer of that length.
+        let func = f(
+            vec![
+                p(
+                    "name",
+                    ptr(prim("char"), false),
+                    OUT,
+                    "bytes",
+                    "Returned name",
+                ),
+                p(
+                    "len",
+                    prim("int"),
+                    IN,
+                    "int",
+                    "Maximum length of the string",
+                ),
+            ],
+            "",
+        );
+        let roles = prove(&func, resolve(&func, &[]).expect("resolved")).expect("proven");
+        assert_eq!(
+            roles,
+            [Role::OutString { len: 1 }, Role::StringCapacity { of: 0 }]
+        );
+        // Its size in and out through a pointer: a byte slice.
+        let func = f(
+            vec![
+                p(
+                    "buffer",
+                    ptr(prim("char"), false),
+                    IN,
+                    "bytes",
+                    "Pointer to dump logs",
+                ),
+                p(
+                    "size",
+                    ptr(prim("size_t"), false),
+                    IN,
+                    "size_t",
+                    "See description",
+                ),
+            ],
+            "Dumps logs into `buffer` up to the size specified in `*size`.",
+        );
+        let roles = prove(&func, resolve(&func, &[]).expect("resolved")).expect("proven");
+        assert_eq!(
+            roles,
+            [Role::ByteBuffer { size: 1 }, Role::ByteBufferSize { of: 0 }]
+        );
+        // No length: a raw pointer, the reason kept (the wrapper is unsafe).
+        let func = f(
+            vec![p(
+                "name",
+                ptr(prim("char"), false),
+                OUT,
+                "bytes",
+                "Returned name",
+            )],
+            "",
+        );
+        let roles = prove(&func, resolve(&func, &[]).expect("resolved")).expect("proven");
+        assert!(
+            matches!(&roles[0], Role::Unproven { reason } if reason.contains("no parameter is documented as its length")),
+            "{roles:?}"
+        );
+        assert!(roles[0].is_unsafe());
+    }
+
+    #[test]
+    fn a_pointer_a_count_names_is_a_list_and_an_unsized_output_list_gets_no_wrapper() {
+        let func = f(
+            vec![
+                p(
+                    "count",
+                    prim("int"),
+                    IN,
+                    "int",
+                    "Number of resources to map",
+                ),
+                p(
+                    "resources",
+                    ptr(prim("int"), false),
+                    IN,
+                    "int",
+                    "Resources to map",
+                ),
+            ],
+            "",
+        );
+        let roles = prove(&func, resolve(&func, &[]).expect("resolved")).expect("proven");
+        assert!(
+            matches!(roles[1], Role::Slice { count: 0, .. }),
+            "{roles:?}"
+        );
+        assert_eq!(roles[0], Role::Count { of: vec![1] });
+        // An output documented as a list with nothing giving its length: no wrapper.
+        let func = f(
+            vec![p(
+                "values",
+                ptr(prim("int"), false),
+                OUT,
+                "list[int]",
+                "Returned values",
+            )],
+            "",
+        );
+        let err = resolve(&func, &[]).expect_err("a list without a count");
+        assert!(err.contains("no count parameter"), "{err}");
+        // Were it passed as one value, the storage check would leave it a raw pointer.
+        let roles = prove(&func, vec![Role::Out]).expect("demoted");
+        assert!(
+            matches!(&roles[0], Role::Unproven { reason } if reason.contains("documented as a list")),
+            "{roles:?}"
+        );
+        // A list sized by the wrong count is no wrapper at all.
+        let func = f(
+            vec![
+                p(
+                    "values",
+                    ptr(prim("int"), false),
+                    OUT,
+                    "list[int]",
+                    "Values",
+                ),
+                p("n", prim("int"), IN, "int", "Number of `values`"),
+                p("m", prim("int"), IN, "int", "Something else"),
+            ],
+            "",
+        );
+        let wrong = vec![
+            Role::Slice {
+                count: 2,
+                mutable: true,
+                optional: false,
+                how: String::new(),
+            },
+            Role::Value,
+            Role::Count { of: vec![0] },
+        ];
+        let err = prove(&func, wrong).expect_err("the wrong count");
+        assert!(err.starts_with("storage not proven"), "{err}");
+    }
 }

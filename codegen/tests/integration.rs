@@ -14,6 +14,8 @@ mod coverage;
 mod diff;
 #[path = "diff_docs.rs"]
 mod diff_docs;
+#[path = "elf_inspect.rs"]
+mod elf_inspect;
 #[path = "ir_json.rs"]
 mod ir_json;
 #[path = "join.rs"]
@@ -32,3 +34,5 @@ mod parse_sphinx_text;
 mod redteam;
 #[path = "sphinx_forms.rs"]
 mod sphinx_forms;
+#[path = "typed_safety.rs"]
+mod typed_safety;

@@ -118,7 +118,7 @@ pub fn documented_as_count(doc: &str) -> bool {
         .any(|k| d.contains(k))
 }
 
-fn is_integer(c: &CType) -> bool {
+pub(crate) fn is_integer(c: &CType) -> bool {
     let c = match c {
         CType::Pointer { to, .. } => to,
         other => other,
@@ -141,7 +141,7 @@ fn is_count(q: &BoundParam) -> bool {
 }
 
 /// The name a parameter has in the documentation.
-fn doc_name(p: &BoundParam) -> &str {
+pub(crate) fn doc_name(p: &BoundParam) -> &str {
     p.doc_name.as_deref().unwrap_or(&p.c_name)
 }
 
@@ -172,7 +172,7 @@ fn text_names(text: &str, p: &BoundParam) -> bool {
 }
 
 /// The count parameter naming the pointer parameter at `i`, if exactly one does.
-fn count_of(f: &BoundFunction, i: usize) -> Option<usize> {
+pub(crate) fn count_of(f: &BoundFunction, i: usize) -> Option<usize> {
     let p = &f.params[i];
     let found: Vec<usize> = f
         .params
@@ -282,7 +282,7 @@ pub(crate) fn says_result(doc: &str) -> bool {
 }
 
 /// The sentences of `text` (split at `. ` and blank lines), flattened.
-fn sentences(text: &str) -> Vec<String> {
+pub(crate) fn sentences(text: &str) -> Vec<String> {
     text.split("\n\n")
         .flat_map(|para| {
             let flat = para.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -140,8 +140,27 @@ impl Event {
     }
 }
 
+/// An owned event handle destroyed when dropped (see the stream's `DestroyLater`).
+struct DestroyLater(sys::cudaEvent_t);
+
+// SAFETY: an event handle may be destroyed from any thread.
+unsafe impl Send for DestroyLater {}
+
+impl Drop for DestroyLater {
+    fn drop(&mut self) {
+        // SAFETY: an owned event, destroyed once.
+        if let Err(e) = status(unsafe { sys::cudaEventDestroy(self.0) }) {
+            report_drop_error("event", &e);
+        }
+    }
+}
+
 impl Drop for Event {
     fn drop(&mut self) {
+        if crate::loader::in_callback() {
+            crate::memory::release::release_later(Box::new(DestroyLater(self.raw)));
+            return;
+        }
         // SAFETY: owned handle, destroyed once.
         if let Err(e) = status(unsafe { sys::cudaEventDestroy(self.raw) }) {
             report_drop_error("event", &e);

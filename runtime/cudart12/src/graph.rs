@@ -130,7 +130,8 @@ impl Graph {
     }
 
     /// A node that runs `f` on a CUDA host thread (`cudaGraphAddHostNode`), at every
-    /// launch. `f` must not call CUDA; a panic is caught and reported through the hook of
+    /// launch. CUDA forbids CUDA calls in `f`: calls of this crate there return
+    /// [`Error::InCallback`](crate::Error::InCallback); a panic is caught and reported through the hook of
     /// [`set_drop_error_hook`](crate::error::set_drop_error_hook). The graph (and every
     /// executable graph and clone made from it) owns `f`.
     pub fn add_host_node<F>(&self, deps: &[GraphNode<'_>], f: F) -> Result<GraphNode<'_>>
@@ -729,7 +730,7 @@ unsafe extern "C" fn host_node_trampoline(user: *mut c_void) {
     // SAFETY: `user` is the `HostNodeFn` the graph's user object owns; alive during every
     // launch.
     let f = unsafe { &*user.cast::<HostNodeFn>() };
-    run_caught("graph host node", f);
+    crate::loader::callback_scope(|| run_caught("graph host node", f));
 }
 
 #[cfg(test)]

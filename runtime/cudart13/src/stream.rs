@@ -53,8 +53,28 @@ unsafe impl Send for StreamInner {}
 // SAFETY: as above; every method takes `&self` and only passes the handle to CUDA.
 unsafe impl Sync for StreamInner {}
 
+/// An owned stream handle destroyed when dropped: what a stream dropped inside a CUDA
+/// callback hands to the release thread (no CUDA call is allowed there).
+struct DestroyLater(sys::cudaStream_t);
+
+// SAFETY: a stream handle may be destroyed from any thread.
+unsafe impl Send for DestroyLater {}
+
+impl Drop for DestroyLater {
+    fn drop(&mut self) {
+        // SAFETY: an owned stream, destroyed once.
+        if let Err(e) = status(unsafe { sys::cudaStreamDestroy(self.0) }) {
+            report_drop_error("stream", &e);
+        }
+    }
+}
+
 impl Drop for StreamInner {
     fn drop(&mut self) {
+        if self.owned && crate::loader::in_callback() {
+            crate::memory::release::release_later(Box::new(DestroyLater(self.raw)));
+            return;
+        }
         if self.owned {
             // SAFETY: the stream is owned and this is its last reference. Pending work
             // completes first; CUDA releases the stream afterwards.
@@ -304,8 +324,9 @@ impl Stream {
     /// Runs `f` on a CUDA host thread once all work enqueued before it has finished, and
     /// holds back later work of the stream until it returns (`cudaLaunchHostFunc`).
     ///
-    /// `f` must not call CUDA (the runtime may answer `cudaErrorNotPermitted` or
-    /// deadlock). A panic in `f` is caught and reported through the hook of
+    /// CUDA forbids CUDA calls inside `f`: every call of this crate made there returns
+    /// [`Error::InCallback`] without reaching CUDA (objects of this crate dropped there are
+    /// released afterwards on the crate's release thread). A panic in `f` is caught and reported through the hook of
     /// [`set_drop_error_hook`](crate::error::set_drop_error_hook). After a device error
     /// CUDA may not run `f` at all; it is then dropped with the process.
     ///
@@ -342,7 +363,8 @@ impl Stream {
     /// (`cudaStreamAddCallback`, CuPy's `Stream.add_callback`). Unlike
     /// [`launch_host_func`](Stream::launch_host_func), CUDA runs it exactly once, also after
     /// a device error (the error is `f`'s argument), and refuses it while the stream is
-    /// being captured. The same rules for `f` apply.
+    /// being captured. The same rule for `f` applies: calls of this crate inside it return
+    /// [`Error::InCallback`].
     pub fn add_callback<F>(&self, f: F) -> Result<()>
     where
         F: FnOnce(Result<()>) + Send + 'static,
@@ -438,7 +460,7 @@ pub(crate) fn run_caught(what: &'static str, f: impl FnOnce()) {
 
 unsafe extern "C" fn host_func_trampoline(user: *mut c_void) {
     if let Some(f) = HOST_FUNCS.take(user as u64) {
-        run_caught("host function", f);
+        crate::loader::callback_scope(|| run_caught("host function", f));
     }
 }
 
@@ -450,7 +472,7 @@ unsafe extern "C" fn stream_callback_trampoline(
     // SAFETY: `user` is the box leaked by `add_callback`; CUDA calls this exactly once.
     let f = unsafe { Box::from_raw(user.cast::<StreamCallback>()) };
     let result = crate::error::check(code.as_raw() as i32);
-    run_caught("stream callback", move || f(result));
+    crate::loader::callback_scope(|| run_caught("stream callback", move || f(result)));
 }
 
 #[cfg(test)]

@@ -493,8 +493,11 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     /// pool) and returns the error, where dropping would report it to the hook. The memory
     /// stays alive while a graph still holds it; when the wait fails, it is leaked.
     pub fn close(self) -> Result<()> {
-        self.block.lock().uses.wait_host(Access::Write)?;
-        match Arc::try_unwrap(self.block) {
+        let me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: read once; `me` is never dropped.
+        let block = unsafe { std::ptr::read(&me.block) };
+        block.lock().uses.wait_host(Access::Write)?;
+        match Arc::try_unwrap(block) {
             Ok(mut block) => block.release(),
             Err(_) => Ok(()),
         }
@@ -525,6 +528,16 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
                 }
             },
         )
+    }
+}
+
+impl<T: DeviceCopy> Drop for PinnedBuffer<T> {
+    fn drop(&mut self) {
+        // Inside a CUDA callback no CUDA call is allowed: the wait and the free happen on
+        // the release thread, which takes a reference before this one goes.
+        if crate::loader::in_callback() {
+            super::release::release_later(Box::new(Arc::clone(&self.block)));
+        }
     }
 }
 

@@ -103,7 +103,7 @@ fn send(tx: &Mutex<Sender<Message>>, m: Message) -> std::result::Result<(), Mess
 unsafe extern "C" fn release_kept(data: *mut c_void) {
     // SAFETY: `data` is the leaked `Box<Kept>` the user object owned; released once.
     let item: Box<Kept> = unsafe { Box::from_raw(data.cast::<Kept>()) };
-    release_later(*item);
+    crate::loader::callback_scope(|| release_later(*item));
 }
 
 /// The release thread's sender, starting the thread on first use.

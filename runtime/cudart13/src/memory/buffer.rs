@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::allocator::{self, DeviceAllocator};
 use super::pinned::PinnedBuffer;
 use super::pool::MemPool;
-use super::release::{keep_in_graph, retry_later};
+use super::release::{keep_in_graph, release_later, retry_later};
 use super::track::{self, poisoned, Access, Capture, Enqueued, StreamKey, Tracked, Uses};
 use super::{bytes_of, length_mismatch, DeviceCopy, DevicePtr};
 use crate::device;
@@ -115,6 +115,38 @@ impl Drop for Keeper {
             .take()
         {
             if let Err(e) = free.run() {
+                report_drop_error("device buffer", &e);
+            }
+        }
+    }
+}
+
+/// What dropping a buffer does: free now, or hand the free to the graphs holding the
+/// memory.
+struct Release {
+    free: Free,
+    keeper: Option<Arc<Keeper>>,
+}
+
+impl Release {
+    fn run(self) -> Result<()> {
+        match self.keeper {
+            None => self.free.run(),
+            Some(keeper) => {
+                *keeper.free.lock().unwrap_or_else(|e| e.into_inner()) = Some(self.free);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A [`Release`] run when dropped (on the release thread).
+struct ReleaseOnDrop(Option<Release>);
+
+impl Drop for ReleaseOnDrop {
+    fn drop(&mut self) {
+        if let Some(r) = self.0.take() {
+            if let Err(e) = r.run() {
                 report_drop_error("device buffer", &e);
             }
         }
@@ -300,16 +332,16 @@ impl DeviceAlloc {
     }
 
     /// Frees the memory (see [`DeviceBuffer`]'s documentation): now, or once the graphs
-    /// holding it let go.
+    /// holding it let go; inside a CUDA callback (where no CUDA call is allowed), on the
+    /// release thread.
     fn release(&mut self) -> Result<()> {
         let (free, keeper) = self.take_free();
-        match keeper {
-            None => free.run(),
-            Some(keeper) => {
-                *keeper.free.lock().unwrap_or_else(|e| e.into_inner()) = Some(free);
-                Ok(())
-            }
+        let release = Release { free, keeper };
+        if crate::loader::in_callback() {
+            release_later(Box::new(ReleaseOnDrop(Some(release))));
+            return Ok(());
         }
+        release.run()
     }
 }
 

@@ -48,7 +48,7 @@ struct emu_thread {
     struct emu_stream *per_thread[EMU_MAX_DEVICES];
 };
 struct emu_thread *emu_self(void);
-void emu_name_thread(const char *fmt, unsigned long long n);
+void emu_name_thread(const char *what, unsigned long long n); /* "what n" */
 
 /* ---- API entry and exit (core.c) ---- */
 struct emu_call {

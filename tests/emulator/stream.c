@@ -281,7 +281,7 @@ static void run_op(struct emu_stream *s, struct emu_op *o) {
 
 static void *worker_main(void *arg) {
     struct emu_stream *s = arg;
-    emu_name_thread("stream %llu worker", s->id);
+    emu_name_thread("worker of stream", s->id);
     pthread_mutex_lock(&emu_lock);
     for (;;) {
         while (!s->head && !s->destroyed) emu_wait();

@@ -38,16 +38,33 @@ fn slow(emu: &Emulator) -> TestResult {
     Ok(emu.configure("delay_us", 20_000 * i64::from(emulator::time_scale()))?)
 }
 
-/// A test whose child must end clean.
+/// A test whose child must end clean; `class:` ones run only when [`class_gate`] allows.
 macro_rules! emulated {
     ($(#[doc = $doc:literal])* fn $name:ident($emu:ident) $body:block) => {
+        emulated!(@ false; $(#[doc = $doc])* fn $name($emu) $body);
+    };
+    (class: $(#[doc = $doc:literal])* fn $name:ident($emu:ident) $body:block) => {
+        emulated!(@ true; $(#[doc = $doc])* fn $name($emu) $body);
+    };
+    (@ $gated:expr; $(#[doc = $doc:literal])* fn $name:ident($emu:ident) $body:block) => {
         $(#[doc = $doc])*
         #[test]
         fn $name() {
-            if let Some(outcome) = child(stringify!($name), |$emu: &Emulator| -> TestResult { $body }) {
+            let name = stringify!($name);
+            if $gated && !class_gate(name) {
+                return;
+            }
+            if let Some(outcome) = child(name, |$emu: &Emulator| -> TestResult { $body }) {
                 outcome.assert_clean();
             }
         }
+    };
+}
+
+/// A class test of issue 28 (see [`emulated`]).
+macro_rules! class_test {
+    ($($test:tt)*) => {
+        emulated!(class: $($test)*);
     };
 }
 
@@ -436,22 +453,6 @@ fn class_gate(name: &str) -> bool {
     }
     eprintln!("{name}: skipped; set {CLASS_GATE}=1 to run the class tests of issue 28");
     false
-}
-
-/// A class test: its child must end clean; gated by [`CLASS_GATE`].
-macro_rules! class_test {
-    ($(#[doc = $doc:literal])* fn $name:ident($emu:ident) $body:block) => {
-        $(#[doc = $doc])*
-        #[test]
-        fn $name() {
-            if !class_gate(stringify!($name)) {
-                return;
-            }
-            if let Some(outcome) = child(stringify!($name), |$emu: &Emulator| -> TestResult { $body }) {
-                outcome.assert_clean();
-            }
-        }
-    };
 }
 
 class_test! {

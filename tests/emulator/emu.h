@@ -288,7 +288,8 @@ struct emu_library;
 struct emu_kernel {
     struct emu_handle *h;
     struct emu_library *lib;
-    struct emu_alloc *name;      /* the name string, in pages of its own */
+    struct emu_alloc *name;      /* the name handed out, in pages of its own */
+    char *ident;                 /* the emulator's copy of the name */
     int known_layout;
     size_t nparams;
     size_t off[EMU_MAX_PARAMS], size[EMU_MAX_PARAMS];

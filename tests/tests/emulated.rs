@@ -274,6 +274,32 @@ emulated! {
     }
 }
 
+emulated! {
+    /// Many allocations, frees and streams stay cheap (no delay): the registry, the pools and
+    /// the list of streams do not grow with what was freed or destroyed.
+    fn smoke_many_allocations_and_streams(emu) {
+        emu.configure("delay_us", 0)?;
+        let s = Stream::non_blocking()?;
+        let mut kept = Vec::new();
+        for i in 0..20_000 {
+            let b = DeviceBuffer::<u8>::new(1024, &s)?;
+            if i % 10 == 0 {
+                kept.push(b);
+            }
+        }
+        s.synchronize()?;
+        for _ in 0..300 {
+            let t = Stream::non_blocking()?;
+            let mut b = DeviceBuffer::<u8>::new(64, &t)?;
+            b.memset(1, &t)?;
+            assert_eq!(b.to_vec()?, vec![1; 64]);
+        }
+        drop(kept);
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
 /// A minimal ELF64 cubin: a header, a section-name table, a `.text.emu_sleep` section, and
 /// the section header table at the end.
 fn tiny_cubin() -> Vec<u8> {

@@ -2,8 +2,8 @@
  *
  * Everything here is hidden (built with -fvisibility=hidden); what the library exports is the
  * CUDA functions declared by NVIDIA's cuda_runtime_api.h and defined here, and the cudaEmu*
- * control functions (core.c, memory.c). One mutex (emu_lock) guards all emulator state; one condition variable
- * (emu_cond) is broadcast whenever work completes or is queued. */
+ * control functions (core.c, memory.c). One mutex (emu_lock) guards all emulator state; one
+ * condition variable (emu_cond) is broadcast whenever work completes or is queued. */
 #ifndef CUDA_EMU_H
 #define CUDA_EMU_H
 

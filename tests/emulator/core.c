@@ -116,9 +116,9 @@ struct emu_thread *emu_self(void) {
     return &self;
 }
 
-void emu_name_thread(const char *fmt, unsigned long long n) {
+void emu_name_thread(const char *what, unsigned long long n) {
     struct emu_thread *t = emu_self();
-    snprintf(t->name, sizeof t->name, fmt, n);
+    snprintf(t->name, sizeof t->name, "%s %llu", what, n);
 }
 
 /* ---- hazards ---- */

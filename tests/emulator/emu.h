@@ -1,9 +1,9 @@
 /* The CUDA emulator's internal declarations, shared by its source files (see README.md).
  *
  * Everything here is hidden (built with -fvisibility=hidden); what the library exports is the
- * CUDA functions declared by NVIDIA's cuda_runtime_api.h and the cudaEmu* control functions
- * of control.c. One mutex (emu_lock) guards all emulator state; one condition variable
- * (emu_cond) is broadcast whenever work completes or is queued. */
+ * CUDA functions declared by NVIDIA's cuda_runtime_api.h and defined here, and the cudaEmu*
+ * control functions (core.c, memory.c). One mutex (emu_lock) guards all emulator state; one
+ * condition variable (emu_cond) is broadcast whenever work completes or is queued. */
 #ifndef CUDA_EMU_H
 #define CUDA_EMU_H
 
@@ -48,7 +48,7 @@ struct emu_thread {
     struct emu_stream *per_thread[EMU_MAX_DEVICES];
 };
 struct emu_thread *emu_self(void);
-void emu_name_thread(const char *fmt, unsigned long long n);
+void emu_name_thread(const char *what, unsigned long long n); /* "what n" */
 
 /* ---- API entry and exit (core.c) ---- */
 struct emu_call {
@@ -288,7 +288,8 @@ struct emu_library;
 struct emu_kernel {
     struct emu_handle *h;
     struct emu_library *lib;
-    struct emu_alloc *name;      /* the name string, in pages of its own */
+    struct emu_alloc *name;      /* the name handed out, in pages of its own */
+    char *ident;                 /* the emulator's copy of the name */
     int known_layout;
     size_t nparams;
     size_t off[EMU_MAX_PARAMS], size[EMU_MAX_PARAMS];

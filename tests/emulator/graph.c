@@ -883,7 +883,7 @@ static int destructor_running, destructor_thread;
 
 static void *destructor_main(void *arg) {
     (void)arg;
-    emu_name_thread("user-object destructor thread %llu", 1);
+    emu_name_thread("user-object destructor thread", 1);
     pthread_mutex_lock(&emu_lock);
     for (;;) {
         while (!jobs_head) emu_wait();

@@ -39,7 +39,7 @@ static const struct builtin builtins[] = {
     {"emu_sleep", 1, {0}, {4}},
 };
 
-static const char *kernel_name(const struct emu_kernel *k) { return k->name->alias; }
+static const char *kernel_name(const struct emu_kernel *k) { return k->ident; }
 
 static const struct builtin *builtin_of(const char *name) {
     for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
@@ -61,6 +61,9 @@ static struct emu_kernel *add_kernel(struct emu_library *lib, const char *name, 
     }
     memcpy(k->name->alias, name, len);
     k->name->alias[len] = 0;
+    k->ident = emu_xmalloc(len + 1);
+    memcpy(k->ident, name, len);
+    k->ident[len] = 0;
     k->max_dynamic_smem = 48 * 1024;
     const struct builtin *b = builtin_of(kernel_name(k));
     if (b) {

@@ -1,5 +1,5 @@
 /* Emulated memory: every allocation (device, pinned, managed, array, graph, kernel name) is
- * its own memfd mapped twice, once for the application and once for the emulator, and is
+ * pages of its own (managed memory mapped twice, for the application and for the emulator),
  * recorded in a registry sorted by address. A free never unmaps: the application's mapping
  * becomes PROT_NONE (quarantine), so a dangling host reference faults, and every emulated
  * access is checked against the registry first (a hazard is logged and the access skipped).
@@ -44,26 +44,49 @@ static size_t page_size(void) {
     return page;
 }
 
+/* What counts against a device's memory: device, array and graph allocations while live. */
+static size_t device_used[EMU_MAX_DEVICES];
+
+static int counted(const struct emu_alloc *a) {
+    return a->device >= 0 && a->device < EMU_MAX_DEVICES &&
+           (a->kind == M_DEVICE || a->kind == M_ARRAY || a->kind == M_GRAPH);
+}
+
+static struct emu_alloc **managed; /* every managed allocation, for kernel windows */
+static size_t nmanaged, cap_managed;
+
+/* Managed memory is mapped twice (a memfd): the application's mapping becomes PROT_NONE while
+ * a kernel runs on a device without concurrent managed access, the emulator's stays usable.
+ * Everything else is one anonymous mapping, which the emulator uses only while it is live. */
+static int map_pages(size_t mapped, int twice, char **base, char **alias) {
+    if (!twice) {
+        *base = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        *alias = *base;
+        return *base != MAP_FAILED;
+    }
+    int fd = memfd_create("cuda-emu", MFD_CLOEXEC);
+    if (fd < 0) return 0;
+    if (ftruncate(fd, (off_t)mapped) != 0) {
+        close(fd);
+        return 0;
+    }
+    *base = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    *alias = *base == MAP_FAILED ? MAP_FAILED
+                                 : mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (*alias == MAP_FAILED && *base != MAP_FAILED) munmap(*base, mapped);
+    return *base != MAP_FAILED && *alias != MAP_FAILED;
+}
+
+/* The registry is sorted by descending base: mmap hands out addresses top-down, so a new
+ * allocation is usually appended. */
 struct emu_alloc *emu_alloc_new(size_t size, enum emu_mem_kind kind, int device) {
     size_t page = page_size();
     size_t want = size ? size : 1;
     if (want > (1ULL << 40)) return NULL;
     size_t mapped = (want + page - 1) / page * page;
-    int fd = memfd_create("cuda-emu", MFD_CLOEXEC);
-    if (fd < 0) return NULL;
-    if (ftruncate(fd, (off_t)mapped) != 0) {
-        close(fd);
-        return NULL;
-    }
-    char *base = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    char *alias = base == MAP_FAILED
-                      ? MAP_FAILED
-                      : mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (base == MAP_FAILED || alias == MAP_FAILED) {
-        if (base != MAP_FAILED) munmap(base, mapped);
-        return NULL;
-    }
+    char *base, *alias;
+    if (!map_pages(mapped, kind == M_MANAGED, &base, &alias)) return NULL;
     struct emu_alloc *a = emu_xcalloc(1, sizeof *a);
     a->base = base;
     a->alias = alias;
@@ -76,14 +99,23 @@ struct emu_alloc *emu_alloc_new(size_t size, enum emu_mem_kind kind, int device)
     if (kind == M_GRAPH) {
         a->state = S_UNMAPPED;
         mprotect(base, mapped, PROT_NONE);
+    } else if (counted(a)) {
+        device_used[device] += mapped;
     }
-    if (kind == M_MANAGED && managed_active_total() > 0) mprotect(base, mapped, PROT_NONE);
+    if (kind == M_MANAGED) {
+        if (managed_active_total() > 0) mprotect(base, mapped, PROT_NONE);
+        if (nmanaged == cap_managed) {
+            cap_managed = cap_managed ? 2 * cap_managed : 16;
+            managed = emu_xrealloc(managed, cap_managed * sizeof *managed);
+        }
+        managed[nmanaged++] = a;
+    }
     if (nallocs == cap_allocs) {
         cap_allocs = cap_allocs ? 2 * cap_allocs : 64;
         allocs = emu_xrealloc(allocs, cap_allocs * sizeof *allocs);
     }
     size_t i = nallocs;
-    while (i > 0 && allocs[i - 1]->base > base) {
+    while (i > 0 && allocs[i - 1]->base < base) {
         allocs[i] = allocs[i - 1];
         i--;
     }
@@ -94,20 +126,21 @@ struct emu_alloc *emu_alloc_new(size_t size, enum emu_mem_kind kind, int device)
 
 struct emu_alloc *emu_alloc_find(const void *p) {
     const char *c = p;
-    size_t lo = 0, hi = nallocs;
+    size_t lo = 0, hi = nallocs; /* the first index whose base is <= c */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (allocs[mid]->base <= c)
+        if (allocs[mid]->base > c)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == 0) return NULL;
-    struct emu_alloc *a = allocs[lo - 1];
+    if (lo == nallocs) return NULL;
+    struct emu_alloc *a = allocs[lo];
     return c < a->base + a->mapped ? a : NULL;
 }
 
 void emu_alloc_free(struct emu_alloc *a, const char *by) {
+    if (a->state == S_LIVE && counted(a)) device_used[a->device] -= a->mapped;
     a->state = S_FREED;
     free(a->freed_by);
     a->freed_by = emu_xstrdup(by); /* `by` may be a label on a worker's stack */
@@ -115,6 +148,7 @@ void emu_alloc_free(struct emu_alloc *a, const char *by) {
 }
 
 void emu_alloc_revive(struct emu_alloc *a) {
+    if (a->state != S_LIVE && counted(a)) device_used[a->device] += a->mapped;
     a->state = S_LIVE;
     free(a->freed_by);
     a->freed_by = NULL;
@@ -123,13 +157,7 @@ void emu_alloc_revive(struct emu_alloc *a) {
 }
 
 size_t emu_device_used(int device) {
-    size_t used = 0;
-    for (size_t i = 0; i < nallocs; i++)
-        if (allocs[i]->device == device && allocs[i]->state == S_LIVE &&
-            (allocs[i]->kind == M_DEVICE || allocs[i]->kind == M_ARRAY ||
-             allocs[i]->kind == M_GRAPH))
-            used += allocs[i]->mapped;
-    return used;
+    return device >= 0 && device < EMU_MAX_DEVICES ? device_used[device] : 0;
 }
 
 /* ---- host views marked by tests ---- */
@@ -277,9 +305,9 @@ void emu_managed_window(int device, int delta) {
     emu_devices[device].managed_active += delta;
     int after = managed_active_total();
     if ((before == 0) == (after == 0)) return;
-    for (size_t i = 0; i < nallocs; i++) {
-        struct emu_alloc *a = allocs[i];
-        if (a->kind == M_MANAGED && a->state == S_LIVE)
+    for (size_t i = 0; i < nmanaged; i++) {
+        struct emu_alloc *a = managed[i];
+        if (a->state == S_LIVE)
             mprotect(a->base, a->mapped, after ? PROT_NONE : PROT_READ | PROT_WRITE);
     }
 }
@@ -306,8 +334,13 @@ struct emu_pool {
     int access[EMU_MAX_DEVICES];
 };
 
+static struct emu_pool **pools; /* every pool ever made */
+static size_t npools;
+
 static struct emu_pool *pool_new(int device, size_t max_size, int is_default) {
     struct emu_pool *p = emu_xcalloc(1, sizeof *p);
+    pools = emu_xrealloc(pools, (npools + 1) * sizeof *pools);
+    pools[npools++] = p;
     p->device = device;
     p->is_default = is_default;
     p->max_size = max_size;
@@ -335,11 +368,9 @@ void emu_pool_used(struct emu_pool *p, long long delta) {
 }
 
 void emu_pools_settle(void) {
-    for (size_t i = 0;; i++) {
-        struct emu_handle *h = emu_handle_at(i);
-        if (!h) break;
-        if (h->kind != K_POOL || !h->alive) continue;
-        struct emu_pool *p = h->obj;
+    for (size_t i = 0; i < npools; i++) {
+        struct emu_pool *p = pools[i];
+        if (!p->h->alive) continue;
         if (p->reserved > p->threshold)
             p->reserved = p->used > p->threshold ? p->used : p->threshold;
     }
@@ -760,11 +791,10 @@ EMU_API(cudaDeviceSetMemPool, (int device, cudaMemPool_t memPool), (device, memP
 
 /* Called by cudaDeviceReset: the device's pools other than the default are destroyed. */
 void emu_pools_reset(int device) {
-    for (size_t i = 0;; i++) {
-        struct emu_handle *h = emu_handle_at(i);
-        if (!h) break;
-        if (h->kind != K_POOL || !h->alive || h->device != device) continue;
-        struct emu_pool *p = h->obj;
+    for (size_t i = 0; i < npools; i++) {
+        struct emu_pool *p = pools[i];
+        struct emu_handle *h = p->h;
+        if (!h->alive || h->device != device) continue;
         if (p->is_default) {
             p->used = p->reserved = p->used_high = p->reserved_high = 0;
             continue;

@@ -42,6 +42,18 @@ struct emu_stream *emu_stream_make(enum emu_stream_kind kind, int device, unsign
     return s;
 }
 
+/* A destroyed stream with nothing queued leaves the list of streams (its structure stays, as
+ * events and queued waits may still point at it). */
+static void forget_if_done(struct emu_stream *s) {
+    if (!s->destroyed || s->worker || !emu_stream_idle(s) || s->cap) return;
+    for (size_t i = 0; i < emu_nstreams; i++) {
+        if (emu_streams[i] == s) {
+            emu_streams[i] = emu_streams[--emu_nstreams];
+            return;
+        }
+    }
+}
+
 static struct emu_stream *legacy_of(int d) {
     if (!emu_devices[d].legacy) emu_devices[d].legacy = emu_stream_make(ST_LEGACY, d, 0, 0);
     return emu_devices[d].legacy;
@@ -281,7 +293,7 @@ static void run_op(struct emu_stream *s, struct emu_op *o) {
 
 static void *worker_main(void *arg) {
     struct emu_stream *s = arg;
-    emu_name_thread("stream %llu worker", s->id);
+    emu_name_thread("worker of stream", s->id);
     pthread_mutex_lock(&emu_lock);
     for (;;) {
         while (!s->head && !s->destroyed) emu_wait();
@@ -305,21 +317,23 @@ static void *worker_main(void *arg) {
         emu_wake();
     }
     s->worker = 0;
+    forget_if_done(s);
     emu_wake();
     pthread_mutex_unlock(&emu_lock);
     return NULL;
 }
 
 void emu_wait_device(int device) {
-    size_t n = emu_nstreams;
-    unsigned long long *target = emu_xmalloc(n * sizeof *target);
-    for (size_t i = 0; i < n; i++) target[i] = emu_streams[i]->enqueued;
-    for (size_t i = 0; i < n; i++) {
+    /* the list may change while this waits: the streams and their targets are copied */
+    size_t n = 0;
+    struct emu_dep *targets = emu_xmalloc((emu_nstreams ? emu_nstreams : 1) * sizeof *targets);
+    for (size_t i = 0; i < emu_nstreams; i++) {
         struct emu_stream *s = emu_streams[i];
-        if (device >= 0 && s->device != device) continue;
-        while (s->completed < target[i]) emu_wait();
+        if (device < 0 || s->device == device) targets[n++] = (struct emu_dep){s, s->enqueued};
     }
-    free(target);
+    for (size_t i = 0; i < n; i++)
+        while (targets[i].s->completed < targets[i].ticket) emu_wait();
+    free(targets);
 }
 
 void emu_stream_reset(int device) {
@@ -330,6 +344,7 @@ void emu_stream_reset(int device) {
         s->h->alive = 0;
         s->h->reset = 1;
     }
+    for (size_t i = emu_nstreams; i-- > 0;) forget_if_done(emu_streams[i]);
     emu_wake();
 }
 
@@ -373,6 +388,7 @@ static cudaError_t cudaStreamDestroy_impl(cudaStream_t stream) {
     if (s->cap) emu_capture_invalidate(s->cap, cudaErrorStreamCaptureInvalidated);
     s->h->alive = 0;
     s->destroyed = 1;
+    forget_if_done(s);
     emu_wake();
     return cudaSuccess;
 }

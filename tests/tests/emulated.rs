@@ -38,16 +38,33 @@ fn slow(emu: &Emulator) -> TestResult {
     Ok(emu.configure("delay_us", 20_000 * i64::from(emulator::time_scale()))?)
 }
 
-/// A test whose child must end clean.
+/// A test whose child must end clean; `class:` ones run only when [`class_gate`] allows.
 macro_rules! emulated {
     ($(#[doc = $doc:literal])* fn $name:ident($emu:ident) $body:block) => {
+        emulated!(@ false; $(#[doc = $doc])* fn $name($emu) $body);
+    };
+    (class: $(#[doc = $doc:literal])* fn $name:ident($emu:ident) $body:block) => {
+        emulated!(@ true; $(#[doc = $doc])* fn $name($emu) $body);
+    };
+    (@ $gated:expr; $(#[doc = $doc:literal])* fn $name:ident($emu:ident) $body:block) => {
         $(#[doc = $doc])*
         #[test]
         fn $name() {
-            if let Some(outcome) = child(stringify!($name), |$emu: &Emulator| -> TestResult { $body }) {
+            let name = stringify!($name);
+            if $gated && !class_gate(name) {
+                return;
+            }
+            if let Some(outcome) = child(name, |$emu: &Emulator| -> TestResult { $body }) {
                 outcome.assert_clean();
             }
         }
+    };
+}
+
+/// A class test of issue 28 (see [`emulated`]).
+macro_rules! class_test {
+    ($($test:tt)*) => {
+        emulated!(class: $($test)*);
     };
 }
 
@@ -257,6 +274,202 @@ emulated! {
     }
 }
 
+emulated! {
+    /// Many allocations, frees and streams stay cheap (no delay): the registry, the pools and
+    /// the list of streams do not grow with what was freed or destroyed.
+    fn smoke_many_allocations_and_streams(emu) {
+        emu.configure("delay_us", 0)?;
+        let s = Stream::non_blocking()?;
+        let mut kept = Vec::new();
+        for i in 0..20_000 {
+            let b = DeviceBuffer::<u8>::new(1024, &s)?;
+            if i % 10 == 0 {
+                kept.push(b);
+            }
+        }
+        s.synchronize()?;
+        for _ in 0..300 {
+            let t = Stream::non_blocking()?;
+            let mut b = DeviceBuffer::<u8>::new(64, &t)?;
+            b.memset(1, &t)?;
+            assert_eq!(b.to_vec()?, vec![1; 64]);
+        }
+        drop(kept);
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+emulated! {
+    /// Capture rules: a potentially unsafe call in a global capture fails and invalidates it;
+    /// a fork that is not joined back fails the end; the capture info names the graph and the
+    /// stream's last node.
+    fn smoke_capture_rules(_emu) {
+        let (a, b) = (Stream::non_blocking()?, Stream::non_blocking()?);
+        let refused = a.capture(CaptureMode::GLOBAL, |_| PinnedBuffer::<u8>::new(16).map(drop));
+        assert_eq!(refused.map(drop).map_err(|e| e.cuda_code()), Err(Some(900)));
+        assert!(!a.is_capturing()?);
+        let mut side = DeviceBuffer::<u8>::new(16, &b)?;
+        let unjoined = a.capture(CaptureMode::GLOBAL, |a| {
+            let fork = a.record_event()?;
+            b.wait_event(&fork)?;
+            side.memset(0, &b)
+        });
+        assert_eq!(unjoined.map(drop).map_err(|e| e.cuda_code()), Err(Some(904)));
+        let mut buf = DeviceBuffer::<u8>::new(16, &a)?;
+        let graph = a.capture(CaptureMode::THREAD_LOCAL, |a| {
+            buf.memset(1, a)?;
+            let mut status = sys::cudaStreamCaptureStatus::NONE;
+            let (mut id, mut graph) = (0u64, sys::cudaGraph_t::null());
+            let (mut deps, mut n) = (std::ptr::null(), 0usize);
+            // SAFETY: every output points to a local of its type; edge data is not asked for.
+            let code = unsafe {
+                sys::cudaStreamGetCaptureInfo(a.as_raw(), &mut status, &mut id, &mut graph,
+                    &mut deps, std::ptr::null_mut(), &mut n)
+            }?;
+            assert_eq!(code.as_raw(), 0);
+            assert_eq!(status, sys::cudaStreamCaptureStatus::ACTIVE);
+            assert!(!graph.is_null() && !deps.is_null());
+            assert_eq!(n, 1);
+            Ok(())
+        })?;
+        assert_eq!(graph.node_count()?, 1);
+        Ok(())
+    }
+}
+
+emulated! {
+    /// Graphs: an executable takes a same-shaped graph's parameters and refuses another shape;
+    /// a child graph node runs its graph; memory nodes captured from an allocation and a drop
+    /// make and free the memory at each launch.
+    fn smoke_graph_update_child_and_memory_nodes(_emu) {
+        let s = Stream::non_blocking()?;
+        let mut buf = DeviceBuffer::<u8>::zeroed(64, &s)?;
+        let (ones, twos) = (Graph::new()?, Graph::new()?);
+        ones.add_memset_node(&[], &mut buf, 1)?;
+        twos.add_memset_node(&[], &mut buf, 2)?;
+        let exec = ones.instantiate()?;
+        exec.update(&twos)?;
+        exec.launch(&s)?;
+        assert_eq!(buf.to_vec()?, vec![2; 64]);
+        let other = Graph::new()?;
+        other.add_empty_node(&[])?;
+        other.add_empty_node(&[])?;
+        assert_eq!(exec.update(&other).map_err(|e| e.cuda_code()), Err(Some(910)));
+        let parent = Graph::new()?;
+        let first = parent.add_memset_node(&[], &mut buf, 3)?;
+        parent.add_child_graph_node(&[first], &twos)?;
+        parent.instantiate()?.launch(&s)?;
+        assert_eq!(buf.to_vec()?, vec![2; 64]);
+        let with_memory = s.capture(CaptureMode::GLOBAL, |s| {
+            let mut scratch = DeviceBuffer::<u8>::new(64, s)?;
+            scratch.memset(4, s)?;
+            buf.copy_from_device(&scratch, s)
+        })?;
+        assert_eq!(with_memory.node_count()?, 4, "alloc, memset, copy, free");
+        let exec = with_memory.instantiate()?;
+        for _ in 0..2 {
+            exec.launch(&s)?;
+            assert_eq!(buf.to_vec()?, vec![4; 64]);
+        }
+        Ok(())
+    }
+}
+
+emulated! {
+    /// Kernels from a file and from a fatbin; the name `cudaFuncGetName` gives lives in pages of
+    /// its own that are quarantined when the library is unloaded.
+    fn smoke_library_forms_and_unload(_emu) {
+        const PTX: &str = ".version 8.0\n.target sm_90\n.entry emu_sleep(.param .u32 us) { ret; }\n";
+        let dir = std::env::temp_dir().join(format!("cuda-emu-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        let file = dir.join("k.ptx");
+        std::fs::write(&file, PTX)?;
+        let from_file = Module::from_file(&file)?;
+        std::fs::remove_dir_all(&dir)?;
+        assert_eq!(from_file.kernel("emu_sleep")?.name()?, "emu_sleep");
+        let mut fatbin = Vec::new();
+        fatbin.extend_from_slice(&0xBA55_ED50u32.to_le_bytes());
+        fatbin.extend_from_slice(&1u16.to_le_bytes());
+        fatbin.extend_from_slice(&16u16.to_le_bytes());
+        fatbin.extend_from_slice(&(PTX.len() as u64).to_le_bytes());
+        fatbin.extend_from_slice(PTX.as_bytes());
+        let from_fatbin = Module::from_bytes(&fatbin)?;
+        let kernel = from_fatbin.kernel("emu_sleep")?;
+        // SAFETY: the kernel handle is alive (its module is held below).
+        let name = unsafe { cudart13::api::func_get_name(kernel.as_raw().0.cast_const().cast()) }?;
+        assert_eq!(name.to_str()?, "emu_sleep");
+        let short = fatbin[..fatbin.len() - 1].to_vec();
+        assert!(from_fatbin_is_refused(&short, &fatbin));
+        Ok(())
+    }
+}
+
+/// Whether a fatbin whose payload is cut short is refused when read from a file (where the
+/// emulator knows its length).
+fn from_fatbin_is_refused(short: &[u8], whole: &[u8]) -> bool {
+    let dir = std::env::temp_dir().join(format!("cuda-emu-fatbin-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let (cut, full) = (dir.join("cut.fatbin"), dir.join("full.fatbin"));
+    let written = std::fs::write(&cut, short).and_then(|()| std::fs::write(&full, whole));
+    let refused =
+        written.is_ok() && Module::from_file(&cut).is_err() && Module::from_file(&full).is_ok();
+    let _ = std::fs::remove_dir_all(&dir);
+    refused
+}
+
+/// A kernel's name read after its library was unloaded faults (the pages are quarantined):
+/// the child dies of a signal, with no hazard logged.
+#[test]
+fn smoke_kernel_name_after_unload_faults() {
+    let Some(outcome) = child("smoke_kernel_name_after_unload_faults", |_emu| {
+        const PTX: &str =
+            ".version 8.0\n.target sm_90\n.entry emu_sleep(.param .u32 us) { ret; }\n";
+        let kernel = Module::from_ptx(PTX)?.kernel("emu_sleep")?;
+        // SAFETY: deliberately kept past the unload below, to show the quarantine.
+        let name = unsafe { cudart13::api::func_get_name(kernel.as_raw().0.cast_const().cast()) }?;
+        drop(kernel);
+        println!("{}", name.to_string_lossy());
+        Ok(())
+    }) else {
+        return;
+    };
+    assert!(outcome.signal.is_some(), "{}", outcome.summary());
+    assert!(outcome.hazards.is_empty(), "{:?}", outcome.hazards);
+}
+
+emulated! {
+    /// With concurrent managed access (the default) the host may read managed memory while a
+    /// kernel runs; a pool counts what it hands out and trims what it keeps; an array copies
+    /// in and out.
+    fn smoke_managed_pools_and_arrays(_emu) {
+        const PTX: &str = ".version 8.0\n.target sm_90\n.entry emu_sleep(.param .u32 us) { ret; }\n";
+        let sleep = Module::from_ptx(PTX)?.kernel("emu_sleep")?;
+        let managed = cudart13::ManagedBuffer::from_slice(&[1u32, 2, 3])?;
+        let s = Stream::non_blocking()?;
+        let us = 20_000u32;
+        // SAFETY: emu_sleep(unsigned us) takes one value and touches no memory.
+        unsafe { sleep.launch(&s, LaunchConfig::for_num_elems(1), (&us,))? };
+        assert_eq!(managed.iter().sum::<u32>(), 6);
+        s.synchronize()?;
+        let pool = cudart13::MemPool::new(Device::get(0)?)?;
+        let held = pool.alloc::<u8>(1 << 20, &s)?;
+        assert_eq!(pool.stats()?.used_current, 1 << 20);
+        drop(held);
+        s.synchronize()?;
+        pool.trim_to(0)?;
+        assert_eq!((pool.used_mem()?, pool.reserved_mem()?), (0, 0));
+        use cudart13::texture::{ChannelFormat, CudaArray};
+        let mut array = CudaArray::new(ChannelFormat::of::<f32>(), 8, 4, sys::ArrayFlags::empty())?;
+        let texels: Vec<f32> = (0..32).map(|i| i as f32).collect();
+        array.copy_from_host(&texels)?;
+        let mut back = vec![0f32; 32];
+        array.copy_to_host(&mut back)?;
+        assert_eq!(back, texels);
+        Ok(())
+    }
+}
+
 /// A minimal ELF64 cubin: a header, a section-name table, a `.text.emu_sleep` section, and
 /// the section header table at the end.
 fn tiny_cubin() -> Vec<u8> {
@@ -436,22 +649,6 @@ fn class_gate(name: &str) -> bool {
     }
     eprintln!("{name}: skipped; set {CLASS_GATE}=1 to run the class tests of issue 28");
     false
-}
-
-/// A class test: its child must end clean; gated by [`CLASS_GATE`].
-macro_rules! class_test {
-    ($(#[doc = $doc:literal])* fn $name:ident($emu:ident) $body:block) => {
-        $(#[doc = $doc])*
-        #[test]
-        fn $name() {
-            if !class_gate(stringify!($name)) {
-                return;
-            }
-            if let Some(outcome) = child(stringify!($name), |$emu: &Emulator| -> TestResult { $body }) {
-                outcome.assert_clean();
-            }
-        }
-    };
 }
 
 class_test! {

@@ -443,6 +443,11 @@ static cudaError_t cudaFreeAsync_impl(void *devPtr, cudaStream_t hStream) {
                    devPtr, a->serial, a->freed_by ? a->freed_by : "?");
         return cudaErrorInvalidValue;
     }
+    if (s->cap && a->kind != M_GRAPH) {
+        /* As CUDA does (seen on an H100 with the 13.0 runtime): a free of memory not
+         * allocated by a graph cannot be captured; the capture goes on. */
+        return cudaErrorInvalidValue;
+    }
     struct emu_work w = {.type = s->cap ? W_MEM_FREE : W_FREE};
     w.u.free.ptr = devPtr;
     return emu_submit(s, &w, "cudaFreeAsync");

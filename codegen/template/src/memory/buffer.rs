@@ -84,6 +84,8 @@ pub(crate) struct DeviceAlloc {
 #[derive(Default)]
 struct AllocState {
     uses: Uses,
+    /// The capture in which work on another stream than the home used the memory.
+    captured_off_home: Option<u64>,
     /// Shared with the graphs that use the memory; set once a graph takes it.
     keeper: Option<Arc<Keeper>>,
     /// The graph (and capture) the memory was last handed to, so that it is held once per
@@ -123,17 +125,37 @@ impl Drop for Keeper {
 struct Release {
     free: Free,
     keeper: Option<Arc<Keeper>>,
+    captured_off_home: Option<u64>,
 }
 
 impl Release {
     fn run(self) -> Result<()> {
-        match self.keeper {
-            None => self.free.run(),
-            Some(keeper) => {
-                *keeper.free.lock().unwrap_or_else(|e| e.into_inner()) = Some(self.free);
-                Ok(())
+        let Some(keeper) = self.keeper else {
+            return self.free.run();
+        };
+        // Dropped during the capture that allocated it (a graph allocation) and used only on
+        // its home stream there: the free is captured after those uses, as CUDA's graph
+        // memory nodes want. Memory not allocated by the graph cannot be freed in a capture
+        // (CUDA refuses): the graphs holding it free it once they let go.
+        if let (Ok(Capture::Into(_, id)), false) = (
+            crate::graph::capture_graph(&self.free.home),
+            self.free.bytes == 0,
+        ) {
+            if self.captured_off_home != Some(id) {
+                let freed = {
+                    let _gate = self.free.home.gate_shared();
+                    // SAFETY: the allocation is owned and freed once (here, or by the
+                    // keeper).
+                    status(unsafe { sys::cudaFreeAsync(self.free.ptr, self.free.home.as_raw()) })
+                };
+                if freed.is_ok() {
+                    std::mem::forget(self.free);
+                    return Ok(());
+                }
             }
         }
+        *keeper.free.lock().unwrap_or_else(|e| e.into_inner()) = Some(self.free);
+        Ok(())
     }
 }
 
@@ -332,8 +354,17 @@ impl DeviceAlloc {
     /// holding it let go; inside a CUDA callback (where no CUDA call is allowed), on the
     /// release thread.
     fn release(&mut self) -> Result<()> {
+        let captured_off_home = self
+            .state
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .captured_off_home;
         let (free, keeper) = self.take_free();
-        let release = Release { free, keeper };
+        let release = Release {
+            free,
+            keeper,
+            captured_off_home,
+        };
         if crate::loader::in_callback() {
             release_later(Box::new(ReleaseOnDrop(Some(release))));
             return Ok(());
@@ -348,6 +379,9 @@ impl Tracked for DeviceAlloc {
         let st = &mut *guard;
         let mut uses = std::mem::take(&mut st.uses);
         done.track(&mut uses, self.home_key, access, |graph, id| {
+            if done.key != self.home_key {
+                st.captured_off_home = Some(id);
+            }
             self.keep_in(st, graph, id)
         });
         st.uses = uses;

@@ -20,9 +20,9 @@
 //! crate's release thread (CUDA forbids CUDA calls in a user object's destructor).
 //!
 //! Host memory a graph writes: while any graph holds a
-//! [`PinnedBuffer`](crate::memory::PinnedBuffer), [`GraphExec::launch`] and host views of such buffers
+//! [`PinnedBuffer`], [`GraphExec::launch`] and host views of such buffers
 //! exclude each other: a launch fails while a view is alive, and a view waits for the
-//! launches before it (see [`PinnedBuffer`](crate::memory::PinnedBuffer)).
+//! launches before it (see [`PinnedBuffer`]).
 
 use std::cell::RefCell;
 use std::ffi::{c_ulonglong, c_void};
@@ -131,7 +131,7 @@ impl Graph {
 
     /// A node that runs `f` on a CUDA host thread (`cudaGraphAddHostNode`), at every
     /// launch. CUDA forbids CUDA calls in `f`: calls of this crate there return
-    /// [`Error::InCallback`](crate::Error::InCallback); a panic is caught and reported through the hook of
+    /// [`Error::InCallback`]; a panic is caught and reported through the hook of
     /// [`set_drop_error_hook`](crate::error::set_drop_error_hook). The graph (and every
     /// executable graph and clone made from it) owns `f`.
     pub fn add_host_node<F>(&self, deps: &[GraphNode<'_>], f: F) -> Result<GraphNode<'_>>
@@ -693,7 +693,7 @@ impl Stream {
     ///
     /// During a capture nothing runs: blocking calls on the stream (a `copy_to_host`,
     /// `synchronize`) fail and invalidate the capture. Copies to and from
-    /// [`PinnedBuffer`](crate::memory::PinnedBuffer)s, kernel launches, memsets and
+    /// [`PinnedBuffer`]s, kernel launches, memsets and
     /// device copies are captured; so are allocations and frees of device buffers on the
     /// stream (`cudaMallocAsync` / `cudaFreeAsync` become graph memory nodes): allocate the
     /// buffers a graph reuses before the capture, and drop them after it.

@@ -108,7 +108,9 @@
 //! must match the kernel's parameters), for wrapping foreign handles (`from_raw`,
 //! [`Stream::borrowed`]), and for asynchronous copies to and from borrowed host slices (the
 //! borrow ends before the copy does; copies to and from a [`PinnedBuffer`] are safe, the
-//! buffer waits for them before the host touches it).
+//! buffer waits for them before the host touches it). The [safety model](memory#safety-model)
+//! states what makes everything else safe for every interleaving CUDA allows: other streams,
+//! threads and devices, failed waits, captures and graphs.
 //!
 //! **Send and Sync.** CUDA runtime handles may be used from any host thread, so devices,
 //! streams, events, buffers, pools, modules, kernels, arrays and texture objects are `Send`
@@ -119,11 +121,14 @@
 //! callbacks, graph host nodes) are `Send + 'static` (`Sync` too for graph nodes, which may
 //! run concurrently); a panic inside one is caught at the C boundary.
 //!
-//! **Drop.** Dropping never panics and never blocks on device work (a device buffer is freed
-//! with `cudaFreeAsync` on its stream; a pinned buffer first waits for the copies that use
-//! it). A failed destroy is passed to the hook of [`set_drop_error_hook`] (by default, one line
-//! on standard error per kind of failure; nothing when the library is absent); each type has
-//! a `close(self) -> Result<()>` for callers who want the error.
+//! **Drop.** Dropping never panics. It never blocks on device work but for a pinned buffer
+//! (which first waits for the copies that use it) and a module (which waits for the devices:
+//! its kernels may still run): a device buffer is freed with `cudaFreeAsync` on its stream
+//! after every other stream that used it, or later, when the graphs that use it let go. Memory
+//! whose work could not be waited for is leaked, never freed. A failed destroy is passed to the
+//! hook of [`set_drop_error_hook`] (by default, one line on standard error per kind of failure;
+//! nothing when the library is absent); each type has a `close(self) -> Result<()>` for callers
+//! who want the error.
 //!
 //! ```no_run
 //! use cudart13::{Device, DeviceBuffer, Event, LaunchConfig, Module, Stream};

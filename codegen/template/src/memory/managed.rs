@@ -85,7 +85,7 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
     }
 
     /// The elements, on the host. Refused ([`Error::InvalidArgument`]) when a device lacks
-    /// concurrent managed access (see the [module documentation](self)).
+    /// concurrent managed access (see the [memory module](crate::memory)).
     pub fn as_slice(&self) -> Result<&[T]> {
         host_access_allowed()?;
         // SAFETY: `len` initialised elements; host access cannot fault on these devices;

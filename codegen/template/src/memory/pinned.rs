@@ -337,7 +337,7 @@ impl<T: DeviceCopy> DerefMut for PinnedMut<'_, T> {
 /// ([`DeviceBuffer::copy_from_pinned_async`](super::DeviceBuffer::copy_from_pinned_async),
 /// [`copy_to_pinned_async`](super::DeviceBuffer::copy_to_pinned_async)) are safe, on any
 /// stream of any device and in captures: the host reaches the memory only through views
-/// that wait for the copies first (see the [module documentation](self)). A wait that fails
+/// that wait for the copies first (see the [memory module](crate::memory)). A wait that fails
 /// is an error of the view; dropping a buffer whose copies cannot be waited for leaks it.
 ///
 /// ```no_run
@@ -504,7 +504,7 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     }
 
     /// Enqueues an asynchronous copy with `copy` (given the host address) on `stream`, and
-    /// records what it does with the buffer (see the [module documentation](self)).
+    /// records what it does with the buffer (see the [memory module](crate::memory)).
     pub(crate) fn use_async(
         &self,
         stream: &Stream,

@@ -9,10 +9,10 @@
 //!   `cudaMallocAsync` on a stream (or from a [`MemPool`], or through a
 //!   [`DeviceAllocator`]) and freed on that stream when dropped. [`DeviceSlice`] and
 //!   [`DeviceSliceMut`] are borrowed views of a range of it.
-//! - [`PinnedBuffer<T>`]: page-locked host memory that dereferences to `[T]`; the source or
+//! - [`PinnedBuffer<T>`]: page-locked host memory reached through views that wait; the source or
 //!   destination of copies that are asynchronous *and* safe (the buffer waits for them
 //!   before the host touches it).
-//! - [`ManagedBuffer<T>`]: unified memory (`cudaMallocManaged`) that dereferences to `[T]`.
+//! - [`ManagedBuffer<T>`]: unified memory (`cudaMallocManaged`), on the host as `&[T]`.
 //! - [`MemPool`]: a `cudaMemPool_t` (created, or a device's default), with its release
 //!   threshold, trimming, statistics and a size limit. [`PinnedPool`]: a cache of pinned
 //!   host blocks, as CuPy's `PinnedMemoryPool`.

@@ -123,7 +123,9 @@ fn the_red_teams_damages_are_named() {
 fn damaged_dynamic_values_that_crashed_the_loader_are_named() {
     // The kinds of one-value damage that still crashed programs once the entry sizes and
     // segments were checked (a random run of 400 same-size damages of libcudart.so.13).
-    let damages: [(u64, fn(u64) -> u64, &str); 6] = [
+    /// A dynamic tag, how its value is damaged, and what the refusal says.
+    type Damage = (u64, fn(u64) -> u64, &'static str);
+    let damages: [Damage; 6] = [
         (0x6fff_fff9, |v| v + 8, "relative"), // DT_RELACOUNT
         (3, |_| 1, "DT_PLTGOT"),              // the GOT in a read-only segment
         (1, |_| 0, "names no library"),       // DT_NEEDED ""

@@ -244,18 +244,6 @@ const PF_X: u32 = 1;
 /// `PF_W`: a writable segment.
 const PF_W: u32 = 2;
 
-/// `headers_end` compared with an address (the crate's minimum Rust predates
-/// `Option::is_none_or`).
-trait BelowOrNone {
-    fn is_none_or_below(&self, vaddr: u64) -> bool;
-}
-
-impl BelowOrNone for Option<u64> {
-    fn is_none_or_below(&self, vaddr: u64) -> bool {
-        self.map_or(true, |end| vaddr >= end)
-    }
-}
-
 /// The relocation type that adds the load address (`R_*_RELATIVE`) on machines where one is
 /// known: `DT_RELACOUNT` counts these at the start of the table.
 fn relative_type(machine: u16) -> Option<u32> {
@@ -370,7 +358,7 @@ impl Layout {
     fn code(&self, vaddr: u64) -> bool {
         self.in_memory(vaddr, 1)
             .is_some_and(|s| s.flags & PF_X != 0)
-            && self.headers_end.is_none_or_below(vaddr)
+            && !matches!(self.headers_end, Some(end) if vaddr < end)
     }
 
     /// The file offset of `[vaddr, vaddr + n)`, when one loadable segment maps it all from

@@ -123,6 +123,14 @@ fn is_list(t: &TypeExpr) -> bool {
 /// several are candidates, the one whose text names the buffer; otherwise none.
 pub fn length_of(f: &BoundFunction, i: usize) -> Option<usize> {
     let buffer = &f.params[i];
+    // The description's sentences naming the buffer and a size or length, split once.
+    let sized: Vec<String> = sentences(&f.doc)
+        .into_iter()
+        .filter(|s| {
+            let l = s.to_ascii_lowercase();
+            (l.contains("size") || l.contains("length")) && mentions(s, buffer)
+        })
+        .collect();
     let candidates: Vec<usize> = f
         .params
         .iter()
@@ -131,12 +139,7 @@ pub fn length_of(f: &BoundFunction, i: usize) -> Option<usize> {
         .filter(|(_, q)| {
             documented_as_count(&q.doc)
                 || q.doc.to_ascii_lowercase().contains("length")
-                || sentences(&f.doc).iter().any(|s| {
-                    let l = s.to_ascii_lowercase();
-                    (l.contains("size") || l.contains("length"))
-                        && mentions(s, buffer)
-                        && mentions(s, q)
-                })
+                || sized.iter().any(|s| mentions(s, q))
         })
         .map(|(j, _)| j)
         .collect();

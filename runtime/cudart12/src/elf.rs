@@ -244,6 +244,22 @@ const PT_DYNAMIC: u32 = 2;
 const PT_GNU_STACK: u32 = 0x6474_e551;
 /// `PF_X`: an executable segment.
 const PF_X: u32 = 1;
+/// `PF_W`: a writable segment.
+const PF_W: u32 = 2;
+
+/// The relocation type that adds the load address (`R_*_RELATIVE`) on machines where one is
+/// known: `DT_RELACOUNT` counts these at the start of the table.
+fn relative_type(machine: u16) -> Option<u32> {
+    Some(match machine {
+        em::X86_64 | em::I386 => 8,
+        em::AARCH64 => 1027,
+        em::ARM => 23,
+        em::PPC | em::PPC64 | em::SPARCV9 => 22,
+        em::S390 => 12,
+        em::RISCV | em::LOONGARCH => 3,
+        _ => return None,
+    })
+}
 /// `ET_DYN`: a shared object.
 const ET_DYN: u16 = 3;
 
@@ -286,6 +302,12 @@ mod dt {
     pub const VERDEFNUM: u64 = 0x6fff_fffd;
     pub const VERNEED: u64 = 0x6fff_fffe;
     pub const VERNEEDNUM: u64 = 0x6fff_ffff;
+    pub const TEXTREL: u64 = 22;
+    pub const FLAGS: u64 = 30;
+    pub const RELACOUNT: u64 = 0x6fff_fff9;
+    pub const RELCOUNT: u64 = 0x6fff_fffa;
+    /// `DF_TEXTREL` in `DT_FLAGS`.
+    pub const DF_TEXTREL: u64 = 4;
 }
 
 /// One program header.
@@ -305,6 +327,11 @@ struct Layout {
     loads: Vec<Segment>,
     wide: bool,
     little: bool,
+    /// `e_machine`.
+    machine: u16,
+    /// One past the last byte of the file header and program header table, as an address
+    /// (when the first loadable segment maps the file's start).
+    headers_end: Option<u64>,
 }
 
 impl Layout {
@@ -322,6 +349,19 @@ impl Layout {
         self.loads
             .iter()
             .find(|s| vaddr >= s.vaddr && end <= s.vaddr + s.memsz)
+    }
+
+    /// Whether `[vaddr, vaddr + n)` lies in a writable loadable segment.
+    fn writable(&self, vaddr: u64, n: u64) -> bool {
+        self.in_memory(vaddr, n)
+            .is_some_and(|s| s.flags & PF_W != 0)
+    }
+
+    /// Whether `vaddr` lies in an executable loadable segment, past the file's headers.
+    fn code(&self, vaddr: u64) -> bool {
+        self.in_memory(vaddr, 1)
+            .is_some_and(|s| s.flags & PF_X != 0)
+            && !matches!(self.headers_end, Some(end) if vaddr < end)
     }
 
     /// The file offset of `[vaddr, vaddr + n)`, when one loadable segment maps it all from
@@ -464,7 +504,13 @@ fn inspect_image(image: &mut dyn Image) -> Result<Symbols, NotLoadable> {
             }
         })
         .collect();
-    let layout = loadable_segments(&segments, len, wide, little)?;
+    let mut layout = loadable_segments(&segments, len, wide, little)?;
+    layout.machine = machine;
+    layout.headers_end = layout
+        .loads
+        .first()
+        .filter(|l| l.offset == 0)
+        .map(|l| l.vaddr.saturating_add(phoff.saturating_add(table_size)));
     let dynamic = dynamic_segment(&segments, &layout)?;
     let entries = image.read(dynamic.offset, dynamic.filesz)?;
     let tags = dynamic_entries(&layout, &entries)?;
@@ -567,6 +613,8 @@ fn loadable_segments(
         loads: loads.into_iter().map(|(_, s)| s).collect(),
         wide,
         little,
+        machine: 0,
+        headers_end: None,
     };
     // Other segments (RELRO, TLS, notes, …) describe parts of the mapped span; RELRO may run
     // on to the next page boundary, across loadable segments.
@@ -691,18 +739,22 @@ fn check_dynamic(
         Some(dt::REL) => rel_size,
         Some(other) => return Err(damaged(format!("its DT_PLTREL is {other}"))),
     };
-    // Addresses that must lie in the image's memory.
-    for (tag, name) in [
-        (dt::INIT, "DT_INIT"),
-        (dt::FINI, "DT_FINI"),
-        (dt::PLTGOT, "DT_PLTGOT"),
-    ] {
+    // The initialiser and finaliser the loader calls: code, not the headers.
+    for (tag, name) in [(dt::INIT, "DT_INIT"), (dt::FINI, "DT_FINI")] {
         if let Some(v) = value(tags, tag) {
-            if layout.in_memory(v, 1).is_none() {
+            if !layout.code(v) {
                 return Err(damaged(format!(
-                    "its {name} address {v:#x} lies outside every loadable segment"
+                    "its {name} address {v:#x} is not in an executable segment"
                 )));
             }
+        }
+    }
+    // The loader writes three words at the start of the GOT.
+    if let Some(v) = value(tags, dt::PLTGOT) {
+        if !layout.writable(v, 3 * w) {
+            return Err(damaged(format!(
+                "its DT_PLTGOT address {v:#x} is not in a writable segment"
+            )));
         }
     }
     // Strings.
@@ -711,6 +763,7 @@ fn check_dynamic(
     let strsz = value(tags, dt::STRSZ).ok_or_else(|| damaged("it has no DT_STRSZ".to_string()))?;
     let bytes = layout.table(image, strtab, strsz, "string table")?;
     let strings = Strings(&bytes);
+    let mut needed = Vec::new();
     for (tag, name) in [
         (dt::NEEDED, "a DT_NEEDED entry"),
         (dt::SONAME, "its DT_SONAME"),
@@ -718,10 +771,17 @@ fn check_dynamic(
         (dt::RUNPATH, "its DT_RUNPATH"),
     ] {
         for &(_, v) in tags.iter().filter(|(t, _)| *t == tag) {
-            strings.at(v, name)?;
+            let text = strings.at(v, name)?;
+            if tag == dt::NEEDED {
+                if text.is_empty() {
+                    return Err(damaged("a DT_NEEDED entry names no library".to_string()));
+                }
+                needed.push(text);
+            }
         }
     }
-    // Arrays of words and relocation tables: (address, size, entry size, name).
+    // Arrays of addresses and relocation tables: (tag, bytes, entry size).
+    let mut arrays: Vec<(u64, u64, &str)> = Vec::new();
     let mut tables = Vec::new();
     for (at, size, entry, name) in [
         (dt::INIT_ARRAY, dt::INIT_ARRAYSZ, w, "initialiser array"),
@@ -747,15 +807,49 @@ fn check_dynamic(
             )));
         }
         let bytes = layout.table(image, address, n, name)?;
-        // Initialiser arrays hold addresses the relocations fill in: nothing to check here.
-        if at != dt::INIT_ARRAY && at != dt::FINI_ARRAY && at != dt::PREINIT_ARRAY {
+        if matches!(at, dt::INIT_ARRAY | dt::FINI_ARRAY | dt::PREINIT_ARRAY) {
+            // The loader calls every entry: the arrays are distinct.
+            for &(other, other_n, other_name) in &arrays {
+                if address < other + other_n && other < address + n {
+                    return Err(damaged(format!("its {name} overlaps its {other_name}")));
+                }
+            }
+            arrays.push((address, n, name));
+        } else {
             tables.push((at, entry, bytes));
         }
     }
-    // Symbols: their number from a hash table.
+    // Relocations: targets inside writable memory (unless the library declares text
+    // relocations), the leading relative ones as many as DT_RELACOUNT / DT_RELCOUNT says,
+    // and relative ones filling the initialiser arrays pointing at code.
+    let text_relocations = value(tags, dt::TEXTREL).is_some()
+        || value(tags, dt::FLAGS).is_some_and(|f| f & dt::DF_TEXTREL != 0);
+    let mut referenced = Vec::new();
+    for (tag, entry, bytes) in &tables {
+        let relative_count = match *tag {
+            dt::RELA => value(tags, dt::RELACOUNT),
+            dt::REL => value(tags, dt::RELCOUNT),
+            _ => None,
+        };
+        let found = check_relocations(
+            layout,
+            Relocations {
+                tag: *tag,
+                entry: *entry,
+                bytes,
+                text_relocations,
+                relative_count,
+                arrays: &arrays,
+            },
+        )?;
+        referenced.extend(found);
+    }
+    // Symbols: their number from a hash table, or as many as the relocations name (the hash
+    // table covers those a lookup may find; relocations also name undefined ones before
+    // them).
     let symtab = value(tags, dt::SYMTAB)
         .ok_or_else(|| NotLoadable::NotElf("no dynamic symbol table".to_string()))?;
-    let count = match (value(tags, dt::GNU_HASH), value(tags, dt::HASH)) {
+    let hashed = match (value(tags, dt::GNU_HASH), value(tags, dt::HASH)) {
         (Some(gnu), _) => gnu_hash_symbols(image, layout, gnu)?,
         (None, Some(sysv)) => {
             let head = layout.table(image, sysv, 8, "hash table")?;
@@ -769,14 +863,12 @@ fn check_dynamic(
         }
         (None, None) => return Err(NotLoadable::NotElf("no symbol hash table".to_string())),
     };
-    // The hash table covers the symbols a lookup may find; relocations may also name the
-    // undefined symbols before them: the table must hold every symbol either names.
-    let mut count = count;
-    for (tag, entry, bytes) in &tables {
-        if let Some(highest) = check_relocations(layout, *tag, *entry, bytes)? {
-            count = count.max(highest + 1);
-        }
-    }
+    let count = referenced
+        .iter()
+        .map(|&i| i + 1)
+        .chain(std::iter::once(hashed))
+        .max()
+        .unwrap_or(hashed);
     let symbols = layout.table(
         image,
         symtab,
@@ -785,11 +877,33 @@ fn check_dynamic(
             .ok_or_else(|| damaged(format!("it claims {count} symbols")))?,
         "symbol table",
     )?;
+    // A symbol a relocation names has a name (the loader looks it up by name).
+    let f = layout.fields(&symbols);
+    for &index in &referenced {
+        let name = strings.at(u64::from(f.u32(index * sym_size).unwrap_or(0)), "a symbol")?;
+        if name.is_empty() {
+            return Err(damaged(format!(
+                "a relocation names symbol {index}, which has no name"
+            )));
+        }
+    }
+    let known_versions = check_versions(image, layout, tags, &strings, &needed)?;
     let versions = match value(tags, dt::VERSYM) {
-        Some(at) => Some(layout.table(image, at, count * 2, "symbol versions")?),
+        Some(at) => {
+            let table = layout.table(image, at, count * 2, "symbol versions")?;
+            let f = layout.fields(&table);
+            for index in 0..count {
+                let v = f.u16(2 * index).unwrap_or(0) & 0x7fff;
+                if v > 1 && !known_versions.contains(&v) {
+                    return Err(damaged(format!(
+                        "symbol {index} has version {v}, which the library neither defines nor needs"
+                    )));
+                }
+            }
+            Some(table)
+        }
         None => None,
     };
-    check_versions(image, layout, tags, &strings)?;
     read_symbols(layout, &symbols, versions.as_deref(), count, &strings)
 }
 
@@ -830,14 +944,16 @@ fn gnu_hash_symbols(image: &mut dyn Image, layout: &Layout, at: u64) -> Result<u
     }
 }
 
-/// The version definitions and needs: every entry inside the file, every name a string.
+/// The version definitions and needs: every entry inside the file, every name a string, every
+/// needed file one of the `needed` libraries. Returns the version indices they declare.
 fn check_versions(
     image: &mut dyn Image,
     layout: &Layout,
     tags: &[(u64, u64)],
     strings: &Strings<'_>,
-) -> Result<(), NotLoadable> {
-    // (table, count, entry size, aux size, offsets of: count, aux, next; aux: name, next)
+    needed: &[&[u8]],
+) -> Result<Vec<u16>, NotLoadable> {
+    let mut indices = Vec::new();
     for (table, number, what) in [
         (dt::VERDEF, dt::VERDEFNUM, "version definition"),
         (dt::VERNEED, dt::VERNEEDNUM, "version need"),
@@ -848,12 +964,14 @@ fn check_versions(
         let defs = table == dt::VERDEF;
         let count =
             value(tags, number).ok_or_else(|| damaged(format!("its {what}s have no count")))?;
+        // (entry size, offsets of: count, aux, next) and (aux size, offsets of: name, next).
         let (size, cnt_at, aux_at, next_at) = if defs {
             (20, 6, 12, 16)
         } else {
             (16, 2, 8, 12)
         };
         let (aux_size, name_at, aux_next_at) = if defs { (8, 0, 4) } else { (16, 8, 12) };
+        let past = |k: u64| damaged(format!("{what} {k} points past the address space"));
         let mut seen = 0u64;
         for k in 0..count {
             let entry = layout.table(image, at, size, what)?;
@@ -861,12 +979,20 @@ fn check_versions(
             if f.u16(0) != Some(1) {
                 return Err(damaged(format!("{what} {k} has an unknown version")));
             }
-            if !defs {
-                strings.at(u64::from(f.u32(4).unwrap_or(0)), what)?;
+            if defs {
+                indices.push(f.u16(4).unwrap_or(0) & 0x7fff);
+            } else {
+                let file = strings.at(u64::from(f.u32(4).unwrap_or(0)), what)?;
+                if !needed.contains(&file) {
+                    return Err(damaged(format!(
+                        "{what} {k} names {}, which is not a library it needs",
+                        String::from_utf8_lossy(file)
+                    )));
+                }
             }
             let mut aux = at
                 .checked_add(u64::from(f.u32(aux_at).unwrap_or(0)))
-                .ok_or_else(|| damaged(format!("{what} {k} points past the address space")))?;
+                .ok_or_else(|| past(k))?;
             for _ in 0..f.u16(cnt_at).unwrap_or(0) {
                 seen += 1;
                 if seen > 1 << 16 {
@@ -875,9 +1001,12 @@ fn check_versions(
                 let a = layout.table(image, aux, aux_size, what)?;
                 let af = layout.fields(&a);
                 strings.at(u64::from(af.u32(name_at).unwrap_or(0)), what)?;
+                if !defs {
+                    indices.push(af.u16(6).unwrap_or(0) & 0x7fff);
+                }
                 aux = aux
                     .checked_add(u64::from(af.u32(aux_next_at).unwrap_or(0)))
-                    .ok_or_else(|| damaged(format!("{what} {k} points past the address space")))?;
+                    .ok_or_else(|| past(k))?;
             }
             let next = u64::from(f.u32(next_at).unwrap_or(0));
             if next == 0 {
@@ -889,36 +1018,50 @@ fn check_versions(
                 }
                 break;
             }
-            at = at
-                .checked_add(next)
-                .ok_or_else(|| damaged(format!("{what} {k} points past the address space")))?;
+            at = at.checked_add(next).ok_or_else(|| past(k))?;
         }
     }
-    Ok(())
+    Ok(indices)
 }
 
-/// Every relocation of a table of `entry`-byte relocations (`tag`: RELA, REL, the PLT's, or
-/// RELR) writes inside the image; returns the highest symbol index they name (the symbol
-/// table must hold it).
-fn check_relocations(
-    layout: &Layout,
+/// One relocation table and what its checks need.
+struct Relocations<'a> {
+    /// `DT_RELA`, `DT_REL`, `DT_JMPREL` or `DT_RELR`.
     tag: u64,
     entry: u64,
-    bytes: &[u8],
-) -> Result<Option<u64>, NotLoadable> {
+    bytes: &'a [u8],
+    /// Whether the library declares relocations in non-writable segments.
+    text_relocations: bool,
+    /// `DT_RELACOUNT` / `DT_RELCOUNT` for this table.
+    relative_count: Option<u64>,
+    /// The initialiser and finaliser arrays: `(address, bytes, name)`.
+    arrays: &'a [(u64, u64, &'a str)],
+}
+
+/// Every relocation of a table writes inside a writable segment (or any loaded one, with
+/// text relocations); the first `relative_count` ones are relative; a relative one filling an
+/// initialiser array points at code (where the table holds addends and the machine's relative
+/// type is known). Returns the symbol indices the relocations name (the symbol table must hold
+/// them).
+fn check_relocations(layout: &Layout, r: Relocations<'_>) -> Result<Vec<u64>, NotLoadable> {
     let w = layout.word();
-    let f = layout.fields(bytes);
+    let f = layout.fields(r.bytes);
     let target = |address: u64| {
-        if layout.in_memory(address, w).is_some() {
+        let fits = if r.text_relocations {
+            layout.in_memory(address, w).is_some()
+        } else {
+            layout.writable(address, w)
+        };
+        if fits {
             Ok(())
         } else {
             Err(damaged(format!(
-                "a relocation writes at address {address:#x}, outside every loadable segment"
+                "a relocation writes at address {address:#x}, outside every writable segment"
             )))
         }
     };
-    let n = bytes.len() as u64 / entry;
-    if tag == dt::RELR {
+    let n = r.bytes.len() as u64 / r.entry;
+    if r.tag == dt::RELR {
         // Addresses (even words) and bitmaps of the words after the last address (odd ones).
         let mut base = 0u64;
         for k in 0..n {
@@ -939,19 +1082,53 @@ fn check_relocations(
                 base = base.saturating_add((8 * w - 1) * w);
             }
         }
-        return Ok(None);
+        return Ok(Vec::new());
     }
-    let mut highest = None;
-    for k in 0..n {
-        let offset = f.word(k * entry, layout.wide).unwrap_or(0);
-        let info = f.word(k * entry + w, layout.wide).unwrap_or(0);
-        let symbol = if layout.wide { info >> 32 } else { info >> 8 };
-        target(offset)?;
-        if symbol > 0 {
-            highest = highest.max(Some(symbol));
+    if let Some(count) = r.relative_count {
+        if count > n {
+            return Err(damaged(format!(
+                "it counts {count} relative relocations in a table of {n}"
+            )));
         }
     }
-    Ok(highest)
+    let relative = relative_type(layout.machine);
+    let has_addends = r.entry == 3 * w;
+    let mut symbols = Vec::new();
+    for k in 0..n {
+        let offset = f.word(k * r.entry, layout.wide).unwrap_or(0);
+        let info = f.word(k * r.entry + w, layout.wide).unwrap_or(0);
+        let (symbol, kind) = if layout.wide {
+            (info >> 32, (info & 0xffff_ffff) as u32)
+        } else {
+            (info >> 8, (info & 0xff) as u32)
+        };
+        target(offset)?;
+        if symbol > 0 {
+            symbols.push(symbol);
+        }
+        let Some(relative) = relative else {
+            continue;
+        };
+        if r.relative_count.is_some_and(|count| k < count) && kind != relative {
+            return Err(damaged(format!(
+                "relocation {k} of the {} it counts as relative has type {kind}",
+                r.relative_count.unwrap_or(0)
+            )));
+        }
+        if kind == relative && has_addends {
+            let addend = f.word(k * r.entry + 2 * w, layout.wide).unwrap_or(0);
+            for &(at, size, name) in r.arrays {
+                if offset >= at && offset < at + size && !layout.code(addend) {
+                    return Err(damaged(format!(
+                        "its {name} holds address {addend:#x}, which is not code"
+                    )));
+                }
+            }
+        }
+    }
+    symbols.sort_unstable();
+    symbols.dedup();
+    Ok(symbols)
 }
 
 /// The defined, exported symbols, each checked: name inside the string table, address inside

@@ -84,6 +84,10 @@ pub struct Library {
 thread_local! {
     /// How many CUDA callbacks this thread is running inside (nested scopes count).
     static CALLBACK_DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// All ones outside callbacks, zero inside: [`LazySymbol::get`] tests its cached address
+    /// against it, so that the check costs no instruction of its own on the call path (a
+    /// `test` with a thread-local operand instead of a `test` of a register, on x86-64).
+    static CALLS_ALLOWED: Cell<usize> = const { Cell::new(usize::MAX) };
 }
 
 /// Runs `f` as the body of a CUDA host callback (a host function, a stream callback, a
@@ -98,18 +102,31 @@ pub(crate) fn callback_scope<R>(f: impl FnOnce() -> R) -> R {
     struct Leave;
     impl Drop for Leave {
         fn drop(&mut self) {
-            CALLBACK_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+            let depth = CALLBACK_DEPTH.with(|d| {
+                d.set(d.get().saturating_sub(1));
+                d.get()
+            });
+            if depth == 0 {
+                CALLS_ALLOWED.with(|a| a.set(usize::MAX));
+            }
         }
     }
     CALLBACK_DEPTH.with(|d| d.set(d.get().saturating_add(1)));
+    CALLS_ALLOWED.with(|a| a.set(0));
     let _leave = Leave;
     f()
 }
 
-/// Whether this thread is inside [`callback_scope`]: one thread-local load and a compare.
+/// All ones outside [`callback_scope`], zero inside.
+#[inline(always)]
+fn calls_allowed() -> usize {
+    CALLS_ALLOWED.with(Cell::get)
+}
+
+/// Whether this thread is inside [`callback_scope`].
 #[inline(always)]
 pub(crate) fn in_callback() -> bool {
-    CALLBACK_DEPTH.with(|d| d.get() != 0)
+    calls_allowed() == 0
 }
 
 impl Library {
@@ -440,7 +457,8 @@ impl<F: Copy> LazySymbol<F> {
     #[inline]
     pub fn get(&self) -> Result<F> {
         let ptr = self.ptr.load(Ordering::Acquire);
-        if !ptr.is_null() && !in_callback() {
+        // Non-null, and not inside a CUDA callback, in one test.
+        if (ptr as usize) & calls_allowed() != 0 {
             // SAFETY: a non-null `ptr` was stored by `resolve` from the `F` in `cell`, which
             // has the size of a pointer (checked in `new`).
             return Ok(unsafe { std::mem::transmute_copy::<*mut c_void, F>(&ptr) });

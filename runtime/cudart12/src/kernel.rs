@@ -758,7 +758,7 @@ impl<'a> Launch<'a> {
             None => crate::device::current_ordinal()?,
         };
         let memory = std::mem::take(&mut self.memory);
-        let module = self.kernel._module.clone();
+        let module = &self.kernel._module;
         track::enqueue(
             stream,
             device,
@@ -769,12 +769,10 @@ impl<'a> Launch<'a> {
                     m.track(done, Access::Write);
                 }
                 if let (Ok(Capture::Into(graph, _)), Some(module)) = (&done.capture, module) {
-                    if crate::memory::release::keep_in_graph(*graph, Box::new(module.clone()))
-                        .is_err()
-                    {
+                    if crate::graph::keep_in_graph(*graph, Box::new(Arc::clone(module))).is_err() {
                         // The graph may run the kernel after the module is dropped: keep
                         // the module loaded for good (failing closed).
-                        std::mem::forget(module);
+                        std::mem::forget(Arc::clone(module));
                     }
                 }
             },
@@ -841,7 +839,7 @@ impl<'a> Launch<'a> {
             m.keep_in(graph)?;
         }
         if let Some(module) = &self.kernel._module {
-            crate::memory::release::keep_in_graph(graph, Box::new(module.clone()))?;
+            crate::graph::keep_in_graph(graph, Box::new(module.clone()))?;
         }
         Ok(())
     }

@@ -1,25 +1,18 @@
-//! What must be released later, on a thread of the crate's own: objects a graph owns
-//! through a CUDA user object (memory its nodes use, host-node closures), whose destructor
-//! CUDA runs on a thread of its own where no CUDA call is allowed; and frees that cannot
-//! be enqueued yet (the memory's home stream is being captured), retried until they can.
+//! What must be released later, on a thread of the crate's own: objects dropped inside a CUDA
+//! callback (where no CUDA call is allowed), what an executable graph kept once its launches
+//! have completed, and frees that cannot be enqueued yet (the memory's home stream is being
+//! captured), retried until they can.
 //!
-//! Not here: deciding what a graph must keep (the memory types and [`crate::graph`] do).
+//! Not here: deciding what a graph must keep ([`crate::graph`] and the memory types do).
 
 use std::any::Any;
-use std::ffi::{c_uint, c_void};
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use crate::error::{status, Error, Result};
-use crate::sys;
+use crate::error::{Error, Result};
 
-/// `cudaUserObjectNoDestructorSync`, the flag CUDA requires for user objects.
-const USER_OBJECT_NO_DESTRUCTOR_SYNC: c_uint = 1;
-/// `cudaGraphUserObjectMove`: the graph takes over the caller's reference.
-const GRAPH_USER_OBJECT_MOVE: c_uint = 1;
-
-/// Something a graph keeps alive (dropped on the release thread once CUDA lets it go).
+/// Something to drop on the release thread.
 pub(crate) type Kept = Box<dyn Any + Send>;
 
 /// A free (or other release) that could not run yet: called again on the release thread
@@ -29,41 +22,6 @@ pub(crate) type Retry = Box<dyn FnMut() -> bool + Send>;
 enum Message {
     Drop(Kept),
     Retry(Retry),
-}
-
-/// Makes `graph` own `item` through a CUDA user object: it lives as long as the graph and
-/// every executable graph, clone and parent graph made from it, and every launch of those
-/// (CUDA releases a user object after the launches that use it completed). On failure
-/// `item` is dropped here and the error returned.
-pub(crate) fn keep_in_graph(graph: sys::cudaGraph_t, item: Kept) -> Result<()> {
-    // Start the thread that releases what user objects owned, before CUDA may need it.
-    sender()?;
-    let data: *mut Kept = Box::into_raw(Box::new(item));
-    let mut object = sys::cudaUserObject_t::null();
-    // SAFETY: `release_kept` matches `cudaHostFn_t`; on success the object owns `data`.
-    let created = status(unsafe {
-        sys::cudaUserObjectCreate(
-            &mut object,
-            data.cast(),
-            Some(release_kept),
-            1,
-            USER_OBJECT_NO_DESTRUCTOR_SYNC,
-        )
-    });
-    if let Err(e) = created {
-        // SAFETY: `data` was not taken by CUDA; released once, here.
-        drop(unsafe { Box::from_raw(data) });
-        return Err(e);
-    }
-    // SAFETY: the graph and the object are alive; the graph takes over our reference.
-    let retained =
-        status(unsafe { sys::cudaGraphRetainUserObject(graph, object, 1, GRAPH_USER_OBJECT_MOVE) });
-    if retained.is_err() {
-        // SAFETY: our reference was not moved: releasing it runs the destructor (which
-        // hands `data` to the release thread).
-        let _ = unsafe { sys::cudaUserObjectRelease(object, 1) };
-    }
-    retained
 }
 
 /// Drops `item` on the release thread (for what a CUDA callback thread hands over).
@@ -98,12 +56,22 @@ fn send(tx: &Mutex<Sender<Message>>, m: Message) -> std::result::Result<(), Mess
         .map_err(|e| e.0)
 }
 
-/// The user object destructor: hands the item to the release thread, because dropping it
-/// may call CUDA (memory frees itself), which a user object destructor must not.
-unsafe extern "C" fn release_kept(data: *mut c_void) {
-    // SAFETY: `data` is the leaked `Box<Kept>` the user object owned; released once.
-    let item: Box<Kept> = unsafe { Box::from_raw(data.cast::<Kept>()) };
-    crate::loader::callback_scope(|| release_later(*item));
+/// Held by the release thread while it works; taken for good when the process exits.
+static RUNNING: Mutex<()> = Mutex::new(());
+
+extern "C" {
+    fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
+}
+
+/// At exit, waits for the release thread's current work and stops it there: the runtime
+/// tears itself down after this (its own exit handlers were registered earlier), and a free
+/// racing that teardown can crash the process. What is left is released with the process.
+fn stop_at_exit() {
+    extern "C" fn stop() {
+        std::mem::forget(RUNNING.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+    // SAFETY: registers a handler that takes a lock and returns.
+    unsafe { atexit(stop) };
 }
 
 /// The release thread's sender, starting the thread on first use.
@@ -122,9 +90,11 @@ fn sender() -> Result<&'static Mutex<Sender<Message>>> {
                         } else {
                             rx.recv_timeout(Duration::from_millis(5))
                         };
+                        // Nothing runs once the process is exiting (see `stop_at_exit`).
+                        let _running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
                         match next {
                             Ok(Message::Drop(item)) => {
-                                crate::stream::run_caught("graph-owned object", move || drop(item))
+                                crate::stream::run_caught("released object", move || drop(item))
                             }
                             Ok(Message::Retry(job)) => pending.push(job),
                             Err(RecvTimeoutError::Timeout) => {}
@@ -133,7 +103,10 @@ fn sender() -> Result<&'static Mutex<Sender<Message>>> {
                         pending.retain_mut(|job| !job());
                     }
                 })
-                .map(|_| Mutex::new(tx))
+                .map(|_| {
+                    stop_at_exit();
+                    Mutex::new(tx)
+                })
                 .map_err(|e| e.to_string())
         })
         .as_ref()
@@ -157,7 +130,7 @@ mod tests {
     }
 
     #[test]
-    fn the_release_thread_drops_what_a_destructor_hands_over() {
+    fn the_release_thread_drops_what_it_is_handed() {
         struct Flag(Arc<AtomicBool>);
         impl Drop for Flag {
             fn drop(&mut self) {
@@ -165,9 +138,7 @@ mod tests {
             }
         }
         let dropped = Arc::new(AtomicBool::new(false));
-        let data = Box::into_raw(Box::new(Box::new(Flag(dropped.clone())) as Kept));
-        // SAFETY: a leaked `Box<Kept>`, released once.
-        unsafe { release_kept(data.cast()) };
+        release_later(Box::new(Flag(dropped.clone())));
         eventually("the drop", || dropped.load(Ordering::SeqCst));
     }
 

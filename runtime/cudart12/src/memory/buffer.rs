@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::allocator::{self, DeviceAllocator};
 use super::pinned::PinnedBuffer;
 use super::pool::MemPool;
-use super::release::{keep_in_graph, release_later, retry_later};
+use super::release::{release_later, retry_later};
 use super::track::{self, poisoned, Access, Capture, Enqueued, StreamKey, Tracked, Uses};
 use super::{bytes_of, length_mismatch, DeviceCopy, DevicePtr};
 use crate::device;
@@ -63,7 +63,8 @@ use crate::sys::cudaMemcpyKind as Kind;
 pub struct DeviceBuffer<T: DeviceCopy> {
     ptr: *mut T,
     len: usize,
-    alloc: DeviceAlloc,
+    /// Taken out once, by `Drop`, `close` or `into_raw_parts`.
+    alloc: std::mem::ManuallyDrop<DeviceAlloc>,
 }
 
 // SAFETY: the buffer owns device memory the host never dereferences; its bookkeeping is
@@ -141,7 +142,7 @@ impl Release {
         // memory nodes want. Memory not allocated by the graph cannot be freed in a capture
         // (CUDA refuses): the graphs holding it free it once they let go.
         if let (Ok(Capture::Into(_, id)), false) = (
-            crate::graph::capture_graph(&self.free.home),
+            crate::graph::capture_of(&self.free.home),
             self.free.bytes == 0,
         ) {
             if self.captured_off_home != Some(id) {
@@ -258,9 +259,11 @@ impl Free {
     /// [`capturing`] while the home stream is being captured (a free there fails, and
     /// waits there would be captured instead of run).
     fn enqueue_free(&mut self) -> Result<()> {
-        let _gate = self.home.gate_shared();
         let home = self.home.as_raw();
         if !self.uses.is_empty() {
+            // Under the gate, no capture of the crate's begins on the stream between the
+            // check and the waits (which a capture would take in instead of running them).
+            let _gate = self.home.gate_shared();
             if crate::graph::capture_graph(&self.home)? != Capture::No {
                 return Err(capturing());
             }
@@ -319,7 +322,7 @@ impl DeviceAlloc {
             return Ok(());
         }
         let keeper = st.keeper.get_or_insert_with(Arc::default).clone();
-        keep_in_graph(graph, Box::new(keeper))?;
+        crate::graph::keep_in_graph(graph, Box::new(keeper))?;
         st.kept_in = Some(key);
         Ok(())
     }
@@ -338,35 +341,32 @@ impl DeviceAlloc {
         );
     }
 
-    /// The free of this allocation, taking its bookkeeping.
-    fn take_free(&mut self) -> (Free, Option<Arc<Keeper>>) {
-        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
-        let free = Free {
-            ptr: self.ptr,
-            bytes: self.bytes,
-            home: self.home.clone(),
-            home_key: self.home_key,
-            device: self.device,
-            allocator: self.allocator.clone(),
-            uses: std::mem::take(&mut st.uses),
-        };
-        (free, st.keeper.take())
-    }
-
     /// Frees the memory (see [`DeviceBuffer`]'s documentation): now, or once the graphs
     /// holding it let go; inside a CUDA callback (where no CUDA call is allowed), on the
     /// release thread.
-    fn release(&mut self) -> Result<()> {
-        let captured_off_home = self
-            .state
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .captured_off_home;
-        let (free, keeper) = self.take_free();
+    fn release(self) -> Result<()> {
+        let DeviceAlloc {
+            ptr,
+            bytes,
+            home,
+            home_key,
+            device,
+            allocator,
+            state,
+        } = self;
+        let st = state.into_inner().unwrap_or_else(|e| e.into_inner());
         let release = Release {
-            free,
-            keeper,
-            captured_off_home,
+            free: Free {
+                ptr,
+                bytes,
+                home,
+                home_key,
+                device,
+                allocator,
+                uses: st.uses,
+            },
+            keeper: st.keeper,
+            captured_off_home: st.captured_off_home,
         };
         if crate::loader::in_callback() {
             release_later(Box::new(ReleaseOnDrop(Some(release))));
@@ -902,7 +902,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         DeviceBuffer {
             ptr: alloc.ptr.cast(),
             len,
-            alloc,
+            alloc: std::mem::ManuallyDrop::new(alloc),
         }
     }
 
@@ -947,10 +947,10 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// length. Work other streams or graphs still do with it is no longer waited for: who
     /// frees it must order the free after that work.
     pub fn into_raw_parts(self) -> (DevicePtr, usize) {
-        let me = std::mem::ManuallyDrop::new(self);
-        // SAFETY: read once; `me` is never dropped. The allocation's bookkeeping is dropped
+        let mut me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: taken once; `me` is never dropped. The allocation's bookkeeping is dropped
         // (events back to the pool, graphs' keepers without a free); nothing is freed.
-        drop(unsafe { std::ptr::read(&me.alloc) });
+        drop(unsafe { std::mem::ManuallyDrop::take(&mut me.alloc) });
         (DevicePtr::from_raw(me.ptr.cast()), me.len)
     }
 
@@ -980,10 +980,9 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// used it) and returns the error, where dropping would report it to the hook. While a
     /// graph holds the memory, it is freed when the graph lets go.
     pub fn close(self) -> Result<()> {
-        let me = std::mem::ManuallyDrop::new(self);
-        // SAFETY: read once; `me` is never dropped.
-        let mut alloc = unsafe { std::ptr::read(&me.alloc) };
-        alloc.release()
+        let mut me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: taken once; `me` is never dropped.
+        unsafe { std::mem::ManuallyDrop::take(&mut me.alloc) }.release()
     }
 
     /// The address of the pointer field: what a kernel argument list points to.
@@ -995,7 +994,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// The allocation, for a kernel launch's bookkeeping.
     #[inline]
     pub(crate) fn tracked(&self) -> &dyn Tracked {
-        &self.alloc
+        &*self.alloc
     }
 
     #[inline]
@@ -1003,7 +1002,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         Mem {
             stream: &self.alloc.home,
             device: Some(self.alloc.device),
-            alloc: Some(&self.alloc),
+            alloc: Some(&*self.alloc),
         }
     }
 
@@ -1013,7 +1012,9 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 
 impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        if let Err(e) = self.alloc.release() {
+        // SAFETY: taken once, here; the buffer is gone after this.
+        let alloc = unsafe { std::mem::ManuallyDrop::take(&mut self.alloc) };
+        if let Err(e) = alloc.release() {
             report_drop_error("device buffer", &e);
         }
     }

@@ -25,7 +25,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::allocator;
-use super::release::keep_in_graph;
 use super::track::{self, Access, Capture, Enqueued, StreamKey, Tracked, Uses};
 use super::{bytes_of, DeviceCopy};
 use crate::error::{report_drop_error, status, Error, Result};
@@ -149,7 +148,7 @@ pub(crate) fn graph_launch(
     };
     crate::device::with_device(device, || {
         // Under the gate, no capture of the crate's begins or ends until the launch is in.
-        if crate::graph::capture_graph(stream)? != Capture::No {
+        if crate::graph::capture_of(stream)? != Capture::No {
             return Err(Error::InvalidArgument(
                 "launching an executable graph into a stream being captured".into(),
             ));
@@ -209,7 +208,7 @@ impl PinnedBlock {
         if *kept_in == Some(key) {
             return Ok(());
         }
-        keep_in_graph(graph, Box::new(GraphRef::new(self.clone())))?;
+        crate::graph::keep_in_graph(graph, Box::new(GraphRef::new(self.clone())))?;
         *kept_in = Some(key);
         Ok(())
     }

@@ -286,6 +286,37 @@ impl Enqueued<'_> {
     }
 }
 
+/// Records in `events` the point `stream` (named by `key`, of `device`) has reached, for
+/// work enqueued there before (by any thread) to be waited for later; `false` while the
+/// stream is being captured (a record would be captured, not run: try again later). When
+/// the record fails, `events` is poisoned (what it guards is never let go).
+pub(crate) fn record_after(
+    stream: &Stream,
+    key: StreamKey,
+    device: i32,
+    events: &mut Uses,
+) -> bool {
+    let _gate = stream.gate_shared();
+    let record = |events: &mut Uses| -> Result<bool> {
+        if crate::graph::capture_graph(stream)? != Capture::No {
+            return Ok(false);
+        }
+        events.note(stream, key, device, Access::Write)?;
+        Ok(true)
+    };
+    let recorded = match key {
+        StreamKey::Legacy(d) => device::with_device(d, || record(events)),
+        _ => record(events),
+    };
+    match recorded {
+        Ok(done) => done,
+        Err(_) => {
+            events.poison();
+            true
+        }
+    }
+}
+
 /// Memory whose uses are tracked: a device allocation or a pinned block.
 pub(crate) trait Tracked {
     /// Records what an operation that was just enqueued did with this memory (see
@@ -316,7 +347,7 @@ pub(crate) fn enqueue<R>(
             stream,
             key: StreamKey::of(stream, device),
             device,
-            capture: crate::graph::capture_graph(stream),
+            capture: crate::graph::capture_of(stream),
         };
         track(&done);
         value
@@ -327,7 +358,7 @@ pub(crate) fn enqueue<R>(
 /// captured: for operations whose work must run now (blocking copies into borrowed memory).
 /// Call under the stream's gate.
 pub(crate) fn refuse_capture(stream: &Stream) -> Result<()> {
-    match crate::graph::capture_graph(stream)? {
+    match crate::graph::capture_of(stream)? {
         Capture::No => Ok(()),
         _ => Err(Error::from_code(CAPTURE_UNSUPPORTED)),
     }

@@ -13,6 +13,7 @@ mod diff_cmd;
 mod fuzz;
 mod libclang;
 mod regenerate;
+mod report_out;
 mod test_cmd;
 mod wheel;
 

@@ -441,7 +441,7 @@ fn reports_show_totals_sections_and_rows() {
     assert!(md.starts_with("# API coverage: libcudart.so.13 (CUDA runtime 13.2)"));
     assert!(md.contains("| not-exported | 1 |"), "{md}");
     assert!(
-        md.contains("| cudaNewerThing | not-exported | Stream Management |"),
+        md.contains("| `cudaNewerThing` | not-exported | Stream Management |"),
         "{md}"
     );
     assert!(

@@ -12,6 +12,8 @@ mod corpus;
 mod coverage;
 #[path = "diff.rs"]
 mod diff;
+#[path = "diff_abi.rs"]
+mod diff_abi;
 #[path = "diff_docs.rs"]
 mod diff_docs;
 #[path = "ir_json.rs"]

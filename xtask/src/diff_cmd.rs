@@ -218,8 +218,9 @@ fn load_side(arg: &str, abi_file: Option<&Path>, no_abi: bool, root: &Path) -> R
             .is_some_and(|e| e.eq_ignore_ascii_case("json"))
             || bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
         if is_json {
-            let value: serde_json::Value = serde_json::from_slice(&bytes)
-                .map_err(|e| anyhow::anyhow!("{arg}: not JSON: {e}"))?;
+            let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+                anyhow::anyhow!("{arg}: not an IR JSON file (nor an ABI snapshot): {e}")
+            })?;
             if is_snapshot(&value) {
                 let abi: Abi = serde_json::from_value(value)
                     .map_err(|e| anyhow::anyhow!("{arg}: not an ABI snapshot: {e}"))?;

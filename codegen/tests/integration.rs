@@ -34,3 +34,5 @@ mod parse_sphinx_text;
 mod redteam;
 #[path = "sphinx_forms.rs"]
 mod sphinx_forms;
+#[path = "timeline.rs"]
+mod timeline;

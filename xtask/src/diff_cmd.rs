@@ -293,7 +293,7 @@ fn links(root: &Path, new: &Side, out: &Path, base: Option<&str>) -> Option<Rust
 
 /// `<root>/target/doc` as seen from the folder of `out` (an absolute path for standard
 /// output).
-fn relative_doc_base(root: &Path, out: &Path) -> String {
+pub fn relative_doc_base(root: &Path, out: &Path) -> String {
     let doc = std::path::absolute(root.join("target").join("doc")).unwrap_or_default();
     if out.as_os_str() == "-" {
         return doc.display().to_string();

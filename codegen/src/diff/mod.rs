@@ -40,6 +40,7 @@ pub mod similarity;
 mod typecmp;
 
 pub use functions::RENAME_THRESHOLD;
+pub use join::anchor;
 pub use links::RustdocLinks;
 pub use typecmp::same_type;
 

@@ -634,7 +634,7 @@ fn busy_diff() -> ApiDiff {
     new.functions[0].params = Some(vec![
         out("size", "size_t"),
         out("devPtr", "int"),
-        inp("flags", "unsigned int"),
+        inp("flags", "list[:py:obj:`~.cudaGraphEdgeData`]"),
     ]);
     new.functions[1].section = Some("Other".into());
     new.enums[0].variants[0].value = Some(5);
@@ -887,4 +887,7 @@ fn markdown_has_contents_anchors_and_code() {
     assert!(md.contains("<a id=\"function-cudaMalloc\"></a>[`cudaMalloc`](../doc/cudart13/sys/fn.cudaMalloc.html)"), "{md}");
     // reST in the documents' types is text and code, never raw roles.
     assert!(!md.contains(":py:obj:"), "{md}");
+    assert!(md.contains("flags: list\\[`cudaGraphEdgeData`\\] (in)"), "{md}");
+    let html = diff::render::render(&d, OutputFormat::Html);
+    assert!(html.contains("flags: list[<code>cudaGraphEdgeData</code>] (in)"), "{html}");
 }

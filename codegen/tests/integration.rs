@@ -5,6 +5,8 @@
 mod abi;
 #[path = "abi_snapshots.rs"]
 mod abi_snapshots;
+#[path = "audits_linear.rs"]
+mod audits_linear;
 mod common;
 #[path = "corpus.rs"]
 mod corpus;

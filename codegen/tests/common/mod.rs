@@ -129,3 +129,32 @@ pub fn abi(release: &str, parts: serde_json::Value) -> codegen::abi::Abi {
     }
     serde_json::from_value(v).expect("a valid hand-built ABI")
 }
+
+/// The least of three timings of `f`, in CPU time of this thread (other work on the machine
+/// does not count).
+pub fn best_of_three(f: &dyn Fn()) -> std::time::Duration {
+    (0..3)
+        .map(|_| {
+            let t = codegen::clock::Stopwatch::start();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+/// Asserts that `work(4n)` takes less than 8 times `work(n)` (linear: 4×, quadratic: 16×).
+pub fn assert_linear(what: &str, n: usize, work: &dyn Fn(usize)) {
+    work(n); // warm up
+    let small = best_of_three(&|| work(n));
+    let large = best_of_three(&|| work(4 * n));
+    let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-6);
+    println!(
+        "{what}: {n} → {small:?}, {} → {large:?} ({ratio:.1}×)",
+        4 * n
+    );
+    assert!(
+        ratio < 8.0,
+        "{what}: 4× the input took {ratio:.1}× the time ({small:?} → {large:?})"
+    );
+}

@@ -36,10 +36,10 @@ pub struct DiffArgs {
     /// Where to write the report (`-` for standard output; default: target/diff-report.EXT).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// The old side's ABI snapshot (default: abi/<the release its documents state>.json).
+    /// The old side's ABI snapshot (default: abi/X.Y.json of the release its documents state).
     #[arg(long, value_name = "FILE", conflicts_with = "no_abi")]
     old_abi: Option<PathBuf>,
-    /// The new side's ABI snapshot (default: abi/<the release its documents state>.json).
+    /// The new side's ABI snapshot (default: abi/X.Y.json of the release its documents state).
     #[arg(long, value_name = "FILE", conflicts_with = "no_abi")]
     new_abi: Option<PathBuf>,
     /// Compare the documents alone: every difference is then of class `docs`.
@@ -238,7 +238,7 @@ fn load_side(arg: &str, abi_file: Option<&Path>, no_abi: bool, root: &Path) -> R
     }
     let api = match api {
         Some(a) => a,
-        None => codegen::merge::merge(codegen::load::load_all(&[path.clone()], None)?),
+        None => codegen::merge::merge(codegen::load::load_all(std::slice::from_ref(&path), None)?),
     };
     // An unreadable side is an error, not an empty API that makes everything "added".
     codegen::load::check_usable(arg, &api)?;

@@ -96,11 +96,11 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let input = dir.join("doc.txt");
         std::fs::write(&input, "x").unwrap();
-        assert!(refuse_inputs(&input, &[input.clone()]).is_err());
-        assert!(refuse_inputs(&dir.join("sub/r.md"), &[dir.clone()]).is_err());
-        assert!(refuse_inputs(&dir, &[input.clone()]).is_err());
+        assert!(refuse_inputs(&input, std::slice::from_ref(&input)).is_err());
+        assert!(refuse_inputs(&dir.join("sub/r.md"), std::slice::from_ref(&dir)).is_err());
+        assert!(refuse_inputs(&dir, std::slice::from_ref(&input)).is_err());
         let out = std::env::temp_dir().join(format!("report-out-{}.md", std::process::id()));
-        refuse_inputs(&out, &[input.clone()]).unwrap();
+        refuse_inputs(&out, std::slice::from_ref(&input)).unwrap();
         write(&out, "new").unwrap();
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "new");
         std::fs::remove_file(&out).ok();

@@ -40,7 +40,7 @@ pub fn run(args: TimelineArgs, root: &Path) -> Result<ExitCode> {
         .unwrap_or_else(|| root.join(format!("target/timeline.{}", format.extension())));
     let dir = root.join("abi");
     if out.as_os_str() != "-" {
-        report_out::refuse_inputs(&out, &[dir.clone()])?;
+        report_out::refuse_inputs(&out, std::slice::from_ref(&dir))?;
     }
     let mut found: Vec<(Release, PathBuf)> = std::fs::read_dir(&dir)
         .with_context(|| format!("reading {}", dir.display()))?

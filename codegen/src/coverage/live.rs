@@ -243,7 +243,7 @@ fn open_by_name(name: &str) -> Result<Live, String> {
     // SAFETY: as in `try_open`; the name is the CUDA runtime's own.
     let lib = unsafe { libloading::Library::new(name) }.map_err(|e| e.to_string())?;
     let file = mapped_file(name)
-        .ok_or_else(|| format!("opened, but the file it maps is not in /proc/self/maps"))?;
+        .ok_or_else(|| "opened, but the file it maps is not in /proc/self/maps".to_string())?;
     finish(lib, file, "system loader")
 }
 

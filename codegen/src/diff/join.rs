@@ -209,9 +209,7 @@ fn item(
         } else {
             ItemStatus::Removed
         }
-    } else if whole(ChangeKind::Added).is_some() {
-        ItemStatus::Added
-    } else if b.abi.is_empty() && b.added.is_some() {
+    } else if whole(ChangeKind::Added).is_some() || (b.abi.is_empty() && b.added.is_some()) {
         ItemStatus::Added
     } else if b.abi.is_empty() && b.removed.is_some() {
         ItemStatus::Removed

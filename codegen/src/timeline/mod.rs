@@ -336,9 +336,9 @@ fn events(release: &str, changes: Vec<Change>) -> Vec<Event> {
 
 /// The members of every enum, with their own dates.
 fn members(snapshots: &[Snapshot<'_>], lines: &mut IndexMap<Key, ItemLine>) {
-    // enum → member → (first index, last index, deprecated from)
-    let mut seen: HashMap<String, IndexMap<String, (usize, usize, Option<usize>)>> =
-        HashMap::default();
+    /// A member's first and last snapshot, and the one its deprecation starts at.
+    type Span = (usize, usize, Option<usize>);
+    let mut seen: HashMap<String, IndexMap<String, Span>> = HashMap::default();
     for (i, s) in snapshots.iter().enumerate() {
         for e in s.abi.enums.values().filter(|e| !is_anonymous(&e.name)) {
             let m = seen.entry(e.name.clone()).or_default();

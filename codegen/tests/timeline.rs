@@ -89,7 +89,14 @@ fn events_are_the_diff_of_consecutive_releases() {
             .filter(|e| &e.release == release)
             .map(|e| e.changes.len())
             .sum();
-        assert_eq!(in_timeline, d.changes.len(), "{release}");
+        // bindgen's anonymous types are no items of their own: their fields are their
+        // parents'.
+        let of_items = d
+            .changes
+            .iter()
+            .filter(|c| !codegen::diff::abi::is_anonymous(&c.name))
+            .count();
+        assert_eq!(in_timeline, of_items, "{release}");
     }
 }
 

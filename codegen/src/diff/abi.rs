@@ -10,7 +10,8 @@
 //! - **Records** (structs and unions) by size, alignment, kind, and their fields as C code
 //!   names them: members of anonymous unions and structs are reached through them (C11), and
 //!   the fields of a named member of anonymous type are compared by path (`event.flags`),
-//!   never by bindgen's positional type names. A field removed, retyped or moved is a break,
+//!   never by bindgen's positional type names (those types are listed too, by the names
+//!   bindgen gave them, every difference `info` with the reason). A field removed, retyped or moved is a break,
 //!   a field added in space the record had is `info`; changes to reserved storage (names
 //!   starting with `reserved`, `pad` or `_`) are `info`, with the reason.
 //! - **Enums** by member: removed or renumbered is a break, added is `info`. A **count
@@ -54,6 +55,7 @@ pub fn compare(old: &Abi, new: &Abi) -> AbiDiff {
     };
     d.functions();
     d.records();
+    d.anonymous_records();
     d.enums();
     d.typedefs();
     d.constants();
@@ -601,6 +603,57 @@ impl<'a> Differ<'a> {
                 new_source: Some(place(self.new, rn)),
                 ..entry(ItemKind::Struct, &rn.name, ChangeKind::Added, Impact::Info)
             });
+        }
+    }
+
+    /// bindgen's anonymous types (`cudaResourceDesc__bindgen_ty_1`) compared by the names
+    /// bindgen gave them, every difference `info` with the reason: C code names no such type,
+    /// their fields are compared through their parents', and bindgen's positional names shift
+    /// when an anonymous type is inserted before them.
+    fn anonymous_records(&mut self) {
+        let anonymous = |r: &&Record| r.parent.is_some() || is_anonymous(&r.name);
+        let reason = |r: &Record| {
+            let parent = r.parent.clone().unwrap_or_else(|| {
+                r.name
+                    .split("__bindgen_ty_")
+                    .next()
+                    .unwrap_or(&r.name)
+                    .to_string()
+            });
+            format!(
+                "bindgen's positional name for an anonymous type inside `{parent}`: C code names no such type, and its fields are compared as `{parent}`'s (see that entry)"
+            )
+        };
+        for ro in self.old.records.values().filter(anonymous) {
+            let start = self.out.changes.len();
+            match self.new.records.get(&ro.name) {
+                Some(rn) => self.record(ro, rn),
+                None => self.push(Change {
+                    old: Some(cdecl::record(ro)),
+                    old_source: Some(self.old.location(ro.header.as_deref(), ro.line)),
+                    ..entry(
+                        ItemKind::Struct,
+                        &ro.name,
+                        ChangeKind::Removed,
+                        Impact::Info,
+                    )
+                }),
+            }
+            let why = reason(ro);
+            for c in &mut self.out.changes[start..] {
+                c.impact = Impact::Info;
+                c.reason = Some(why.clone());
+            }
+        }
+        for rn in self.new.records.values().filter(anonymous) {
+            if !self.old.records.contains_key(&rn.name) {
+                self.push(Change {
+                    new: Some(cdecl::record(rn)),
+                    new_source: Some(self.new.location(rn.header.as_deref(), rn.line)),
+                    reason: Some(reason(rn)),
+                    ..entry(ItemKind::Struct, &rn.name, ChangeKind::Added, Impact::Info)
+                });
+            }
         }
     }
 

@@ -2,7 +2,8 @@
 //! report and prints the totals.
 //!
 //! A side is a document file or folder, an IR JSON file (`cargo xtask ir`), an ABI snapshot
-//! (`abi/12.8.json`), or a release (`12.8`: its committed snapshot). A side of documents is
+//! (`abi/12.8.json`), or a release (`12.8`: its committed snapshot, made from the release's
+//! wheels when there is none yet, as `codegen --out` does). A side of documents is
 //! joined with the snapshot of the release its documents state (`--old-abi`/`--new-abi`
 //! name another; one missing is made from the release's wheels, as `codegen --out` does), so
 //! that every class rests on the C headers; `--no-abi` compares the documents alone (every
@@ -197,12 +198,12 @@ fn load_side(arg: &str, abi_file: Option<&Path>, no_abi: bool, root: &Path) -> R
             bail!("{arg}: no such file or folder, and not a release such as 13.0");
         };
         let file = snapshot::path(root, &release);
-        if !file.is_file() {
-            bail!(
-                "{arg}: no ABI snapshot {} (run `cargo xtask abi --release {release}`)",
-                shown(root, &file)
-            );
-        }
+        let file = if file.is_file() {
+            file
+        } else {
+            crate::abi_cmd::ensure_snapshot(root, &release)
+                .with_context(|| format!("{arg}: no ABI snapshot {}", shown(root, &file)))?
+        };
         let abi = read_snapshot(&file)?;
         return Ok(Side {
             api: Api::default(),

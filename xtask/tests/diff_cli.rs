@@ -210,9 +210,13 @@ fn releases_and_snapshots_as_sides_class_from_the_abi() {
         .as_str()
         .unwrap()
         .contains("the same in both releases"));
-    // A release without a snapshot, and an output that is an input.
-    let o = xtask(&[Path::new("12.7"), Path::new("13.0")]);
-    assert!(stderr(&o).contains("no ABI snapshot"), "{}", stderr(&o));
+    // Neither a path nor a release, and an output that is an input.
+    let o = xtask(&[Path::new("12.x.y"), Path::new("13.0")]);
+    assert!(
+        stderr(&o).contains("not a release such as 13.0"),
+        "{}",
+        stderr(&o)
+    );
     let o = xtask(&[&old, &new, Path::new("--out"), &old]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("is the input"), "{}", stderr(&o));

@@ -92,12 +92,23 @@ pub fn is_anonymous(name: &str) -> bool {
     name.contains("__bindgen_ty_")
 }
 
-/// Whether a field is reserved storage by its name: `reserved…`, `pad…`, or a name starting
-/// with `_` (C's internal names and bindgen's storage units).
+/// Whether a field is reserved storage by its name: `reserved`, `pad` or `padding`, with a
+/// number or not (`reserved1`, `reserved_2`), or a name starting with `_` (C's internal
+/// names such as `_internal_padding`, and bindgen's storage units). `reservedSharedMemPerBlock`
+/// is a field like any other.
 fn is_reserved(path: &str) -> bool {
     let last = path.rsplit('.').next().unwrap_or(path);
+    if last.starts_with('_') {
+        return true;
+    }
     let lower = last.to_ascii_lowercase();
-    last.starts_with('_') || lower.starts_with("reserved") || lower.starts_with("pad")
+    ["reserved", "padding", "pad"].iter().any(|w| {
+        lower.strip_prefix(w).is_some_and(|rest| {
+            rest.trim_start_matches('_')
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+    })
 }
 
 /// How two types compare.
@@ -1139,6 +1150,35 @@ impl<'a> Differ<'a> {
                 new_source: Some(new_place),
                 ..entry(kind, item, ChangeKind::Undeprecated, Impact::Info)
             });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_reserved;
+
+    #[test]
+    fn reserved_storage_by_name() {
+        for yes in [
+            "reserved",
+            "reserved0",
+            "reserved_2",
+            "res.reserved",
+            "pad",
+            "padding1",
+            "_oversize",
+            "_bitfield_1",
+        ] {
+            assert!(is_reserved(yes), "{yes}");
+        }
+        for no in [
+            "reservedSharedMemPerBlock",
+            "padded",
+            "paddingBytes",
+            "flags",
+        ] {
+            assert!(!is_reserved(no), "{no}");
         }
     }
 }

@@ -9,6 +9,9 @@ use super::{Report, Table};
 /// Longest context line printed (longer ones are cut with `…`).
 const META_WIDTH: usize = 150;
 
+/// Longest row of a loud table printed (the full row is in the report file).
+const ROW_WIDTH: usize = 200;
+
 fn clip(s: &str, width: usize) -> String {
     if s.chars().count() <= width {
         s.to_string()
@@ -37,7 +40,7 @@ pub fn render_summary(report: &Report, loud_rows: usize) -> String {
         let _ = writeln!(out, "!! {} ({}):", t.title, t.rows.len());
         for r in t.rows.iter().take(loud_rows) {
             let cells: Vec<String> = r.cells.iter().map(super::Cell::plain).collect();
-            let _ = writeln!(out, "   {}", cells.join("  "));
+            let _ = writeln!(out, "   {}", clip(&cells.join("  "), ROW_WIDTH));
         }
         if t.rows.len() > loud_rows {
             let _ = writeln!(

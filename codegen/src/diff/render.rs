@@ -98,7 +98,8 @@ fn describe(c: &Change, out: &mut Cell) {
         out.append(Cell::text(" → "));
         out.append(value(&c.new));
     }
-    if let Some(to) = &c.paired_with {
+    // The reason of a pair names the pair already.
+    if let (Some(to), None) = (&c.paired_with, &c.reason) {
         out.append(Cell::text(" (stands for it now: "));
         out.append(Cell::code(to.clone()));
         out.append(Cell::text(")"));
@@ -283,7 +284,7 @@ pub fn to_report(diff: &ApiDiff) -> Report {
     tables.push(Table {
         id: "renamed".into(),
         title: "Renamed-looking pairs".into(),
-        description: Some("A removed name and the name that stands for it now: a `_vN` family, or the same parameters and a similar name (the removed item is listed in its class too).".into()),
+        description: Some("A removed name and the name that stands for it now: a _vN family, or the same parameters and a similar name (the removed item is listed in its class too).".into()),
         columns: cols(&[("kind", "Kind"), ("old_name", "Old name"), ("new_name", "New name"), ("similarity", "Similarity"), ("evidence", "Evidence"), ("new_source", "Source (new)")]),
         rows: diff
             .renamed

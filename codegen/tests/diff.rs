@@ -887,7 +887,13 @@ fn markdown_has_contents_anchors_and_code() {
     assert!(md.contains("<a id=\"function-cudaMalloc\"></a>[`cudaMalloc`](../doc/cudart13/sys/fn.cudaMalloc.html)"), "{md}");
     // reST in the documents' types is text and code, never raw roles.
     assert!(!md.contains(":py:obj:"), "{md}");
-    assert!(md.contains("flags: list\\[`cudaGraphEdgeData`\\] (in)"), "{md}");
+    assert!(
+        md.contains("flags: list\\[`cudaGraphEdgeData`\\] (in)"),
+        "{md}"
+    );
     let html = diff::render::render(&d, OutputFormat::Html);
-    assert!(html.contains("flags: list[<code>cudaGraphEdgeData</code>] (in)"), "{html}");
+    assert!(
+        html.contains("flags: list[<code>cudaGraphEdgeData</code>] (in)"),
+        "{html}"
+    );
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root, after scripts/gpu-test.sh staged
-# device-bin/ here: the three GPU test binaries (typed layer: gpu; safe layer: gpu_safe; the peer
-# projects' tests ported to the typed layer: gpu_peer) and
+# device-bin/ here: the four GPU test binaries (typed layer: gpu; safe layer: gpu_safe; the peer
+# projects' tests ported to the typed layer: gpu_peer; the safe layer on two GPUs: gpu_multi,
+# whose tests say so and pass on one GPU) and
 # the five example applications, each against the wheel's libcudart (the release the crate
 # was generated for) and against the machine's own CUDA runtime. Everything goes to one file,
 # $OUT/gpu-run.log (or ./gpu-run.log): the machine, then each run's whole output under a
@@ -37,8 +38,8 @@ for lib in wheel system; do
   else
     envs=(env -u CUDART_PATH)
   fi
-  for t in gpu gpu_safe gpu_peer; do
-    run "$t ($lib cudart)" "${envs[@]}" CUDA_GPU_TESTS=1 "./device-bin/$t" --test-threads=1
+  for t in gpu gpu_safe gpu_peer gpu_multi; do
+    run "$t ($lib cudart)" "${envs[@]}" CUDA_GPU_TESTS=1 "./device-bin/$t" --include-ignored --test-threads=1
     grep -E 'test result|FAILED|panicked' "$log" | head -20
   done
   for ex in device_query vector_add stream_timing graph_capture pool_stats; do

@@ -2,8 +2,9 @@
 # Builds here what the GPU machine runs and stages it in device-bin/ (git-ignored):
 #   device-bin/gpu, device-bin/gpu_safe,  the GPU test binaries (tests/tests/gpu.rs: the typed
 #   device-bin/gpu_peer                   layer; tests/tests/gpu_safe.rs: the safe layer;
-#                                         tests/tests/gpu_peer.rs: the peer projects' tests
-#                                         ported to the typed layer)
+#   device-bin/gpu_multi                  tests/tests/gpu_peer.rs: the peer projects' tests
+#                                         ported to the typed layer; tests/tests/gpu_multi.rs:
+#                                         the safe layer on two GPUs)
 #   device-bin/examples/<name>            the example applications of examples/examples/
 #   device-bin/gpu-bench                  the GPU call benchmark (bench/src/bin/gpu-bench.rs,
 #                                         release build; scripts/gpu-bench.sh runs it beside C)
@@ -46,7 +47,7 @@ stage() { # from to
   fi
 }
 
-tests="$(build test -p workspace-tests --test gpu --test gpu_safe --test gpu_peer --no-run)"
+tests="$(build test -p workspace-tests --test gpu --test gpu_safe --test gpu_peer --test gpu_multi --no-run)"
 examples="$(build build -p cudart-examples --examples)"
 benches="$(build build --release -p cudart-bench --bin gpu-bench)"
 rm -rf device-bin
@@ -69,7 +70,7 @@ while IFS=$'\t' read -r name path; do
   stage "$path" "device-bin/$name"
   staged+=("$name")
 done <<< "$benches"
-for want in gpu gpu_safe gpu_peer gpu-bench examples/device_query examples/vector_add examples/stream_timing \
+for want in gpu gpu_safe gpu_peer gpu_multi gpu-bench examples/device_query examples/vector_add examples/stream_timing \
             examples/graph_capture examples/pool_stats; do
   if [ ! -x "device-bin/$want" ]; then
     echo "gpu-test: $want was not built" >&2
@@ -92,6 +93,9 @@ echo "or one part:"
 echo "  ${prefix}CUDA_GPU_TESTS=1 ./device-bin/gpu --test-threads=1"
 echo "  ${prefix}CUDA_GPU_TESTS=1 ./device-bin/gpu_safe --test-threads=1"
 echo "  ${prefix}CUDA_GPU_TESTS=1 ./device-bin/gpu_peer --test-threads=1"
+echo "  ${prefix}./device-bin/gpu_multi --include-ignored --test-threads=1   # two GPUs"
+echo "the GPU suites under compute-sanitizer (memcheck, racecheck, synccheck, initcheck):"
+echo "  bash scripts/gpu-sanitize.sh"
 echo "  ${prefix}./device-bin/examples/vector_add"
 echo "the call benchmark beside C (builds bench/c/gpu_bench.cu with nvcc; result in \$OUT):"
 echo "  bash scripts/gpu-bench.sh"

@@ -39,6 +39,14 @@ pub const COPIED: &[(&str, &str)] = &[
         "src/memory/pool.rs",
         include_str!("../template/src/memory/pool.rs"),
     ),
+    (
+        "src/memory/release.rs",
+        include_str!("../template/src/memory/release.rs"),
+    ),
+    (
+        "src/memory/track.rs",
+        include_str!("../template/src/memory/track.rs"),
+    ),
     ("src/kernel.rs", include_str!("../template/src/kernel.rs")),
     ("src/graph.rs", include_str!("../template/src/graph.rs")),
     ("src/texture.rs", include_str!("../template/src/texture.rs")),

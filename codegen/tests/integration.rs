@@ -18,6 +18,8 @@ mod diff;
 mod diff_abi;
 #[path = "diff_docs.rs"]
 mod diff_docs;
+#[path = "elf_inspect.rs"]
+mod elf_inspect;
 #[path = "ir_json.rs"]
 mod ir_json;
 #[path = "join.rs"]
@@ -38,3 +40,5 @@ mod redteam;
 mod sphinx_forms;
 #[path = "timeline.rs"]
 mod timeline;
+#[path = "typed_safety.rs"]
+mod typed_safety;

@@ -328,7 +328,10 @@ fn header_only_bindings(abi: &codegen::abi::Abi) -> (usize, usize) {
         .iter()
         .find(|f| f.name == "cudaFuncGetName")
         .expect("bound");
-    assert!(matches!(&get_name.typed, Typed::Wrapper { roles, .. } if roles[0] == Role::OutCStr));
+    // The name lives as long as the function's module: copied, not `'static`.
+    assert!(
+        matches!(&get_name.typed, Typed::Wrapper { roles, .. } if roles[0] == Role::OutCStr { lifetime: codegen::bind::StrLifetime::Copied })
+    );
     println!(
         "{}: header-only functions bound: {}, with a typed wrapper: {typed}; direction rulings: {}",
         abi.origin,

@@ -75,7 +75,11 @@ fn main() -> Result<()> {
     for _ in 0..5 {
         exec.launch(&stream)?;
     }
-    expect("5 replays of the captured graph", &host, 0x0101_0102);
+    expect(
+        "5 replays of the captured graph",
+        &host.as_slice()?,
+        0x0101_0102,
+    );
 
     // 2. Explicit: memset -> kernel -> copy -> host node, with an empty node and a child.
     let launches = Arc::new(AtomicUsize::new(0));

@@ -140,7 +140,7 @@ fn main() -> Result<()> {
     );
     let again = pinned.alloc::<f32>(MIB)?;
     ensure(
-        pinned.n_free_blocks() == 0 && again.iter().all(|v| *v == 0.0),
+        pinned.n_free_blocks() == 0 && again.as_slice()?.iter().all(|v| *v == 0.0),
         "the block is reused, zeroed",
     );
     drop(again);

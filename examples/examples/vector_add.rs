@@ -97,14 +97,14 @@ fn main() -> Result<()> {
     start.record(&stream)?;
     for round in 1..=10 {
         // Writing the input waits for the previous replay's upload.
-        for (x, v) in h_a.iter_mut().zip(&a) {
+        for (x, v) in h_a.as_mut_slice()?.iter_mut().zip(&a) {
             *x = v * round as f32;
         }
         exec.launch(&stream)?;
     }
     end.record(&stream)?;
     end.synchronize()?;
-    check("10 graph replays", &h_c, |i| a[i] * 10.0 + b[i]);
+    check("10 graph replays", &h_c.as_slice()?, |i| a[i] * 10.0 + b[i]);
     let ms = end.elapsed_since(&start)?;
     println!("10 replays with host updates: {ms:.3} ms");
 

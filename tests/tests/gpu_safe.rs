@@ -470,7 +470,7 @@ fn device_buffers_copies_views_memset_and_raw_parts() {
     // Raw parts round trip and an explicit close.
     let (ptr, len) = e.into_raw_parts();
     // SAFETY: `ptr` is the stream-ordered allocation just given up, of `len` elements.
-    let e = unsafe { DeviceBuffer::<u32>::from_raw_parts(ptr, len, &stream) };
+    let e = unsafe { DeviceBuffer::<u32>::from_raw_parts(ptr, len, &stream) }.expect("wrap");
     assert_eq!(e.as_device_ptr(), ptr);
     e.close().expect("close");
     // Foreign memory viewed without ownership.
@@ -490,7 +490,10 @@ fn pinned_buffers_async_copies_are_waited_for_and_pools_reuse_blocks() {
     let src: Vec<f32> = (0..N).map(|i| i as f32 * 0.5).collect();
     let pinned_in = PinnedBuffer::from_slice(&src).expect("pinned");
     let mut pinned_out = PinnedBuffer::<f32>::new(N).expect("pinned");
-    assert!(pinned_out.iter().all(|v| *v == 0.0), "zeroed");
+    assert!(
+        pinned_out.as_slice().unwrap().iter().all(|v| *v == 0.0),
+        "zeroed"
+    );
     let mut d = DeviceBuffer::<f32>::new(N, &stream).expect("device");
     for _ in 0..3 {
         d.copy_from_pinned_async(&pinned_in, &stream)
@@ -499,10 +502,14 @@ fn pinned_buffers_async_copies_are_waited_for_and_pools_reuse_blocks() {
             .expect("download");
     }
     // Reading waits for the last download (no explicit synchronisation).
-    assert_eq!(pinned_out.as_slice().expect("wait"), &src[..]);
-    pinned_out.fill(1.0);
+    assert_eq!(&*pinned_out.as_slice().expect("wait"), &src[..]);
+    pinned_out.as_mut_slice().unwrap().fill(1.0);
     d.copy_to_pinned_async(&mut pinned_out, &stream).unwrap();
-    assert_eq!(pinned_out[N - 1], src[N - 1], "deref waits too");
+    assert_eq!(
+        pinned_out.to_vec().unwrap()[N - 1],
+        src[N - 1],
+        "to_vec waits too"
+    );
     let flagged =
         PinnedBuffer::<u8>::with_flags(4096, HostAllocFlags::PORTABLE | HostAllocFlags::MAPPED)
             .expect("flags");
@@ -538,7 +545,7 @@ fn managed_buffers_are_shared_by_host_and_kernels() {
     let stream = Stream::non_blocking().unwrap();
     let n = 1u32 << 16;
     let mut m = ManagedBuffer::from_slice(&(0..n).collect::<Vec<u32>>()).expect("managed");
-    m[0] = 100;
+    m.as_mut_slice().unwrap()[0] = 100;
     // SAFETY: add_one(unsigned*, unsigned) over `n` elements; the host waits below.
     unsafe {
         kernel
@@ -546,8 +553,9 @@ fn managed_buffers_are_shared_by_host_and_kernels() {
             .unwrap()
     };
     stream.synchronize().unwrap();
-    assert_eq!(m[0], 101);
-    assert!((1..n as usize).all(|i| m[i] == i as u32 + 1));
+    let host = m.as_slice().unwrap();
+    assert_eq!(host[0], 101);
+    assert!((1..n as usize).all(|i| host[i] == i as u32 + 1));
     assert_ne!(m.as_device_ptr(), DevicePtr::null());
     m.close().expect("close");
 }
@@ -819,11 +827,11 @@ fn graphs_captured_and_explicit_replayed_updated_and_kept_alive() {
     let exec = graph.instantiate().expect("instantiate");
     exec.upload(&stream).expect("upload");
     for round in 0..4u32 {
-        input.fill(round * 100);
+        input.as_mut_slice().unwrap().fill(round * 100);
         exec.launch(&stream).expect("launch");
     }
     assert!(
-        output.iter().all(|v| *v == 301),
+        output.as_slice().unwrap().iter().all(|v| *v == 301),
         "the last replay's input + 1"
     );
 

@@ -30,7 +30,8 @@ fn wheel_lib() -> PathBuf {
 
 fn open_wheel() -> Library {
     let path = wheel_lib();
-    match Library::open(&path) {
+    // SAFETY: NVIDIA's runtime of this crate's release.
+    match unsafe { Library::open(&path) } {
         Ok(lib) => lib,
         Err(e) => panic!("opening {}: {e}", path.display()),
     }
@@ -40,8 +41,19 @@ fn open_wheel() -> Library {
 fn wheel_library_is_a_cuda_13_runtime() {
     let lib = open_wheel();
     assert_eq!(Path::new(lib.path()), wheel_lib());
-    let version = lib.runtime_version().expect("cudaRuntimeGetVersion");
+    let version = lib.runtime_version();
     assert_eq!(version / 1000, 13, "cudaRuntimeGetVersion gave {version}");
+}
+
+#[test]
+fn only_the_librarys_own_functions_resolve() {
+    let lib = open_wheel();
+    assert!(lib.has_symbol(c"cudaMalloc"));
+    // `malloc` is a function of the C library, which libcudart depends on: the system
+    // loader's lookup through the library's handle finds it, this crate's does not.
+    assert!(!lib.has_symbol(c"malloc"));
+    let err = unsafe { lib.symbol::<GetVersion>(c"malloc") }.expect_err("resolved libc's malloc");
+    assert!(matches!(err, Error::SymbolNotFound { .. }), "{err:?}");
 }
 
 #[test]
@@ -77,7 +89,8 @@ fn device_count_is_a_cuda_error_without_a_gpu() {
 #[test]
 fn opening_a_missing_path_names_it() {
     let missing = std::env::temp_dir().join("no-such-folder-cudart-rt/libcudart.so.13");
-    let err = Library::open(&missing).expect_err("a missing file opened");
+    // SAFETY: nothing is there to open.
+    let err = unsafe { Library::open(&missing) }.expect_err("a missing file opened");
     let shown = missing.display().to_string();
     match &err {
         Error::LibraryNotFound { tried } => {
@@ -162,7 +175,7 @@ fn cudart_path_and_global_probes() {
     let get_version = VERSION.get().expect("cached cudaRuntimeGetVersion");
     let mut v = 0;
     check(unsafe { get_version(&mut v) }).expect("cudaRuntimeGetVersion");
-    assert_eq!(Ok(v), global.runtime_version());
+    assert_eq!(v, global.runtime_version());
     assert!(matches!(NOTHING.get(), Err(Error::SymbolNotFound { .. })));
     std::env::remove_var("CUDART_PATH");
 }

@@ -188,6 +188,7 @@ fn print_report(report: &Report, args: &CodegenArgs) {
                 r.function, r.param, r.decided, r.rule, r.source
             ));
         }
+        lines.extend(report.bindings.safety_rulings());
         for u in report.bindings.untyped() {
             lines.push(format!(
                 "no typed wrapper: {} ({}): {}",

@@ -112,13 +112,23 @@ const RESULT_WORDS: &[&str] = &[
 
 /// Words of a parameter's text that make it a count (shared with the list pairing).
 pub fn documented_as_count(doc: &str) -> bool {
-    let d = doc.to_ascii_lowercase();
     ["number of", "count", "size of", "length of", "entries in"]
         .iter()
-        .any(|k| d.contains(k))
+        .any(|k| contains_ignoring_case(doc, k))
 }
 
-fn is_integer(c: &CType) -> bool {
+/// Whether `text` contains `lower` (lower case ASCII), ignoring ASCII case, without
+/// allocating.
+fn contains_ignoring_case(text: &str, lower: &str) -> bool {
+    let needle = lower.as_bytes();
+    !needle.is_empty()
+        && text
+            .as_bytes()
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+pub(crate) fn is_integer(c: &CType) -> bool {
     let c = match c {
         CType::Pointer { to, .. } => to,
         other => other,
@@ -141,7 +151,7 @@ fn is_count(q: &BoundParam) -> bool {
 }
 
 /// The name a parameter has in the documentation.
-fn doc_name(p: &BoundParam) -> &str {
+pub(crate) fn doc_name(p: &BoundParam) -> &str {
     p.doc_name.as_deref().unwrap_or(&p.c_name)
 }
 
@@ -166,14 +176,15 @@ fn text_names(text: &str, p: &BoundParam) -> bool {
     let bare = unprefixed(name);
     bare.len() > 2
         && text
-            .to_ascii_lowercase()
             .split(|c: char| !c.is_alphanumeric() && c != '_')
-            .any(|w| w == bare)
+            .any(|w| w.eq_ignore_ascii_case(&bare))
 }
 
 /// The count parameter naming the pointer parameter at `i`, if exactly one does.
-fn count_of(f: &BoundFunction, i: usize) -> Option<usize> {
+pub(crate) fn count_of(f: &BoundFunction, i: usize) -> Option<usize> {
     let p = &f.params[i];
+    // The description's sentences that speak of a number, split once (only when needed).
+    let mut numbered: Option<Vec<String>> = None;
     let found: Vec<usize> = f
         .params
         .iter()
@@ -181,10 +192,18 @@ fn count_of(f: &BoundFunction, i: usize) -> Option<usize> {
         .filter(|(j, q)| *j != i && is_count(q))
         .filter(|(_, q)| {
             text_names(&q.doc, p)
-                || sentences(&f.doc).iter().any(|s| {
-                    let l = s.to_ascii_lowercase();
-                    (l.contains("number of") || l.contains("size of")) && names(s, q) && names(s, p)
-                })
+                || numbered
+                    .get_or_insert_with(|| {
+                        sentences(&f.doc)
+                            .into_iter()
+                            .filter(|s| {
+                                let l = s.to_ascii_lowercase();
+                                l.contains("number of") || l.contains("size of")
+                            })
+                            .collect()
+                    })
+                    .iter()
+                    .any(|s| names(s, q) && names(s, p))
         })
         .map(|(j, _)| j)
         .collect();
@@ -282,7 +301,7 @@ pub(crate) fn says_result(doc: &str) -> bool {
 }
 
 /// The sentences of `text` (split at `. ` and blank lines), flattened.
-fn sentences(text: &str) -> Vec<String> {
+pub(crate) fn sentences(text: &str) -> Vec<String> {
     text.split("\n\n")
         .flat_map(|para| {
             let flat = para.split_whitespace().collect::<Vec<_>>().join(" ");

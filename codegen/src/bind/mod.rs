@@ -7,8 +7,12 @@
 //! field order, parameter counts), reporting every disagreement as a diagnostic; [`flags`]
 //! groups the constants into flag types; [`roles`] decides each function's typed wrapper (or
 //! why it has none), with the Rust names of [`naming`], after [`directions`] has decided the
-//! parameters whose direction the documentation does not state. Items only one side has are listed
-//! with the reason, never dropped silently.
+//! parameters whose direction the documentation does not state; [`storage`] proves that every
+//! pointer a wrapper passes points to storage as large as C may access (or the pointer stays
+//! raw and the wrapper `unsafe`), [`unsafe_rules`] makes the wrappers of functions that
+//! invalidate what the safe layer owns `unsafe`, and [`strings`] decides which returned
+//! strings are `'static`. Items only one side has are listed with the reason, never dropped
+//! silently.
 
 pub mod attrs;
 pub mod directions;
@@ -17,8 +21,11 @@ pub mod join;
 pub mod naming;
 pub mod renames;
 pub mod roles;
+pub mod storage;
+pub mod strings;
 #[cfg(test)]
 mod test_types;
+pub mod unsafe_rules;
 
 use serde::{Deserialize, Serialize};
 
@@ -30,7 +37,7 @@ use crate::ir::{Direction, Document, Release, Source};
 pub use flags::FlagGroup;
 pub use join::join;
 pub use renames::Rule;
-pub use roles::{Role, Typed};
+pub use roles::{Role, StrLifetime, Typed, UnsafeRuling};
 
 use crate::abi::Abi;
 use crate::ir::Api;
@@ -275,6 +282,95 @@ impl Bindings {
                 Typed::Wrapper { .. } => None,
             })
             .collect()
+    }
+
+    /// One line per decision of the typed layer's safety rules, for `--list-unbound`: each
+    /// wrapper made `unsafe` by a rule of [`unsafe_rules`] (with the rule and its reason),
+    /// each pointer the storage check could not prove (passed raw, or the function's reason
+    /// for no wrapper), each string buffer with the length that sizes it, and each returned
+    /// string with its lifetime.
+    pub fn safety_rulings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for f in &self.functions {
+            let Typed::Wrapper {
+                roles,
+                unsafe_rule,
+                ret_string,
+                ..
+            } = &f.typed
+            else {
+                if let Typed::Skipped { reason } = &f.typed {
+                    if reason.starts_with("storage not proven") {
+                        out.push(format!(
+                            "no typed wrapper: {} ({}): {reason}",
+                            f.name, f.source
+                        ));
+                    }
+                }
+                continue;
+            };
+            if let Some(r) = unsafe_rule {
+                out.push(format!(
+                    "unsafe by rule `{}`: {} ({}): {} {}",
+                    r.pattern, f.name, f.source, r.reason, r.prefer
+                ));
+            }
+            let name = |i: usize| f.params.get(i).map_or("?", |p| p.c_name.as_str());
+            let static_reason = || {
+                strings::rule_for(&f.name)
+                    .map_or("", |s| s.reason)
+                    .to_string()
+            };
+            for (i, role) in roles.iter().enumerate() {
+                let line = match role {
+                    Role::Unproven { reason } => format!(
+                        "storage not proven: {} `{}`: {reason}; passed as a raw pointer (the wrapper is unsafe)",
+                        f.name,
+                        name(i)
+                    ),
+                    Role::OutString { len } => format!(
+                        "storage proven: {} `{}`: a string buffer of `{}` bytes (rule string-buffer: the length parameter passed by value)",
+                        f.name,
+                        name(i),
+                        name(*len)
+                    ),
+                    Role::ByteBuffer { size } => format!(
+                        "storage proven: {} `{}`: a `&mut [u8]` whose length goes in `*{}` (rule string-buffer: the size the call reads and writes back)",
+                        f.name,
+                        name(i),
+                        name(*size)
+                    ),
+                    Role::OutCStr { lifetime } => match lifetime {
+                        StrLifetime::Static => format!(
+                            "returned string: {} `{}`: &'static CStr ({})",
+                            f.name,
+                            name(i),
+                            static_reason()
+                        ),
+                        StrLifetime::Copied => format!(
+                            "returned string: {} `{}`: copied into a CString (no rule says it lives for the process)",
+                            f.name,
+                            name(i)
+                        ),
+                    },
+                    _ => continue,
+                };
+                out.push(line);
+            }
+            match ret_string {
+                Some(StrLifetime::Static) => out.push(format!(
+                    "returned string: {} (its return value): &'static CStr ({})",
+                    f.name,
+                    static_reason()
+                )),
+                Some(StrLifetime::Copied) => out.push(format!(
+                    "returned string: {} (its return value): copied into a CString (no rule says it lives for the process)",
+                    f.name
+                )),
+                None => {}
+            }
+        }
+        out
     }
 
     /// One line per list parameter of a typed wrapper, saying which count it was paired with

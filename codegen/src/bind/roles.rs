@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::directions::{self, documented_as_count};
 use super::flags::FlagGroup;
 use super::naming::snake_case;
+use super::storage;
 use super::{Bindings, BoundFunction, BoundParam};
 use crate::abi::{CType, TypedefKind};
 use crate::diag::{Diagnostic, Severity};
@@ -49,8 +50,25 @@ pub enum Role {
     /// An integer of flags written by the function: returned as the `bitflags` group
     /// `group` (unknown bits kept).
     OutFlags { group: String },
-    /// A returned `const char*` (`const char**` output): `&'static CStr`.
-    OutCStr,
+    /// A string the runtime hands back (`const char**` output): `&'static CStr` when a rule
+    /// of [`super::strings`] says it lives for the process, else copied into a `CString`
+    /// right after the call.
+    OutCStr { lifetime: StrLifetime },
+    /// A `char*` buffer the function writes a string into, whose length the parameter at
+    /// `len` (an integer passed by value) gives: the wrapper allocates that many bytes, passes
+    /// the length, and returns the string up to its NUL as a `CString`
+    /// ([`super::storage::length_of`] finds `len`).
+    OutString { len: usize },
+    /// The length (by value) of the string buffer at `of`: a parameter of the wrapper (the
+    /// caller says how long a string it accepts), also the size of the buffer allocated.
+    StringCapacity { of: usize },
+    /// A `char*` buffer whose size the pointer parameter at `size` carries in and out:
+    /// `&mut [u8]`, its length passed in `*size`; the number the call writes back is
+    /// returned.
+    ByteBuffer { size: usize },
+    /// The in/out size of the byte buffer at `of` (a local holding the buffer's length; its
+    /// value after the call is returned).
+    ByteBufferSize { of: usize },
     /// A list: `&[T]`, `&mut [T]` when the function writes it; `count` is the index of the
     /// C parameter carrying its length; `how` says how that pair was found.
     Slice {
@@ -74,6 +92,10 @@ pub enum Role {
     BorrowedCount { of: Vec<usize> },
     /// A raw pointer (device or host memory, `void*`): passed as is, makes the call unsafe.
     RawPointer,
+    /// A pointer the storage check ([`super::storage`]) could not prove as large as C may
+    /// access: passed as a raw pointer, which makes the call unsafe; `reason` goes into its
+    /// `# Safety` section.
+    Unproven { reason: String },
     /// A `void**` array of pointers the caller builds (a kernel's arguments, one pointer per
     /// argument): `&mut [*mut c_void]`. Its length is not passed to C (the callee knows it).
     PointerArray,
@@ -97,32 +119,74 @@ pub enum Typed {
         /// Records passed in whose fields hold pointers or handles (they make the call unsafe),
         /// each once; an element type of a list is written `type@list`.
         unsafe_records: Vec<String>,
+        /// The rule of [`super::unsafe_rules`] that makes the function `unsafe` whatever its
+        /// parameters (it destroys, frees or invalidates what the safe layer may own, or
+        /// changes what a stream's later work is ordered after).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        unsafe_rule: Option<UnsafeRuling>,
+        /// When the C function returns a `const char*`: how long that string lives (the rules
+        /// of [`super::strings`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ret_string: Option<StrLifetime>,
     },
     /// No typed wrapper; the raw function is still there.
     Skipped { reason: String },
 }
 
+/// How long a string the runtime hands back lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StrLifetime {
+    /// For the process (a rule of [`super::strings`] says so): `&'static CStr`.
+    Static,
+    /// Not stated: copied into a `CString` right after the call.
+    Copied,
+}
+
+/// A rule of [`super::unsafe_rules`] applied to a function.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnsafeRuling {
+    /// The rule's pattern: a C name, or `*Word*` for a word of the name.
+    pub pattern: String,
+    /// What the function does that the safe layer must see (a sentence).
+    pub reason: String,
+    /// A sentence: what to use instead (Markdown, with links into the safe layer).
+    pub prefer: String,
+}
+
 impl Role {
     /// Whether a caller could cause undefined behaviour through this parameter (a raw
-    /// pointer, a handle that may be dead, a callback or its user data).
+    /// pointer, a handle that may be dead, a callback or its user data, a pointer whose
+    /// storage the check could not prove).
     pub fn is_unsafe(&self) -> bool {
         matches!(
             self,
-            Role::Handle | Role::RawPointer | Role::PointerArray | Role::Callback | Role::UserData
+            Role::Handle
+                | Role::RawPointer
+                | Role::PointerArray
+                | Role::Callback
+                | Role::UserData
+                | Role::Unproven { .. }
         )
     }
 }
 
 impl Typed {
-    /// Whether the wrapper is an `unsafe fn`: a parameter's role is unsafe, or a record
-    /// passed in holds pointers or handles. `false` without a wrapper.
+    /// Whether the wrapper is an `unsafe fn`: a parameter's role is unsafe, a record passed
+    /// in holds pointers or handles, or a rule of [`super::unsafe_rules`] applies. `false`
+    /// without a wrapper.
     pub fn is_unsafe(&self) -> bool {
         match self {
             Typed::Wrapper {
                 roles,
                 unsafe_records,
+                unsafe_rule,
                 ..
-            } => !unsafe_records.is_empty() || roles.iter().any(Role::is_unsafe),
+            } => {
+                unsafe_rule.is_some()
+                    || !unsafe_records.is_empty()
+                    || roles.iter().any(Role::is_unsafe)
+            }
             Typed::Skipped { .. } => false,
         }
     }
@@ -152,7 +216,7 @@ pub fn resolve_all(b: &mut Bindings) {
             unstated(f, &mut rulings).and_then(|(presets, lists)| {
                 let roles = resolve_inner(f, &kinds, flag_groups, &mut unsafe_records, &presets)?;
                 agree(f, &roles, &lists)?;
-                Ok(roles)
+                prove(f, roles)
             })
         } else {
             Err("no document describes it (only the ABI declares it)".to_string())
@@ -177,6 +241,8 @@ pub fn resolve_all(b: &mut Bindings) {
                         rust_name,
                         roles,
                         unsafe_records,
+                        unsafe_rule: super::unsafe_rules::ruling(&f.name),
+                        ret_string: is_c_string(&f.ret.c).then(|| super::strings::lifetime(f)),
                     },
                 }
             }
@@ -191,6 +257,35 @@ pub fn resolve_all(b: &mut Bindings) {
         f.typed = typed;
     }
     b.direction_rulings = all_rulings;
+}
+
+/// `roles` with every pointer that the storage check ([`storage::check`]) cannot prove
+/// passed as a raw pointer ([`Role::Unproven`], with the reason); a list or buffer it cannot
+/// prove is the reason the function gets no wrapper.
+fn prove(f: &BoundFunction, mut roles: Vec<Role>) -> Result<Vec<Role>, String> {
+    for u in storage::check(f, &roles) {
+        match roles[u.param] {
+            Role::Ref { .. }
+            | Role::OptionalRef { .. }
+            | Role::InOut
+            | Role::Out
+            | Role::OutFlags { .. }
+            | Role::OutCStr { .. }
+            | Role::CStr => roles[u.param] = Role::Unproven { reason: u.reason },
+            _ => return Err(format!("storage not proven: {}", u.reason)),
+        }
+    }
+    Ok(roles)
+}
+
+/// `const char*`: a string the runtime returns or reads.
+fn is_c_string(c: &CType) -> bool {
+    matches!(c, CType::Pointer { to, is_const: true } if is_char(to))
+}
+
+/// `char*`: a buffer the function writes a string into.
+fn is_char_buffer(c: &CType) -> bool {
+    matches!(c, CType::Pointer { to, is_const: false } if is_char(to))
 }
 
 /// A list found by a direction rule, and the count parameter the rule paired it with.
@@ -392,6 +487,8 @@ fn resolve_inner(
         r.clone_from(p);
     }
     let mut slices: Vec<usize> = Vec::new();
+    // String buffers' length parameters and their roles, set once every role is known.
+    let mut buffers: Vec<(usize, Role)> = Vec::new();
     let said = said_optional(&f.doc);
     let has_callback = f.params.iter().any(|p| is_callback(&p.ty.c, kinds));
     for (i, p) in f.params.iter().enumerate() {
@@ -409,7 +506,32 @@ fn resolve_inner(
         }
         let (inner, optional) = dt.map_or((&TypeExpr::Any, false), unwrap_optional);
         let optional = optional || documented_optional(p, &said);
-        let list = dt.is_some_and(is_list);
+        // A list by its documented type, or a pointer that a count parameter's text names
+        // ("Number of resources to map" for `resources`): never one value.
+        let list = dt.is_some_and(is_list)
+            || (matches!(&p.ty.c, CType::Pointer { to, .. }
+                    if !matches!(**to, CType::Primitive { ref name } if name == "void"))
+                && directions::count_of(f, i).is_some());
+        if is_char_buffer(&p.ty.c) && !list {
+            // A string buffer: as long as its length parameter says, or unproven.
+            roles[i] = Some(match storage::length_of(f, i) {
+                Some(len) if f.params[len].ty.c.pointer_depth() > 0 => {
+                    buffers.push((len, Role::ByteBufferSize { of: i }));
+                    Role::ByteBuffer { size: len }
+                }
+                Some(len) => {
+                    buffers.push((len, Role::StringCapacity { of: i }));
+                    Role::OutString { len }
+                }
+                None => Role::Unproven {
+                    reason: format!(
+                        "C writes a string through `{}`, and no parameter is documented as its length",
+                        p.c_name
+                    ),
+                },
+            });
+            continue;
+        }
         let role = match (&p.ty.c, p.direction) {
             (CType::Pointer { .. }, _) if list => {
                 slices.push(i);
@@ -417,7 +539,9 @@ fn resolve_inner(
             }
             (CType::Pointer { to, .. }, Some(Direction::Out)) => {
                 if to.pointer_depth() == 1 && is_char(to.base()) && to.is_const_pointer() {
-                    Role::OutCStr
+                    Role::OutCStr {
+                        lifetime: super::strings::lifetime(f),
+                    }
                 } else if matches!(**to, CType::Primitive { ref name } if name == "void") {
                     // `void*` written by the function: a caller buffer of unstated size.
                     Role::RawPointer
@@ -557,6 +681,18 @@ fn resolve_inner(
     }
     for (c, of) in counts {
         roles[c] = Some(Role::Count { of });
+    }
+    for (len, role) in buffers {
+        if matches!(
+            roles[len],
+            Some(Role::Count { .. } | Role::CountInOut { .. })
+        ) {
+            return Err(format!(
+                "`{}` is the length of a string buffer and of a list",
+                f.params[len].c_name
+            ));
+        }
+        roles[len] = Some(role);
     }
     if let Some(first) = roles.iter().position(Option::is_none) {
         let p = &f.params[first];
@@ -1102,5 +1238,151 @@ mod tests {
         assert_eq!(roles[0], Role::BorrowedList { count: 1 });
         assert_eq!(roles[1], Role::BorrowedCount { of: vec![0] });
         assert_eq!(roles[2], Role::OptionalRef { mutable: false });
+    }
+
+    #[test]
+    fn string_buffers_take_their_length_parameter_or_stay_raw() {
+        // `char*` written by the function, its length by value: a buffer of that length.
+        let func = f(
+            vec![
+                p(
+                    "name",
+                    ptr(prim("char"), false),
+                    OUT,
+                    "bytes",
+                    "Returned name",
+                ),
+                p(
+                    "len",
+                    prim("int"),
+                    IN,
+                    "int",
+                    "Maximum length of the string",
+                ),
+            ],
+            "",
+        );
+        let roles = prove(&func, resolve(&func, &[]).expect("resolved")).expect("proven");
+        assert_eq!(
+            roles,
+            [Role::OutString { len: 1 }, Role::StringCapacity { of: 0 }]
+        );
+        // Its size in and out through a pointer: a byte slice.
+        let func = f(
+            vec![
+                p(
+                    "buffer",
+                    ptr(prim("char"), false),
+                    IN,
+                    "bytes",
+                    "Pointer to dump logs",
+                ),
+                p(
+                    "size",
+                    ptr(prim("size_t"), false),
+                    IN,
+                    "size_t",
+                    "See description",
+                ),
+            ],
+            "Dumps logs into `buffer` up to the size specified in `*size`.",
+        );
+        let roles = prove(&func, resolve(&func, &[]).expect("resolved")).expect("proven");
+        assert_eq!(
+            roles,
+            [Role::ByteBuffer { size: 1 }, Role::ByteBufferSize { of: 0 }]
+        );
+        // No length: a raw pointer, the reason kept (the wrapper is unsafe).
+        let func = f(
+            vec![p(
+                "name",
+                ptr(prim("char"), false),
+                OUT,
+                "bytes",
+                "Returned name",
+            )],
+            "",
+        );
+        let roles = prove(&func, resolve(&func, &[]).expect("resolved")).expect("proven");
+        assert!(
+            matches!(&roles[0], Role::Unproven { reason } if reason.contains("no parameter is documented as its length")),
+            "{roles:?}"
+        );
+        assert!(roles[0].is_unsafe());
+    }
+
+    #[test]
+    fn a_pointer_a_count_names_is_a_list_and_an_unsized_output_list_gets_no_wrapper() {
+        let func = f(
+            vec![
+                p(
+                    "count",
+                    prim("int"),
+                    IN,
+                    "int",
+                    "Number of resources to map",
+                ),
+                p(
+                    "resources",
+                    ptr(prim("int"), false),
+                    IN,
+                    "int",
+                    "Resources to map",
+                ),
+            ],
+            "",
+        );
+        let roles = prove(&func, resolve(&func, &[]).expect("resolved")).expect("proven");
+        assert!(
+            matches!(roles[1], Role::Slice { count: 0, .. }),
+            "{roles:?}"
+        );
+        assert_eq!(roles[0], Role::Count { of: vec![1] });
+        // An output documented as a list with nothing giving its length: no wrapper.
+        let func = f(
+            vec![p(
+                "values",
+                ptr(prim("int"), false),
+                OUT,
+                "list[int]",
+                "Returned values",
+            )],
+            "",
+        );
+        let err = resolve(&func, &[]).expect_err("a list without a count");
+        assert!(err.contains("no count parameter"), "{err}");
+        // Were it passed as one value, the storage check would leave it a raw pointer.
+        let roles = prove(&func, vec![Role::Out]).expect("demoted");
+        assert!(
+            matches!(&roles[0], Role::Unproven { reason } if reason.contains("documented as a list")),
+            "{roles:?}"
+        );
+        // A list sized by the wrong count is no wrapper at all.
+        let func = f(
+            vec![
+                p(
+                    "values",
+                    ptr(prim("int"), false),
+                    OUT,
+                    "list[int]",
+                    "Values",
+                ),
+                p("n", prim("int"), IN, "int", "Number of `values`"),
+                p("m", prim("int"), IN, "int", "Something else"),
+            ],
+            "",
+        );
+        let wrong = vec![
+            Role::Slice {
+                count: 2,
+                mutable: true,
+                optional: false,
+                how: String::new(),
+            },
+            Role::Value,
+            Role::Count { of: vec![0] },
+        ];
+        let err = prove(&func, wrong).expect_err("the wrong count");
+        assert!(err.starts_with("storage not proven"), "{err}");
     }
 }

@@ -20,7 +20,7 @@ use super::names::{ident, rust_type, Names};
 use super::Part;
 use crate::abi::CType;
 use crate::bind::naming::param_name;
-use crate::bind::{BoundFunction, BoundParam, Constructor, Role, Typed};
+use crate::bind::{BoundFunction, BoundParam, Constructor, Role, StrLifetime, Typed, UnsafeRuling};
 use crate::rustdoc::Links;
 
 /// The module path of the typed layer.
@@ -81,6 +81,8 @@ pub fn emit(
             rust_name,
             roles,
             unsafe_records,
+            unsafe_rule,
+            ret_string,
         } = &f.typed
         else {
             continue;
@@ -90,6 +92,8 @@ pub fn emit(
             rust: rust_name,
             roles,
             unsafe_records,
+            unsafe_rule: unsafe_rule.as_ref(),
+            ret_string: *ret_string,
         };
         file.items
             .push(function(&wrapper, &links, &mut types, problems)?);
@@ -221,6 +225,8 @@ struct Wrapper<'a> {
     rust: &'a str,
     roles: &'a [Role],
     unsafe_records: &'a [String],
+    unsafe_rule: Option<&'a UnsafeRuling>,
+    ret_string: Option<StrLifetime>,
 }
 
 /// Why zero-initialised outputs are sound.
@@ -238,8 +244,20 @@ fn function<'a>(
         rust,
         roles,
         unsafe_records,
+        unsafe_rule,
+        ret_string,
     } = *w;
     let names = links.names;
+    let unproven = crate::bind::storage::check(f, roles);
+    if !f.typed.is_unsafe() && !unproven.is_empty() {
+        return Err(syn::Error::new(
+            proc_macro2::Span::call_site(),
+            format!(
+                "{}: a safe wrapper whose storage the check does not prove ({}; a bug: please report it)",
+                f.name, unproven[0].reason
+            ),
+        ));
+    }
     let mut parts = Parts {
         params: Vec::new(),
         pre: Vec::new(),
@@ -249,7 +267,15 @@ fn function<'a>(
         outs: Vec::new(),
         arg_docs: Vec::new(),
         ret_docs: Vec::new(),
-        safety: Vec::new(),
+        safety: unsafe_rule
+            .map(|r| {
+                format!(
+                    "{} The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. {}",
+                    r.reason, r.prefer
+                )
+            })
+            .into_iter()
+            .collect(),
         slices: false,
     };
     let ctx = ParamContext {
@@ -265,9 +291,9 @@ fn function<'a>(
     let c_name = &f.name;
     let is_unsafe = f.typed.is_unsafe();
     let why = if is_unsafe {
-        "SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, \
-         handles and callbacks; every other argument is a value, or a pointer made from a Rust \
-         reference or slice that is valid for the call, with counts equal to slice lengths."
+        "SAFETY: the caller upholds this function's `# Safety` section; every argument it does \
+         not cover is a value, or a pointer made from a Rust reference or slice that is valid \
+         for the call, with counts equal to slice lengths."
     } else {
         "SAFETY: every argument is a value, or a pointer made from a Rust reference or slice \
          that is valid for the call, with counts equal to slice lengths; the function reads and \
@@ -368,15 +394,17 @@ fn function<'a>(
             __call = call
         )?);
     } else {
-        if f.ret.c_text == "const char*" {
+        if let Some(lifetime) = ret_string {
             let status_id = Ident::new("status", proc_macro2::Span::call_site());
-            parts.outs.push((
-                static_cstr(&status_id)?,
-                fill!(syn::Type, { &'static ::core::ffi::CStr })?,
-            ));
-            parts.ret_docs.push(
-                "the string the C function returns (static; empty if it returns NULL)".into(),
-            );
+            parts.outs.push(returned_cstr(&status_id, lifetime)?);
+            parts.ret_docs.push(match lifetime {
+                StrLifetime::Static => {
+                    "the string the C function returns (static; empty if it returns NULL)".into()
+                }
+                StrLifetime::Copied => {
+                    "the string the C function returns, copied (empty if it returns NULL)".into()
+                }
+            });
         } else {
             parts
                 .outs
@@ -455,6 +483,42 @@ fn function<'a>(
     }
     item.sig.inputs = parts.params.into_iter().collect();
     Ok(syn::Item::Fn(item))
+}
+
+/// The value and type a wrapper returns for a `const char*` the runtime handed back: a
+/// `&'static CStr` or a copy in a `CString`, as the model's `lifetime` says.
+fn returned_cstr(ptr: &Ident, lifetime: StrLifetime) -> Result<(syn::Expr, syn::Type), syn::Error> {
+    Ok(match lifetime {
+        StrLifetime::Static => (
+            static_cstr(ptr)?,
+            fill!(syn::Type, { &'static ::core::ffi::CStr })?,
+        ),
+        StrLifetime::Copied => (
+            copied_cstr(ptr)?,
+            fill!(syn::Type, { ::std::ffi::CString })?,
+        ),
+    })
+}
+
+/// A `CString` copied from a `const char*` the runtime returned (empty for NULL), with the
+/// reason it is sound.
+fn copied_cstr(ptr: &Ident) -> Result<syn::Expr, syn::Error> {
+    let why = comment_stmt(
+        "SAFETY: on success the runtime points this at a NUL-terminated string that is valid          at least until the next call that could change it; it is copied at once.",
+    )?;
+    fill!(
+        syn::Expr,
+        {
+            if __p.is_null() {
+                ::std::ffi::CString::default()
+            } else {
+                __why;
+                unsafe { ::core::ffi::CStr::from_ptr(__p) }.to_owned()
+            }
+        },
+        __p = ptr.clone(),
+        __why = vec![why]
+    )
 }
 
 /// A `&'static CStr` from a `const char*` the runtime returned (empty for NULL), with the
@@ -689,7 +753,7 @@ fn param<'a>(
                 "`{rn}` ([`{group}`](crate::sys::{group}); bits it does not name are kept){sep}{doc}"
             ));
         }
-        Role::OutCStr => {
+        Role::OutCStr { lifetime } => {
             parts.pre.push(fill!(
                 syn::Stmt,
                 {
@@ -698,14 +762,93 @@ fn param<'a>(
                 __id = id.clone()
             )?);
             parts.args.push(address()?);
-            parts.outs.push((
-                static_cstr(&id)?,
-                fill!(syn::Type, { &'static ::core::ffi::CStr })?,
-            ));
+            parts.outs.push(returned_cstr(&id, *lifetime)?);
             let sep = if doc.is_empty() { "" } else { ": " };
+            let what = match lifetime {
+                StrLifetime::Static => "static string",
+                StrLifetime::Copied => "a copy of the string the runtime returns",
+            };
             parts
                 .ret_docs
-                .push(format!("`{rn}` (static string; empty if NULL){sep}{doc}"));
+                .push(format!("`{rn}` ({what}; empty if NULL){sep}{doc}"));
+        }
+        Role::Unproven { reason } => {
+            parts.params.push(fn_arg(&id, types.of(&p.ty.c, names)?)?);
+            parts.args.push(local(&id));
+            arg_doc(" (a raw pointer: see `# Safety`)");
+            parts.safety.push(format!(
+                "`{rn}` is a raw pointer because the generator could not prove the storage C accesses through it ({reason}): it must point to storage that large, valid for the call."
+            ));
+        }
+        Role::OutString { len } => {
+            let len_id = count_of(*len);
+            parts.pre.push(fill!(
+                syn::Stmt,
+                {
+                    let mut __id = crate::error::string_buffer(__len)?;
+                },
+                __id = id.clone(),
+                __len = len_id
+            )?);
+            parts.args.push(fill!(
+                syn::Expr,
+                { __id.as_mut_ptr().cast() },
+                __id = id.clone()
+            )?);
+            parts.outs.push((
+                fill!(
+                    syn::Expr,
+                    { crate::error::string_until_nul(__id) },
+                    __id = id.clone()
+                )?,
+                fill!(syn::Type, { ::std::ffi::CString })?,
+            ));
+            let sep = if doc.is_empty() { "" } else { ": " };
+            parts.ret_docs.push(format!(
+                "`{rn}`, the string the function writes into a buffer of `{}` bytes, up to its NUL{sep}{doc}",
+                param_name(&f.params[*len].c_name)
+            ));
+        }
+        Role::StringCapacity { of } => {
+            parts.params.push(fn_arg(&id, types.of(&p.ty.c, names)?)?);
+            parts.args.push(local(&id));
+            arg_doc(&format!(
+                " (the size in bytes of the buffer allocated for the returned `{}`; a negative size is `cudaErrorInvalidValue` without calling CUDA)",
+                param_name(&f.params[*of].c_name)
+            ));
+        }
+        Role::ByteBuffer { size } => {
+            parts
+                .params
+                .push(fn_arg(&id, fill!(syn::Type, { &mut [u8] })?)?);
+            parts.args.push(fill!(
+                syn::Expr,
+                { __id.as_mut_ptr().cast() },
+                __id = id.clone()
+            )?);
+            arg_doc(&format!(
+                " (a buffer; its length goes in `{}`)",
+                param_name(&f.params[*size].c_name)
+            ));
+        }
+        Role::ByteBufferSize { of } => {
+            let pt = needed(pt, p)?;
+            parts.pre.push(fill!(
+                syn::Stmt,
+                {
+                    let mut __id: __T = crate::error::shared_len(&[Some(__b.len())])?;
+                },
+                __id = id.clone(),
+                __T = pt.clone(),
+                __b = count_of(*of)
+            )?);
+            parts.args.push(address()?);
+            parts.outs.push((local(&id), pt));
+            let sep = if doc.is_empty() { "" } else { ": " };
+            parts.ret_docs.push(format!(
+                "`{rn}`, the number the function writes back (its input is the length of `{}`){sep}{doc}",
+                param_name(&f.params[*of].c_name)
+            ));
         }
         Role::Slice {
             mutable,
@@ -1075,7 +1218,10 @@ pub fn attributes(b: &crate::bind::Bindings, names: &Names) -> TokenStream {
             continue;
         };
         let Typed::Wrapper {
-            rust_name, roles, ..
+            rust_name,
+            roles,
+            unsafe_rule,
+            ..
         } = &f.typed
         else {
             continue;
@@ -1087,11 +1233,11 @@ pub fn attributes(b: &crate::bind::Bindings, names: &Names) -> TokenStream {
         let name = ident(&format!("{rust_name}_typed"));
         let ty = ident(&e.name);
         let vty = ident(&value_type_name(&e.name));
-        let is_unsafe = f
-            .params
-            .iter()
-            .enumerate()
-            .any(|(i, _)| i != a.value && i != a.attr && roles[i].is_unsafe());
+        let is_unsafe = unsafe_rule.is_some()
+            || f.params
+                .iter()
+                .enumerate()
+                .any(|(i, _)| i != a.value && i != a.attr && roles[i].is_unsafe());
         let mut params = Vec::new();
         let mut args = Vec::new();
         let attr_id = ident(&param_name(&f.params[a.attr].c_name));
@@ -1212,7 +1358,12 @@ fn rust_reference(f: &BoundFunction, roles: &[Role], i: usize) -> String {
     let query_list =
         |count: usize| matches!(roles.get(count), Some(Role::CountInOut { query: true, .. }));
     match &roles[i] {
-        Role::Out | Role::OutCStr | Role::OutFlags { .. } | Role::BorrowedList { .. } => {
+        Role::Out
+        | Role::OutCStr { .. }
+        | Role::OutFlags { .. }
+        | Role::BorrowedList { .. }
+        | Role::OutString { .. }
+        | Role::ByteBufferSize { .. } => {
             format!("the returned `{}`", rn(i))
         }
         Role::Slice { count, .. } if query_list(*count) => format!("the returned `{}`", rn(i)),
@@ -1256,6 +1407,13 @@ fn rust_terms(md: &str, f: &BoundFunction, roles: &[Role]) -> String {
         let in_link = before.ends_with('[');
         match lookup(span) {
             Some(r) if !in_link && !span.is_empty() => {
+                // "the `count` …" → "the length of …", not "the the length of …".
+                let r = match r.strip_prefix("the ") {
+                    Some(rest) if out.ends_with("the ") || out.ends_with("The ") => {
+                        rest.to_string()
+                    }
+                    _ => r,
+                };
                 // "Returns in `*x` the …" / "… is returned in `x`": the output is what the
                 // wrapper returns, so say "as `x`" there rather than "in the returned `x`".
                 let named = r.strip_prefix("the returned ");

@@ -310,6 +310,32 @@ pub fn runtime_version() -> Result<i32> {
     Ok(v)
 }
 
+/// The calling thread's current device ordinal (`cudaGetDevice`).
+pub(crate) fn current_ordinal() -> Result<i32> {
+    let mut ordinal: c_int = 0;
+    // SAFETY: one int is written through a valid pointer.
+    status(unsafe { sys::cudaGetDevice(&mut ordinal) })?;
+    Ok(ordinal)
+}
+
+/// Runs `f` with `device` current on the calling thread, and makes the previous device
+/// current again afterwards. A failed restore is reported through the drop-error hook, not
+/// returned: `f` may have enqueued work, whose bookkeeping must not be skipped.
+pub(crate) fn with_device<R>(device: i32, f: impl FnOnce() -> Result<R>) -> Result<R> {
+    let previous = current_ordinal()?;
+    if previous == device {
+        return f();
+    }
+    // SAFETY: a value-only call.
+    status(unsafe { sys::cudaSetDevice(device) })?;
+    let result = f();
+    // SAFETY: as above.
+    if let Err(e) = status(unsafe { sys::cudaSetDevice(previous) }) {
+        crate::error::report_drop_error("restoring the current device", &e);
+    }
+    result
+}
+
 type GetDeviceProperties =
     unsafe extern "C" fn(*mut sys::cudaDeviceProp, c_int) -> sys::cudaError_t;
 

@@ -45,6 +45,13 @@ pub enum Error {
     /// buffer, two lengths that must agree, a string with an interior NUL, more launch
     /// attributes than a launch can hold. Nothing was sent to CUDA.
     InvalidArgument(String),
+    /// A call through this crate (raw, typed or safe layer) was made from inside a CUDA host
+    /// callback — a host function, a stream callback, a user-object destructor — where CUDA
+    /// forbids CUDA calls. Nothing was sent to CUDA.
+    InCallback {
+        /// The C function that was called (`cudaMemcpy`).
+        function: String,
+    },
     /// A Rust closure run by CUDA (a host function, a stream callback, a graph host node)
     /// panicked; the panic was caught at the C boundary and reported here, through the hook
     /// of [`set_drop_error_hook`].
@@ -77,6 +84,10 @@ impl std::fmt::Display for Error {
                 render_version(*version)
             ),
             Error::InvalidArgument(why) => write!(f, "invalid argument: {why}"),
+            Error::InCallback { function } => write!(
+                f,
+                "{function} was called from inside a CUDA host callback, where CUDA forbids CUDA calls"
+            ),
             Error::CallbackPanicked(what) => write!(f, "a host callback panicked: {what}"),
             Error::Cuda {
                 code,
@@ -186,6 +197,29 @@ pub(crate) fn status(result: Result<crate::sys::cudaError_t>) -> Result<()> {
     check(result?.as_raw() as i32)
 }
 
+/// A zeroed buffer of `len` bytes for a C function to write a string into (the typed layer's
+/// string outputs): a negative `len` is [`invalid_value`], one that cannot be allocated
+/// `cudaErrorMemoryAllocation`, both without calling CUDA.
+#[inline]
+pub(crate) fn string_buffer<T: TryInto<usize>>(len: T) -> Result<Vec<u8>> {
+    let len = len.try_into().map_err(|_| invalid_value())?;
+    let mut buffer = Vec::new();
+    buffer
+        .try_reserve_exact(len)
+        .map_err(|_| memory_allocation())?;
+    buffer.resize(len, 0);
+    Ok(buffer)
+}
+
+/// The string a C function wrote into `buffer`: the bytes before the first NUL (all of
+/// them when it wrote none).
+pub(crate) fn string_until_nul(mut buffer: Vec<u8>) -> std::ffi::CString {
+    let end = buffer.iter().position(|&b| b == 0).unwrap_or(buffer.len());
+    buffer.truncate(end);
+    // No NUL is left in `buffer`, so this cannot fail; an empty string if it did.
+    std::ffi::CString::new(buffer).unwrap_or_default()
+}
+
 /// What the drop-error hook is called with: what was being released (`"stream"`,
 /// `"device buffer"`, …) and why it failed.
 pub type DropErrorHook = fn(resource: &'static str, error: &Error);
@@ -264,6 +298,10 @@ pub(crate) fn describe(code: i32) -> Option<(&'static str, &'static str)> {
 /// Asks the already-loaded global library for the name and description of `code`.
 fn from_loaded_library(code: i32) -> Option<(&'static str, &'static str)> {
     type GetString = unsafe extern "C" fn(c_int) -> *const c_char;
+    // Inside a CUDA callback no CUDA function may be called, not even these two.
+    if crate::loader::in_callback() {
+        return None;
+    }
     let lib = crate::loader::Library::loaded()?;
     // SAFETY: both functions have this C signature in every CUDA runtime
     // (`const char* cudaGetErrorName(cudaError_t)`).

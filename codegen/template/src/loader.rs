@@ -16,14 +16,28 @@
 //!    `C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v@MAJOR@*\bin[\x64]`, any
 //!    `cudart64_@MAJOR@*.dll`).
 //!
-//! On Linux a file given by path is checked first (ELF class, byte order, machine, and every
-//! loadable segment inside the file; see the private `elf` module), so that a damaged or
-//! foreign library is an [`Error`] naming the problem rather than a crash in the system loader.
+//! On Linux a file given by path is checked first (ELF class, byte order, machine, the
+//! loadable segments and the dynamic section; see the private `elf` module), so that a
+//! damaged or foreign library is an [`Error`] naming the problem rather than a crash in the
+//! system loader; a library the system loader found by name is checked the same way once
+//! opened. A C function is then resolved only to a function symbol the library itself defines
+//! (never to data of that name, nor to a symbol of one of its dependencies).
 //!
-//! This module does not know any CUDA function but the two it needs to identify a runtime
+//! Every library opened must be a CUDA runtime of this crate's major release: its
+//! `cudaRuntimeGetVersion` is called once, right after opening, and a runtime of another major
+//! is refused with an error naming both (the crate's functions would pass it records of the
+//! wrong size); the version is kept ([`Library::runtime_version`]).
+//!
+//! Calls made inside a CUDA host callback (host functions, stream callbacks, user-object
+//! destructors), where CUDA forbids CUDA calls, return [`Error::InCallback`] without calling
+//! C: the safe layer runs its callbacks inside the crate-private `callback_scope`, which every
+//! [`LazySymbol`] checks.
+//!
+//! This module does not know any CUDA function but the one it needs to identify a runtime
 //! (`cudaRuntimeGetVersion`) and does not cache symbols: [`LazySymbol`] (used by the generated
 //! functions) caches one function pointer each.
 
+use std::cell::Cell;
 use std::ffi::{c_int, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -49,7 +63,7 @@ fn system_names() -> Vec<String> {
 /// again is cheap and gives the same answer.
 static GLOBAL: OnceLock<Result<Library>> = OnceLock::new();
 
-/// An opened CUDA runtime library.
+/// An opened CUDA runtime library of this crate's major release.
 ///
 /// The global one ([`Library::get`]) lives for the whole process; one opened explicitly
 /// ([`Library::open`]) is closed when dropped, and function pointers taken from it must not
@@ -58,6 +72,58 @@ static GLOBAL: OnceLock<Result<Library>> = OnceLock::new();
 pub struct Library {
     inner: libloading::Library,
     path: String,
+    /// `cudaRuntimeGetVersion`, read once when the library was opened.
+    version: i32,
+    /// The symbols the library defines, from its ELF dynamic symbol table (on Linux).
+    symbols: Option<crate::elf::Symbols>,
+}
+
+thread_local! {
+    /// How many CUDA callbacks this thread is running inside (nested scopes count).
+    static CALLBACK_DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// All ones outside callbacks, zero inside: [`LazySymbol::get`] tests its cached address
+    /// against it, so that the check costs no instruction of its own on the call path (a
+    /// `test` with a thread-local operand instead of a `test` of a register, on x86-64).
+    static CALLS_ALLOWED: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+
+/// Runs `f` as the body of a CUDA host callback (a host function, a stream callback, a
+/// user-object destructor): every call through this crate made inside it — raw [`sys`]
+/// functions, the typed layer, hence the safe layer — returns [`Error::InCallback`] without
+/// calling CUDA, which forbids CUDA calls there. Scopes nest; the scope ends when `f`
+/// returns or unwinds.
+///
+/// [`sys`]: crate::sys
+#[allow(dead_code)] // the safe layer's callback trampolines call it
+pub(crate) fn callback_scope<R>(f: impl FnOnce() -> R) -> R {
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            let depth = CALLBACK_DEPTH.with(|d| {
+                d.set(d.get().saturating_sub(1));
+                d.get()
+            });
+            if depth == 0 {
+                CALLS_ALLOWED.with(|a| a.set(usize::MAX));
+            }
+        }
+    }
+    CALLBACK_DEPTH.with(|d| d.set(d.get().saturating_add(1)));
+    CALLS_ALLOWED.with(|a| a.set(0));
+    let _leave = Leave;
+    f()
+}
+
+/// All ones outside [`callback_scope`], zero inside.
+#[inline(always)]
+fn calls_allowed() -> usize {
+    CALLS_ALLOWED.with(Cell::get)
+}
+
+/// Whether this thread is inside [`callback_scope`].
+#[inline(always)]
+pub(crate) fn in_callback() -> bool {
+    calls_allowed() == 0
 }
 
 impl Library {
@@ -122,13 +188,19 @@ impl Library {
         Err(Error::LibraryNotFound { tried })
     }
 
-    /// Opens the library at `path` (a file; a bare file name goes through the system loader)
-    /// and checks that it is a CUDA runtime (it exports `cudaRuntimeGetVersion`).
+    /// Opens the library at `path` (a file; a bare file name goes through the system loader),
+    /// checks that it is a CUDA runtime of this crate's major release
+    /// ([`crate::sys::CUDA_MAJOR`], read from its `cudaRuntimeGetVersion`), and keeps its
+    /// version. A failure is [`Error::LibraryNotFound`] with this one path and the reason.
     ///
-    /// Opening runs the library's initialisers, as for any shared library; that the file is
-    /// a genuine CUDA runtime is the caller's word, as it is for `CUDART_PATH`. A failure is
-    /// [`Error::LibraryNotFound`] with this one path and the reason.
-    pub fn open(path: impl AsRef<Path>) -> Result<Library> {
+    /// # Safety
+    ///
+    /// Opening runs the library's initialisers, and every function of this crate that uses
+    /// the library calls its symbols with the C prototypes of this crate's CUDA release. The
+    /// file must be a genuine CUDA runtime: what this function checks (a well-formed ELF
+    /// image for this process, a function `cudaRuntimeGetVersion` reporting the crate's
+    /// major) cannot tell a genuine runtime from code that only claims to be one.
+    pub unsafe fn open(path: impl AsRef<Path>) -> Result<Library> {
         let path = path.as_ref();
         Library::try_open(path).map_err(|why| Error::LibraryNotFound {
             tried: vec![(path.display().to_string(), why)],
@@ -141,23 +213,62 @@ impl Library {
             return Err("no such file".to_string());
         }
         // A file named by path is checked before the loader maps it: a truncated file would
-        // kill the process with SIGBUS inside `dlopen`, and one for another architecture gets
-        // "No such file or directory" from it. (The file can still change between this check
-        // and `dlopen`; that is the caller's file to keep still.)
+        // kill the process with SIGBUS inside `dlopen`, one for another architecture gets
+        // "No such file or directory" from it, and one with a damaged dynamic section crashes
+        // it. (The file can still change between this check and `dlopen`; that is the
+        // caller's file to keep still.)
         #[cfg(target_os = "linux")]
-        if has_folder {
-            crate::elf::check_library(path)?;
-        }
+        let symbols = if has_folder {
+            Some(crate::elf::inspect_library(path)?)
+        } else {
+            None
+        };
+        #[cfg(not(target_os = "linux"))]
+        let symbols = None;
         // SAFETY: loading a shared library runs its initialisers; the candidates are CUDA
         // runtime libraries by name or by the user's explicit choice (see `open`).
         let inner = unsafe { libloading::Library::new(path) }.map_err(|e| e.to_string())?;
-        let lib = Library {
+        // A library the system loader found by name is checked once opened (before any of
+        // its functions is called): the file it mapped is read the same way.
+        #[cfg(target_os = "linux")]
+        let (inner, symbols) = match symbols {
+            Some(s) => (inner, Some(s)),
+            None => {
+                let (inner, file) = loaded_file(inner);
+                let file = file.ok_or("the system loader does not say which file it opened")?;
+                let symbols = crate::elf::inspect_library(&file).map_err(|why| {
+                    format!("{} (opened as {}): {why}", file.display(), path.display())
+                })?;
+                (inner, Some(symbols))
+            }
+        };
+        let mut lib = Library {
             inner,
             path: path.display().to_string(),
+            version: 0,
+            symbols,
         };
-        if lib.raw_symbol(c"cudaRuntimeGetVersion").is_err() {
-            return Err("not a CUDA runtime library: it exports no cudaRuntimeGetVersion".into());
+        let get_version = lib
+            .raw_symbol(c"cudaRuntimeGetVersion")
+            .map_err(|why| format!("not a CUDA runtime library: {why}"))?;
+        type GetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
+        // SAFETY: `cudaError_t cudaRuntimeGetVersion(int*)` in every CUDA runtime, and the
+        // symbol is a function the library defines; the pointer is non-null.
+        let get_version = unsafe { std::mem::transmute::<*mut c_void, GetVersion>(get_version) };
+        let mut version: c_int = 0;
+        // SAFETY: the function writes one int through a valid pointer.
+        check(unsafe { get_version(&mut version) })
+            .map_err(|e| format!("its cudaRuntimeGetVersion failed: {e}"))?;
+        let major = crate::sys::CUDA_MAJOR;
+        if i64::from(version) / 1000 != i64::from(major) {
+            return Err(format!(
+                "it is {}, but {} is built for CUDA {major} ({}): calling it with this crate's prototypes would pass records of the wrong size; point CUDART_PATH at a CUDA {major} runtime",
+                crate::error::render_version(Some(version)),
+                env!("CARGO_PKG_NAME"),
+                crate::sys::CUDA_RELEASE,
+            ));
         }
+        lib.version = version;
         Ok(lib)
     }
 
@@ -166,8 +277,25 @@ impl Library {
         &self.path
     }
 
-    /// The address of `name`, or why there is none.
+    /// The address of the function `name`, or why there is none: where the library's
+    /// symbol table was read, `name` must be a function the library itself defines.
     fn raw_symbol(&self, name: &CStr) -> std::result::Result<*mut c_void, String> {
+        if let Some(symbols) = &self.symbols {
+            match symbols.kind(name.to_bytes()) {
+                Some(crate::elf::SymbolKind::Function) => {}
+                Some(other) => {
+                    return Err(format!(
+                        "the library's {} is {}, not a function",
+                        name.to_string_lossy(),
+                        match other {
+                            crate::elf::SymbolKind::Data => "data",
+                            _ => "a symbol of another kind",
+                        }
+                    ))
+                }
+                None => return Err(format!("the library defines no {}", name.to_string_lossy())),
+            }
+        }
         // SAFETY: reading a symbol's address as a plain pointer value is always sound.
         let sym = unsafe { self.inner.get::<*mut c_void>(name.to_bytes_with_nul()) }
             .map_err(|e| e.to_string())?;
@@ -218,28 +346,51 @@ impl Library {
         Error::SymbolNotFound {
             symbol: name.to_string_lossy().into_owned(),
             library: self.path.clone(),
-            version: self.runtime_version().ok(),
+            version: Some(self.version),
         }
     }
 
-    /// The runtime's version as `cudaRuntimeGetVersion` reports it: `1000 * major + 10 *
-    /// minor` (13.2 is `13020`).
-    pub fn runtime_version(&self) -> Result<i32> {
-        type GetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
-        let name = c"cudaRuntimeGetVersion";
-        let ptr = self.raw_symbol(name).map_err(|_| Error::SymbolNotFound {
-            symbol: name.to_string_lossy().into_owned(),
-            library: self.path.clone(),
-            version: None,
-        })?;
-        // SAFETY: `cudaError_t cudaRuntimeGetVersion(int*)` in every CUDA runtime; the
-        // pointer is non-null and pointer-sized.
-        let get_version = unsafe { std::mem::transmute::<*mut c_void, GetVersion>(ptr) };
-        let mut version: c_int = 0;
-        // SAFETY: the function writes one int through a valid pointer.
-        check(unsafe { get_version(&mut version) })?;
-        Ok(version)
+    /// The runtime's version as its `cudaRuntimeGetVersion` reported it when the library was
+    /// opened: `1000 * major + 10 * minor` (13.2 is `13020`); its major is this crate's.
+    pub fn runtime_version(&self) -> i32 {
+        self.version
     }
+}
+
+/// The file the system loader mapped for `inner` (its link map's name), and `inner` back.
+#[cfg(target_os = "linux")]
+fn loaded_file(inner: libloading::Library) -> (libloading::Library, Option<PathBuf>) {
+    use std::os::unix::ffi::OsStrExt;
+    extern "C" {
+        fn dlinfo(handle: *mut c_void, request: c_int, info: *mut c_void) -> c_int;
+    }
+    /// `RTLD_DI_LINKMAP` of glibc and musl.
+    const RTLD_DI_LINKMAP: c_int = 2;
+    /// The start of `struct link_map`, the same in glibc and musl.
+    #[repr(C)]
+    struct LinkMap {
+        l_addr: usize,
+        l_name: *const std::ffi::c_char,
+    }
+    let raw = libloading::os::unix::Library::from(inner).into_raw();
+    let mut map: *const LinkMap = std::ptr::null();
+    // SAFETY: `raw` is a handle `dlopen` returned and not closed; the request writes one
+    // pointer to the loader's link map of that library.
+    let found = unsafe { dlinfo(raw, RTLD_DI_LINKMAP, std::ptr::from_mut(&mut map).cast()) } == 0;
+    let file = if found && !map.is_null() {
+        // SAFETY: the link map lives as long as the library stays open; `l_name` is null or
+        // a NUL-terminated path.
+        let name = unsafe { (*map).l_name };
+        (!name.is_null())
+            .then(|| unsafe { CStr::from_ptr(name) }.to_bytes())
+            .filter(|n| !n.is_empty())
+            .map(|n| PathBuf::from(std::ffi::OsStr::from_bytes(n)))
+    } else {
+        None
+    };
+    // SAFETY: `raw` came from `into_raw` above and is handed back once.
+    let inner = unsafe { libloading::os::unix::Library::from_raw(raw) }.into();
+    (inner, file)
 }
 
 /// Whether the CUDA runtime library can be loaded (opening it on the first call).
@@ -298,11 +449,13 @@ impl<F: Copy> LazySymbol<F> {
         self.name
     }
 
-    /// The function pointer, or why there is none (library not loaded, symbol missing).
+    /// The function pointer, or why there is none (library not loaded, symbol missing, or
+    /// [`Error::InCallback`] inside a CUDA host callback).
     #[inline]
     pub fn get(&self) -> Result<F> {
         let ptr = self.ptr.load(Ordering::Acquire);
-        if !ptr.is_null() {
+        // Non-null, and not inside a CUDA callback, in one test.
+        if (ptr as usize) & calls_allowed() != 0 {
             // SAFETY: a non-null `ptr` was stored by `resolve` from the `F` in `cell`, which
             // has the size of a pointer (checked in `new`).
             return Ok(unsafe { std::mem::transmute_copy::<*mut c_void, F>(&ptr) });
@@ -311,10 +464,15 @@ impl<F: Copy> LazySymbol<F> {
     }
 
     /// The first call (which loads the library and looks the symbol up, once, however many
-    /// threads ask) and every call after a failure.
+    /// threads ask), every call after a failure, and every call inside a CUDA callback.
     #[cold]
     #[inline(never)]
     fn resolve(&self) -> Result<F> {
+        if in_callback() {
+            return Err(Error::InCallback {
+                function: self.name.to_string_lossy().into_owned(),
+            });
+        }
         let result = self.cell.get_or_init(|| {
             // SAFETY: `F` matches `name`, as promised to `new`; the global library is
             // never unloaded.
@@ -459,7 +617,8 @@ mod tests {
 
     #[test]
     fn open_of_missing_file_names_it() {
-        let err = Library::open("/nonexistent/dir/libcudart.so.13").unwrap_err();
+        // SAFETY: nothing is there to open.
+        let err = unsafe { Library::open("/nonexistent/dir/libcudart.so.13") }.unwrap_err();
         let Error::LibraryNotFound { tried } = &err else {
             panic!("unexpected {err:?}");
         };
@@ -473,9 +632,52 @@ mod tests {
     fn open_of_a_library_that_is_not_cudart_is_refused() {
         // The C library is present on every Linux host and exports no CUDA function.
         if cfg!(target_os = "linux") {
-            let err = Library::open("libc.so.6").unwrap_err();
+            // SAFETY: the C library is already loaded in this process; opening it again runs
+            // no initialiser.
+            let err = unsafe { Library::open("libc.so.6") }.unwrap_err();
             assert!(err.to_string().contains("not a CUDA runtime"), "{err}");
         }
+    }
+
+    #[test]
+    fn calls_inside_a_callback_scope_are_refused_without_calling_cuda() {
+        fn refused(result: Result<impl std::fmt::Debug>, function: &str) {
+            match result {
+                Err(Error::InCallback { function: f }) => assert_eq!(f, function),
+                other => panic!("{function}: expected InCallback, got {other:?}"),
+            }
+        }
+        assert!(!in_callback());
+        callback_scope(|| {
+            assert!(in_callback());
+            refused(crate::api::get_device_count(), "cudaGetDeviceCount");
+            let mut n = 0;
+            // SAFETY: one int is written, if anything is called at all.
+            refused(
+                unsafe { crate::sys::cudaGetDeviceCount(&mut n) },
+                "cudaGetDeviceCount",
+            );
+            // Nested scopes, and a panic inside one, leave the outer scope in force.
+            let caught = std::panic::catch_unwind(|| callback_scope(|| panic!("in a callback")));
+            assert!(caught.is_err());
+            assert!(in_callback());
+            refused(crate::api::runtime_get_version(), "cudaRuntimeGetVersion");
+            let err = crate::api::runtime_get_version().unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "cudaRuntimeGetVersion was called from inside a CUDA host callback, where CUDA forbids CUDA calls"
+            );
+        });
+        assert!(!in_callback());
+        // Outside, the call goes its ordinary way (a library, or the loader's error).
+        assert!(!matches!(
+            crate::api::get_device_count(),
+            Err(Error::InCallback { .. })
+        ));
+        // Other threads never were inside.
+        let other = std::thread::spawn(|| callback_scope(in_callback));
+        assert!(other.join().expect("no panic"));
+        assert!(!in_callback());
     }
 
     #[test]

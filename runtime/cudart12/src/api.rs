@@ -129,15 +129,19 @@ pub use crate::sys::types::*;
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It destroys every allocation, stream, event, graph, pool and module of the current device and resets its primary context: every handle the safe layer holds for that device dies with them, and their owners would later use or destroy dead handles. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Device::reset`](crate::Device::reset), once every safe-layer object of the device has been dropped.
+///
 /// # See also
 ///
 /// - [`cudaDeviceSynchronize`](crate::api::device_synchronize)
 #[doc(alias = "cudaDeviceReset")]
 #[inline]
-pub fn device_reset() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
+pub unsafe fn device_reset() -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceReset() }?.result()?;
     Ok(())
 }
@@ -597,12 +601,12 @@ pub fn device_get_by_pci_bus_id(pci_bus_id: &::core::ffi::CStr) -> crate::Result
 ///
 /// # Arguments
 ///
-/// - `len` — Maximum length of string to store in `name`
+/// - `len` (the size in bytes of the buffer allocated for the returned `pci_bus_id`; a negative size is `cudaErrorInvalidValue` without calling CUDA) — Maximum length of string to store in `name`
 /// - `device` — Device to get identifier string for
 ///
 /// # Returns
 ///
-/// `pci_bus_id`: Returned identifier string for the device in the following format
+/// `pci_bus_id`, the string the function writes into a buffer of `len` bytes, up to its NUL: Returned identifier string for the device in the following format
 ///
 /// # Errors
 ///
@@ -614,16 +618,19 @@ pub fn device_get_by_pci_bus_id(pci_bus_id: &::core::ffi::CStr) -> crate::Result
 /// - `cuDeviceGetPCIBusId`
 #[doc(alias = "cudaDeviceGetPCIBusId")]
 #[inline]
-pub fn device_get_pci_bus_id(len: c_int, device: c_int) -> crate::Result<c_char> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut pci_bus_id: c_char = unsafe { ::core::mem::zeroed() };
+pub fn device_get_pci_bus_id(
+    len: c_int,
+    device: c_int,
+) -> crate::Result<::std::ffi::CString> {
+    let mut pci_bus_id = crate::error::string_buffer(len)?;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    unsafe { crate::sys::cudaDeviceGetPCIBusId(&mut pci_bus_id, len, device) }?
+    unsafe {
+        crate::sys::cudaDeviceGetPCIBusId(pci_bus_id.as_mut_ptr().cast(), len, device)
+    }?
         .result()?;
-    Ok(pci_bus_id)
+    Ok(crate::error::string_until_nul(pci_bus_id))
 }
 /// Gets an interprocess handle for a previously allocated event.
 ///
@@ -686,9 +693,9 @@ pub unsafe fn ipc_get_event_handle(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut handle: cudaIpcEventHandle_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaIpcGetEventHandle(&mut handle, event) }?.result()?;
     Ok(handle)
 }
@@ -805,9 +812,9 @@ pub unsafe fn ipc_get_mem_handle(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut handle: cudaIpcMemHandle_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaIpcGetMemHandle(&mut handle, dev_ptr) }?.result()?;
     Ok(handle)
 }
@@ -938,9 +945,9 @@ pub fn ipc_open_mem_handle(
 #[doc(alias = "cudaIpcCloseMemHandle")]
 #[inline]
 pub unsafe fn ipc_close_mem_handle(dev_ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaIpcCloseMemHandle(dev_ptr) }?.result()?;
     Ok(())
 }
@@ -1040,9 +1047,9 @@ pub unsafe fn device_register_async_notification(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut callback: cudaAsyncCallbackHandle_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaDeviceRegisterAsyncNotification(
             device,
@@ -1072,6 +1079,7 @@ pub unsafe fn device_register_async_notification(
 ///
 /// # Safety
 ///
+/// - It unregisters a resource or a callback: its handle is dead afterwards, and a safe-layer owner would unregister it again. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns the registration (`Drop`).
 /// - `callback` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -1083,9 +1091,9 @@ pub unsafe fn device_unregister_async_notification(
     device: c_int,
     callback: cudaAsyncCallbackHandle_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceUnregisterAsyncNotification(device, callback) }?
         .result()?;
     Ok(())
@@ -1932,9 +1940,9 @@ pub unsafe fn device_set_mem_pool(
     device: c_int,
     mem_pool: cudaMemPool_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceSetMemPool(device, mem_pool) }?.result()?;
     Ok(())
 }
@@ -2064,9 +2072,9 @@ pub unsafe fn device_get_nv_sci_sync_attributes(
     device: c_int,
     flags: c_int,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaDeviceGetNvSciSyncAttributes(
             nv_sci_sync_attr_list,
@@ -2840,9 +2848,9 @@ pub unsafe fn stream_get_priority(h_stream: cudaStream_t) -> crate::Result<c_int
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut priority: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetPriority(h_stream, &mut priority) }?.result()?;
     Ok(priority)
 }
@@ -2882,9 +2890,9 @@ pub unsafe fn stream_get_flags(
     h_stream: cudaStream_t,
 ) -> crate::Result<crate::sys::StreamFlags> {
     let mut flags: c_uint = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetFlags(h_stream, &mut flags) }?.result()?;
     Ok(crate::sys::StreamFlags::from_bits_retain(flags))
 }
@@ -2939,9 +2947,9 @@ pub unsafe fn stream_get_id(h_stream: cudaStream_t) -> crate::Result<c_ulonglong
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut stream_id: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetId(h_stream, &mut stream_id) }?.result()?;
     Ok(stream_id)
 }
@@ -2981,9 +2989,9 @@ pub unsafe fn stream_get_device(h_stream: cudaStream_t) -> crate::Result<c_int> 
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetDevice(h_stream, &mut device) }?.result()?;
     Ok(device)
 }
@@ -3040,9 +3048,9 @@ pub unsafe fn stream_copy_attributes(
     dst: cudaStream_t,
     src: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamCopyAttributes(dst, src) }?.result()?;
     Ok(())
 }
@@ -3082,9 +3090,9 @@ pub unsafe fn stream_get_attribute(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut value_out: cudaLaunchAttributeValue = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetAttribute(h_stream, attr, &mut value_out) }?
         .result()?;
     Ok(value_out)
@@ -3122,9 +3130,9 @@ pub unsafe fn stream_set_attribute(
     attr: cudaLaunchAttributeID,
     value: &cudaLaunchAttributeValue,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamSetAttribute(h_stream, attr, ::core::ptr::from_ref(value))
     }?
@@ -3152,6 +3160,7 @@ pub unsafe fn stream_set_attribute(
 ///
 /// # Safety
 ///
+/// - It destroys a stream: a safe-layer `Stream` owning it would destroy it again, and memory the safe layer freed or guards on that stream would be ordered after a dead handle. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`Stream`](crate::Stream) that owns it (`Drop`).
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -3166,9 +3175,9 @@ pub unsafe fn stream_set_attribute(
 #[doc(alias = "cudaStreamDestroy")]
 #[inline]
 pub unsafe fn stream_destroy(stream: cudaStream_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamDestroy(stream) }?.result()?;
     Ok(())
 }
@@ -3201,6 +3210,7 @@ pub unsafe fn stream_destroy(stream: cudaStream_t) -> crate::Result<()> {
 ///
 /// # Safety
 ///
+/// - It orders a stream's later work after an event: the safe layer records such orderings to know when memory used on one stream may be freed or read on another. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Stream::wait_event`](crate::Stream::wait_event).
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
@@ -3220,9 +3230,9 @@ pub unsafe fn stream_wait_event(
     event: cudaEvent_t,
     flags: crate::sys::EventWaitFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamWaitEvent(stream, event, flags.bits()) }?.result()?;
     Ok(())
 }
@@ -3312,9 +3322,9 @@ pub unsafe fn stream_add_callback(
     user_data: *mut c_void,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamAddCallback(stream, callback, user_data, flags) }?
         .result()?;
     Ok(())
@@ -3352,9 +3362,9 @@ pub unsafe fn stream_add_callback(
 #[doc(alias = "cudaStreamSynchronize")]
 #[inline]
 pub unsafe fn stream_synchronize(stream: cudaStream_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamSynchronize(stream) }?.result()?;
     Ok(())
 }
@@ -3393,9 +3403,9 @@ pub unsafe fn stream_synchronize(stream: cudaStream_t) -> crate::Result<()> {
 #[doc(alias = "cudaStreamQuery")]
 #[inline]
 pub unsafe fn stream_query(stream: cudaStream_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamQuery(stream) }?.result()?;
     Ok(())
 }
@@ -3504,9 +3514,9 @@ pub unsafe fn stream_attach_mem_async(
     length: usize,
     flags: crate::sys::MemAttachFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamAttachMemAsync(stream, dev_ptr, length, flags.bits())
     }?
@@ -3547,6 +3557,7 @@ pub unsafe fn stream_attach_mem_async(
 ///
 /// # Safety
 ///
+/// - It starts capturing a stream: the work enqueued on it afterwards is recorded into a graph instead of running, and the safe layer must know it to keep what that work uses alive for the graph rather than free it after the stream's work. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Stream::begin_capture`](crate::Stream::begin_capture) or [`Stream::capture`](crate::Stream::capture), which keep what the captured work uses alive for the graph.
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -3561,9 +3572,9 @@ pub unsafe fn stream_begin_capture(
     stream: cudaStream_t,
     mode: cudaStreamCaptureMode,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamBeginCapture(stream, mode) }?.result()?;
     Ok(())
 }
@@ -3605,6 +3616,7 @@ pub unsafe fn stream_begin_capture(
 ///
 /// # Safety
 ///
+/// - It starts capturing a stream into an existing graph: the work enqueued on it afterwards is recorded instead of running, and the safe layer must know it to keep what that work uses alive for the graph. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Stream::begin_capture`](crate::Stream::begin_capture) or [`Stream::capture`](crate::Stream::capture), which keep what the captured work uses alive for the graph.
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - the `cudaGraphNode_t` entries of `dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
@@ -3630,9 +3642,9 @@ pub unsafe fn stream_begin_capture_to_graph(
             dependency_data.as_ref().map(|s| s.len()),
         ],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamBeginCaptureToGraph(
             stream,
@@ -3745,6 +3757,7 @@ pub fn thread_exchange_stream_capture_mode(
 ///
 /// # Safety
 ///
+/// - It ends a stream's capture and hands out the graph: a capture the safe layer started would end without it, and what the captured work uses would not be kept alive for the graph. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`CaptureGuard::end`](crate::CaptureGuard::end) or [`Stream::capture`](crate::Stream::capture).
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -3759,9 +3772,9 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamEndCapture(stream, &mut p_graph) }?.result()?;
     Ok(p_graph)
 }
@@ -3822,9 +3835,9 @@ pub unsafe fn stream_is_capturing(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_capture_status: cudaStreamCaptureStatus = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamIsCapturing(stream, &mut p_capture_status) }?
         .result()?;
     Ok(p_capture_status)
@@ -3894,9 +3907,9 @@ pub unsafe fn stream_get_capture_info(
     let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
     let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
     let mut num_dependencies_out: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamGetCaptureInfo(
             stream,
@@ -3996,9 +4009,9 @@ pub unsafe fn stream_get_capture_info_v3(
     let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
     let mut edge_data_out: *const cudaGraphEdgeData = ::core::ptr::null();
     let mut num_dependencies_out: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamGetCaptureInfo_v3(
             stream,
@@ -4070,6 +4083,7 @@ pub unsafe fn stream_get_capture_info_v3(
 ///
 /// # Safety
 ///
+/// - It changes what a capturing stream's next work depends on: the safe layer's record of what captured work is ordered after would be wrong. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Stream::begin_capture`](crate::Stream::begin_capture) or [`Stream::capture`](crate::Stream::capture), which keep what the captured work uses alive for the graph.
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - the `cudaGraphNode_t` entries of `dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
@@ -4085,9 +4099,9 @@ pub unsafe fn stream_update_capture_dependencies(
     flags: c_uint,
 ) -> crate::Result<()> {
     let num_dependencies: usize = crate::error::shared_len(&[Some(dependencies.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamUpdateCaptureDependencies(
             stream,
@@ -4134,6 +4148,7 @@ pub unsafe fn stream_update_capture_dependencies(
 ///
 /// # Safety
 ///
+/// - It changes what a capturing stream's next work depends on: the safe layer's record of what captured work is ordered after would be wrong. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Stream::begin_capture`](crate::Stream::begin_capture) or [`Stream::capture`](crate::Stream::capture), which keep what the captured work uses alive for the graph.
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - the `cudaGraphNode_t` entries of `dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
@@ -4152,9 +4167,9 @@ pub unsafe fn stream_update_capture_dependencies_v2(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamUpdateCaptureDependencies_v2(
             stream,
@@ -4298,6 +4313,7 @@ pub fn event_create_with_flags(
 ///
 /// # Safety
 ///
+/// - It moves an event to a new point of a stream: the safe layer waits on the events it owns before freeing or reading memory, and a re-recorded event would no longer mark the work it waits for. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Event::record`](crate::Event::record).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
@@ -4317,9 +4333,9 @@ pub unsafe fn event_record(
     event: cudaEvent_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventRecord(event, stream) }?.result()?;
     Ok(())
 }
@@ -4362,6 +4378,7 @@ pub unsafe fn event_record(
 ///
 /// # Safety
 ///
+/// - It moves an event to a new point of a stream: the safe layer waits on the events it owns before freeing or reading memory, and a re-recorded event would no longer mark the work it waits for. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Event::record`](crate::Event::record).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
@@ -4382,9 +4399,9 @@ pub unsafe fn event_record_with_flags(
     stream: cudaStream_t,
     flags: crate::sys::EventRecordFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventRecordWithFlags(event, stream, flags.bits()) }?
         .result()?;
     Ok(())
@@ -4428,9 +4445,9 @@ pub unsafe fn event_record_with_flags(
 #[doc(alias = "cudaEventQuery")]
 #[inline]
 pub unsafe fn event_query(event: cudaEvent_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventQuery(event) }?.result()?;
     Ok(())
 }
@@ -4472,9 +4489,9 @@ pub unsafe fn event_query(event: cudaEvent_t) -> crate::Result<()> {
 #[doc(alias = "cudaEventSynchronize")]
 #[inline]
 pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventSynchronize(event) }?.result()?;
     Ok(())
 }
@@ -4500,6 +4517,7 @@ pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
 ///
 /// # Safety
 ///
+/// - It destroys an event: a safe-layer `Event` owning it would destroy it again, and a buffer waiting on it before a free or a host access would wait on a dead handle. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`Event`](crate::Event) that owns it (`Drop`).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -4513,9 +4531,9 @@ pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
 #[doc(alias = "cudaEventDestroy")]
 #[inline]
 pub unsafe fn event_destroy(event: cudaEvent_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventDestroy(event) }?.result()?;
     Ok(())
 }
@@ -4579,9 +4597,9 @@ pub unsafe fn event_elapsed_time(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ms: f32 = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventElapsedTime(&mut ms, start, end) }?.result()?;
     Ok(ms)
 }
@@ -4649,9 +4667,9 @@ pub unsafe fn event_elapsed_time_v2(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ms: f32 = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventElapsedTime_v2(&mut ms, start, end) }?.result()?;
     Ok(ms)
 }
@@ -4807,9 +4825,9 @@ pub unsafe fn import_external_memory(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ext_mem_out: cudaExternalMemory_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaImportExternalMemory(
             &mut ext_mem_out,
@@ -4879,9 +4897,9 @@ pub unsafe fn external_memory_get_mapped_buffer(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaExternalMemoryGetMappedBuffer(
             &mut dev_ptr,
@@ -4956,9 +4974,9 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut mipmap: cudaMipmappedArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaExternalMemoryGetMappedMipmappedArray(
             &mut mipmap,
@@ -4988,6 +5006,7 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
 ///
 /// # Safety
 ///
+/// - It destroys an imported memory object: every pointer and array mapped from it is dead afterwards. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. No safe-layer type owns these handles: finish every use of the handle, and of what was mapped from it, before the call.
 /// - `ext_mem` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -5000,9 +5019,9 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
 pub unsafe fn destroy_external_memory(
     ext_mem: cudaExternalMemory_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroyExternalMemory(ext_mem) }?.result()?;
     Ok(())
 }
@@ -5153,9 +5172,9 @@ pub unsafe fn import_external_semaphore(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ext_sem_out: cudaExternalSemaphore_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaImportExternalSemaphore(
             &mut ext_sem_out,
@@ -5270,9 +5289,9 @@ pub unsafe fn signal_external_semaphores_async(
     let num_ext_sems: c_uint = crate::error::shared_len(
         &[Some(ext_sem_array.len()), Some(params_array.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaSignalExternalSemaphoresAsync(
             {
@@ -5384,9 +5403,9 @@ pub unsafe fn wait_external_semaphores_async(
     let num_ext_sems: c_uint = crate::error::shared_len(
         &[Some(ext_sem_array.len()), Some(params_array.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaWaitExternalSemaphoresAsync(
             {
@@ -5422,6 +5441,7 @@ pub unsafe fn wait_external_semaphores_async(
 ///
 /// # Safety
 ///
+/// - It destroys an imported semaphore: waits and signals enqueued on it would use a dead handle. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. No safe-layer type owns these handles: finish every use of the handle, and of what was mapped from it, before the call.
 /// - `ext_sem` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -5434,9 +5454,9 @@ pub unsafe fn wait_external_semaphores_async(
 pub unsafe fn destroy_external_semaphore(
     ext_sem: cudaExternalSemaphore_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroyExternalSemaphore(ext_sem) }?.result()?;
     Ok(())
 }
@@ -5503,9 +5523,9 @@ pub unsafe fn func_set_cache_config(
     func: *const c_void,
     cache_config: cudaFuncCache,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncSetCacheConfig(func, cache_config) }?.result()?;
     Ok(())
 }
@@ -5552,9 +5572,9 @@ pub unsafe fn func_get_attributes(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut attr: cudaFuncAttributes = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncGetAttributes(&mut attr, func) }?.result()?;
     Ok(attr)
 }
@@ -5640,9 +5660,9 @@ pub unsafe fn func_set_attribute(
     attr: cudaFuncAttribute,
     value: c_int,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncSetAttribute(func, attr, value) }?.result()?;
     Ok(())
 }
@@ -5724,9 +5744,9 @@ pub unsafe fn launch_host_func(
     fn_: cudaHostFn_t,
     user_data: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLaunchHostFunc(stream, fn_, user_data) }?.result()?;
     Ok(())
 }
@@ -5774,9 +5794,9 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut num_blocks: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &mut num_blocks,
@@ -5831,9 +5851,9 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut dynamic_smem_size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock(
             &mut dynamic_smem_size,
@@ -5906,9 +5926,9 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut num_blocks: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
             &mut num_blocks,
@@ -6372,6 +6392,7 @@ pub fn malloc_array(
 ///
 /// # Safety
 ///
+/// - It frees memory or a resource: a safe-layer buffer, array or pool owning it would free it again or use it afterwards, and work still queued may use it. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns it (`Drop`).
 /// - `dev_ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
 ///
 /// # See also
@@ -6391,9 +6412,9 @@ pub fn malloc_array(
 #[doc(alias = "cudaFree")]
 #[inline]
 pub unsafe fn free(dev_ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFree(dev_ptr) }?.result()?;
     Ok(())
 }
@@ -6415,6 +6436,7 @@ pub unsafe fn free(dev_ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// # Safety
 ///
+/// - It frees memory or a resource: a safe-layer buffer, array or pool owning it would free it again or use it afterwards, and work still queued may use it. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns it (`Drop`).
 /// - `ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
 ///
 /// # See also
@@ -6431,9 +6453,9 @@ pub unsafe fn free(dev_ptr: *mut c_void) -> crate::Result<()> {
 #[doc(alias = "cudaFreeHost")]
 #[inline]
 pub unsafe fn free_host(ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeHost(ptr) }?.result()?;
     Ok(())
 }
@@ -6455,6 +6477,7 @@ pub unsafe fn free_host(ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// # Safety
 ///
+/// - It frees a CUDA array: a safe-layer `CudaArray` owning it would free it again, and texture and surface objects made over it would read freed memory. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`CudaArray`](crate::texture::CudaArray) that owns it (`Drop`).
 /// - `array` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -6469,9 +6492,9 @@ pub unsafe fn free_host(ptr: *mut c_void) -> crate::Result<()> {
 #[doc(alias = "cudaFreeArray")]
 #[inline]
 pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeArray(array) }?.result()?;
     Ok(())
 }
@@ -6493,6 +6516,7 @@ pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
 ///
 /// # Safety
 ///
+/// - It frees a mipmapped array: arrays and texture objects made from its levels would read freed memory. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the object that owns it (`Drop`).
 /// - `mipmapped_array` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -6509,9 +6533,9 @@ pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
 pub unsafe fn free_mipmapped_array(
     mipmapped_array: cudaMipmappedArray_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeMipmappedArray(mipmapped_array) }?.result()?;
     Ok(())
 }
@@ -6723,9 +6747,9 @@ pub unsafe fn host_register(
     size: usize,
     flags: crate::sys::HostRegisterFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostRegister(ptr, size, flags.bits()) }?.result()?;
     Ok(())
 }
@@ -6749,6 +6773,7 @@ pub unsafe fn host_register(
 ///
 /// # Safety
 ///
+/// - It unregisters a resource or a callback: its handle is dead afterwards, and a safe-layer owner would unregister it again. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns the registration (`Drop`).
 /// - `ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
 ///
 /// # See also
@@ -6758,9 +6783,9 @@ pub unsafe fn host_register(
 #[doc(alias = "cudaHostUnregister")]
 #[inline]
 pub unsafe fn host_unregister(ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostUnregister(ptr) }?.result()?;
     Ok(())
 }
@@ -6827,9 +6852,9 @@ pub unsafe fn host_get_device_pointer(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_device: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostGetDevicePointer(&mut p_device, p_host, flags.bits()) }?
         .result()?;
     Ok(p_device)
@@ -6867,9 +6892,9 @@ pub unsafe fn host_get_flags(p_host: *mut c_void) -> crate::Result<c_uint> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_flags: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostGetFlags(&mut p_flags, p_host) }?.result()?;
     Ok(p_flags)
 }
@@ -7266,9 +7291,9 @@ pub unsafe fn get_mipmapped_array_level(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut level_array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGetMipmappedArrayLevel(&mut level_array, mipmapped_array, level)
     }?
@@ -7370,9 +7395,9 @@ pub unsafe fn get_mipmapped_array_level(
 #[doc(alias = "cudaMemcpy3D")]
 #[inline]
 pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3D(::core::ptr::from_ref(p)) }?.result()?;
     Ok(())
 }
@@ -7414,9 +7439,9 @@ pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> crate::Result<()> {
 #[doc(alias = "cudaMemcpy3DPeer")]
 #[inline]
 pub unsafe fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3DPeer(::core::ptr::from_ref(p)) }?.result()?;
     Ok(())
 }
@@ -7531,9 +7556,9 @@ pub unsafe fn memcpy3d_async(
     p: &cudaMemcpy3DParms,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3DAsync(::core::ptr::from_ref(p), stream) }?
         .result()?;
     Ok(())
@@ -7574,9 +7599,9 @@ pub unsafe fn memcpy3d_peer_async(
     p: &cudaMemcpy3DPeerParms,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3DPeerAsync(::core::ptr::from_ref(p), stream) }?
         .result()?;
     Ok(())
@@ -7676,9 +7701,9 @@ pub unsafe fn array_get_info(
     // bytes are a valid value.
     let mut extent: cudaExtent = unsafe { ::core::mem::zeroed() };
     let mut flags: c_uint = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaArrayGetInfo(&mut desc, &mut extent, &mut flags, array) }?
         .result()?;
     Ok((desc, extent, crate::sys::ArrayFlags::from_bits_retain(flags)))
@@ -7732,9 +7757,9 @@ pub unsafe fn array_get_plane(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_plane_array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaArrayGetPlane(&mut p_plane_array, h_array, plane_idx) }?
         .result()?;
     Ok(p_plane_array)
@@ -7784,9 +7809,9 @@ pub unsafe fn array_get_memory_requirements(
     let mut memory_requirements: cudaArrayMemoryRequirements = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaArrayGetMemoryRequirements(
             &mut memory_requirements,
@@ -7842,9 +7867,9 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
     let mut memory_requirements: cudaArrayMemoryRequirements = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMipmappedArrayGetMemoryRequirements(
             &mut memory_requirements,
@@ -7907,9 +7932,9 @@ pub unsafe fn array_get_sparse_properties(
     let mut sparse_properties: cudaArraySparseProperties = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaArrayGetSparseProperties(&mut sparse_properties, array) }?
         .result()?;
     Ok(sparse_properties)
@@ -7966,9 +7991,9 @@ pub unsafe fn mipmapped_array_get_sparse_properties(
     let mut sparse_properties: cudaArraySparseProperties = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMipmappedArrayGetSparseProperties(&mut sparse_properties, mipmap)
     }?
@@ -8055,9 +8080,9 @@ pub unsafe fn memcpy(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy(dst, src, count, kind) }?.result()?;
     Ok(())
 }
@@ -8109,9 +8134,9 @@ pub unsafe fn memcpy_peer(
     src_device: c_int,
     count: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyPeer(dst, dst_device, src, src_device, count) }?
         .result()?;
     Ok(())
@@ -8184,9 +8209,9 @@ pub unsafe fn memcpy2d(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) }?
         .result()?;
     Ok(())
@@ -8260,9 +8285,9 @@ pub unsafe fn memcpy2d_to_array(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DToArray(
             dst,
@@ -8347,9 +8372,9 @@ pub unsafe fn memcpy2d_from_array(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DFromArray(
             dst,
@@ -8434,9 +8459,9 @@ pub unsafe fn memcpy2d_array_to_array(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DArrayToArray(
             dst,
@@ -8526,9 +8551,9 @@ pub unsafe fn memcpy_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyAsync(dst, src, count, kind, stream) }?.result()?;
     Ok(())
 }
@@ -8581,9 +8606,9 @@ pub unsafe fn memcpy_peer_async(
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyPeerAsync(dst, dst_device, src, src_device, count, stream)
     }?
@@ -8708,9 +8733,9 @@ pub unsafe fn memcpy_batch_async(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut fail_idx: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyBatchAsync(
             {
@@ -8858,9 +8883,9 @@ pub unsafe fn memcpy3d_batch_async(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut fail_idx: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy3DBatchAsync(
             num_ops,
@@ -8957,9 +8982,9 @@ pub unsafe fn memcpy2d_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DAsync(
             dst,
@@ -9053,9 +9078,9 @@ pub unsafe fn memcpy2d_to_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DToArrayAsync(
             dst,
@@ -9150,9 +9175,9 @@ pub unsafe fn memcpy2d_from_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DFromArrayAsync(
             dst,
@@ -9205,9 +9230,9 @@ pub unsafe fn memset(
     value: c_int,
     count: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset(dev_ptr, value, count) }?.result()?;
     Ok(())
 }
@@ -9259,9 +9284,9 @@ pub unsafe fn memset2d(
     width: usize,
     height: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset2D(dev_ptr, pitch, value, width, height) }?.result()?;
     Ok(())
 }
@@ -9324,9 +9349,9 @@ pub unsafe fn memset3d(
     value: c_int,
     extent: cudaExtent,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset3D(pitched_dev_ptr, value, extent) }?.result()?;
     Ok(())
 }
@@ -9380,9 +9405,9 @@ pub unsafe fn memset_async(
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemsetAsync(dev_ptr, value, count, stream) }?.result()?;
     Ok(())
 }
@@ -9443,9 +9468,9 @@ pub unsafe fn memset2d_async(
     height: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemset2DAsync(dev_ptr, pitch, value, width, height, stream)
     }?
@@ -9520,9 +9545,9 @@ pub unsafe fn memset3d_async(
     extent: cudaExtent,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset3DAsync(pitched_dev_ptr, value, extent, stream) }?
         .result()?;
     Ok(())
@@ -9621,9 +9646,9 @@ pub unsafe fn mem_prefetch_async(
     dst_device: c_int,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPrefetchAsync(dev_ptr, count, dst_device, stream) }?
         .result()?;
     Ok(())
@@ -9740,9 +9765,9 @@ pub unsafe fn mem_prefetch_async_v2(
     flags: c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPrefetchAsync_v2(dev_ptr, count, location, flags, stream)
     }?
@@ -9916,9 +9941,9 @@ pub unsafe fn mem_advise(
     advice: cudaMemoryAdvise,
     device: c_int,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemAdvise(dev_ptr, count, advice, device) }?.result()?;
     Ok(())
 }
@@ -10121,9 +10146,9 @@ pub unsafe fn mem_advise_v2(
     advice: cudaMemoryAdvise,
     location: cudaMemLocation,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemAdvise_v2(dev_ptr, count, advice, location) }?.result()?;
     Ok(())
 }
@@ -10273,9 +10298,9 @@ pub unsafe fn mem_range_get_attribute(
     dev_ptr: *const c_void,
     count: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemRangeGetAttribute(data, data_size, attribute, dev_ptr, count)
     }?
@@ -10349,9 +10374,9 @@ pub unsafe fn mem_range_get_attributes(
     let num_attributes: usize = crate::error::shared_len(
         &[Some(data.len()), Some(data_sizes.len()), Some(attributes.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemRangeGetAttributes(
             {
@@ -10430,9 +10455,9 @@ pub unsafe fn malloc_async(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMallocAsync(&mut dev_ptr, size, h_stream) }?.result()?;
     Ok(dev_ptr)
 }
@@ -10460,6 +10485,7 @@ pub unsafe fn malloc_async(
 ///
 /// # Safety
 ///
+/// - It frees memory or a resource: a safe-layer buffer, array or pool owning it would free it again or use it afterwards, and work still queued may use it. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns it (`Drop`).
 /// - `dev_ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - `h_stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
@@ -10473,9 +10499,9 @@ pub unsafe fn free_async(
     dev_ptr: *mut c_void,
     h_stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeAsync(dev_ptr, h_stream) }?.result()?;
     Ok(())
 }
@@ -10523,9 +10549,9 @@ pub unsafe fn mem_pool_trim_to(
     mem_pool: cudaMemPool_t,
     min_bytes_to_keep: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolTrimTo(mem_pool, min_bytes_to_keep) }?.result()?;
     Ok(())
 }
@@ -10599,9 +10625,9 @@ pub unsafe fn mem_pool_set_attribute(
     attr: cudaMemPoolAttr,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolSetAttribute(mem_pool, attr, value) }?.result()?;
     Ok(())
 }
@@ -10681,9 +10707,9 @@ pub unsafe fn mem_pool_get_attribute(
     attr: cudaMemPoolAttr,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolGetAttribute(mem_pool, attr, value) }?.result()?;
     Ok(())
 }
@@ -10717,9 +10743,9 @@ pub unsafe fn mem_pool_set_access(
     desc_list: Option<&[cudaMemAccessDesc]>,
 ) -> crate::Result<()> {
     let count: usize = crate::error::shared_len(&[desc_list.as_ref().map(|s| s.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolSetAccess(
             mem_pool,
@@ -10767,9 +10793,9 @@ pub unsafe fn mem_pool_get_access(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut flags: cudaMemAccessFlags = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolGetAccess(
             &mut flags,
@@ -10861,9 +10887,9 @@ pub unsafe fn mem_pool_create(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolCreate(&mut mem_pool, ::core::ptr::from_ref(pool_props))
     }?
@@ -10897,6 +10923,7 @@ pub unsafe fn mem_pool_create(
 ///
 /// # Safety
 ///
+/// - It destroys a memory pool: a safe-layer `MemPool` owning it would destroy it again, and buffers allocated from it would be freed into a dead pool. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`MemPool`](crate::MemPool) that owns it (`Drop`).
 /// - `mem_pool` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -10910,9 +10937,9 @@ pub unsafe fn mem_pool_create(
 #[doc(alias = "cudaMemPoolDestroy")]
 #[inline]
 pub unsafe fn mem_pool_destroy(mem_pool: cudaMemPool_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolDestroy(mem_pool) }?.result()?;
     Ok(())
 }
@@ -10968,9 +10995,9 @@ pub unsafe fn malloc_from_pool_async(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMallocFromPoolAsync(&mut ptr, size, mem_pool, stream) }?
         .result()?;
     Ok(ptr)
@@ -11022,9 +11049,9 @@ pub unsafe fn mem_pool_export_to_shareable_handle(
     handle_type: cudaMemAllocationHandleType,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolExportToShareableHandle(
             shareable_handle,
@@ -11081,9 +11108,9 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolImportFromShareableHandle(
             &mut mem_pool,
@@ -11134,9 +11161,9 @@ pub unsafe fn mem_pool_export_pointer(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut export_data: cudaMemPoolPtrExportData = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolExportPointer(&mut export_data, ptr) }?.result()?;
     Ok(export_data)
 }
@@ -11188,9 +11215,9 @@ pub unsafe fn mem_pool_import_pointer(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolImportPointer(
             &mut ptr,
@@ -11275,9 +11302,9 @@ pub unsafe fn pointer_get_attributes(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut attributes: cudaPointerAttributes = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaPointerGetAttributes(&mut attributes, ptr) }?.result()?;
     Ok(attributes)
 }
@@ -11657,9 +11684,9 @@ pub unsafe fn vdpau_get_device(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaVDPAUGetDevice(&mut device, vdp_device, vdp_get_proc_address)
     }?
@@ -11708,9 +11735,9 @@ pub unsafe fn vdpau_set_vdpau_device(
     vdp_device: VdpDevice,
     vdp_get_proc_address: VdpGetProcAddress,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaVDPAUSetVDPAUDevice(device, vdp_device, vdp_get_proc_address)
     }?
@@ -11847,7 +11874,7 @@ pub fn graphics_vdpau_register_output_surface(
 /// handle to the registered object is returned as the returned `p_cuda_resource`.
 /// Additional Mapping/Unmapping is not required for the registered
 /// resource and [`cudaGraphicsResourceGetMappedEglFrame`](crate::api::graphics_resource_get_mapped_egl_frame) can be
-/// directly called on the the returned `p_cuda_resource`.
+/// directly called on the returned `p_cuda_resource`.
 ///
 /// The application will be responsible for synchronizing access to shared
 /// objects. The application must ensure that any pending operation which
@@ -11914,9 +11941,9 @@ pub unsafe fn graphics_egl_register_image(
     let mut p_cuda_resource: *mut cudaGraphicsResource = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsEGLRegisterImage(&mut p_cuda_resource, image, flags)
     }?
@@ -11962,9 +11989,9 @@ pub unsafe fn egl_stream_consumer_connect(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut conn: cudaEglStreamConnection = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEGLStreamConsumerConnect(&mut conn, egl_stream) }?
         .result()?;
     Ok(conn)
@@ -12012,9 +12039,9 @@ pub unsafe fn egl_stream_consumer_connect_with_flags(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut conn: cudaEglStreamConnection = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamConsumerConnectWithFlags(&mut conn, egl_stream, flags)
     }?
@@ -12050,9 +12077,9 @@ pub unsafe fn egl_stream_consumer_connect_with_flags(
 pub unsafe fn egl_stream_consumer_disconnect(
     conn: &mut cudaEglStreamConnection,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEGLStreamConsumerDisconnect(::core::ptr::from_mut(conn)) }?
         .result()?;
     Ok(())
@@ -12096,9 +12123,9 @@ pub unsafe fn egl_stream_consumer_acquire_frame(
     p_stream: &mut cudaStream_t,
     timeout: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamConsumerAcquireFrame(
             ::core::ptr::from_mut(conn),
@@ -12129,6 +12156,7 @@ pub unsafe fn egl_stream_consumer_acquire_frame(
 ///
 /// # Safety
 ///
+/// - It releases a reference or a resource: what the safe layer keeps alive through it may be freed while still in use. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns it (`Drop`).
 /// - `p_cuda_resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaEglStreamConnection` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 /// - `cudaStream_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
@@ -12146,9 +12174,9 @@ pub unsafe fn egl_stream_consumer_release_frame(
     p_cuda_resource: cudaGraphicsResource_t,
     p_stream: &mut cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamConsumerReleaseFrame(
             ::core::ptr::from_mut(conn),
@@ -12202,9 +12230,9 @@ pub unsafe fn egl_stream_producer_connect(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut conn: cudaEglStreamConnection = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamProducerConnect(&mut conn, egl_stream, width, height)
     }?
@@ -12240,9 +12268,9 @@ pub unsafe fn egl_stream_producer_connect(
 pub unsafe fn egl_stream_producer_disconnect(
     conn: &mut cudaEglStreamConnection,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEGLStreamProducerDisconnect(::core::ptr::from_mut(conn)) }?
         .result()?;
     Ok(())
@@ -12288,9 +12316,9 @@ pub unsafe fn egl_stream_producer_present_frame(
     eglframe: cudaEglFrame,
     p_stream: &mut cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamProducerPresentFrame(
             ::core::ptr::from_mut(conn),
@@ -12338,9 +12366,9 @@ pub unsafe fn egl_stream_producer_return_frame(
     eglframe: &mut cudaEglFrame,
     p_stream: &mut cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamProducerReturnFrame(
             ::core::ptr::from_mut(conn),
@@ -12398,9 +12426,9 @@ pub unsafe fn graphics_resource_get_mapped_egl_frame(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut egl_frame: cudaEglFrame = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsResourceGetMappedEglFrame(
             &mut egl_frame,
@@ -12463,9 +12491,9 @@ pub unsafe fn event_create_from_egl_sync(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ph_event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEventCreateFromEGLSync(&mut ph_event, egl_sync, flags.bits())
     }?
@@ -12492,6 +12520,7 @@ pub unsafe fn event_create_from_egl_sync(
 ///
 /// # Safety
 ///
+/// - It unregisters a graphics resource: the handle, and every pointer and array mapped from it, are dead afterwards. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. No safe-layer type owns these handles: finish every use of the handle, and of what was mapped from it, before the call.
 /// - `resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -12507,9 +12536,9 @@ pub unsafe fn event_create_from_egl_sync(
 pub unsafe fn graphics_unregister_resource(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphicsUnregisterResource(resource) }?.result()?;
     Ok(())
 }
@@ -12561,15 +12590,15 @@ pub unsafe fn graphics_resource_set_map_flags(
     resource: cudaGraphicsResource_t,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphicsResourceSetMapFlags(resource, flags) }?.result()?;
     Ok(())
 }
 /// Map graphics resources for access by CUDA.
 ///
-/// Maps the `count` graphics resources in `resources` for access by CUDA.
+/// Maps the length of `resources` graphics resources in `resources` for access by CUDA.
 ///
 /// The resources in `resources` may be accessed by CUDA until they are
 /// unmapped. The graphics API from which `resources` were registered
@@ -12589,18 +12618,17 @@ pub unsafe fn graphics_resource_set_map_flags(
 ///
 /// # Arguments
 ///
-/// - `count` — Number of resources to map
-/// - `resources` (read and written back) — Resources to map for CUDA
+/// - `resources` (list; its length gives `count`) — Resources to map for CUDA
 /// - `stream` — Stream for synchronization
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphicsResource_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphicsResource_t` entries of `resources` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -12611,17 +12639,20 @@ pub unsafe fn graphics_resource_set_map_flags(
 #[doc(alias = "cudaGraphicsMapResources")]
 #[inline]
 pub unsafe fn graphics_map_resources(
-    count: c_int,
-    resources: &mut cudaGraphicsResource_t,
+    resources: &[cudaGraphicsResource_t],
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    let count: c_int = crate::error::shared_len(&[Some(resources.len())])?;
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsMapResources(
             count,
-            ::core::ptr::from_mut(resources),
+            {
+                let s = resources;
+                s.as_ptr().cast_mut()
+            },
             stream,
         )
     }?
@@ -12630,7 +12661,7 @@ pub unsafe fn graphics_map_resources(
 }
 /// Unmap graphics resources.
 ///
-/// Unmaps the `count` graphics resources in `resources`.
+/// Unmaps the length of `resources` graphics resources in `resources`.
 ///
 /// Once unmapped, the resources in `resources` may not be accessed by CUDA
 /// until they are mapped again.
@@ -12648,18 +12679,17 @@ pub unsafe fn graphics_map_resources(
 ///
 /// # Arguments
 ///
-/// - `count` — Number of resources to unmap
-/// - `resources` (read and written back) — Resources to unmap
+/// - `resources` (list; its length gives `count`) — Resources to unmap
 /// - `stream` — Stream for synchronization
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphicsResource_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphicsResource_t` entries of `resources` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -12668,17 +12698,20 @@ pub unsafe fn graphics_map_resources(
 #[doc(alias = "cudaGraphicsUnmapResources")]
 #[inline]
 pub unsafe fn graphics_unmap_resources(
-    count: c_int,
-    resources: &mut cudaGraphicsResource_t,
+    resources: &[cudaGraphicsResource_t],
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    let count: c_int = crate::error::shared_len(&[Some(resources.len())])?;
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsUnmapResources(
             count,
-            ::core::ptr::from_mut(resources),
+            {
+                let s = resources;
+                s.as_ptr().cast_mut()
+            },
             stream,
         )
     }?
@@ -12733,9 +12766,9 @@ pub unsafe fn graphics_resource_get_mapped_pointer(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsResourceGetMappedPointer(
             &mut dev_ptr,
@@ -12794,9 +12827,9 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsSubResourceGetMappedArray(
             &mut array,
@@ -12848,9 +12881,9 @@ pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut mipmapped_array: cudaMipmappedArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsResourceGetMappedMipmappedArray(
             &mut mipmapped_array,
@@ -12894,9 +12927,9 @@ pub unsafe fn get_channel_desc(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut desc: cudaChannelFormatDesc = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetChannelDesc(&mut desc, array) }?.result()?;
     Ok(desc)
 }
@@ -13190,9 +13223,9 @@ pub unsafe fn create_texture_object(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_tex_object: cudaTextureObject_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaCreateTextureObject(
             &mut p_tex_object,
@@ -13218,16 +13251,22 @@ pub unsafe fn create_texture_object(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It destroys a texture object: a safe-layer `TextureObject` owning it would destroy it again, and kernels given it would read through a dead object. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`TextureObject`](crate::texture::TextureObject) that owns it (`Drop`).
+///
 /// # See also
 ///
 /// - [`cudaCreateTextureObject`](crate::api::create_texture_object)
 /// - `cuTexObjectDestroy`
 #[doc(alias = "cudaDestroyTextureObject")]
 #[inline]
-pub fn destroy_texture_object(tex_object: cudaTextureObject_t) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
+pub unsafe fn destroy_texture_object(
+    tex_object: cudaTextureObject_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroyTextureObject(tex_object) }?.result()?;
     Ok(())
 }
@@ -13394,9 +13433,9 @@ pub unsafe fn create_surface_object(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_surf_object: cudaSurfaceObject_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaCreateSurfaceObject(
             &mut p_surf_object,
@@ -13420,16 +13459,22 @@ pub unsafe fn create_surface_object(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It destroys a surface object: a safe-layer `SurfaceObject` owning it would destroy it again, and kernels given it would write through a dead object. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`SurfaceObject`](crate::texture::SurfaceObject) that owns it (`Drop`).
+///
 /// # See also
 ///
 /// - [`cudaCreateSurfaceObject`](crate::api::create_surface_object)
 /// - `cuSurfObjectDestroy`
 #[doc(alias = "cudaDestroySurfaceObject")]
 #[inline]
-pub fn destroy_surface_object(surf_object: cudaSurfaceObject_t) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
+pub unsafe fn destroy_surface_object(
+    surf_object: cudaSurfaceObject_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroySurfaceObject(surf_object) }?.result()?;
     Ok(())
 }
@@ -13517,7 +13562,7 @@ pub fn driver_get_version() -> crate::Result<c_int> {
 /// CUDA Toolkit version in the above format.
 ///
 /// This function automatically returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
-/// if the the returned `runtime_version` argument is NULL.
+/// if the returned `runtime_version` argument is NULL.
 ///
 /// The raw function is [`cudaRuntimeGetVersion`](crate::sys::cudaRuntimeGetVersion).
 ///
@@ -13698,9 +13743,9 @@ pub unsafe fn graph_add_kernel_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddKernelNode(
             &mut p_graph_node,
@@ -13760,9 +13805,9 @@ pub unsafe fn graph_kernel_node_get_params(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_node_params: cudaKernelNodeParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphKernelNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -13799,9 +13844,9 @@ pub unsafe fn graph_kernel_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaKernelNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphKernelNodeSetParams(
             node,
@@ -13841,9 +13886,9 @@ pub unsafe fn graph_kernel_node_copy_attributes(
     h_src: cudaGraphNode_t,
     h_dst: cudaGraphNode_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphKernelNodeCopyAttributes(h_src, h_dst) }?.result()?;
     Ok(())
 }
@@ -13883,9 +13928,9 @@ pub unsafe fn graph_kernel_node_get_attribute(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut value_out: cudaLaunchAttributeValue = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphKernelNodeGetAttribute(h_node, attr, &mut value_out) }?
         .result()?;
     Ok(value_out)
@@ -13922,9 +13967,9 @@ pub unsafe fn graph_kernel_node_set_attribute(
     attr: cudaLaunchAttributeID,
     value: &cudaLaunchAttributeValue,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphKernelNodeSetAttribute(
             h_node,
@@ -14003,9 +14048,9 @@ pub unsafe fn graph_add_memcpy_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNode(
             &mut p_graph_node,
@@ -14104,9 +14149,9 @@ pub unsafe fn graph_add_memcpy_node1d(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNode1D(
             &mut p_graph_node,
@@ -14160,9 +14205,9 @@ pub unsafe fn graph_memcpy_node_get_params(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_node_params: cudaMemcpy3DParms = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemcpyNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -14202,9 +14247,9 @@ pub unsafe fn graph_memcpy_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemcpy3DParms,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParams(
             node,
@@ -14267,9 +14312,9 @@ pub unsafe fn graph_memcpy_node_set_params1d(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) }?
         .result()?;
     Ok(())
@@ -14333,9 +14378,9 @@ pub unsafe fn graph_add_memset_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemsetNode(
             &mut p_graph_node,
@@ -14386,9 +14431,9 @@ pub unsafe fn graph_memset_node_get_params(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_node_params: cudaMemsetParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemsetNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -14425,9 +14470,9 @@ pub unsafe fn graph_memset_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemsetParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemsetNodeSetParams(
             node,
@@ -14497,9 +14542,9 @@ pub unsafe fn graph_add_host_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddHostNode(
             &mut p_graph_node,
@@ -14550,9 +14595,9 @@ pub unsafe fn graph_host_node_get_params(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_node_params: cudaHostNodeParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphHostNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -14589,9 +14634,9 @@ pub unsafe fn graph_host_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaHostNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphHostNodeSetParams(
             node,
@@ -14663,9 +14708,9 @@ pub unsafe fn graph_add_child_graph_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddChildGraphNode(
             &mut p_graph_node,
@@ -14720,9 +14765,9 @@ pub unsafe fn graph_child_graph_node_get_graph(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphChildGraphNodeGetGraph(node, &mut p_graph) }?
         .result()?;
     Ok(p_graph)
@@ -14784,9 +14829,9 @@ pub unsafe fn graph_add_empty_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddEmptyNode(
             &mut p_graph_node,
@@ -14863,9 +14908,9 @@ pub unsafe fn graph_add_event_record_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[p_dependencies.as_ref().map(|s| s.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddEventRecordNode(
             &mut p_graph_node,
@@ -14915,9 +14960,9 @@ pub unsafe fn graph_event_record_node_get_event(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut event_out: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventRecordNodeGetEvent(node, &mut event_out) }?
         .result()?;
     Ok(event_out)
@@ -14956,9 +15001,9 @@ pub unsafe fn graph_event_record_node_set_event(
     node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventRecordNodeSetEvent(node, event) }?.result()?;
     Ok(())
 }
@@ -15027,9 +15072,9 @@ pub unsafe fn graph_add_event_wait_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[p_dependencies.as_ref().map(|s| s.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddEventWaitNode(
             &mut p_graph_node,
@@ -15079,9 +15124,9 @@ pub unsafe fn graph_event_wait_node_get_event(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut event_out: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventWaitNodeGetEvent(node, &mut event_out) }?
         .result()?;
     Ok(event_out)
@@ -15120,9 +15165,9 @@ pub unsafe fn graph_event_wait_node_set_event(
     node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventWaitNodeSetEvent(node, event) }?.result()?;
     Ok(())
 }
@@ -15193,9 +15238,9 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddExternalSemaphoresSignalNode(
             &mut p_graph_node,
@@ -15257,9 +15302,9 @@ pub unsafe fn graph_external_semaphores_signal_node_get_params(
     let mut params_out: cudaExternalSemaphoreSignalNodeParams = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams(
             h_node,
@@ -15304,9 +15349,9 @@ pub unsafe fn graph_external_semaphores_signal_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreSignalNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams(
             h_node,
@@ -15383,9 +15428,9 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddExternalSemaphoresWaitNode(
             &mut p_graph_node,
@@ -15447,9 +15492,9 @@ pub unsafe fn graph_external_semaphores_wait_node_get_params(
     let mut params_out: cudaExternalSemaphoreWaitNodeParams = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams(h_node, &mut params_out)
     }?
@@ -15491,9 +15536,9 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreWaitNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams(
             h_node,
@@ -15610,9 +15655,9 @@ pub unsafe fn graph_add_mem_alloc_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemAllocNode(
             &mut p_graph_node,
@@ -15665,9 +15710,9 @@ pub unsafe fn graph_mem_alloc_node_get_params(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut params_out: cudaMemAllocNodeParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemAllocNodeGetParams(node, &mut params_out) }?
         .result()?;
     Ok(params_out)
@@ -15719,6 +15764,7 @@ pub unsafe fn graph_mem_alloc_node_get_params(
 ///
 /// # Safety
 ///
+/// - It frees memory or a resource: a safe-layer buffer, array or pool owning it would free it again or use it afterwards, and work still queued may use it. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns it (`Drop`).
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `dptr` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
@@ -15757,9 +15803,9 @@ pub unsafe fn graph_add_mem_free_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemFreeNode(
             &mut p_graph_node,
@@ -15805,9 +15851,9 @@ pub unsafe fn graph_mem_free_node_get_params(
     node: cudaGraphNode_t,
     dptr_out: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemFreeNodeGetParams(node, dptr_out) }?.result()?;
     Ok(())
 }
@@ -15894,9 +15940,9 @@ pub unsafe fn device_get_graph_mem_attribute(
     attr: cudaGraphMemAttributeType,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceGetGraphMemAttribute(device, attr, value) }?
         .result()?;
     Ok(())
@@ -15944,9 +15990,9 @@ pub unsafe fn device_set_graph_mem_attribute(
     attr: cudaGraphMemAttributeType,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceSetGraphMemAttribute(device, attr, value) }?
         .result()?;
     Ok(())
@@ -15989,9 +16035,9 @@ pub unsafe fn graph_clone(original_graph: cudaGraph_t) -> crate::Result<cudaGrap
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_clone: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphClone(&mut p_graph_clone, original_graph) }?.result()?;
     Ok(p_graph_clone)
 }
@@ -16038,9 +16084,9 @@ pub unsafe fn graph_node_find_in_clone(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeFindInClone(&mut p_node, original_node, cloned_graph)
     }?
@@ -16090,9 +16136,9 @@ pub unsafe fn graph_node_get_type(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_type: cudaGraphNodeType = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeGetType(node, &mut p_type) }?.result()?;
     Ok(p_type)
 }
@@ -16139,9 +16185,9 @@ pub unsafe fn graph_get_nodes(
 ) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
     let mut nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut num_nodes: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphGetNodes(
             graph,
@@ -16163,9 +16209,9 @@ pub unsafe fn graph_get_nodes(
                 },
             );
         num_nodes = <usize>::try_from(n).map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
-        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
-        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphGetNodes(
                 graph,
@@ -16226,9 +16272,9 @@ pub unsafe fn graph_get_root_nodes(
 ) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
     let mut p_root_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut p_num_root_nodes: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphGetRootNodes(
             graph,
@@ -16258,9 +16304,9 @@ pub unsafe fn graph_get_root_nodes(
             );
         p_num_root_nodes = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
-        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
-        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphGetRootNodes(
                 graph,
@@ -16330,9 +16376,9 @@ pub unsafe fn graph_get_edges(
     let mut from: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut to: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut num_edges: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphGetEdges(
             graph,
@@ -16363,9 +16409,9 @@ pub unsafe fn graph_get_edges(
             },
         );
         num_edges = <usize>::try_from(n).map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
-        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
-        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphGetEdges(
                 graph,
@@ -16446,9 +16492,9 @@ pub unsafe fn graph_get_edges_v2(
     let mut to: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
     let mut num_edges: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphGetEdges_v2(
             graph,
@@ -16494,9 +16540,9 @@ pub unsafe fn graph_get_edges_v2(
                 },
             );
         num_edges = <usize>::try_from(n).map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
-        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
-        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphGetEdges_v2(
                 graph,
@@ -16566,9 +16612,9 @@ pub unsafe fn graph_node_get_dependencies(
 ) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
     let mut p_dependencies: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut p_num_dependencies: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetDependencies(
             node,
@@ -16598,9 +16644,9 @@ pub unsafe fn graph_node_get_dependencies(
             );
         p_num_dependencies = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
-        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
-        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphNodeGetDependencies(
                 node,
@@ -16671,9 +16717,9 @@ pub unsafe fn graph_node_get_dependencies_v2(
     let mut p_dependencies: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
     let mut p_num_dependencies: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetDependencies_v2(
             node,
@@ -16718,9 +16764,9 @@ pub unsafe fn graph_node_get_dependencies_v2(
             );
         p_num_dependencies = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
-        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
-        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphNodeGetDependencies_v2(
                 node,
@@ -16788,9 +16834,9 @@ pub unsafe fn graph_node_get_dependent_nodes(
 ) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
     let mut p_dependent_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut p_num_dependent_nodes: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetDependentNodes(
             node,
@@ -16820,9 +16866,9 @@ pub unsafe fn graph_node_get_dependent_nodes(
             );
         p_num_dependent_nodes = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
-        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
-        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphNodeGetDependentNodes(
                 node,
@@ -16893,9 +16939,9 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(
     let mut p_dependent_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
     let mut p_num_dependent_nodes: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetDependentNodes_v2(
             node,
@@ -16940,9 +16986,9 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(
             );
         p_num_dependent_nodes = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
-        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
-        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphNodeGetDependentNodes_v2(
                 node,
@@ -17009,9 +17055,9 @@ pub unsafe fn graph_add_dependencies(
     let num_dependencies: usize = crate::error::shared_len(
         &[from.as_ref().map(|s| s.len()), Some(to.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddDependencies(
             graph,
@@ -17073,9 +17119,9 @@ pub unsafe fn graph_add_dependencies_v2(
             edge_data.as_ref().map(|s| s.len()),
         ],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddDependencies_v2(
             graph,
@@ -17135,9 +17181,9 @@ pub unsafe fn graph_remove_dependencies(
     let num_dependencies: usize = crate::error::shared_len(
         &[from.as_ref().map(|s| s.len()), Some(to.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphRemoveDependencies(
             graph,
@@ -17202,9 +17248,9 @@ pub unsafe fn graph_remove_dependencies_v2(
             edge_data.as_ref().map(|s| s.len()),
         ],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphRemoveDependencies_v2(
             graph,
@@ -17240,6 +17286,7 @@ pub unsafe fn graph_remove_dependencies_v2(
 ///
 /// # Safety
 ///
+/// - It removes a node from its graph: what the safe layer keeps alive for that node no longer matches the graph. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`Graph`](crate::Graph) that holds the node (`Drop`).
 /// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -17253,9 +17300,9 @@ pub unsafe fn graph_remove_dependencies_v2(
 #[doc(alias = "cudaGraphDestroyNode")]
 #[inline]
 pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphDestroyNode(node) }?.result()?;
     Ok(())
 }
@@ -17359,9 +17406,9 @@ pub unsafe fn graph_instantiate(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphInstantiate(&mut p_graph_exec, graph, flags) }?
         .result()?;
     Ok(p_graph_exec)
@@ -17468,9 +17515,9 @@ pub unsafe fn graph_instantiate_with_flags(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphInstantiateWithFlags(&mut p_graph_exec, graph, flags)
     }?
@@ -17618,9 +17665,9 @@ pub unsafe fn graph_instantiate_with_params(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphInstantiateWithParams(
             &mut p_graph_exec,
@@ -17669,9 +17716,9 @@ pub unsafe fn graph_exec_get_flags(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut flags: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphExecGetFlags(graph_exec, &mut flags) }?.result()?;
     Ok(flags)
 }
@@ -17753,9 +17800,9 @@ pub unsafe fn graph_exec_kernel_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaKernelNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecKernelNodeSetParams(
             h_graph_exec,
@@ -17830,9 +17877,9 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemcpy3DParms,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParams(
             h_graph_exec,
@@ -17911,9 +17958,9 @@ pub unsafe fn graph_exec_memcpy_node_set_params1d(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParams1D(
             h_graph_exec,
@@ -17993,9 +18040,9 @@ pub unsafe fn graph_exec_memset_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemsetParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemsetNodeSetParams(
             h_graph_exec,
@@ -18057,9 +18104,9 @@ pub unsafe fn graph_exec_host_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaHostNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecHostNodeSetParams(
             h_graph_exec,
@@ -18129,9 +18176,9 @@ pub unsafe fn graph_exec_child_graph_node_set_params(
     node: cudaGraphNode_t,
     child_graph: cudaGraph_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecChildGraphNodeSetParams(h_graph_exec, node, child_graph)
     }?
@@ -18192,9 +18239,9 @@ pub unsafe fn graph_exec_event_record_node_set_event(
     h_node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecEventRecordNodeSetEvent(h_graph_exec, h_node, event)
     }?
@@ -18255,9 +18302,9 @@ pub unsafe fn graph_exec_event_wait_node_set_event(
     h_node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecEventWaitNodeSetEvent(h_graph_exec, h_node, event)
     }?
@@ -18321,9 +18368,9 @@ pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreSignalNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams(
             h_graph_exec,
@@ -18391,9 +18438,9 @@ pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreWaitNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams(
             h_graph_exec,
@@ -18453,9 +18500,9 @@ pub unsafe fn graph_node_set_enabled(
     h_node: cudaGraphNode_t,
     is_enabled: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeSetEnabled(h_graph_exec, h_node, is_enabled) }?
         .result()?;
     Ok(())
@@ -18507,9 +18554,9 @@ pub unsafe fn graph_node_get_enabled(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut is_enabled: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetEnabled(h_graph_exec, h_node, &mut is_enabled)
     }?
@@ -18680,9 +18727,9 @@ pub unsafe fn graph_exec_update(
     let mut result_info: cudaGraphExecUpdateResultInfo = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphExecUpdate(h_graph_exec, h_graph, &mut result_info) }?
         .result()?;
     Ok(result_info)
@@ -18722,9 +18769,9 @@ pub unsafe fn graph_upload(
     graph_exec: cudaGraphExec_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphUpload(graph_exec, stream) }?.result()?;
     Ok(())
 }
@@ -18754,6 +18801,7 @@ pub unsafe fn graph_upload(
 ///
 /// # Safety
 ///
+/// - It runs a graph's work, which may read or write device and host memory that the safe layer guards (a pinned buffer the host holds a borrow of, a buffer about to be freed), with no record of that use. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`GraphExec::launch`](crate::GraphExec::launch).
 /// - `graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
@@ -18768,9 +18816,9 @@ pub unsafe fn graph_launch(
     graph_exec: cudaGraphExec_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphLaunch(graph_exec, stream) }?.result()?;
     Ok(())
 }
@@ -18790,6 +18838,7 @@ pub unsafe fn graph_launch(
 ///
 /// # Safety
 ///
+/// - It destroys an executable graph: a safe-layer `GraphExec` owning it would destroy it again. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`GraphExec`](crate::GraphExec) that owns it (`Drop`).
 /// - `graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -18800,9 +18849,9 @@ pub unsafe fn graph_launch(
 #[doc(alias = "cudaGraphExecDestroy")]
 #[inline]
 pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphExecDestroy(graph_exec) }?.result()?;
     Ok(())
 }
@@ -18822,6 +18871,7 @@ pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<(
 ///
 /// # Safety
 ///
+/// - It destroys a graph: a safe-layer `Graph` owning it would destroy it again, and what the graph references would be released while an exec made from it may still run. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`Graph`](crate::Graph) that owns it (`Drop`).
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -18830,9 +18880,9 @@ pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<(
 #[doc(alias = "cudaGraphDestroy")]
 #[inline]
 pub unsafe fn graph_destroy(graph: cudaGraph_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphDestroy(graph) }?.result()?;
     Ok(())
 }
@@ -18866,9 +18916,9 @@ pub unsafe fn graph_debug_dot_print(
     path: &::core::ffi::CStr,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphDebugDotPrint(graph, path.as_ptr(), flags) }?
         .result()?;
     Ok(())
@@ -18926,9 +18976,9 @@ pub unsafe fn user_object_create(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut object_out: cudaUserObject_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaUserObjectCreate(
             &mut object_out,
@@ -18977,9 +19027,9 @@ pub unsafe fn user_object_retain(
     object: cudaUserObject_t,
     count: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaUserObjectRetain(object, count) }?.result()?;
     Ok(())
 }
@@ -19007,6 +19057,7 @@ pub unsafe fn user_object_retain(
 ///
 /// # Safety
 ///
+/// - It releases references to a user object: the safe layer keeps what a graph uses alive through user objects, so releasing one of its references frees memory the graph may still use. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer letting the [`Graph`](crate::Graph) own its references (`Drop`).
 /// - `object` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -19022,9 +19073,9 @@ pub unsafe fn user_object_release(
     object: cudaUserObject_t,
     count: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaUserObjectRelease(object, count) }?.result()?;
     Ok(())
 }
@@ -19069,9 +19120,9 @@ pub unsafe fn graph_retain_user_object(
     count: c_uint,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphRetainUserObject(graph, object, count, flags) }?
         .result()?;
     Ok(())
@@ -19097,6 +19148,7 @@ pub unsafe fn graph_retain_user_object(
 ///
 /// # Safety
 ///
+/// - It releases references to a user object: the safe layer keeps what a graph uses alive through user objects, so releasing one of its references frees memory the graph may still use. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer letting the [`Graph`](crate::Graph) own its references (`Drop`).
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `object` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
@@ -19114,9 +19166,9 @@ pub unsafe fn graph_release_user_object(
     object: cudaUserObject_t,
     count: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphReleaseUserObject(graph, object, count) }?.result()?;
     Ok(())
 }
@@ -19181,9 +19233,9 @@ pub unsafe fn graph_add_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddNode(
             &mut p_graph_node,
@@ -19260,9 +19312,9 @@ pub unsafe fn graph_add_node_v2(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len()), dependency_data.as_ref().map(|s| s.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddNode_v2(
             &mut p_graph_node,
@@ -19315,9 +19367,9 @@ pub unsafe fn graph_node_set_params(
     node: cudaGraphNode_t,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeSetParams(node, ::core::ptr::from_mut(node_params))
     }?
@@ -19369,9 +19421,9 @@ pub unsafe fn graph_exec_node_set_params(
     node: cudaGraphNode_t,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecNodeSetParams(
             graph_exec,
@@ -19425,9 +19477,9 @@ pub unsafe fn graph_conditional_handle_create(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_handle_out: cudaGraphConditionalHandle = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphConditionalHandleCreate(
             &mut p_handle_out,
@@ -19748,9 +19800,9 @@ pub unsafe fn library_load_data(
     let num_library_options: c_uint = crate::error::shared_len(
         &[Some(library_options.len()), Some(library_option_values.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryLoadData(
             &mut library,
@@ -19861,9 +19913,9 @@ pub unsafe fn library_load_from_file(
     let num_library_options: c_uint = crate::error::shared_len(
         &[Some(library_options.len()), Some(library_option_values.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryLoadFromFile(
             &mut library,
@@ -19907,6 +19959,7 @@ pub unsafe fn library_load_from_file(
 ///
 /// # Safety
 ///
+/// - It unloads a library: a safe-layer `Module` owning it would unload it again, and its kernels (`Kernel`) would refer to unloaded code. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`Module`](crate::Module) that owns it (`Drop`).
 /// - `library` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -19917,9 +19970,9 @@ pub unsafe fn library_load_from_file(
 #[doc(alias = "cudaLibraryUnload")]
 #[inline]
 pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLibraryUnload(library) }?.result()?;
     Ok(())
 }
@@ -19963,9 +20016,9 @@ pub unsafe fn library_get_kernel(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_kernel: cudaKernel_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLibraryGetKernel(&mut p_kernel, library, name.as_ptr()) }?
         .result()?;
     Ok(p_kernel)
@@ -20022,9 +20075,9 @@ pub unsafe fn library_get_global(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut bytes: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryGetGlobal(&mut dptr, &mut bytes, library, name.as_ptr())
     }?
@@ -20085,9 +20138,9 @@ pub unsafe fn library_get_managed(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut bytes: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryGetManaged(&mut dptr, &mut bytes, library, name.as_ptr())
     }?
@@ -20136,9 +20189,9 @@ pub unsafe fn library_get_unified_function(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut fptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryGetUnifiedFunction(&mut fptr, library, symbol.as_ptr())
     }?
@@ -20179,9 +20232,9 @@ pub unsafe fn library_get_kernel_count(lib: cudaLibrary_t) -> crate::Result<c_ui
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut count: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLibraryGetKernelCount(&mut count, lib) }?.result()?;
     Ok(count)
 }
@@ -20218,9 +20271,9 @@ pub unsafe fn library_enumerate_kernels(
     lib: cudaLibrary_t,
 ) -> crate::Result<()> {
     let num_kernels: c_uint = crate::error::shared_len(&[Some(kernels.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryEnumerateKernels(
             {
@@ -20336,9 +20389,9 @@ pub unsafe fn kernel_set_attribute_for_device(
     value: c_int,
     device: c_int,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaKernelSetAttributeForDevice(kernel, attr, value, device) }?
         .result()?;
     Ok(())
@@ -20384,9 +20437,9 @@ pub unsafe fn get_kernel(entry_func_addr: *const c_void) -> crate::Result<cudaKe
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut kernel_ptr: cudaKernel_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetKernel(&mut kernel_ptr, entry_func_addr) }?.result()?;
     Ok(kernel_ptr)
 }
@@ -20626,15 +20679,19 @@ pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It unregisters a resource or a callback: its handle is dead afterwards, and a safe-layer owner would unregister it again. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns the registration (`Drop`).
+///
 /// # See also
 ///
 /// - [`cudaGraphicsUnregisterResource`](crate::api::graphics_unregister_resource)
 #[doc(alias = "cudaGLUnregisterBufferObject")]
 #[inline]
-pub fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
+pub unsafe fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGLUnregisterBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
@@ -20737,9 +20794,9 @@ pub unsafe fn gl_map_buffer_object_async(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGLMapBufferObjectAsync(&mut dev_ptr, buf_obj, stream) }?
         .result()?;
     Ok(dev_ptr)
@@ -20783,9 +20840,9 @@ pub unsafe fn gl_unmap_buffer_object_async(
     buf_obj: GLuint,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGLUnmapBufferObjectAsync(buf_obj, stream) }?.result()?;
     Ok(())
 }
@@ -20928,15 +20985,19 @@ pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Resul
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It destroys every allocation, stream, event, graph, pool and module of the current device and resets its primary context: every handle the safe layer holds for that device dies with them, and their owners would later use or destroy dead handles. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Device::reset`](crate::Device::reset), once every safe-layer object of the device has been dropped.
+///
 /// # See also
 ///
 /// - [`cudaDeviceReset`](crate::api::device_reset)
 #[doc(alias = "cudaThreadExit")]
 #[inline]
-pub fn thread_exit() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
+pub unsafe fn thread_exit() -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaThreadExit() }?.result()?;
     Ok(())
 }
@@ -21329,9 +21390,9 @@ pub unsafe fn launch_kernel(
     shared_mem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLaunchKernel(
             func,
@@ -21420,9 +21481,9 @@ pub unsafe fn launch_kernel_ex_c(
     func: *const c_void,
     args: &mut [*mut c_void],
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLaunchKernelExC(
             ::core::ptr::from_ref(config),
@@ -21509,9 +21570,9 @@ pub unsafe fn launch_cooperative_kernel(
     shared_mem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLaunchCooperativeKernel(
             func,
@@ -21639,9 +21700,9 @@ pub unsafe fn launch_cooperative_kernel_multi_device(
     let num_devices: c_uint = crate::error::shared_len(
         &[Some(launch_params_list.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLaunchCooperativeKernelMultiDevice(
             {
@@ -21684,7 +21745,7 @@ pub unsafe fn launch_cooperative_kernel_multi_device(
 ///
 /// # Returns
 ///
-/// `name` (static string; empty if NULL): The returned name of the function
+/// `name` (a copy of the string the runtime returns; empty if NULL): The returned name of the function
 ///
 /// # Errors
 ///
@@ -21695,21 +21756,19 @@ pub unsafe fn launch_cooperative_kernel_multi_device(
 /// - `func` is a raw pointer: it must be valid for what the function does with it, as described above.
 #[doc(alias = "cudaFuncGetName")]
 #[inline]
-pub unsafe fn func_get_name(
-    func: *const c_void,
-) -> crate::Result<&'static ::core::ffi::CStr> {
+pub unsafe fn func_get_name(func: *const c_void) -> crate::Result<::std::ffi::CString> {
     let mut name: *const c_char = ::core::ptr::null();
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncGetName(&mut name, func) }?.result()?;
     Ok(
         if name.is_null() {
-            c""
+            ::std::ffi::CString::default()
         } else {
-            // SAFETY: the runtime returns NUL-terminated strings that live in the library, which
-            // the crate never unloads.
-            unsafe { ::core::ffi::CStr::from_ptr(name) }
+            // SAFETY: on success the runtime points this at a NUL-terminated string that is valid
+            // at least until the next call that could change it; it is copied at once.
+            unsafe { ::core::ffi::CStr::from_ptr(name) }.to_owned()
         },
     )
 }
@@ -21761,9 +21820,9 @@ pub unsafe fn func_get_param_info(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut param_size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaFuncGetParamInfo(
             func,
@@ -21923,9 +21982,9 @@ pub unsafe fn func_set_shared_mem_config(
     func: *const c_void,
     config: cudaSharedMemConfig,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncSetSharedMemConfig(func, config) }?.result()?;
     Ok(())
 }
@@ -21985,9 +22044,9 @@ pub unsafe fn occupancy_max_potential_cluster_size(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut cluster_size: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxPotentialClusterSize(
             &mut cluster_size,
@@ -22054,9 +22113,9 @@ pub unsafe fn occupancy_max_active_clusters(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut num_clusters: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxActiveClusters(
             &mut num_clusters,
@@ -22133,9 +22192,9 @@ pub unsafe fn memcpy_to_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyToSymbol(symbol, src, count, offset, kind) }?
         .result()?;
     Ok(())
@@ -22206,9 +22265,9 @@ pub unsafe fn memcpy_from_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyFromSymbol(dst, symbol, count, offset, kind) }?
         .result()?;
     Ok(())
@@ -22290,9 +22349,9 @@ pub unsafe fn memcpy_to_symbol_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream)
     }?
@@ -22376,9 +22435,9 @@ pub unsafe fn memcpy_from_symbol_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream)
     }?
@@ -22430,9 +22489,9 @@ pub unsafe fn get_symbol_address(symbol: *const c_void) -> crate::Result<*mut c_
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetSymbolAddress(&mut dev_ptr, symbol) }?.result()?;
     Ok(dev_ptr)
 }
@@ -22480,9 +22539,9 @@ pub unsafe fn get_symbol_size(symbol: *const c_void) -> crate::Result<usize> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetSymbolSize(&mut size, symbol) }?.result()?;
     Ok(size)
 }
@@ -22559,9 +22618,9 @@ pub unsafe fn memcpy_to_array(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyToArray(dst, w_offset, h_offset, src, count, kind) }?
         .result()?;
     Ok(())
@@ -22638,9 +22697,9 @@ pub unsafe fn memcpy_from_array(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyFromArray(dst, src, w_offset, h_offset, count, kind)
     }?
@@ -22721,9 +22780,9 @@ pub unsafe fn memcpy_array_to_array(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyArrayToArray(
             dst,
@@ -22823,9 +22882,9 @@ pub unsafe fn memcpy_to_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyToArrayAsync(
             dst,
@@ -22923,9 +22982,9 @@ pub unsafe fn memcpy_from_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyFromArrayAsync(
             dst,
@@ -23029,9 +23088,9 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNodeToSymbol(
             &mut p_graph_node,
@@ -23140,9 +23199,9 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNodeFromSymbol(
             &mut p_graph_node,
@@ -23221,9 +23280,9 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol(
             node,
@@ -23296,9 +23355,9 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol(
             node,
@@ -23389,9 +23448,9 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol(
             h_graph_exec,
@@ -23483,9 +23542,9 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol(
             h_graph_exec,
@@ -23529,9 +23588,9 @@ pub unsafe fn get_func_by_symbol(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut function_ptr: cudaFunction_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetFuncBySymbol(&mut function_ptr, symbol_ptr) }?.result()?;
     Ok(function_ptr)
 }
@@ -23591,9 +23650,9 @@ pub unsafe fn stream_get_capture_info_v2(
     let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
     let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
     let mut num_dependencies_out: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamGetCaptureInfo_v2(
             stream,

@@ -6,7 +6,9 @@
 //!
 //! An [`Event`] is owned and destroyed on drop (`cudaEventDestroy`; CUDA releases it once
 //! pending work that records it has completed). Events are `Send` and `Sync`: an event
-//! handle may be used from any host thread.
+//! handle may be used from any host thread. An event belongs to the device that was current
+//! when it was made ([`Stream::record_event`] makes it on the stream's device); recording
+//! it on a stream of another device is refused with a clear error before CUDA is called.
 
 use std::ffi::c_uint;
 
@@ -18,6 +20,8 @@ use crate::sys;
 #[derive(Debug)]
 pub struct Event {
     raw: sys::cudaEvent_t,
+    /// The device it was made on; `None` for a foreign event ([`Event::from_raw`]).
+    device: Option<i32>,
 }
 
 // SAFETY: an event handle may be used from any host thread; the runtime synchronises its
@@ -39,7 +43,18 @@ impl Event {
         let mut raw = sys::cudaEvent_t::null();
         // SAFETY: one handle is written through a valid pointer.
         status(unsafe { sys::cudaEventCreateWithFlags(&mut raw, flags.bits() as c_uint) })?;
-        Ok(Event { raw })
+        let device = crate::device::current_ordinal().ok();
+        Ok(Event { raw, device })
+    }
+
+    /// A new event with these flags on `device` (the current device is restored).
+    pub fn on_device(device: crate::Device, flags: sys::EventFlags) -> Result<Event> {
+        crate::device::with_device(device.ordinal(), || Event::with_flags(flags))
+    }
+
+    /// The device the event belongs to (its ordinal); `None` for a foreign event.
+    pub fn device(&self) -> Option<i32> {
+        self.device
     }
 
     /// Takes ownership of an event handle: it is destroyed when this value is dropped.
@@ -47,7 +62,7 @@ impl Event {
     /// # Safety
     /// `raw` is a live event that nothing else destroys.
     pub unsafe fn from_raw(raw: sys::cudaEvent_t) -> Event {
-        Event { raw }
+        Event { raw, device: None }
     }
 
     /// The raw handle; valid as long as this value exists.
@@ -62,11 +77,27 @@ impl Event {
     }
 
     /// Records the event at this point of `stream` (`cudaEventRecord`); a later record
-    /// replaces the earlier one.
+    /// replaces the earlier one. The stream must be of the event's device
+    /// ([`Error::InvalidArgument`](crate::Error::InvalidArgument) otherwise, without calling
+    /// CUDA); for the default streams, the event's device is made current for the call.
     #[inline]
     pub fn record(&self, stream: &Stream) -> Result<()> {
-        // SAFETY: both handles are alive.
-        status(unsafe { sys::cudaEventRecord(self.raw, stream.as_raw()) })
+        if let (Some(e), Some(s)) = (self.device, stream.device()) {
+            if e != s {
+                return Err(crate::Error::InvalidArgument(format!(
+                    "an event of device {e} cannot be recorded on a stream of device {s}                      (make the event with Stream::record_event or Event::on_device)"
+                )));
+            }
+        }
+        let _gate = stream.gate_exclusive();
+        let record = || {
+            // SAFETY: both handles are alive.
+            status(unsafe { sys::cudaEventRecord(self.raw, stream.as_raw()) })
+        };
+        match (stream.device(), self.device) {
+            (None, Some(d)) => crate::device::with_device(d, record),
+            _ => record(),
+        }
     }
 
     /// Waits on the host until the work before the last record has completed
@@ -112,8 +143,27 @@ impl Event {
     }
 }
 
+/// An owned event handle destroyed when dropped (see the stream's `DestroyLater`).
+struct DestroyLater(sys::cudaEvent_t);
+
+// SAFETY: an event handle may be destroyed from any thread.
+unsafe impl Send for DestroyLater {}
+
+impl Drop for DestroyLater {
+    fn drop(&mut self) {
+        // SAFETY: an owned event, destroyed once.
+        if let Err(e) = status(unsafe { sys::cudaEventDestroy(self.0) }) {
+            report_drop_error("event", &e);
+        }
+    }
+}
+
 impl Drop for Event {
     fn drop(&mut self) {
+        if crate::loader::in_callback() {
+            crate::memory::release::release_later(Box::new(DestroyLater(self.raw)));
+            return;
+        }
         // SAFETY: owned handle, destroyed once.
         if let Err(e) = status(unsafe { sys::cudaEventDestroy(self.raw) }) {
             report_drop_error("event", &e);

@@ -24,6 +24,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{report_drop_error, status, Error, Result};
+use crate::memory::track::{self, Access, Capture, Tracked};
 use crate::memory::{DeviceBuffer, DeviceCopy, DeviceSlice, DeviceSliceMut, ManagedBuffer};
 use crate::stream::Stream;
 use crate::sys;
@@ -46,11 +47,36 @@ unsafe impl Sync for ModuleInner {}
 
 impl Drop for ModuleInner {
     fn drop(&mut self) {
-        // SAFETY: owned library, unloaded once, after its last kernel is gone.
+        // Kernels of the module may still run (a launch returns once enqueued): every
+        // device finishes its work first; when that cannot be confirmed the module stays
+        // loaded (failing closed). Graphs that captured its kernels hold the module.
+        if let Err(e) = synchronize_all_devices() {
+            report_drop_error(
+                "module (its kernels could not be waited for; kept loaded)",
+                &e,
+            );
+            return;
+        }
+        // SAFETY: owned library, unloaded once, after its last kernel is gone and every
+        // launch of its kernels has completed.
         if let Err(e) = status(unsafe { sys::cudaLibraryUnload(self.raw) }) {
             report_drop_error("module", &e);
         }
     }
+}
+
+/// Waits until every device has finished its work (in relaxed capture mode).
+fn synchronize_all_devices() -> Result<()> {
+    let mut n: c_int = 0;
+    // SAFETY: one int is written.
+    status(unsafe { sys::cudaGetDeviceCount(&mut n) })?;
+    for d in 0..n {
+        crate::device::with_device(d, || {
+            // SAFETY: a value-only call.
+            track::relaxed(|| status(unsafe { sys::cudaDeviceSynchronize() }))
+        })?;
+    }
+    Ok(())
 }
 
 impl std::fmt::Debug for Module {
@@ -75,9 +101,19 @@ impl Module {
 
     /// Loads a cubin, a fatbin or PTX text from bytes (a cubin or fatbin is recognised by
     /// its magic number; anything else is taken as PTX and NUL-terminated when needed).
+    /// CUDA is not told an image's length: it reads the extent its own headers state, so a
+    /// cubin or fatbin is checked first — every table and section (or every fatbin entry)
+    /// its headers describe must lie within `image` — and refused with
+    /// [`Error::InvalidArgument`] otherwise.
     pub fn from_bytes(image: &[u8]) -> Result<Module> {
         if image.starts_with(ELF_MAGIC) || image.starts_with(FATBIN_MAGIC) {
-            // SAFETY: a complete cubin or fatbin image (CUDA reads its own headers).
+            image::check(image).map_err(|why| {
+                Error::InvalidArgument(format!(
+                    "a cubin or fatbin image of {} bytes: {why}",
+                    image.len()
+                ))
+            })?;
+            // SAFETY: a cubin or fatbin whose headers describe only bytes within `image`.
             return unsafe { Module::load(image.as_ptr().cast()) };
         }
         let text = match image.iter().position(|b| *b == 0) {
@@ -418,7 +454,21 @@ impl LaunchConfig {
 pub unsafe trait KernelArg {
     /// The address of the argument's value.
     fn arg_ptr(&self) -> *mut c_void;
+
+    /// The crate's memory behind the argument (device buffers and views of them), whose
+    /// bookkeeping a launch updates: a buffer used by a kernel on another stream is freed
+    /// after the kernel; one used by captured launches is kept by the graph.
+    #[doc(hidden)]
+    #[inline]
+    fn tracked_memory(&self) -> Option<TrackedMemory<'_>> {
+        None
+    }
 }
+
+/// The crate's memory behind a kernel argument (see [`KernelArg::tracked_memory`]).
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct TrackedMemory<'a>(&'a dyn Tracked);
 
 // SAFETY: the value itself is the argument.
 unsafe impl<T: DeviceCopy> KernelArg for T {
@@ -434,6 +484,11 @@ unsafe impl<T: DeviceCopy> KernelArg for DeviceBuffer<T> {
     fn arg_ptr(&self) -> *mut c_void {
         DeviceBuffer::arg_ptr(self)
     }
+
+    #[inline]
+    fn tracked_memory(&self) -> Option<TrackedMemory<'_>> {
+        Some(TrackedMemory(self.tracked()))
+    }
 }
 
 // SAFETY: as for `DeviceBuffer`.
@@ -442,6 +497,11 @@ unsafe impl<T: DeviceCopy> KernelArg for DeviceSlice<'_, T> {
     fn arg_ptr(&self) -> *mut c_void {
         DeviceSlice::arg_ptr(self)
     }
+
+    #[inline]
+    fn tracked_memory(&self) -> Option<TrackedMemory<'_>> {
+        self.tracked().map(TrackedMemory)
+    }
 }
 
 // SAFETY: as for `DeviceBuffer`.
@@ -449,6 +509,11 @@ unsafe impl<T: DeviceCopy> KernelArg for DeviceSliceMut<'_, T> {
     #[inline]
     fn arg_ptr(&self) -> *mut c_void {
         DeviceSliceMut::arg_ptr(self)
+    }
+
+    #[inline]
+    fn tracked_memory(&self) -> Option<TrackedMemory<'_>> {
+        self.tracked().map(TrackedMemory)
     }
 }
 
@@ -560,6 +625,8 @@ pub struct Launch<'a> {
     block: Dim3,
     shared_mem_bytes: u32,
     args: ArgList,
+    /// The crate's memory among the arguments (see [`KernelArg::tracked_memory`]).
+    memory: Vec<&'a dyn Tracked>,
     cluster: Option<Dim3>,
     cooperative: bool,
     priority: Option<i32>,
@@ -576,6 +643,7 @@ impl<'a> Launch<'a> {
             block: Dim3::new(1, 1, 1),
             shared_mem_bytes: 0,
             args: ArgList::new(),
+            memory: Vec::new(),
             cluster: None,
             cooperative: false,
             priority: None,
@@ -617,6 +685,9 @@ impl<'a> Launch<'a> {
     #[inline]
     pub fn arg<A: KernelArg + ?Sized>(mut self, arg: &'a A) -> Self {
         self.args.push(arg.arg_ptr());
+        if let Some(TrackedMemory(m)) = arg.tracked_memory() {
+            self.memory.push(m);
+        }
         self
     }
 
@@ -668,12 +739,53 @@ impl<'a> Launch<'a> {
     /// (by the stream, or events) after the work that produces what it reads and before the
     /// work that uses what it writes; no host reference to managed or mapped memory the
     /// kernel writes is used until the stream is synchronised.
+    ///
+    /// The launch runs with the stream's device current. Buffers among the arguments are
+    /// freed after the kernel, whichever stream they belong to, and a capture keeps them
+    /// (and the kernel's module) alive for the graph.
     #[inline]
     pub unsafe fn run(mut self) -> Result<()> {
+        let legacy;
+        let stream = match self.stream {
+            Some(s) => s,
+            None => {
+                legacy = Stream::legacy();
+                &legacy
+            }
+        };
+        let device = match stream.device() {
+            Some(d) => d,
+            None => crate::device::current_ordinal()?,
+        };
+        let memory = std::mem::take(&mut self.memory);
+        let module = &self.kernel._module;
+        track::enqueue(
+            stream,
+            device,
+            // SAFETY: the caller's promise, passed on.
+            || unsafe { self.send(stream.as_raw()) },
+            |done| {
+                for m in &memory {
+                    m.track(done, Access::Write);
+                }
+                if let (Ok(Capture::Into(graph, _)), Some(module)) = (&done.capture, module) {
+                    if crate::graph::keep_in_graph(*graph, Box::new(Arc::clone(module))).is_err() {
+                        // The graph may run the kernel after the module is dropped: keep
+                        // the module loaded for good (failing closed).
+                        std::mem::forget(Arc::clone(module));
+                    }
+                }
+            },
+        )
+    }
+
+    /// `cudaLaunchKernel` or `cudaLaunchKernelExC` on `stream`.
+    ///
+    /// # Safety
+    /// As [`Launch::run`].
+    #[inline]
+    unsafe fn send(&mut self, stream: sys::cudaStream_t) -> Result<()> {
         let func = self.kernel.func();
-        let stream = self
-            .stream
-            .map_or(sys::cudaStream_t::null(), Stream::as_raw);
         let args = self.args.as_mut_ptr();
         if !self.has_attributes() {
             // SAFETY: the caller's promise about the arguments; the kernel and stream are
@@ -720,6 +832,18 @@ impl<'a> Launch<'a> {
         status(unsafe { sys::cudaLaunchKernelExC(&config, func, args) })
     }
 
+    /// Makes `graph` keep the crate's memory among the arguments, and the kernel's module,
+    /// alive (for a graph kernel node).
+    pub(crate) fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
+        for m in &self.memory {
+            m.keep_in(graph)?;
+        }
+        if let Some(module) = &self.kernel._module {
+            crate::graph::keep_in_graph(graph, Box::new(module.clone()))?;
+        }
+        Ok(())
+    }
+
     /// The `cudaKernelNodeParams` of this launch (for a graph kernel node). Its argument
     /// pointers borrow this launch's arguments.
     pub(crate) fn node_params(&mut self) -> Result<sys::cudaKernelNodeParams> {
@@ -745,6 +869,178 @@ impl Stream {
     /// A launch of `kernel` on this stream (see [`Launch`]).
     pub fn launch<'a>(&'a self, kernel: &'a Kernel) -> Launch<'a> {
         Launch::new(kernel).stream(self)
+    }
+}
+
+/// The extent checks of device code images passed by bytes: CUDA reads an image as far as
+/// its own headers say, so every part they describe must lie within the bytes given.
+mod image {
+    /// `Ok` when every table, section and segment (ELF cubin) or every entry (fatbin) the
+    /// image's headers describe lies within `image`; otherwise what does not.
+    pub(super) fn check(image: &[u8]) -> Result<(), String> {
+        if image.starts_with(super::ELF_MAGIC) {
+            elf(image)
+        } else {
+            fatbin(image)
+        }
+    }
+
+    fn u16_at(b: &[u8], at: usize) -> Result<u64, String> {
+        b.get(at..at + 2)
+            .map(|s| u64::from(u16::from_le_bytes([s[0], s[1]])))
+            .ok_or_else(|| format!("the header field at {at} is past the end"))
+    }
+
+    fn u32_at(b: &[u8], at: usize) -> Result<u64, String> {
+        b.get(at..at + 4)
+            .map(|s| u64::from(u32::from_le_bytes([s[0], s[1], s[2], s[3]])))
+            .ok_or_else(|| format!("the header field at {at} is past the end"))
+    }
+
+    fn u64_at(b: &[u8], at: usize) -> Result<u64, String> {
+        b.get(at..at + 8)
+            .map(|s| u64::from_le_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]))
+            .ok_or_else(|| format!("the header field at {at} is past the end"))
+    }
+
+    /// Fails unless `[start, start + len)` lies within `total` bytes.
+    fn within(what: &str, start: u64, len: u64, total: usize) -> Result<(), String> {
+        match start.checked_add(len) {
+            Some(end) if end <= total as u64 => Ok(()),
+            _ => Err(format!(
+                "its {what} ({len} bytes at offset {start}) ends past the image's {total} bytes"
+            )),
+        }
+    }
+
+    /// `n` table entries of `size` bytes at `offset`: bounds-checked, as byte offsets.
+    fn table(
+        what: &str,
+        offset: u64,
+        n: u64,
+        size: u64,
+        total: usize,
+    ) -> Result<Vec<usize>, String> {
+        let bytes = n
+            .checked_mul(size)
+            .ok_or_else(|| format!("its {what} overflows"))?;
+        within(what, offset, bytes, total)?;
+        Ok((0..n).map(|i| (offset + i * size) as usize).collect())
+    }
+
+    fn elf(b: &[u8]) -> Result<(), String> {
+        if b.len() < 64 {
+            return Err("shorter than an ELF64 header".into());
+        }
+        if b[4] != 2 || b[5] != 1 {
+            return Err("not a little-endian 64-bit ELF file".into());
+        }
+        let (phoff, shoff) = (u64_at(b, 32)?, u64_at(b, 40)?);
+        let (phentsize, phnum) = (u16_at(b, 54)?, u16_at(b, 56)?);
+        let (shentsize, mut shnum) = (u16_at(b, 58)?, u16_at(b, 60)?);
+        if phnum > 0 && phentsize < 56 {
+            return Err(format!("program headers of {phentsize} bytes"));
+        }
+        if shoff != 0 && shentsize < 64 {
+            return Err(format!("section headers of {shentsize} bytes"));
+        }
+        if shnum == 0 && shoff != 0 {
+            // Extended numbering: the count is section 0's `sh_size`.
+            within("first section header", shoff, 64, b.len())?;
+            shnum = u64_at(b, shoff as usize + 32)?;
+        }
+        for at in table("program header table", phoff, phnum, phentsize, b.len())? {
+            let (offset, size) = (u64_at(b, at + 8)?, u64_at(b, at + 32)?);
+            within("segment", offset, size, b.len())?;
+        }
+        if shoff != 0 {
+            for at in table("section header table", shoff, shnum, shentsize, b.len())? {
+                const NOBITS: u64 = 8;
+                if u32_at(b, at + 4)? != NOBITS {
+                    let (offset, size) = (u64_at(b, at + 24)?, u64_at(b, at + 32)?);
+                    within("section", offset, size, b.len())?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn fatbin(b: &[u8]) -> Result<(), String> {
+        let header = u16_at(b, 6)?;
+        let size = u64_at(b, 8)?;
+        if header < 16 {
+            return Err(format!("a fatbin header of {header} bytes"));
+        }
+        within("fatbin", header, size, b.len())?;
+        let end = header + size;
+        let mut at = header;
+        while at < end {
+            if end - at < 16 {
+                return Err(format!("a truncated fatbin entry header at offset {at}"));
+            }
+            let entry_header = u32_at(b, at as usize + 4)?;
+            let payload = u64_at(b, at as usize + 8)?;
+            let total = entry_header
+                .checked_add(payload)
+                .filter(|t| *t >= 16)
+                .ok_or_else(|| format!("a fatbin entry of impossible size at offset {at}"))?;
+            match at.checked_add(total) {
+                Some(next) if next <= end => at = next,
+                _ => {
+                    return Err(format!(
+                        "a fatbin entry at offset {at} ends past the fatbin"
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::check;
+
+        fn elf(shoff: u64, shnum: u16, size: usize) -> Vec<u8> {
+            let mut b = vec![0u8; size];
+            b[..4].copy_from_slice(b"\x7fELF");
+            b[4] = 2;
+            b[5] = 1;
+            b[40..48].copy_from_slice(&shoff.to_le_bytes());
+            b[58..60].copy_from_slice(&64u16.to_le_bytes());
+            b[60..62].copy_from_slice(&shnum.to_le_bytes());
+            b
+        }
+
+        #[test]
+        fn elf_tables_and_sections_must_fit() {
+            assert!(check(&elf(64, 2, 64 + 128)).is_ok());
+            assert!(check(&elf(64, 2, 64 + 127)).is_err(), "a cut section table");
+            let mut b = elf(64, 1, 64 + 64 + 16);
+            // Section 0: PROGBITS at offset 128, 32 bytes: 16 past the end.
+            b[64 + 4..64 + 8].copy_from_slice(&1u32.to_le_bytes());
+            b[64 + 24..64 + 32].copy_from_slice(&128u64.to_le_bytes());
+            b[64 + 32..64 + 40].copy_from_slice(&32u64.to_le_bytes());
+            assert!(check(&b).unwrap_err().contains("section"));
+            b[64 + 4..64 + 8].copy_from_slice(&8u32.to_le_bytes());
+            assert!(check(&b).is_ok(), "NOBITS takes no bytes");
+            assert!(check(&elf(u64::MAX - 8, 2, 64)).is_err(), "overflow");
+            assert!(check(b"\x7fELF").is_err());
+        }
+
+        #[test]
+        fn fatbin_entries_must_fit() {
+            let mut b = vec![0u8; 16 + 32];
+            b[..4].copy_from_slice(&[0x50, 0xED, 0x55, 0xBA]);
+            b[6..8].copy_from_slice(&16u16.to_le_bytes());
+            b[8..16].copy_from_slice(&32u64.to_le_bytes());
+            // One entry: a 16-byte header and 16 bytes of payload.
+            b[16 + 4..16 + 8].copy_from_slice(&16u32.to_le_bytes());
+            b[16 + 8..16 + 16].copy_from_slice(&16u64.to_le_bytes());
+            assert!(check(&b).is_ok());
+            assert!(check(&b[..40]).is_err(), "a cut fatbin");
+            b[16 + 8..16 + 16].copy_from_slice(&17u64.to_le_bytes());
+            assert!(check(&b).is_err(), "an entry past the fatbin");
+        }
     }
 }
 

@@ -29,7 +29,14 @@
 //! The search order is `CUDART_PATH` (a file or a folder; when set, it is the only place
 //! looked at), then `libcudart.so.12` / `libcudart.so` through the system loader, then the
 //! usual install folders (`/usr/local/cuda/lib64`, `$CUDA_PATH/lib64`, …); see [`loader`].
-//! A library can also be opened from an explicit path with [`Library::open`].
+//! Every library opened must be a CUDA 12 runtime: its `cudaRuntimeGetVersion` is read
+//! once, when it is opened, and a runtime of another major is refused with an error naming
+//! both (this crate's functions would hand it records of the wrong size). On Linux the file is
+//! checked before the system loader maps it (a truncated, foreign or damaged library is an
+//! error naming the problem, not a crash), and a C function is resolved only to a function the
+//! library itself defines. A library can also be opened from an explicit path with
+//! [`Library::open`], which is `unsafe`: opening runs the library's initialisers, and nothing
+//! can check that a well-formed file is the runtime it claims to be.
 //!
 //! Callers that can do without CUDA probe first: [`is_available`] says whether the library
 //! loads, [`has_function`] whether it exports one function (an older runtime lacks newer
@@ -51,8 +58,13 @@
 //!   `#[doc(alias)]` makes the C name searchable. The module is flat, so a path never changes
 //!   when NVIDIA re-titles a documentation section; its documentation lists the functions by
 //!   section. Outputs (`:returns:` parameters) are returned (several as a tuple, in C order);
-//!   documented lists with their count become slices; `const char*` is `&CStr`, returned
-//!   strings `&'static CStr`; `flags` parameters and flag outputs take the `bitflags` type whose
+//!   documented lists with their count, and pointers a count parameter's text names, become
+//!   slices; `const char*` is `&CStr`; a `char*` the function writes a string into becomes a
+//!   returned `CString` read from a buffer of the length its length parameter asks for
+//!   ([`api::device_get_pci_bus_id`]), or a `&mut [u8]` whose length is passed when the size
+//!   goes in and out through a pointer; returned strings are `&'static CStr` where a reviewed
+//!   rule says they live for the process (error names and descriptions) and are copied into a
+//!   `CString` otherwise; `flags` parameters and flag outputs take the `bitflags` type whose
 //!   constants their documentation names; pointers documented `Optional[...]`, "Optional …" or
 //!   "may be NULL" are `Option<&T>`. Lists that share a count take slices whose lengths must
 //!   agree (`cudaErrorInvalidValue` otherwise, without calling CUDA); output lists whose number
@@ -96,7 +108,9 @@
 //! must match the kernel's parameters), for wrapping foreign handles (`from_raw`,
 //! [`Stream::borrowed`]), and for asynchronous copies to and from borrowed host slices (the
 //! borrow ends before the copy does; copies to and from a [`PinnedBuffer`] are safe, the
-//! buffer waits for them before the host touches it).
+//! buffer waits for them before the host touches it). The [safety model](memory#safety-model)
+//! states what makes everything else safe for every interleaving CUDA allows: other streams,
+//! threads and devices, failed waits, captures and graphs.
 //!
 //! **Send and Sync.** CUDA runtime handles may be used from any host thread, so devices,
 //! streams, events, buffers, pools, modules, kernels, arrays and texture objects are `Send`
@@ -107,11 +121,14 @@
 //! callbacks, graph host nodes) are `Send + 'static` (`Sync` too for graph nodes, which may
 //! run concurrently); a panic inside one is caught at the C boundary.
 //!
-//! **Drop.** Dropping never panics and never blocks on device work (a device buffer is freed
-//! with `cudaFreeAsync` on its stream; a pinned buffer first waits for the copies that use
-//! it). A failed destroy is passed to the hook of [`set_drop_error_hook`] (by default, one line
-//! on standard error per kind of failure; nothing when the library is absent); each type has
-//! a `close(self) -> Result<()>` for callers who want the error.
+//! **Drop.** Dropping never panics. It never blocks on device work but for a pinned buffer
+//! (which first waits for the copies that use it) and a module (which waits for the devices:
+//! its kernels may still run): a device buffer is freed with `cudaFreeAsync` on its stream
+//! after every other stream that used it, or later, when the graphs that use it let go. Memory
+//! whose work could not be waited for is leaked, never freed. A failed destroy is passed to the
+//! hook of [`set_drop_error_hook`] (by default, one line on standard error per kind of failure;
+//! nothing when the library is absent); each type has a `close(self) -> Result<()>` for callers
+//! who want the error.
 //!
 //! ```no_run
 //! use cudart12::{Device, DeviceBuffer, Event, LaunchConfig, Module, Stream};
@@ -144,7 +161,8 @@
 //! returned a status other than `cudaSuccess` ([`Error::Cuda`], with the raw `cudaError_t`
 //! code, kept even when this crate does not know it, its name and the documentation's
 //! sentence for it), or an argument the safe layer refused before calling CUDA
-//! ([`Error::InvalidArgument`]: lengths that differ, a string with a NUL byte). The typed
+//! ([`Error::InvalidArgument`]: lengths that differ, a string with a NUL byte), or a call
+//! made inside a CUDA host callback ([`Error::InCallback`]). The typed
 //! layer maps every `cudaError_t` through [`check`]; each typed
 //! function's `# Errors` section links the codes its documentation lists.
 //!
@@ -159,6 +177,29 @@
 //! callback or its user data, or a record that holds pointers or handles; its `# Safety`
 //! section names each such parameter and what it must satisfy. Every raw [`sys`] function is
 //! `unsafe`.
+//!
+//! Every pointer a safe typed function hands to C points to storage at least as large as the
+//! documentation says C may read or write through it: one value for a plain output, the
+//! slice's length for a list (passed as its count), the length passed for a string buffer.
+//! The generator checks this for every function; a pointer it cannot prove stays a raw pointer
+//! and makes the function `unsafe`, with the reason in its `# Safety` section.
+//!
+//! Functions that destroy, free or invalidate what the safe layer may own (`cudaDeviceReset`,
+//! `cudaStreamDestroy`, `cudaDestroyTextureObject`, `cudaLibraryUnload`, …), and those that
+//! change what a stream's later work is captured into or ordered after (`cudaStreamBeginCapture`,
+//! `cudaStreamWaitEvent`, `cudaEventRecord`, `cudaGraphLaunch`, …), are `unsafe` whatever their
+//! parameters, by a reviewed rule whose reason is their `# Safety` section, with the safe-layer
+//! method to prefer. Calling one outside `unsafe` does not compile:
+//!
+//! ```compile_fail,E0133
+//! // Resetting the device destroys every handle the safe layer holds for it.
+//! cudart12::api::device_reset()?;
+//! # Ok::<(), cudart12::Error>(())
+//! ```
+//!
+//! CUDA forbids CUDA calls inside host functions, stream callbacks and user-object
+//! destructors: made from the callbacks the safe layer runs, every call through this crate
+//! returns [`Error::InCallback`] without calling CUDA.
 //!
 //! # Example
 //!

@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::error::{report_drop_error, status, Error, Result};
 use crate::event::Event;
@@ -37,13 +37,15 @@ pub struct Stream {
 struct StreamInner {
     raw: sys::cudaStream_t,
     owned: bool,
-    /// Host memory that asynchronous copies captured on this stream use, handed to the
-    /// graph when the capture ends (see [`crate::memory::PinnedBuffer`]).
-    keep_alive: Mutex<Vec<KeepAlive>>,
+    /// The stream's device; `None` for the legacy and per-thread default streams, which
+    /// are a different stream on every device.
+    device: Option<i32>,
+    /// Held shared while an operation of the crate enqueues work and reads where it went
+    /// (the capture status), exclusively while the crate begins or ends a capture, records
+    /// an event or makes the stream wait on one: so that no capture begins, ends or joins
+    /// this stream between an operation and its bookkeeping.
+    gate: RwLock<()>,
 }
-
-/// Something a captured graph must keep alive.
-pub(crate) type KeepAlive = Arc<dyn std::any::Any + Send + Sync>;
 
 // SAFETY: a CUDA stream handle may be used from any host thread; the runtime synchronises
 // its own state (CUDA Runtime API, "Thread safety" and the Programming Guide's streams).
@@ -51,12 +53,28 @@ unsafe impl Send for StreamInner {}
 // SAFETY: as above; every method takes `&self` and only passes the handle to CUDA.
 unsafe impl Sync for StreamInner {}
 
+/// An owned stream handle destroyed when dropped: what a stream dropped inside a CUDA
+/// callback hands to the release thread (no CUDA call is allowed there).
+struct DestroyLater(sys::cudaStream_t);
+
+// SAFETY: a stream handle may be destroyed from any thread.
+unsafe impl Send for DestroyLater {}
+
+impl Drop for DestroyLater {
+    fn drop(&mut self) {
+        // SAFETY: an owned stream, destroyed once.
+        if let Err(e) = status(unsafe { sys::cudaStreamDestroy(self.0) }) {
+            report_drop_error("stream", &e);
+        }
+    }
+}
+
 impl Drop for StreamInner {
     fn drop(&mut self) {
-        // Left here only when a capture was ended outside this crate: a graph may still use
-        // the memory, so it is never freed.
-        let left = std::mem::take(self.keep_alive.get_mut().unwrap_or_else(|e| e.into_inner()));
-        std::mem::forget(left);
+        if self.owned && crate::loader::in_callback() {
+            crate::memory::release::release_later(Box::new(DestroyLater(self.raw)));
+            return;
+        }
         if self.owned {
             // SAFETY: the stream is owned and this is its last reference. Pending work
             // completes first; CUDA releases the stream afterwards.
@@ -68,11 +86,12 @@ impl Drop for StreamInner {
 }
 
 impl StreamInner {
-    fn new(raw: sys::cudaStream_t, owned: bool) -> StreamInner {
+    fn new(raw: sys::cudaStream_t, owned: bool, device: Option<i32>) -> StreamInner {
         StreamInner {
             raw,
             owned,
-            keep_alive: Mutex::new(Vec::new()),
+            device,
+            gate: RwLock::new(()),
         }
     }
 }
@@ -112,7 +131,13 @@ impl Stream {
         let mut raw = sys::cudaStream_t::null();
         // SAFETY: one handle is written through a valid pointer.
         status(unsafe { sys::cudaStreamCreateWithFlags(&mut raw, flags.bits() as c_uint) })?;
-        Ok(Stream::owning(raw))
+        Ok(Stream::owning(raw, crate::device::current_ordinal()))
+    }
+
+    /// A new stream of `device` with these flags, whichever device is current (which stays
+    /// current).
+    pub fn on_device(device: crate::Device, flags: sys::StreamFlags) -> Result<Stream> {
+        crate::device::with_device(device.ordinal(), || Stream::with_flags(flags))
     }
 
     /// A new stream with these flags and a priority (`cudaStreamCreateWithPriority`); see
@@ -124,12 +149,28 @@ impl Stream {
         status(unsafe {
             sys::cudaStreamCreateWithPriority(&mut raw, flags.bits() as c_uint, priority)
         })?;
-        Ok(Stream::owning(raw))
+        Ok(Stream::owning(raw, crate::device::current_ordinal()))
     }
 
-    fn owning(raw: sys::cudaStream_t) -> Stream {
+    /// An owned stream of `device` (`None` when the current device could not be read).
+    fn owning(raw: sys::cudaStream_t, device: Result<i32>) -> Stream {
+        let device = device.ok();
         Stream {
-            inner: Arc::new(StreamInner::new(raw, true)),
+            inner: Arc::new(StreamInner::new(raw, true, device)),
+        }
+    }
+
+    /// The device of a stream made elsewhere: `cudaStreamGetDevice`, or the current device
+    /// where the runtime is older than that function.
+    fn device_of(raw: sys::cudaStream_t) -> Option<i32> {
+        if matches!(raw.0 as usize, 0..=2) {
+            return None;
+        }
+        let mut device: c_int = 0;
+        // SAFETY: a live stream handle (the caller's promise); one int is written.
+        match status(unsafe { sys::cudaStreamGetDevice(raw, &mut device) }) {
+            Ok(()) => Some(device),
+            Err(_) => crate::device::current_ordinal().ok(),
         }
     }
 
@@ -139,7 +180,11 @@ impl Stream {
         static LEGACY: OnceLock<Stream> = OnceLock::new();
         LEGACY
             .get_or_init(|| Stream {
-                inner: Arc::new(StreamInner::new(sys::cudaStream_t(1 as *mut _), false)),
+                inner: Arc::new(StreamInner::new(
+                    sys::cudaStream_t(1 as *mut _),
+                    false,
+                    None,
+                )),
             })
             .clone()
     }
@@ -152,7 +197,11 @@ impl Stream {
         static PER_THREAD: OnceLock<Stream> = OnceLock::new();
         PER_THREAD
             .get_or_init(|| Stream {
-                inner: Arc::new(StreamInner::new(sys::cudaStream_t(2 as *mut _), false)),
+                inner: Arc::new(StreamInner::new(
+                    sys::cudaStream_t(2 as *mut _),
+                    false,
+                    None,
+                )),
             })
             .clone()
     }
@@ -166,7 +215,7 @@ impl Stream {
     /// (device buffers allocated on it) exist.
     pub unsafe fn borrowed(raw: sys::cudaStream_t) -> Stream {
         Stream {
-            inner: Arc::new(StreamInner::new(raw, false)),
+            inner: Arc::new(StreamInner::new(raw, false, Stream::device_of(raw))),
         }
     }
 
@@ -175,7 +224,9 @@ impl Stream {
     /// # Safety
     /// `raw` is a live stream created with `cudaStreamCreate*` that nothing else destroys.
     pub unsafe fn from_raw(raw: sys::cudaStream_t) -> Stream {
-        Stream::owning(raw)
+        Stream {
+            inner: Arc::new(StreamInner::new(raw, true, Stream::device_of(raw))),
+        }
     }
 
     /// The raw handle, for calls into [`crate::api`] or [`crate::sys`]. It stays valid as
@@ -188,6 +239,25 @@ impl Stream {
     /// Whether the stream is destroyed when its last clone is dropped.
     pub fn is_owned(&self) -> bool {
         self.inner.owned
+    }
+
+    /// The stream's device (its ordinal), remembered when the stream was made; `None` for
+    /// the legacy and per-thread default streams, which name the stream of whichever device
+    /// is current. Work this crate enqueues on the stream runs with this device current.
+    #[inline]
+    pub fn device(&self) -> Option<i32> {
+        self.inner.device
+    }
+
+    /// The gate held while an operation enqueues work and reads where it went.
+    #[inline]
+    pub(crate) fn gate_shared(&self) -> RwLockReadGuard<'_, ()> {
+        self.inner.gate.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The gate held while the stream's capture state may change.
+    pub(crate) fn gate_exclusive(&self) -> RwLockWriteGuard<'_, ()> {
+        self.inner.gate.write().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The stream's flags (`cudaStreamGetFlags`).
@@ -232,15 +302,21 @@ impl Stream {
     }
 
     /// Makes later work on this stream wait until `event` has completed
-    /// (`cudaStreamWaitEvent`); the host does not wait.
+    /// (`cudaStreamWaitEvent`); the host does not wait. Waiting on an event recorded in a
+    /// capture joins this stream to that capture.
     pub fn wait_event(&self, event: &Event) -> Result<()> {
+        let _gate = self.gate_exclusive();
         // SAFETY: both handles are alive; flags 0.
         status(unsafe { sys::cudaStreamWaitEvent(self.as_raw(), event.as_raw(), 0) })
     }
 
-    /// Records a new event (default flags) at this point of the stream and returns it.
+    /// Records a new event (default flags), made on the stream's device, at this point of
+    /// the stream and returns it.
     pub fn record_event(&self) -> Result<Event> {
-        let event = Event::new()?;
+        let event = match self.device() {
+            Some(d) => crate::device::with_device(d, Event::new)?,
+            None => Event::new()?,
+        };
         event.record(self)?;
         Ok(event)
     }
@@ -248,8 +324,9 @@ impl Stream {
     /// Runs `f` on a CUDA host thread once all work enqueued before it has finished, and
     /// holds back later work of the stream until it returns (`cudaLaunchHostFunc`).
     ///
-    /// `f` must not call CUDA (the runtime may answer `cudaErrorNotPermitted` or
-    /// deadlock). A panic in `f` is caught and reported through the hook of
+    /// CUDA forbids CUDA calls inside `f`: every call of this crate made there returns
+    /// [`Error::InCallback`] without reaching CUDA (objects of this crate dropped there are
+    /// released afterwards on the crate's release thread). A panic in `f` is caught and reported through the hook of
     /// [`set_drop_error_hook`](crate::error::set_drop_error_hook). After a device error
     /// CUDA may not run `f` at all; it is then dropped with the process.
     ///
@@ -286,7 +363,8 @@ impl Stream {
     /// (`cudaStreamAddCallback`, CuPy's `Stream.add_callback`). Unlike
     /// [`launch_host_func`](Stream::launch_host_func), CUDA runs it exactly once, also after
     /// a device error (the error is `f`'s argument), and refuses it while the stream is
-    /// being captured. The same rules for `f` apply.
+    /// being captured. The same rule for `f` applies: calls of this crate inside it return
+    /// [`Error::InCallback`].
     pub fn add_callback<F>(&self, f: F) -> Result<()>
     where
         F: FnOnce(Result<()>) + Send + 'static,
@@ -322,26 +400,6 @@ impl Stream {
         // SAFETY: the handle is alive.
         status(unsafe { sys::cudaStreamIsCapturing(self.as_raw(), &mut s) })?;
         Ok(s)
-    }
-
-    /// Keeps `item` alive for the graph being captured on this stream.
-    pub(crate) fn keep_alive(&self, item: KeepAlive) {
-        self.inner
-            .keep_alive
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(item);
-    }
-
-    /// What captured work on this stream must keep alive, taken when the capture ends.
-    pub(crate) fn take_keep_alive(&self) -> Vec<KeepAlive> {
-        std::mem::take(
-            &mut *self
-                .inner
-                .keep_alive
-                .lock()
-                .unwrap_or_else(|e| e.into_inner()),
-        )
     }
 
     /// Destroys the stream now (if this is the last clone of an owned stream) and returns
@@ -402,7 +460,7 @@ pub(crate) fn run_caught(what: &'static str, f: impl FnOnce()) {
 
 unsafe extern "C" fn host_func_trampoline(user: *mut c_void) {
     if let Some(f) = HOST_FUNCS.take(user as u64) {
-        run_caught("host function", f);
+        crate::loader::callback_scope(|| run_caught("host function", f));
     }
 }
 
@@ -414,7 +472,7 @@ unsafe extern "C" fn stream_callback_trampoline(
     // SAFETY: `user` is the box leaked by `add_callback`; CUDA calls this exactly once.
     let f = unsafe { Box::from_raw(user.cast::<StreamCallback>()) };
     let result = crate::error::check(code.as_raw() as i32);
-    run_caught("stream callback", move || f(result));
+    crate::loader::callback_scope(|| run_caught("stream callback", move || f(result)));
 }
 
 #[cfg(test)]

@@ -201,7 +201,10 @@ fn layouts_and_enum_values_match_the_c_headers() {
 
 fn open_library() -> Option<Library> {
     let path = path_from(tables::LIB_VAR, "the libcudart file")?;
-    Some(Library::open(&path).unwrap_or_else(|e| panic!("opening {}: {e}", path.display())))
+    // SAFETY: the audit's library is NVIDIA's runtime of this crate's release, named by the
+    // variable `cargo xtask audit` sets.
+    let lib = unsafe { Library::open(&path) };
+    Some(lib.unwrap_or_else(|e| panic!("opening {}: {e}", path.display())))
 }
 
 #[test]
@@ -227,7 +230,6 @@ fn every_emitted_function_resolves_in_the_library() {
         FUNCTIONS.len(),
         lib.path(),
         lib.runtime_version()
-            .map_or_else(|e| e.to_string(), |v| v.to_string())
     );
     assert!(
         absent.is_empty(),

@@ -131,15 +131,19 @@ pub use crate::sys::types::*;
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It destroys every allocation, stream, event, graph, pool and module of the current device and resets its primary context: every handle the safe layer holds for that device dies with them, and their owners would later use or destroy dead handles. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Device::reset`](crate::Device::reset), once every safe-layer object of the device has been dropped.
+///
 /// # See also
 ///
 /// - [`cudaDeviceSynchronize`](crate::api::device_synchronize)
 #[doc(alias = "cudaDeviceReset")]
 #[inline]
-pub fn device_reset() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
+pub unsafe fn device_reset() -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceReset() }?.result()?;
     Ok(())
 }
@@ -560,12 +564,12 @@ pub fn device_get_by_pci_bus_id(pci_bus_id: &::core::ffi::CStr) -> crate::Result
 ///
 /// # Arguments
 ///
-/// - `len` — Maximum length of string to store in `name`
+/// - `len` (the size in bytes of the buffer allocated for the returned `pci_bus_id`; a negative size is `cudaErrorInvalidValue` without calling CUDA) — Maximum length of string to store in `name`
 /// - `device` — Device to get identifier string for
 ///
 /// # Returns
 ///
-/// `pci_bus_id`: Returned identifier string for the device in the following format
+/// `pci_bus_id`, the string the function writes into a buffer of `len` bytes, up to its NUL: Returned identifier string for the device in the following format
 ///
 /// # Errors
 ///
@@ -577,16 +581,19 @@ pub fn device_get_by_pci_bus_id(pci_bus_id: &::core::ffi::CStr) -> crate::Result
 /// - `cuDeviceGetPCIBusId`
 #[doc(alias = "cudaDeviceGetPCIBusId")]
 #[inline]
-pub fn device_get_pci_bus_id(len: c_int, device: c_int) -> crate::Result<c_char> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut pci_bus_id: c_char = unsafe { ::core::mem::zeroed() };
+pub fn device_get_pci_bus_id(
+    len: c_int,
+    device: c_int,
+) -> crate::Result<::std::ffi::CString> {
+    let mut pci_bus_id = crate::error::string_buffer(len)?;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    unsafe { crate::sys::cudaDeviceGetPCIBusId(&mut pci_bus_id, len, device) }?
+    unsafe {
+        crate::sys::cudaDeviceGetPCIBusId(pci_bus_id.as_mut_ptr().cast(), len, device)
+    }?
         .result()?;
-    Ok(pci_bus_id)
+    Ok(crate::error::string_until_nul(pci_bus_id))
 }
 /// Gets an interprocess handle for a previously allocated event.
 ///
@@ -649,9 +656,9 @@ pub unsafe fn ipc_get_event_handle(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut handle: cudaIpcEventHandle_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaIpcGetEventHandle(&mut handle, event) }?.result()?;
     Ok(handle)
 }
@@ -768,9 +775,9 @@ pub unsafe fn ipc_get_mem_handle(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut handle: cudaIpcMemHandle_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaIpcGetMemHandle(&mut handle, dev_ptr) }?.result()?;
     Ok(handle)
 }
@@ -901,9 +908,9 @@ pub fn ipc_open_mem_handle(
 #[doc(alias = "cudaIpcCloseMemHandle")]
 #[inline]
 pub unsafe fn ipc_close_mem_handle(dev_ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaIpcCloseMemHandle(dev_ptr) }?.result()?;
     Ok(())
 }
@@ -978,9 +985,9 @@ pub unsafe fn device_register_async_notification(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut callback: cudaAsyncCallbackHandle_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaDeviceRegisterAsyncNotification(
             device,
@@ -1010,6 +1017,7 @@ pub unsafe fn device_register_async_notification(
 ///
 /// # Safety
 ///
+/// - It unregisters a resource or a callback: its handle is dead afterwards, and a safe-layer owner would unregister it again. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns the registration (`Drop`).
 /// - `callback` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -1021,9 +1029,9 @@ pub unsafe fn device_unregister_async_notification(
     device: c_int,
     callback: cudaAsyncCallbackHandle_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceUnregisterAsyncNotification(device, callback) }?
         .result()?;
     Ok(())
@@ -1292,9 +1300,9 @@ pub unsafe fn device_set_mem_pool(
     device: c_int,
     mem_pool: cudaMemPool_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceSetMemPool(device, mem_pool) }?.result()?;
     Ok(())
 }
@@ -1424,9 +1432,9 @@ pub unsafe fn device_get_nv_sci_sync_attributes(
     device: c_int,
     flags: c_int,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaDeviceGetNvSciSyncAttributes(
             nv_sci_sync_attr_list,
@@ -2277,9 +2285,9 @@ pub unsafe fn stream_get_priority(h_stream: cudaStream_t) -> crate::Result<c_int
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut priority: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetPriority(h_stream, &mut priority) }?.result()?;
     Ok(priority)
 }
@@ -2319,9 +2327,9 @@ pub unsafe fn stream_get_flags(
     h_stream: cudaStream_t,
 ) -> crate::Result<crate::sys::StreamFlags> {
     let mut flags: c_uint = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetFlags(h_stream, &mut flags) }?.result()?;
     Ok(crate::sys::StreamFlags::from_bits_retain(flags))
 }
@@ -2376,9 +2384,9 @@ pub unsafe fn stream_get_id(h_stream: cudaStream_t) -> crate::Result<c_ulonglong
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut stream_id: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetId(h_stream, &mut stream_id) }?.result()?;
     Ok(stream_id)
 }
@@ -2418,9 +2426,9 @@ pub unsafe fn stream_get_device(h_stream: cudaStream_t) -> crate::Result<c_int> 
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetDevice(h_stream, &mut device) }?.result()?;
     Ok(device)
 }
@@ -2477,9 +2485,9 @@ pub unsafe fn stream_copy_attributes(
     dst: cudaStream_t,
     src: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamCopyAttributes(dst, src) }?.result()?;
     Ok(())
 }
@@ -2519,9 +2527,9 @@ pub unsafe fn stream_get_attribute(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut value_out: cudaLaunchAttributeValue = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetAttribute(h_stream, attr, &mut value_out) }?
         .result()?;
     Ok(value_out)
@@ -2559,9 +2567,9 @@ pub unsafe fn stream_set_attribute(
     attr: cudaLaunchAttributeID,
     value: &cudaLaunchAttributeValue,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamSetAttribute(h_stream, attr, ::core::ptr::from_ref(value))
     }?
@@ -2589,6 +2597,7 @@ pub unsafe fn stream_set_attribute(
 ///
 /// # Safety
 ///
+/// - It destroys a stream: a safe-layer `Stream` owning it would destroy it again, and memory the safe layer freed or guards on that stream would be ordered after a dead handle. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`Stream`](crate::Stream) that owns it (`Drop`).
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -2603,9 +2612,9 @@ pub unsafe fn stream_set_attribute(
 #[doc(alias = "cudaStreamDestroy")]
 #[inline]
 pub unsafe fn stream_destroy(stream: cudaStream_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamDestroy(stream) }?.result()?;
     Ok(())
 }
@@ -2638,6 +2647,7 @@ pub unsafe fn stream_destroy(stream: cudaStream_t) -> crate::Result<()> {
 ///
 /// # Safety
 ///
+/// - It orders a stream's later work after an event: the safe layer records such orderings to know when memory used on one stream may be freed or read on another. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Stream::wait_event`](crate::Stream::wait_event).
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
@@ -2657,9 +2667,9 @@ pub unsafe fn stream_wait_event(
     event: cudaEvent_t,
     flags: crate::sys::EventWaitFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamWaitEvent(stream, event, flags.bits()) }?.result()?;
     Ok(())
 }
@@ -2749,9 +2759,9 @@ pub unsafe fn stream_add_callback(
     user_data: *mut c_void,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamAddCallback(stream, callback, user_data, flags) }?
         .result()?;
     Ok(())
@@ -2789,9 +2799,9 @@ pub unsafe fn stream_add_callback(
 #[doc(alias = "cudaStreamSynchronize")]
 #[inline]
 pub unsafe fn stream_synchronize(stream: cudaStream_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamSynchronize(stream) }?.result()?;
     Ok(())
 }
@@ -2830,9 +2840,9 @@ pub unsafe fn stream_synchronize(stream: cudaStream_t) -> crate::Result<()> {
 #[doc(alias = "cudaStreamQuery")]
 #[inline]
 pub unsafe fn stream_query(stream: cudaStream_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamQuery(stream) }?.result()?;
     Ok(())
 }
@@ -2941,9 +2951,9 @@ pub unsafe fn stream_attach_mem_async(
     length: usize,
     flags: crate::sys::MemAttachFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamAttachMemAsync(stream, dev_ptr, length, flags.bits())
     }?
@@ -2984,6 +2994,7 @@ pub unsafe fn stream_attach_mem_async(
 ///
 /// # Safety
 ///
+/// - It starts capturing a stream: the work enqueued on it afterwards is recorded into a graph instead of running, and the safe layer must know it to keep what that work uses alive for the graph rather than free it after the stream's work. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Stream::begin_capture`](crate::Stream::begin_capture) or [`Stream::capture`](crate::Stream::capture), which keep what the captured work uses alive for the graph.
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -2998,9 +3009,9 @@ pub unsafe fn stream_begin_capture(
     stream: cudaStream_t,
     mode: cudaStreamCaptureMode,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamBeginCapture(stream, mode) }?.result()?;
     Ok(())
 }
@@ -3042,6 +3053,7 @@ pub unsafe fn stream_begin_capture(
 ///
 /// # Safety
 ///
+/// - It starts capturing a stream into an existing graph: the work enqueued on it afterwards is recorded instead of running, and the safe layer must know it to keep what that work uses alive for the graph. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Stream::begin_capture`](crate::Stream::begin_capture) or [`Stream::capture`](crate::Stream::capture), which keep what the captured work uses alive for the graph.
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - the `cudaGraphNode_t` entries of `dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
@@ -3067,9 +3079,9 @@ pub unsafe fn stream_begin_capture_to_graph(
             dependency_data.as_ref().map(|s| s.len()),
         ],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamBeginCaptureToGraph(
             stream,
@@ -3182,6 +3194,7 @@ pub fn thread_exchange_stream_capture_mode(
 ///
 /// # Safety
 ///
+/// - It ends a stream's capture and hands out the graph: a capture the safe layer started would end without it, and what the captured work uses would not be kept alive for the graph. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`CaptureGuard::end`](crate::CaptureGuard::end) or [`Stream::capture`](crate::Stream::capture).
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -3196,9 +3209,9 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamEndCapture(stream, &mut p_graph) }?.result()?;
     Ok(p_graph)
 }
@@ -3259,9 +3272,9 @@ pub unsafe fn stream_is_capturing(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_capture_status: cudaStreamCaptureStatus = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamIsCapturing(stream, &mut p_capture_status) }?
         .result()?;
     Ok(p_capture_status)
@@ -3343,9 +3356,9 @@ pub unsafe fn stream_get_capture_info(
     let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
     let mut edge_data_out: *const cudaGraphEdgeData = ::core::ptr::null();
     let mut num_dependencies_out: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamGetCaptureInfo(
             stream,
@@ -3416,6 +3429,7 @@ pub unsafe fn stream_get_capture_info(
 ///
 /// # Safety
 ///
+/// - It changes what a capturing stream's next work depends on: the safe layer's record of what captured work is ordered after would be wrong. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Stream::begin_capture`](crate::Stream::begin_capture) or [`Stream::capture`](crate::Stream::capture), which keep what the captured work uses alive for the graph.
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - the `cudaGraphNode_t` entries of `dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
@@ -3434,9 +3448,9 @@ pub unsafe fn stream_update_capture_dependencies(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamUpdateCaptureDependencies(
             stream,
@@ -3580,6 +3594,7 @@ pub fn event_create_with_flags(
 ///
 /// # Safety
 ///
+/// - It moves an event to a new point of a stream: the safe layer waits on the events it owns before freeing or reading memory, and a re-recorded event would no longer mark the work it waits for. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Event::record`](crate::Event::record).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
@@ -3599,9 +3614,9 @@ pub unsafe fn event_record(
     event: cudaEvent_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventRecord(event, stream) }?.result()?;
     Ok(())
 }
@@ -3677,9 +3692,9 @@ pub unsafe fn event_record(
 #[doc(alias = "cudaEventQuery")]
 #[inline]
 pub unsafe fn event_query(event: cudaEvent_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventQuery(event) }?.result()?;
     Ok(())
 }
@@ -3721,9 +3736,9 @@ pub unsafe fn event_query(event: cudaEvent_t) -> crate::Result<()> {
 #[doc(alias = "cudaEventSynchronize")]
 #[inline]
 pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventSynchronize(event) }?.result()?;
     Ok(())
 }
@@ -3749,6 +3764,7 @@ pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
 ///
 /// # Safety
 ///
+/// - It destroys an event: a safe-layer `Event` owning it would destroy it again, and a buffer waiting on it before a free or a host access would wait on a dead handle. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`Event`](crate::Event) that owns it (`Drop`).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -3762,9 +3778,9 @@ pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
 #[doc(alias = "cudaEventDestroy")]
 #[inline]
 pub unsafe fn event_destroy(event: cudaEvent_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventDestroy(event) }?.result()?;
     Ok(())
 }
@@ -3832,9 +3848,9 @@ pub unsafe fn event_elapsed_time(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ms: f32 = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventElapsedTime(&mut ms, start, end) }?.result()?;
     Ok(ms)
 }
@@ -3990,9 +4006,9 @@ pub unsafe fn import_external_memory(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ext_mem_out: cudaExternalMemory_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaImportExternalMemory(
             &mut ext_mem_out,
@@ -4062,9 +4078,9 @@ pub unsafe fn external_memory_get_mapped_buffer(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaExternalMemoryGetMappedBuffer(
             &mut dev_ptr,
@@ -4139,9 +4155,9 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut mipmap: cudaMipmappedArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaExternalMemoryGetMappedMipmappedArray(
             &mut mipmap,
@@ -4171,6 +4187,7 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
 ///
 /// # Safety
 ///
+/// - It destroys an imported memory object: every pointer and array mapped from it is dead afterwards. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. No safe-layer type owns these handles: finish every use of the handle, and of what was mapped from it, before the call.
 /// - `ext_mem` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -4183,9 +4200,9 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
 pub unsafe fn destroy_external_memory(
     ext_mem: cudaExternalMemory_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroyExternalMemory(ext_mem) }?.result()?;
     Ok(())
 }
@@ -4336,9 +4353,9 @@ pub unsafe fn import_external_semaphore(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ext_sem_out: cudaExternalSemaphore_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaImportExternalSemaphore(
             &mut ext_sem_out,
@@ -4469,9 +4486,9 @@ pub unsafe fn signal_external_semaphores_async(
     let num_ext_sems: c_uint = crate::error::shared_len(
         &[Some(ext_sem_array.len()), Some(params_array.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaSignalExternalSemaphoresAsync(
             {
@@ -4583,9 +4600,9 @@ pub unsafe fn wait_external_semaphores_async(
     let num_ext_sems: c_uint = crate::error::shared_len(
         &[Some(ext_sem_array.len()), Some(params_array.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaWaitExternalSemaphoresAsync(
             {
@@ -4621,6 +4638,7 @@ pub unsafe fn wait_external_semaphores_async(
 ///
 /// # Safety
 ///
+/// - It destroys an imported semaphore: waits and signals enqueued on it would use a dead handle. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. No safe-layer type owns these handles: finish every use of the handle, and of what was mapped from it, before the call.
 /// - `ext_sem` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -4633,9 +4651,9 @@ pub unsafe fn wait_external_semaphores_async(
 pub unsafe fn destroy_external_semaphore(
     ext_sem: cudaExternalSemaphore_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroyExternalSemaphore(ext_sem) }?.result()?;
     Ok(())
 }
@@ -4702,9 +4720,9 @@ pub unsafe fn func_set_cache_config(
     func: *const c_void,
     cache_config: cudaFuncCache,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncSetCacheConfig(func, cache_config) }?.result()?;
     Ok(())
 }
@@ -4751,9 +4769,9 @@ pub unsafe fn func_get_attributes(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut attr: cudaFuncAttributes = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncGetAttributes(&mut attr, func) }?.result()?;
     Ok(attr)
 }
@@ -4839,9 +4857,9 @@ pub unsafe fn func_set_attribute(
     attr: cudaFuncAttribute,
     value: c_int,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncSetAttribute(func, attr, value) }?.result()?;
     Ok(())
 }
@@ -4873,9 +4891,9 @@ pub unsafe fn func_get_param_count(func: *const c_void) -> crate::Result<usize> 
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut param_count: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncGetParamCount(func, &mut param_count) }?.result()?;
     Ok(param_count)
 }
@@ -4957,9 +4975,9 @@ pub unsafe fn launch_host_func(
     fn_: cudaHostFn_t,
     user_data: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLaunchHostFunc(stream, fn_, user_data) }?.result()?;
     Ok(())
 }
@@ -5043,9 +5061,9 @@ pub unsafe fn launch_host_func_v2(
     user_data: *mut c_void,
     sync_mode: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLaunchHostFunc_v2(stream, fn_, user_data, sync_mode) }?
         .result()?;
     Ok(())
@@ -5094,9 +5112,9 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut num_blocks: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &mut num_blocks,
@@ -5151,9 +5169,9 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut dynamic_smem_size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock(
             &mut dynamic_smem_size,
@@ -5226,9 +5244,9 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut num_blocks: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
             &mut num_blocks,
@@ -5692,6 +5710,7 @@ pub fn malloc_array(
 ///
 /// # Safety
 ///
+/// - It frees memory or a resource: a safe-layer buffer, array or pool owning it would free it again or use it afterwards, and work still queued may use it. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns it (`Drop`).
 /// - `dev_ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
 ///
 /// # See also
@@ -5711,9 +5730,9 @@ pub fn malloc_array(
 #[doc(alias = "cudaFree")]
 #[inline]
 pub unsafe fn free(dev_ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFree(dev_ptr) }?.result()?;
     Ok(())
 }
@@ -5735,6 +5754,7 @@ pub unsafe fn free(dev_ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// # Safety
 ///
+/// - It frees memory or a resource: a safe-layer buffer, array or pool owning it would free it again or use it afterwards, and work still queued may use it. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns it (`Drop`).
 /// - `ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
 ///
 /// # See also
@@ -5751,9 +5771,9 @@ pub unsafe fn free(dev_ptr: *mut c_void) -> crate::Result<()> {
 #[doc(alias = "cudaFreeHost")]
 #[inline]
 pub unsafe fn free_host(ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeHost(ptr) }?.result()?;
     Ok(())
 }
@@ -5775,6 +5795,7 @@ pub unsafe fn free_host(ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// # Safety
 ///
+/// - It frees a CUDA array: a safe-layer `CudaArray` owning it would free it again, and texture and surface objects made over it would read freed memory. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`CudaArray`](crate::texture::CudaArray) that owns it (`Drop`).
 /// - `array` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -5789,9 +5810,9 @@ pub unsafe fn free_host(ptr: *mut c_void) -> crate::Result<()> {
 #[doc(alias = "cudaFreeArray")]
 #[inline]
 pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeArray(array) }?.result()?;
     Ok(())
 }
@@ -5813,6 +5834,7 @@ pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
 ///
 /// # Safety
 ///
+/// - It frees a mipmapped array: arrays and texture objects made from its levels would read freed memory. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the object that owns it (`Drop`).
 /// - `mipmapped_array` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -5829,9 +5851,9 @@ pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
 pub unsafe fn free_mipmapped_array(
     mipmapped_array: cudaMipmappedArray_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeMipmappedArray(mipmapped_array) }?.result()?;
     Ok(())
 }
@@ -6043,9 +6065,9 @@ pub unsafe fn host_register(
     size: usize,
     flags: crate::sys::HostRegisterFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostRegister(ptr, size, flags.bits()) }?.result()?;
     Ok(())
 }
@@ -6069,6 +6091,7 @@ pub unsafe fn host_register(
 ///
 /// # Safety
 ///
+/// - It unregisters a resource or a callback: its handle is dead afterwards, and a safe-layer owner would unregister it again. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns the registration (`Drop`).
 /// - `ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
 ///
 /// # See also
@@ -6078,9 +6101,9 @@ pub unsafe fn host_register(
 #[doc(alias = "cudaHostUnregister")]
 #[inline]
 pub unsafe fn host_unregister(ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostUnregister(ptr) }?.result()?;
     Ok(())
 }
@@ -6147,9 +6170,9 @@ pub unsafe fn host_get_device_pointer(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_device: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostGetDevicePointer(&mut p_device, p_host, flags.bits()) }?
         .result()?;
     Ok(p_device)
@@ -6187,9 +6210,9 @@ pub unsafe fn host_get_flags(p_host: *mut c_void) -> crate::Result<c_uint> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_flags: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostGetFlags(&mut p_flags, p_host) }?.result()?;
     Ok(p_flags)
 }
@@ -6581,9 +6604,9 @@ pub unsafe fn get_mipmapped_array_level(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut level_array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGetMipmappedArrayLevel(&mut level_array, mipmapped_array, level)
     }?
@@ -6685,9 +6708,9 @@ pub unsafe fn get_mipmapped_array_level(
 #[doc(alias = "cudaMemcpy3D")]
 #[inline]
 pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3D(::core::ptr::from_ref(p)) }?.result()?;
     Ok(())
 }
@@ -6729,9 +6752,9 @@ pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> crate::Result<()> {
 #[doc(alias = "cudaMemcpy3DPeer")]
 #[inline]
 pub unsafe fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3DPeer(::core::ptr::from_ref(p)) }?.result()?;
     Ok(())
 }
@@ -6846,9 +6869,9 @@ pub unsafe fn memcpy3d_async(
     p: &cudaMemcpy3DParms,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3DAsync(::core::ptr::from_ref(p), stream) }?
         .result()?;
     Ok(())
@@ -6889,9 +6912,9 @@ pub unsafe fn memcpy3d_peer_async(
     p: &cudaMemcpy3DPeerParms,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3DPeerAsync(::core::ptr::from_ref(p), stream) }?
         .result()?;
     Ok(())
@@ -6991,9 +7014,9 @@ pub unsafe fn array_get_info(
     // bytes are a valid value.
     let mut extent: cudaExtent = unsafe { ::core::mem::zeroed() };
     let mut flags: c_uint = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaArrayGetInfo(&mut desc, &mut extent, &mut flags, array) }?
         .result()?;
     Ok((desc, extent, crate::sys::ArrayFlags::from_bits_retain(flags)))
@@ -7047,9 +7070,9 @@ pub unsafe fn array_get_plane(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_plane_array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaArrayGetPlane(&mut p_plane_array, h_array, plane_idx) }?
         .result()?;
     Ok(p_plane_array)
@@ -7099,9 +7122,9 @@ pub unsafe fn array_get_memory_requirements(
     let mut memory_requirements: cudaArrayMemoryRequirements = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaArrayGetMemoryRequirements(
             &mut memory_requirements,
@@ -7157,9 +7180,9 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
     let mut memory_requirements: cudaArrayMemoryRequirements = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMipmappedArrayGetMemoryRequirements(
             &mut memory_requirements,
@@ -7296,9 +7319,9 @@ pub unsafe fn memcpy(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy(dst, src, count, kind) }?.result()?;
     Ok(())
 }
@@ -7350,9 +7373,9 @@ pub unsafe fn memcpy_peer(
     src_device: c_int,
     count: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyPeer(dst, dst_device, src, src_device, count) }?
         .result()?;
     Ok(())
@@ -7425,9 +7448,9 @@ pub unsafe fn memcpy2d(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) }?
         .result()?;
     Ok(())
@@ -7501,9 +7524,9 @@ pub unsafe fn memcpy2d_to_array(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DToArray(
             dst,
@@ -7588,9 +7611,9 @@ pub unsafe fn memcpy2d_from_array(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DFromArray(
             dst,
@@ -7675,9 +7698,9 @@ pub unsafe fn memcpy2d_array_to_array(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DArrayToArray(
             dst,
@@ -7767,9 +7790,9 @@ pub unsafe fn memcpy_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyAsync(dst, src, count, kind, stream) }?.result()?;
     Ok(())
 }
@@ -7822,9 +7845,9 @@ pub unsafe fn memcpy_peer_async(
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyPeerAsync(dst, dst_device, src, src_device, count, stream)
     }?
@@ -7938,9 +7961,9 @@ pub unsafe fn memcpy_batch_async(
     let num_attrs: usize = crate::error::shared_len(
         &[Some(attrs.len()), Some(attrs_idxs.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyBatchAsync(
             {
@@ -8076,9 +8099,9 @@ pub unsafe fn memcpy3d_batch_async(
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     let num_ops: usize = crate::error::shared_len(&[Some(op_list.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy3DBatchAsync(
             num_ops,
@@ -8137,9 +8160,9 @@ pub unsafe fn memcpy_with_attributes_async(
     attr: &mut cudaMemcpyAttributes,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyWithAttributesAsync(
             dst,
@@ -8189,9 +8212,9 @@ pub unsafe fn memcpy3d_with_attributes_async(
     flags: c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy3DWithAttributesAsync(
             ::core::ptr::from_mut(op),
@@ -8283,9 +8306,9 @@ pub unsafe fn memcpy2d_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DAsync(
             dst,
@@ -8379,9 +8402,9 @@ pub unsafe fn memcpy2d_to_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DToArrayAsync(
             dst,
@@ -8476,9 +8499,9 @@ pub unsafe fn memcpy2d_from_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DFromArrayAsync(
             dst,
@@ -8531,9 +8554,9 @@ pub unsafe fn memset(
     value: c_int,
     count: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset(dev_ptr, value, count) }?.result()?;
     Ok(())
 }
@@ -8585,9 +8608,9 @@ pub unsafe fn memset2d(
     width: usize,
     height: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset2D(dev_ptr, pitch, value, width, height) }?.result()?;
     Ok(())
 }
@@ -8650,9 +8673,9 @@ pub unsafe fn memset3d(
     value: c_int,
     extent: cudaExtent,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset3D(pitched_dev_ptr, value, extent) }?.result()?;
     Ok(())
 }
@@ -8706,9 +8729,9 @@ pub unsafe fn memset_async(
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemsetAsync(dev_ptr, value, count, stream) }?.result()?;
     Ok(())
 }
@@ -8769,9 +8792,9 @@ pub unsafe fn memset2d_async(
     height: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemset2DAsync(dev_ptr, pitch, value, width, height, stream)
     }?
@@ -8846,9 +8869,9 @@ pub unsafe fn memset3d_async(
     extent: cudaExtent,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset3DAsync(pitched_dev_ptr, value, extent, stream) }?
         .result()?;
     Ok(())
@@ -8966,9 +8989,9 @@ pub unsafe fn mem_prefetch_async(
     flags: c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPrefetchAsync(dev_ptr, count, location, flags, stream) }?
         .result()?;
     Ok(())
@@ -9042,9 +9065,9 @@ pub unsafe fn mem_prefetch_batch_async(
     let num_prefetch_locs: usize = crate::error::shared_len(
         &[Some(prefetch_locs.len()), Some(prefetch_loc_idxs.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPrefetchBatchAsync(
             {
@@ -9129,9 +9152,9 @@ pub unsafe fn mem_discard_batch_async(
     let count: usize = crate::error::shared_len(
         &[Some(dptrs.len()), Some(sizes.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemDiscardBatchAsync(
             {
@@ -9227,9 +9250,9 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
     let num_prefetch_locs: usize = crate::error::shared_len(
         &[Some(prefetch_locs.len()), Some(prefetch_loc_idxs.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemDiscardAndPrefetchBatchAsync(
             {
@@ -9455,9 +9478,9 @@ pub unsafe fn mem_advise(
     advice: cudaMemoryAdvise,
     location: cudaMemLocation,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemAdvise(dev_ptr, count, advice, location) }?.result()?;
     Ok(())
 }
@@ -9606,9 +9629,9 @@ pub unsafe fn mem_range_get_attribute(
     dev_ptr: *const c_void,
     count: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemRangeGetAttribute(data, data_size, attribute, dev_ptr, count)
     }?
@@ -9682,9 +9705,9 @@ pub unsafe fn mem_range_get_attributes(
     let num_attributes: usize = crate::error::shared_len(
         &[Some(data.len()), Some(data_sizes.len()), Some(attributes.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemRangeGetAttributes(
             {
@@ -9763,9 +9786,9 @@ pub unsafe fn malloc_async(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMallocAsync(&mut dev_ptr, size, h_stream) }?.result()?;
     Ok(dev_ptr)
 }
@@ -9793,6 +9816,7 @@ pub unsafe fn malloc_async(
 ///
 /// # Safety
 ///
+/// - It frees memory or a resource: a safe-layer buffer, array or pool owning it would free it again or use it afterwards, and work still queued may use it. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns it (`Drop`).
 /// - `dev_ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - `h_stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
@@ -9806,9 +9830,9 @@ pub unsafe fn free_async(
     dev_ptr: *mut c_void,
     h_stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeAsync(dev_ptr, h_stream) }?.result()?;
     Ok(())
 }
@@ -9856,9 +9880,9 @@ pub unsafe fn mem_pool_trim_to(
     mem_pool: cudaMemPool_t,
     min_bytes_to_keep: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolTrimTo(mem_pool, min_bytes_to_keep) }?.result()?;
     Ok(())
 }
@@ -9932,9 +9956,9 @@ pub unsafe fn mem_pool_set_attribute(
     attr: cudaMemPoolAttr,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolSetAttribute(mem_pool, attr, value) }?.result()?;
     Ok(())
 }
@@ -10045,9 +10069,9 @@ pub unsafe fn mem_pool_get_attribute(
     attr: cudaMemPoolAttr,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolGetAttribute(mem_pool, attr, value) }?.result()?;
     Ok(())
 }
@@ -10081,9 +10105,9 @@ pub unsafe fn mem_pool_set_access(
     desc_list: Option<&[cudaMemAccessDesc]>,
 ) -> crate::Result<()> {
     let count: usize = crate::error::shared_len(&[desc_list.as_ref().map(|s| s.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolSetAccess(
             mem_pool,
@@ -10131,9 +10155,9 @@ pub unsafe fn mem_pool_get_access(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut flags: cudaMemAccessFlags = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolGetAccess(
             &mut flags,
@@ -10249,9 +10273,9 @@ pub unsafe fn mem_pool_create(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolCreate(&mut mem_pool, ::core::ptr::from_ref(pool_props))
     }?
@@ -10285,6 +10309,7 @@ pub unsafe fn mem_pool_create(
 ///
 /// # Safety
 ///
+/// - It destroys a memory pool: a safe-layer `MemPool` owning it would destroy it again, and buffers allocated from it would be freed into a dead pool. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`MemPool`](crate::MemPool) that owns it (`Drop`).
 /// - `mem_pool` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -10298,9 +10323,9 @@ pub unsafe fn mem_pool_create(
 #[doc(alias = "cudaMemPoolDestroy")]
 #[inline]
 pub unsafe fn mem_pool_destroy(mem_pool: cudaMemPool_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolDestroy(mem_pool) }?.result()?;
     Ok(())
 }
@@ -10489,9 +10514,9 @@ pub unsafe fn mem_set_mem_pool(
     type_: cudaMemAllocationType,
     mem_pool: cudaMemPool_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemSetMemPool(::core::ptr::from_mut(location), type_, mem_pool)
     }?
@@ -10550,9 +10575,9 @@ pub unsafe fn malloc_from_pool_async(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMallocFromPoolAsync(&mut ptr, size, mem_pool, stream) }?
         .result()?;
     Ok(ptr)
@@ -10604,9 +10629,9 @@ pub unsafe fn mem_pool_export_to_shareable_handle(
     handle_type: cudaMemAllocationHandleType,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolExportToShareableHandle(
             shareable_handle,
@@ -10663,9 +10688,9 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolImportFromShareableHandle(
             &mut mem_pool,
@@ -10716,9 +10741,9 @@ pub unsafe fn mem_pool_export_pointer(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut export_data: cudaMemPoolPtrExportData = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolExportPointer(&mut export_data, ptr) }?.result()?;
     Ok(export_data)
 }
@@ -10770,9 +10795,9 @@ pub unsafe fn mem_pool_import_pointer(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolImportPointer(
             &mut ptr,
@@ -10857,9 +10882,9 @@ pub unsafe fn pointer_get_attributes(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut attributes: cudaPointerAttributes = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaPointerGetAttributes(&mut attributes, ptr) }?.result()?;
     Ok(attributes)
 }
@@ -11239,9 +11264,9 @@ pub unsafe fn vdpau_get_device(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaVDPAUGetDevice(&mut device, vdp_device, vdp_get_proc_address)
     }?
@@ -11290,9 +11315,9 @@ pub unsafe fn vdpau_set_vdpau_device(
     vdp_device: VdpDevice,
     vdp_get_proc_address: VdpGetProcAddress,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaVDPAUSetVDPAUDevice(device, vdp_device, vdp_get_proc_address)
     }?
@@ -11429,7 +11454,7 @@ pub fn graphics_vdpau_register_output_surface(
 /// handle to the registered object is returned as the returned `p_cuda_resource`.
 /// Additional Mapping/Unmapping is not required for the registered
 /// resource and [`cudaGraphicsResourceGetMappedEglFrame`](crate::api::graphics_resource_get_mapped_egl_frame) can be
-/// directly called on the the returned `p_cuda_resource`.
+/// directly called on the returned `p_cuda_resource`.
 ///
 /// The application will be responsible for synchronizing access to shared
 /// objects. The application must ensure that any pending operation which
@@ -11496,9 +11521,9 @@ pub unsafe fn graphics_egl_register_image(
     let mut p_cuda_resource: *mut cudaGraphicsResource = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsEGLRegisterImage(&mut p_cuda_resource, image, flags)
     }?
@@ -11544,9 +11569,9 @@ pub unsafe fn egl_stream_consumer_connect(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut conn: cudaEglStreamConnection = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEGLStreamConsumerConnect(&mut conn, egl_stream) }?
         .result()?;
     Ok(conn)
@@ -11594,9 +11619,9 @@ pub unsafe fn egl_stream_consumer_connect_with_flags(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut conn: cudaEglStreamConnection = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamConsumerConnectWithFlags(&mut conn, egl_stream, flags)
     }?
@@ -11632,9 +11657,9 @@ pub unsafe fn egl_stream_consumer_connect_with_flags(
 pub unsafe fn egl_stream_consumer_disconnect(
     conn: &mut cudaEglStreamConnection,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEGLStreamConsumerDisconnect(::core::ptr::from_mut(conn)) }?
         .result()?;
     Ok(())
@@ -11678,9 +11703,9 @@ pub unsafe fn egl_stream_consumer_acquire_frame(
     p_stream: &mut cudaStream_t,
     timeout: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamConsumerAcquireFrame(
             ::core::ptr::from_mut(conn),
@@ -11711,6 +11736,7 @@ pub unsafe fn egl_stream_consumer_acquire_frame(
 ///
 /// # Safety
 ///
+/// - It releases a reference or a resource: what the safe layer keeps alive through it may be freed while still in use. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns it (`Drop`).
 /// - `p_cuda_resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaEglStreamConnection` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 /// - `cudaStream_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
@@ -11728,9 +11754,9 @@ pub unsafe fn egl_stream_consumer_release_frame(
     p_cuda_resource: cudaGraphicsResource_t,
     p_stream: &mut cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamConsumerReleaseFrame(
             ::core::ptr::from_mut(conn),
@@ -11784,9 +11810,9 @@ pub unsafe fn egl_stream_producer_connect(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut conn: cudaEglStreamConnection = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamProducerConnect(&mut conn, egl_stream, width, height)
     }?
@@ -11822,9 +11848,9 @@ pub unsafe fn egl_stream_producer_connect(
 pub unsafe fn egl_stream_producer_disconnect(
     conn: &mut cudaEglStreamConnection,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEGLStreamProducerDisconnect(::core::ptr::from_mut(conn)) }?
         .result()?;
     Ok(())
@@ -11870,9 +11896,9 @@ pub unsafe fn egl_stream_producer_present_frame(
     eglframe: cudaEglFrame,
     p_stream: &mut cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamProducerPresentFrame(
             ::core::ptr::from_mut(conn),
@@ -11920,9 +11946,9 @@ pub unsafe fn egl_stream_producer_return_frame(
     eglframe: &mut cudaEglFrame,
     p_stream: &mut cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamProducerReturnFrame(
             ::core::ptr::from_mut(conn),
@@ -11980,9 +12006,9 @@ pub unsafe fn graphics_resource_get_mapped_egl_frame(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut egl_frame: cudaEglFrame = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsResourceGetMappedEglFrame(
             &mut egl_frame,
@@ -12045,9 +12071,9 @@ pub unsafe fn event_create_from_egl_sync(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ph_event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEventCreateFromEGLSync(&mut ph_event, egl_sync, flags.bits())
     }?
@@ -12074,6 +12100,7 @@ pub unsafe fn event_create_from_egl_sync(
 ///
 /// # Safety
 ///
+/// - It unregisters a graphics resource: the handle, and every pointer and array mapped from it, are dead afterwards. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. No safe-layer type owns these handles: finish every use of the handle, and of what was mapped from it, before the call.
 /// - `resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -12089,9 +12116,9 @@ pub unsafe fn event_create_from_egl_sync(
 pub unsafe fn graphics_unregister_resource(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphicsUnregisterResource(resource) }?.result()?;
     Ok(())
 }
@@ -12143,15 +12170,15 @@ pub unsafe fn graphics_resource_set_map_flags(
     resource: cudaGraphicsResource_t,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphicsResourceSetMapFlags(resource, flags) }?.result()?;
     Ok(())
 }
 /// Map graphics resources for access by CUDA.
 ///
-/// Maps the `count` graphics resources in `resources` for access by CUDA.
+/// Maps the length of `resources` graphics resources in `resources` for access by CUDA.
 ///
 /// The resources in `resources` may be accessed by CUDA until they are
 /// unmapped. The graphics API from which `resources` were registered
@@ -12171,18 +12198,17 @@ pub unsafe fn graphics_resource_set_map_flags(
 ///
 /// # Arguments
 ///
-/// - `count` — Number of resources to map
-/// - `resources` (read and written back) — Resources to map for CUDA
+/// - `resources` (list; its length gives `count`) — Resources to map for CUDA
 /// - `stream` — Stream for synchronization
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphicsResource_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphicsResource_t` entries of `resources` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -12193,17 +12219,20 @@ pub unsafe fn graphics_resource_set_map_flags(
 #[doc(alias = "cudaGraphicsMapResources")]
 #[inline]
 pub unsafe fn graphics_map_resources(
-    count: c_int,
-    resources: &mut cudaGraphicsResource_t,
+    resources: &[cudaGraphicsResource_t],
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    let count: c_int = crate::error::shared_len(&[Some(resources.len())])?;
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsMapResources(
             count,
-            ::core::ptr::from_mut(resources),
+            {
+                let s = resources;
+                s.as_ptr().cast_mut()
+            },
             stream,
         )
     }?
@@ -12212,7 +12241,7 @@ pub unsafe fn graphics_map_resources(
 }
 /// Unmap graphics resources.
 ///
-/// Unmaps the `count` graphics resources in `resources`.
+/// Unmaps the length of `resources` graphics resources in `resources`.
 ///
 /// Once unmapped, the resources in `resources` may not be accessed by CUDA
 /// until they are mapped again.
@@ -12230,18 +12259,17 @@ pub unsafe fn graphics_map_resources(
 ///
 /// # Arguments
 ///
-/// - `count` — Number of resources to unmap
-/// - `resources` (read and written back) — Resources to unmap
+/// - `resources` (list; its length gives `count`) — Resources to unmap
 /// - `stream` — Stream for synchronization
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphicsResource_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphicsResource_t` entries of `resources` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -12250,17 +12278,20 @@ pub unsafe fn graphics_map_resources(
 #[doc(alias = "cudaGraphicsUnmapResources")]
 #[inline]
 pub unsafe fn graphics_unmap_resources(
-    count: c_int,
-    resources: &mut cudaGraphicsResource_t,
+    resources: &[cudaGraphicsResource_t],
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    let count: c_int = crate::error::shared_len(&[Some(resources.len())])?;
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsUnmapResources(
             count,
-            ::core::ptr::from_mut(resources),
+            {
+                let s = resources;
+                s.as_ptr().cast_mut()
+            },
             stream,
         )
     }?
@@ -12315,9 +12346,9 @@ pub unsafe fn graphics_resource_get_mapped_pointer(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsResourceGetMappedPointer(
             &mut dev_ptr,
@@ -12376,9 +12407,9 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsSubResourceGetMappedArray(
             &mut array,
@@ -12430,9 +12461,9 @@ pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut mipmapped_array: cudaMipmappedArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsResourceGetMappedMipmappedArray(
             &mut mipmapped_array,
@@ -12476,9 +12507,9 @@ pub unsafe fn get_channel_desc(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut desc: cudaChannelFormatDesc = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetChannelDesc(&mut desc, array) }?.result()?;
     Ok(desc)
 }
@@ -12772,9 +12803,9 @@ pub unsafe fn create_texture_object(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_tex_object: cudaTextureObject_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaCreateTextureObject(
             &mut p_tex_object,
@@ -12800,16 +12831,22 @@ pub unsafe fn create_texture_object(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It destroys a texture object: a safe-layer `TextureObject` owning it would destroy it again, and kernels given it would read through a dead object. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`TextureObject`](crate::texture::TextureObject) that owns it (`Drop`).
+///
 /// # See also
 ///
 /// - [`cudaCreateTextureObject`](crate::api::create_texture_object)
 /// - `cuTexObjectDestroy`
 #[doc(alias = "cudaDestroyTextureObject")]
 #[inline]
-pub fn destroy_texture_object(tex_object: cudaTextureObject_t) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
+pub unsafe fn destroy_texture_object(
+    tex_object: cudaTextureObject_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroyTextureObject(tex_object) }?.result()?;
     Ok(())
 }
@@ -12976,9 +13013,9 @@ pub unsafe fn create_surface_object(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_surf_object: cudaSurfaceObject_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaCreateSurfaceObject(
             &mut p_surf_object,
@@ -13002,16 +13039,22 @@ pub unsafe fn create_surface_object(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It destroys a surface object: a safe-layer `SurfaceObject` owning it would destroy it again, and kernels given it would write through a dead object. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`SurfaceObject`](crate::texture::SurfaceObject) that owns it (`Drop`).
+///
 /// # See also
 ///
 /// - [`cudaCreateSurfaceObject`](crate::api::create_surface_object)
 /// - `cuSurfObjectDestroy`
 #[doc(alias = "cudaDestroySurfaceObject")]
 #[inline]
-pub fn destroy_surface_object(surf_object: cudaSurfaceObject_t) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
+pub unsafe fn destroy_surface_object(
+    surf_object: cudaSurfaceObject_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroySurfaceObject(surf_object) }?.result()?;
     Ok(())
 }
@@ -13099,7 +13142,7 @@ pub fn driver_get_version() -> crate::Result<c_int> {
 /// CUDA Toolkit version in the above format.
 ///
 /// This function automatically returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
-/// if the the returned `runtime_version` argument is NULL.
+/// if the returned `runtime_version` argument is NULL.
 ///
 /// The raw function is [`cudaRuntimeGetVersion`](crate::sys::cudaRuntimeGetVersion).
 ///
@@ -13157,9 +13200,9 @@ pub unsafe fn logs_register_callback(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut callback_out: cudaLogsCallbackHandle = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLogsRegisterCallback(callback_func, user_data, &mut callback_out)
     }?
@@ -13180,15 +13223,16 @@ pub unsafe fn logs_register_callback(
 ///
 /// # Safety
 ///
+/// - It unregisters a resource or a callback: its handle is dead afterwards, and a safe-layer owner would unregister it again. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns the registration (`Drop`).
 /// - `callback` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 #[doc(alias = "cudaLogsUnregisterCallback")]
 #[inline]
 pub unsafe fn logs_unregister_callback(
     callback: cudaLogsCallbackHandle,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLogsUnregisterCallback(callback) }?.result()?;
     Ok(())
 }
@@ -13266,14 +13310,14 @@ pub fn logs_dump_to_file(
 ///
 ///   Logs generated by the driver are stored in an internal buffer and can
 ///   be copied out using this API. This API dumps driver logs from
-///   `iterator` into `buffer` up to the size specified in `size`. The
+///   `iterator` into `buffer` up to the size specified in the returned `size`. The
 ///   driver will always null terminate the buffer but there will not be a
 ///   null character between log entries, only a newline
 /// . The driver will
-///   then return the actual number of bytes written in `size`, excluding
-///   the null terminator. If there are no messages to dump, `size` will be
+///   then return the actual number of bytes written in the returned `size`, excluding
+///   the null terminator. If there are no messages to dump, the returned `size` will be
 ///   set to 0 and the function will return `CUDA_SUCCESS`. If the
-///   provided `buffer` is not large enough to hold any messages, `size`
+///   provided `buffer` is not large enough to hold any messages, the returned `size`
 ///   will be set to 0 and the function will return
 ///   `CUDA_ERROR_INVALID_VALUE`.
 ///
@@ -13305,16 +13349,19 @@ pub fn logs_dump_to_file(
 ///
 ///   The driver reserves limited memory for storing logs. The maximum size of the buffer is 25600 bytes. The oldest logs may be overwritten and become unrecoverable. An indication will appear in the destination outupt if the logs have been truncated. Call dump after each failed API to mitigate this risk.
 ///
-///   If the provided value in `size` is not large enough to hold all buffered messages, a message will be added at the head of the buffer indicating this. The driver then computes the number of messages it is able to store in `buffer` and writes it out. The final message in `buffer` will always be the most recent log message as of when the API is called.
+///   If the provided value in the returned `size` is not large enough to hold all buffered messages, a message will be added at the head of the buffer indicating this. The driver then computes the number of messages it is able to store in `buffer` and writes it out. The final message in `buffer` will always be the most recent log message as of when the API is called.
 ///
 /// The raw function is [`cudaLogsDumpToMemory`](crate::sys::cudaLogsDumpToMemory).
 ///
 /// # Arguments
 ///
 /// - `iterator` (optional: `None` passes NULL) — Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
-/// - `buffer` (read and written back) — Pointer to dump logs
-/// - `size` (read and written back) — See description
+/// - `buffer` (a buffer; its length goes in `size`) — Pointer to dump logs
 /// - `flags` — Reserved for future use, must be 0
+///
+/// # Returns
+///
+/// `size`, the number the function writes back (its input is the length of `buffer`): See description
 ///
 /// # Errors
 ///
@@ -13323,23 +13370,23 @@ pub fn logs_dump_to_file(
 #[inline]
 pub fn logs_dump_to_memory(
     iterator: Option<&mut cudaLogIterator>,
-    buffer: &mut c_char,
-    size: &mut usize,
+    buffer: &mut [u8],
     flags: c_uint,
-) -> crate::Result<()> {
+) -> crate::Result<usize> {
+    let mut size: usize = crate::error::shared_len(&[Some(buffer.len())])?;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
     unsafe {
         crate::sys::cudaLogsDumpToMemory(
             iterator.map_or(::core::ptr::null_mut(), ::core::ptr::from_mut),
-            ::core::ptr::from_mut(buffer),
-            ::core::ptr::from_mut(size),
+            buffer.as_mut_ptr().cast(),
+            &mut size,
             flags,
         )
     }?
         .result()?;
-    Ok(())
+    Ok(size)
 }
 /// Creates a graph.
 ///
@@ -13494,9 +13541,9 @@ pub unsafe fn graph_add_kernel_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddKernelNode(
             &mut p_graph_node,
@@ -13557,9 +13604,9 @@ pub unsafe fn graph_kernel_node_get_params(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_node_params: cudaKernelNodeParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphKernelNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -13596,9 +13643,9 @@ pub unsafe fn graph_kernel_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaKernelNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphKernelNodeSetParams(
             node,
@@ -13638,9 +13685,9 @@ pub unsafe fn graph_kernel_node_copy_attributes(
     h_dst: cudaGraphNode_t,
     h_src: cudaGraphNode_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphKernelNodeCopyAttributes(h_dst, h_src) }?.result()?;
     Ok(())
 }
@@ -13680,9 +13727,9 @@ pub unsafe fn graph_kernel_node_get_attribute(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut value_out: cudaLaunchAttributeValue = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphKernelNodeGetAttribute(h_node, attr, &mut value_out) }?
         .result()?;
     Ok(value_out)
@@ -13719,9 +13766,9 @@ pub unsafe fn graph_kernel_node_set_attribute(
     attr: cudaLaunchAttributeID,
     value: &cudaLaunchAttributeValue,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphKernelNodeSetAttribute(
             h_node,
@@ -13800,9 +13847,9 @@ pub unsafe fn graph_add_memcpy_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNode(
             &mut p_graph_node,
@@ -13972,9 +14019,9 @@ pub unsafe fn graph_memcpy_node_get_params(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_node_params: cudaMemcpy3DParms = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemcpyNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -14014,9 +14061,9 @@ pub unsafe fn graph_memcpy_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemcpy3DParms,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParams(
             node,
@@ -14149,9 +14196,9 @@ pub unsafe fn graph_add_memset_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[p_dependencies.as_ref().map(|s| s.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemsetNode(
             &mut p_graph_node,
@@ -14200,9 +14247,9 @@ pub unsafe fn graph_memset_node_get_params(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_node_params: cudaMemsetParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemsetNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -14239,9 +14286,9 @@ pub unsafe fn graph_memset_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemsetParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemsetNodeSetParams(
             node,
@@ -14311,9 +14358,9 @@ pub unsafe fn graph_add_host_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddHostNode(
             &mut p_graph_node,
@@ -14365,9 +14412,9 @@ pub unsafe fn graph_host_node_get_params(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_node_params: cudaHostNodeParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphHostNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -14404,9 +14451,9 @@ pub unsafe fn graph_host_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaHostNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphHostNodeSetParams(
             node,
@@ -14478,9 +14525,9 @@ pub unsafe fn graph_add_child_graph_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddChildGraphNode(
             &mut p_graph_node,
@@ -14535,9 +14582,9 @@ pub unsafe fn graph_child_graph_node_get_graph(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphChildGraphNodeGetGraph(node, &mut p_graph) }?
         .result()?;
     Ok(p_graph)
@@ -14599,9 +14646,9 @@ pub unsafe fn graph_add_empty_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddEmptyNode(
             &mut p_graph_node,
@@ -15058,9 +15105,9 @@ pub unsafe fn graph_clone(original_graph: cudaGraph_t) -> crate::Result<cudaGrap
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_clone: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphClone(&mut p_graph_clone, original_graph) }?.result()?;
     Ok(p_graph_clone)
 }
@@ -15107,9 +15154,9 @@ pub unsafe fn graph_node_find_in_clone(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeFindInClone(&mut p_node, original_node, cloned_graph)
     }?
@@ -15159,9 +15206,9 @@ pub unsafe fn graph_node_get_type(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_type: cudaGraphNodeType = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeGetType(node, &mut p_type) }?.result()?;
     Ok(p_type)
 }
@@ -15200,9 +15247,9 @@ pub unsafe fn graph_node_get_containing_graph(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ph_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeGetContainingGraph(h_node, &mut ph_graph) }?
         .result()?;
     Ok(ph_graph)
@@ -15241,9 +15288,9 @@ pub unsafe fn graph_node_get_local_id(h_node: cudaGraphNode_t) -> crate::Result<
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut node_id: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeGetLocalId(h_node, &mut node_id) }?.result()?;
     Ok(node_id)
 }
@@ -15279,9 +15326,9 @@ pub unsafe fn graph_node_get_tools_id(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut tools_node_id: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeGetToolsId(h_node, &mut tools_node_id) }?
         .result()?;
     Ok(tools_node_id)
@@ -15319,9 +15366,9 @@ pub unsafe fn graph_get_id(h_graph: cudaGraph_t) -> crate::Result<c_uint> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut graph_id: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphGetId(h_graph, &mut graph_id) }?.result()?;
     Ok(graph_id)
 }
@@ -15358,9 +15405,9 @@ pub unsafe fn graph_exec_get_id(h_graph_exec: cudaGraphExec_t) -> crate::Result<
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut graph_id: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphExecGetId(h_graph_exec, &mut graph_id) }?.result()?;
     Ok(graph_id)
 }
@@ -15407,9 +15454,9 @@ pub unsafe fn graph_get_nodes(
 ) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
     let mut nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut num_nodes: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphGetNodes(
             graph,
@@ -15431,9 +15478,9 @@ pub unsafe fn graph_get_nodes(
                 },
             );
         num_nodes = <usize>::try_from(n).map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
-        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
-        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphGetNodes(
                 graph,
@@ -15494,9 +15541,9 @@ pub unsafe fn graph_get_root_nodes(
 ) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
     let mut p_root_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut p_num_root_nodes: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphGetRootNodes(
             graph,
@@ -15526,9 +15573,9 @@ pub unsafe fn graph_get_root_nodes(
             );
         p_num_root_nodes = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
-        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
-        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphGetRootNodes(
                 graph,
@@ -15609,9 +15656,9 @@ pub unsafe fn graph_get_edges(
     let mut to: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
     let mut num_edges: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphGetEdges(
             graph,
@@ -15657,9 +15704,9 @@ pub unsafe fn graph_get_edges(
                 },
             );
         num_edges = <usize>::try_from(n).map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
-        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
-        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphGetEdges(
                 graph,
@@ -15740,9 +15787,9 @@ pub unsafe fn graph_node_get_dependencies(
     let mut p_dependencies: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
     let mut p_num_dependencies: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetDependencies(
             node,
@@ -15787,9 +15834,9 @@ pub unsafe fn graph_node_get_dependencies(
             );
         p_num_dependencies = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
-        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
-        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphNodeGetDependencies(
                 node,
@@ -15868,9 +15915,9 @@ pub unsafe fn graph_node_get_dependent_nodes(
     let mut p_dependent_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
     let mut p_num_dependent_nodes: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetDependentNodes(
             node,
@@ -15915,9 +15962,9 @@ pub unsafe fn graph_node_get_dependent_nodes(
             );
         p_num_dependent_nodes = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
-        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
-        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphNodeGetDependentNodes(
                 node,
@@ -15990,9 +16037,9 @@ pub unsafe fn graph_add_dependencies(
             edge_data.as_ref().map(|s| s.len()),
         ],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddDependencies(
             graph,
@@ -16060,9 +16107,9 @@ pub unsafe fn graph_remove_dependencies(
             edge_data.as_ref().map(|s| s.len()),
         ],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphRemoveDependencies(
             graph,
@@ -16098,6 +16145,7 @@ pub unsafe fn graph_remove_dependencies(
 ///
 /// # Safety
 ///
+/// - It removes a node from its graph: what the safe layer keeps alive for that node no longer matches the graph. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`Graph`](crate::Graph) that holds the node (`Drop`).
 /// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -16111,9 +16159,9 @@ pub unsafe fn graph_remove_dependencies(
 #[doc(alias = "cudaGraphDestroyNode")]
 #[inline]
 pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphDestroyNode(node) }?.result()?;
     Ok(())
 }
@@ -16217,9 +16265,9 @@ pub unsafe fn graph_instantiate(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphInstantiate(&mut p_graph_exec, graph, flags) }?
         .result()?;
     Ok(p_graph_exec)
@@ -16437,9 +16485,9 @@ pub unsafe fn graph_instantiate_with_params(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphInstantiateWithParams(
             &mut p_graph_exec,
@@ -16488,9 +16536,9 @@ pub unsafe fn graph_exec_get_flags(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut flags: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphExecGetFlags(graph_exec, &mut flags) }?.result()?;
     Ok(flags)
 }
@@ -16572,9 +16620,9 @@ pub unsafe fn graph_exec_kernel_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaKernelNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecKernelNodeSetParams(
             h_graph_exec,
@@ -16649,9 +16697,9 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemcpy3DParms,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParams(
             h_graph_exec,
@@ -16834,9 +16882,9 @@ pub unsafe fn graph_exec_memset_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: Option<&cudaMemsetParams>,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemsetNodeSetParams(
             h_graph_exec,
@@ -16898,9 +16946,9 @@ pub unsafe fn graph_exec_host_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaHostNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecHostNodeSetParams(
             h_graph_exec,
@@ -17261,9 +17309,9 @@ pub unsafe fn graph_exec_update(
     let mut result_info: cudaGraphExecUpdateResultInfo = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphExecUpdate(h_graph_exec, h_graph, &mut result_info) }?
         .result()?;
     Ok(result_info)
@@ -17302,6 +17350,7 @@ pub unsafe fn graph_exec_update(
 ///
 /// # Safety
 ///
+/// - It runs a graph's work, which may read or write device and host memory that the safe layer guards (a pinned buffer the host holds a borrow of, a buffer about to be freed), with no record of that use. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`GraphExec::launch`](crate::GraphExec::launch).
 /// - `graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
@@ -17319,9 +17368,9 @@ pub unsafe fn graph_launch(
     graph_exec: cudaGraphExec_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphLaunch(graph_exec, stream) }?.result()?;
     Ok(())
 }
@@ -17341,6 +17390,7 @@ pub unsafe fn graph_launch(
 ///
 /// # Safety
 ///
+/// - It destroys an executable graph: a safe-layer `GraphExec` owning it would destroy it again. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`GraphExec`](crate::GraphExec) that owns it (`Drop`).
 /// - `graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -17351,9 +17401,9 @@ pub unsafe fn graph_launch(
 #[doc(alias = "cudaGraphExecDestroy")]
 #[inline]
 pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphExecDestroy(graph_exec) }?.result()?;
     Ok(())
 }
@@ -17373,6 +17423,7 @@ pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<(
 ///
 /// # Safety
 ///
+/// - It destroys a graph: a safe-layer `Graph` owning it would destroy it again, and what the graph references would be released while an exec made from it may still run. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`Graph`](crate::Graph) that owns it (`Drop`).
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -17381,9 +17432,9 @@ pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<(
 #[doc(alias = "cudaGraphDestroy")]
 #[inline]
 pub unsafe fn graph_destroy(graph: cudaGraph_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphDestroy(graph) }?.result()?;
     Ok(())
 }
@@ -17417,9 +17468,9 @@ pub unsafe fn graph_debug_dot_print(
     path: &::core::ffi::CStr,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphDebugDotPrint(graph, path.as_ptr(), flags) }?
         .result()?;
     Ok(())
@@ -17477,9 +17528,9 @@ pub unsafe fn user_object_create(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut object_out: cudaUserObject_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaUserObjectCreate(
             &mut object_out,
@@ -17528,9 +17579,9 @@ pub unsafe fn user_object_retain(
     object: cudaUserObject_t,
     count: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaUserObjectRetain(object, count) }?.result()?;
     Ok(())
 }
@@ -17558,6 +17609,7 @@ pub unsafe fn user_object_retain(
 ///
 /// # Safety
 ///
+/// - It releases references to a user object: the safe layer keeps what a graph uses alive through user objects, so releasing one of its references frees memory the graph may still use. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer letting the [`Graph`](crate::Graph) own its references (`Drop`).
 /// - `object` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -17573,9 +17625,9 @@ pub unsafe fn user_object_release(
     object: cudaUserObject_t,
     count: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaUserObjectRelease(object, count) }?.result()?;
     Ok(())
 }
@@ -17620,9 +17672,9 @@ pub unsafe fn graph_retain_user_object(
     count: c_uint,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphRetainUserObject(graph, object, count, flags) }?
         .result()?;
     Ok(())
@@ -17648,6 +17700,7 @@ pub unsafe fn graph_retain_user_object(
 ///
 /// # Safety
 ///
+/// - It releases references to a user object: the safe layer keeps what a graph uses alive through user objects, so releasing one of its references frees memory the graph may still use. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer letting the [`Graph`](crate::Graph) own its references (`Drop`).
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `object` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
@@ -17665,9 +17718,9 @@ pub unsafe fn graph_release_user_object(
     object: cudaUserObject_t,
     count: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphReleaseUserObject(graph, object, count) }?.result()?;
     Ok(())
 }
@@ -17734,9 +17787,9 @@ pub unsafe fn graph_add_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len()), dependency_data.as_ref().map(|s| s.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddNode(
             &mut p_graph_node,
@@ -17790,9 +17843,9 @@ pub unsafe fn graph_node_set_params(
     node: cudaGraphNode_t,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeSetParams(node, ::core::ptr::from_mut(node_params))
     }?
@@ -17848,9 +17901,9 @@ pub unsafe fn graph_node_get_params(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut node_params: cudaGraphNodeParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeGetParams(node, &mut node_params) }?.result()?;
     Ok(node_params)
 }
@@ -17899,9 +17952,9 @@ pub unsafe fn graph_exec_node_set_params(
     node: cudaGraphNode_t,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecNodeSetParams(
             graph_exec,
@@ -17955,9 +18008,9 @@ pub unsafe fn graph_conditional_handle_create(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_handle_out: cudaGraphConditionalHandle = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphConditionalHandleCreate(
             &mut p_handle_out,
@@ -18015,9 +18068,9 @@ pub unsafe fn graph_conditional_handle_create_v2(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_handle_out: cudaGraphConditionalHandle = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphConditionalHandleCreate_v2(
             &mut p_handle_out,
@@ -18347,9 +18400,9 @@ pub unsafe fn library_load_data(
     let num_library_options: c_uint = crate::error::shared_len(
         &[Some(library_options.len()), Some(library_option_values.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryLoadData(
             &mut library,
@@ -18461,9 +18514,9 @@ pub unsafe fn library_load_from_file(
     let num_library_options: c_uint = crate::error::shared_len(
         &[Some(library_options.len()), Some(library_option_values.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryLoadFromFile(
             &mut library,
@@ -18507,6 +18560,7 @@ pub unsafe fn library_load_from_file(
 ///
 /// # Safety
 ///
+/// - It unloads a library: a safe-layer `Module` owning it would unload it again, and its kernels (`Kernel`) would refer to unloaded code. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the [`Module`](crate::Module) that owns it (`Drop`).
 /// - `library` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -18517,9 +18571,9 @@ pub unsafe fn library_load_from_file(
 #[doc(alias = "cudaLibraryUnload")]
 #[inline]
 pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLibraryUnload(library) }?.result()?;
     Ok(())
 }
@@ -18563,9 +18617,9 @@ pub unsafe fn library_get_kernel(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_kernel: cudaKernel_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLibraryGetKernel(&mut p_kernel, library, name.as_ptr()) }?
         .result()?;
     Ok(p_kernel)
@@ -18622,9 +18676,9 @@ pub unsafe fn library_get_global(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut bytes: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryGetGlobal(&mut dptr, &mut bytes, library, name.as_ptr())
     }?
@@ -18685,9 +18739,9 @@ pub unsafe fn library_get_managed(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut bytes: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryGetManaged(&mut dptr, &mut bytes, library, name.as_ptr())
     }?
@@ -18736,9 +18790,9 @@ pub unsafe fn library_get_unified_function(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut fptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryGetUnifiedFunction(&mut fptr, library, symbol.as_ptr())
     }?
@@ -18779,9 +18833,9 @@ pub unsafe fn library_get_kernel_count(lib: cudaLibrary_t) -> crate::Result<c_ui
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut count: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLibraryGetKernelCount(&mut count, lib) }?.result()?;
     Ok(count)
 }
@@ -18818,9 +18872,9 @@ pub unsafe fn library_enumerate_kernels(
     lib: cudaLibrary_t,
 ) -> crate::Result<()> {
     let num_kernels: c_uint = crate::error::shared_len(&[Some(kernels.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryEnumerateKernels(
             {
@@ -18936,9 +18990,9 @@ pub unsafe fn kernel_set_attribute_for_device(
     value: c_int,
     device: c_int,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaKernelSetAttributeForDevice(kernel, attr, value, device) }?
         .result()?;
     Ok(())
@@ -19092,9 +19146,9 @@ pub unsafe fn dev_sm_resource_split_by_count(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut remaining: cudaDevResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaDevSmResourceSplitByCount(
             if result.is_empty() {
@@ -19123,9 +19177,9 @@ pub unsafe fn dev_sm_resource_split_by_count(
                 },
             );
         nb_groups = <c_uint>::try_from(n).map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
-        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
-        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaDevSmResourceSplitByCount(
                 if result.is_empty() {
@@ -19187,7 +19241,7 @@ pub unsafe fn dev_sm_resource_split_by_count(
 /// - `input` should be a valid [`cudaDevResourceTypeSm`](crate::sys::cudaDevResourceType::SM) resource
 ///   that originates from querying the execution context, or device.
 ///
-/// - The the returned `remainder` group may be NULL.
+/// - The returned `remainder` group may be NULL.
 ///
 /// - There are no API `flags` at this time, so the value passed in should
 ///   be 0.
@@ -19221,7 +19275,7 @@ pub unsafe fn dev_sm_resource_split_by_count(
 /// - `cudaDevSmResourceGroupBackfill:` lets `smCount` be a non-multiple of
 /// `coscheduledSmCount`, filling the difference between SM count and
 /// already assigned co-scheduled groupings with other SMs. This lets any
-/// resulting group behave similar to the the returned `remainder` group for example.
+/// resulting group behave similar to the returned `remainder` group for example.
 ///
 /// Example params and their effect:
 ///
@@ -19286,9 +19340,9 @@ pub unsafe fn dev_sm_resource_split(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut remainder: cudaDevResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaDevSmResourceSplit(
             result.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
@@ -19315,7 +19369,7 @@ pub unsafe fn dev_sm_resource_split(
 ///
 /// A successful API call must have:
 ///
-/// - A valid output pointer for the the returned `ph_desc` descriptor as well as a valid
+/// - A valid output pointer for the returned `ph_desc` descriptor as well as a valid
 ///   array of `resources` pointers, with the array size passed in
 ///   the length of `resources`. If multiple resources are provided in `resources`, the
 ///   device they came from must be the same, otherwise
@@ -19362,9 +19416,9 @@ pub unsafe fn dev_resource_generate_desc(
     // bytes are a valid value.
     let mut ph_desc: cudaDevResourceDesc_t = unsafe { ::core::mem::zeroed() };
     let nb_resources: c_uint = crate::error::shared_len(&[Some(resources.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaDevResourceGenerateDesc(
             &mut ph_desc,
@@ -19438,9 +19492,9 @@ pub unsafe fn green_ctx_create(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ph_ctx: cudaExecutionContext_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGreenCtxCreate(&mut ph_ctx, desc, device, flags) }?
         .result()?;
     Ok(ph_ctx)
@@ -19485,6 +19539,7 @@ pub unsafe fn green_ctx_create(
 ///
 /// # Safety
 ///
+/// - It destroys a handle: a safe-layer object owning it would destroy it again or use it afterwards. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns the handle (`Drop`).
 /// - `ctx` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -19493,9 +19548,9 @@ pub unsafe fn green_ctx_create(
 #[doc(alias = "cudaExecutionCtxDestroy")]
 #[inline]
 pub unsafe fn execution_ctx_destroy(ctx: cudaExecutionContext_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaExecutionCtxDestroy(ctx) }?.result()?;
     Ok(())
 }
@@ -19539,9 +19594,9 @@ pub unsafe fn execution_ctx_get_dev_resource(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut resource: cudaDevResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaExecutionCtxGetDevResource(ctx, &mut resource, type_) }?
         .result()?;
     Ok(resource)
@@ -19582,9 +19637,9 @@ pub unsafe fn execution_ctx_get_device(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaExecutionCtxGetDevice(&mut device, ctx) }?.result()?;
     Ok(device)
 }
@@ -19626,9 +19681,9 @@ pub unsafe fn execution_ctx_get_id(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ctx_id: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaExecutionCtxGetId(ctx, &mut ctx_id) }?.result()?;
     Ok(ctx_id)
 }
@@ -19711,9 +19766,9 @@ pub unsafe fn execution_ctx_stream_create(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ph_stream: cudaStream_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaExecutionCtxStreamCreate(
             &mut ph_stream,
@@ -19760,9 +19815,9 @@ pub unsafe fn execution_ctx_stream_create(
 pub unsafe fn execution_ctx_synchronize(
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaExecutionCtxSynchronize(ctx) }?.result()?;
     Ok(())
 }
@@ -19811,9 +19866,9 @@ pub unsafe fn stream_get_dev_resource(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut resource: cudaDevResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetDevResource(h_stream, &mut resource, type_) }?
         .result()?;
     Ok(resource)
@@ -19863,9 +19918,9 @@ pub unsafe fn execution_ctx_record_event(
     ctx: cudaExecutionContext_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaExecutionCtxRecordEvent(ctx, event) }?.result()?;
     Ok(())
 }
@@ -19914,9 +19969,9 @@ pub unsafe fn execution_ctx_wait_event(
     ctx: cudaExecutionContext_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaExecutionCtxWaitEvent(ctx, event) }?.result()?;
     Ok(())
 }
@@ -20002,9 +20057,9 @@ pub unsafe fn get_kernel(entry_func_addr: *const c_void) -> crate::Result<cudaKe
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut kernel_ptr: cudaKernel_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetKernel(&mut kernel_ptr, entry_func_addr) }?.result()?;
     Ok(kernel_ptr)
 }
@@ -20244,15 +20299,19 @@ pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It unregisters a resource or a callback: its handle is dead afterwards, and a safe-layer owner would unregister it again. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns the registration (`Drop`).
+///
 /// # See also
 ///
 /// - [`cudaGraphicsUnregisterResource`](crate::api::graphics_unregister_resource)
 #[doc(alias = "cudaGLUnregisterBufferObject")]
 #[inline]
-pub fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
+pub unsafe fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGLUnregisterBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
@@ -20355,9 +20414,9 @@ pub unsafe fn gl_map_buffer_object_async(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGLMapBufferObjectAsync(&mut dev_ptr, buf_obj, stream) }?
         .result()?;
     Ok(dev_ptr)
@@ -20401,9 +20460,9 @@ pub unsafe fn gl_unmap_buffer_object_async(
     buf_obj: GLuint,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGLUnmapBufferObjectAsync(buf_obj, stream) }?.result()?;
     Ok(())
 }
@@ -20716,6 +20775,7 @@ pub fn set_valid_devices(device_arr: &[c_int]) -> crate::Result<()> {
 ///
 /// # Safety
 ///
+/// - It moves an event to a new point of a stream: the safe layer waits on the events it owns before freeing or reading memory, and a re-recorded event would no longer mark the work it waits for. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Event::record`](crate::Event::record).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
@@ -20737,9 +20797,9 @@ pub unsafe fn event_record_with_flags(
     stream: cudaStream_t,
     flags: crate::sys::EventRecordFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventRecordWithFlags(event, stream, flags.bits()) }?
         .result()?;
     Ok(())
@@ -20809,9 +20869,9 @@ pub unsafe fn launch_kernel(
     shared_mem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLaunchKernel(
             func,
@@ -20900,9 +20960,9 @@ pub unsafe fn launch_kernel_ex_c(
     func: *const c_void,
     args: &mut [*mut c_void],
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLaunchKernelExC(
             ::core::ptr::from_ref(config),
@@ -20988,9 +21048,9 @@ pub unsafe fn launch_cooperative_kernel(
     shared_mem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLaunchCooperativeKernel(
             func,
@@ -21033,7 +21093,7 @@ pub unsafe fn launch_cooperative_kernel(
 ///
 /// # Returns
 ///
-/// `name` (static string; empty if NULL): The returned name of the function
+/// `name` (a copy of the string the runtime returns; empty if NULL): The returned name of the function
 ///
 /// # Errors
 ///
@@ -21044,21 +21104,19 @@ pub unsafe fn launch_cooperative_kernel(
 /// - `func` is a raw pointer: it must be valid for what the function does with it, as described above.
 #[doc(alias = "cudaFuncGetName")]
 #[inline]
-pub unsafe fn func_get_name(
-    func: *const c_void,
-) -> crate::Result<&'static ::core::ffi::CStr> {
+pub unsafe fn func_get_name(func: *const c_void) -> crate::Result<::std::ffi::CString> {
     let mut name: *const c_char = ::core::ptr::null();
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncGetName(&mut name, func) }?.result()?;
     Ok(
         if name.is_null() {
-            c""
+            ::std::ffi::CString::default()
         } else {
-            // SAFETY: the runtime returns NUL-terminated strings that live in the library, which
-            // the crate never unloads.
-            unsafe { ::core::ffi::CStr::from_ptr(name) }
+            // SAFETY: on success the runtime points this at a NUL-terminated string that is valid
+            // at least until the next call that could change it; it is copied at once.
+            unsafe { ::core::ffi::CStr::from_ptr(name) }.to_owned()
         },
     )
 }
@@ -21110,9 +21168,9 @@ pub unsafe fn func_get_param_info(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut param_size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaFuncGetParamInfo(
             func,
@@ -21196,9 +21254,9 @@ pub unsafe fn func_set_shared_mem_config(
     func: *const c_void,
     config: cudaSharedMemConfig,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncSetSharedMemConfig(func, config) }?.result()?;
     Ok(())
 }
@@ -21258,9 +21316,9 @@ pub unsafe fn occupancy_max_potential_cluster_size(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut cluster_size: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxPotentialClusterSize(
             &mut cluster_size,
@@ -21327,9 +21385,9 @@ pub unsafe fn occupancy_max_active_clusters(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut num_clusters: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxActiveClusters(
             &mut num_clusters,
@@ -21385,9 +21443,9 @@ pub unsafe fn array_get_sparse_properties(
     let mut sparse_properties: cudaArraySparseProperties = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaArrayGetSparseProperties(&mut sparse_properties, array) }?
         .result()?;
     Ok(sparse_properties)
@@ -21438,9 +21496,9 @@ pub unsafe fn mipmapped_array_get_sparse_properties(
     let mut sparse_properties: cudaArraySparseProperties = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMipmappedArrayGetSparseProperties(&mut sparse_properties, mipmap)
     }?
@@ -21513,9 +21571,9 @@ pub unsafe fn memcpy_to_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyToSymbol(symbol, src, count, offset, kind) }?
         .result()?;
     Ok(())
@@ -21586,9 +21644,9 @@ pub unsafe fn memcpy_from_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyFromSymbol(dst, symbol, count, offset, kind) }?
         .result()?;
     Ok(())
@@ -21670,9 +21728,9 @@ pub unsafe fn memcpy_to_symbol_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream)
     }?
@@ -21756,9 +21814,9 @@ pub unsafe fn memcpy_from_symbol_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream)
     }?
@@ -21810,9 +21868,9 @@ pub unsafe fn get_symbol_address(symbol: *const c_void) -> crate::Result<*mut c_
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetSymbolAddress(&mut dev_ptr, symbol) }?.result()?;
     Ok(dev_ptr)
 }
@@ -21860,9 +21918,9 @@ pub unsafe fn get_symbol_size(symbol: *const c_void) -> crate::Result<usize> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetSymbolSize(&mut size, symbol) }?.result()?;
     Ok(size)
 }
@@ -21939,9 +21997,9 @@ pub unsafe fn memcpy_to_array(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyToArray(dst, w_offset, h_offset, src, count, kind) }?
         .result()?;
     Ok(())
@@ -22018,9 +22076,9 @@ pub unsafe fn memcpy_from_array(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyFromArray(dst, src, w_offset, h_offset, count, kind)
     }?
@@ -22101,9 +22159,9 @@ pub unsafe fn memcpy_array_to_array(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyArrayToArray(
             dst,
@@ -22203,9 +22261,9 @@ pub unsafe fn memcpy_to_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyToArrayAsync(
             dst,
@@ -22303,9 +22361,9 @@ pub unsafe fn memcpy_from_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyFromArrayAsync(
             dst,
@@ -22409,9 +22467,9 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNodeToSymbol(
             &mut p_graph_node,
@@ -22520,9 +22578,9 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNodeFromSymbol(
             &mut p_graph_node,
@@ -22629,9 +22687,9 @@ pub unsafe fn graph_add_memcpy_node1d(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNode1D(
             &mut p_graph_node,
@@ -22709,9 +22767,9 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol(
             node,
@@ -22784,9 +22842,9 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol(
             node,
@@ -22858,9 +22916,9 @@ pub unsafe fn graph_memcpy_node_set_params1d(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) }?
         .result()?;
     Ok(())
@@ -22934,9 +22992,9 @@ pub unsafe fn graph_add_event_record_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddEventRecordNode(
             &mut p_graph_node,
@@ -22997,9 +23055,9 @@ pub unsafe fn graph_event_record_node_get_event(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut event_out: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventRecordNodeGetEvent(node, &mut event_out) }?
         .result()?;
     Ok(event_out)
@@ -23046,9 +23104,9 @@ pub unsafe fn graph_event_record_node_set_event(
     node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventRecordNodeSetEvent(node, event) }?.result()?;
     Ok(())
 }
@@ -23123,9 +23181,9 @@ pub unsafe fn graph_add_event_wait_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddEventWaitNode(
             &mut p_graph_node,
@@ -23186,9 +23244,9 @@ pub unsafe fn graph_event_wait_node_get_event(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut event_out: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventWaitNodeGetEvent(node, &mut event_out) }?
         .result()?;
     Ok(event_out)
@@ -23235,9 +23293,9 @@ pub unsafe fn graph_event_wait_node_set_event(
     node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventWaitNodeSetEvent(node, event) }?.result()?;
     Ok(())
 }
@@ -23315,9 +23373,9 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddExternalSemaphoresSignalNode(
             &mut p_graph_node,
@@ -23387,9 +23445,9 @@ pub unsafe fn graph_external_semaphores_signal_node_get_params(
     let mut params_out: cudaExternalSemaphoreSignalNodeParams = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams(
             h_node,
@@ -23441,9 +23499,9 @@ pub unsafe fn graph_external_semaphores_signal_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreSignalNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams(
             h_node,
@@ -23527,9 +23585,9 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddExternalSemaphoresWaitNode(
             &mut p_graph_node,
@@ -23599,9 +23657,9 @@ pub unsafe fn graph_external_semaphores_wait_node_get_params(
     let mut params_out: cudaExternalSemaphoreWaitNodeParams = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams(h_node, &mut params_out)
     }?
@@ -23650,9 +23708,9 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreWaitNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams(
             h_node,
@@ -23758,9 +23816,9 @@ pub unsafe fn graph_add_mem_alloc_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemAllocNode(
             &mut p_graph_node,
@@ -23822,9 +23880,9 @@ pub unsafe fn graph_mem_alloc_node_get_params(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut params_out: cudaMemAllocNodeParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemAllocNodeGetParams(node, &mut params_out) }?
         .result()?;
     Ok(params_out)
@@ -23870,6 +23928,7 @@ pub unsafe fn graph_mem_alloc_node_get_params(
 ///
 /// # Safety
 ///
+/// - It frees memory or a resource: a safe-layer buffer, array or pool owning it would free it again or use it afterwards, and work still queued may use it. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns it (`Drop`).
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `dptr` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
@@ -23908,9 +23967,9 @@ pub unsafe fn graph_add_mem_free_node(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemFreeNode(
             &mut p_graph_node,
@@ -23965,9 +24024,9 @@ pub unsafe fn graph_mem_free_node_get_params(
     node: cudaGraphNode_t,
     dptr_out: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemFreeNodeGetParams(node, dptr_out) }?.result()?;
     Ok(())
 }
@@ -24062,9 +24121,9 @@ pub unsafe fn device_get_graph_mem_attribute(
     attr: cudaGraphMemAttributeType,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceGetGraphMemAttribute(device, attr, value) }?
         .result()?;
     Ok(())
@@ -24117,9 +24176,9 @@ pub unsafe fn device_set_graph_mem_attribute(
     attr: cudaGraphMemAttributeType,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceSetGraphMemAttribute(device, attr, value) }?
         .result()?;
     Ok(())
@@ -24217,9 +24276,9 @@ pub unsafe fn graph_instantiate_with_flags(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphInstantiateWithFlags(&mut p_graph_exec, graph, flags)
     }?
@@ -24303,9 +24362,9 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol(
             h_graph_exec,
@@ -24397,9 +24456,9 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol(
             h_graph_exec,
@@ -24488,9 +24547,9 @@ pub unsafe fn graph_exec_memcpy_node_set_params1d(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParams1D(
             h_graph_exec,
@@ -24568,9 +24627,9 @@ pub unsafe fn graph_exec_child_graph_node_set_params(
     node: cudaGraphNode_t,
     child_graph: cudaGraph_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecChildGraphNodeSetParams(h_graph_exec, node, child_graph)
     }?
@@ -24638,9 +24697,9 @@ pub unsafe fn graph_exec_event_record_node_set_event(
     h_node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecEventRecordNodeSetEvent(h_graph_exec, h_node, event)
     }?
@@ -24708,9 +24767,9 @@ pub unsafe fn graph_exec_event_wait_node_set_event(
     h_node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecEventWaitNodeSetEvent(h_graph_exec, h_node, event)
     }?
@@ -24781,9 +24840,9 @@ pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreSignalNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams(
             h_graph_exec,
@@ -24858,9 +24917,9 @@ pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreWaitNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams(
             h_graph_exec,
@@ -24926,9 +24985,9 @@ pub unsafe fn graph_node_set_enabled(
     h_node: cudaGraphNode_t,
     is_enabled: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeSetEnabled(h_graph_exec, h_node, is_enabled) }?
         .result()?;
     Ok(())
@@ -24987,9 +25046,9 @@ pub unsafe fn graph_node_get_enabled(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut is_enabled: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetEnabled(h_graph_exec, h_node, &mut is_enabled)
     }?
@@ -25034,9 +25093,9 @@ pub unsafe fn graph_upload(
     graph_exec: cudaGraphExec_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphUpload(graph_exec, stream) }?.result()?;
     Ok(())
 }
@@ -25069,9 +25128,9 @@ pub unsafe fn get_func_by_symbol(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut function_ptr: cudaFunction_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
-    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
-    // slice that is valid for the call, with counts equal to slice lengths.
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetFuncBySymbol(&mut function_ptr, symbol_ptr) }?.result()?;
     Ok(function_ptr)
 }

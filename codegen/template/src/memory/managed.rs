@@ -1,17 +1,22 @@
 //! [`ManagedBuffer<T>`]: unified (managed) memory from `cudaMallocManaged`, reachable from
 //! the host and every device at the same address, migrated by the driver on demand.
 //!
-//! The buffer dereferences to `[T]` on the host and is passed to kernels as an argument.
-//! Kernel launches are `unsafe` in this crate; their contract includes that the host does
-//! not touch memory a running kernel uses, which for managed memory means: synchronise
-//! before reading results on the host. There are no device views of managed memory (an
-//! asynchronous copy into it could outlive the borrow); use `as_device_ptr` with the raw
-//! layer for that. Prefetching and advice (`cudaMemPrefetchAsync`, `cudaMemAdvise`) differ
-//! between CUDA 12 and 13 and are left to [`crate::api`].
+//! The host reaches the buffer through [`ManagedBuffer::as_slice`] /
+//! [`ManagedBuffer::as_mut_slice`], and it is passed to kernels as an argument. Kernel
+//! launches are `unsafe` in this crate; their contract includes that the host does not
+//! touch memory a running kernel uses, which for managed memory means: synchronise before
+//! reading results on the host. On a device without concurrent managed access
+//! (`cudaDevAttrConcurrentManagedAccess` = 0: before Pascal, Windows, some virtualised
+//! GPUs) the host may not touch *any* managed memory while *any* kernel runs on it (the
+//! access faults): there the safe views are refused, and [`ManagedBuffer::as_slice_unchecked`]
+//! is the `unsafe` way. There are no device views of managed memory (an asynchronous copy
+//! into it could outlive the borrow); use `as_device_ptr` with the raw layer for that.
+//! Prefetching and advice (`cudaMemPrefetchAsync`, `cudaMemAdvise`) differ between CUDA 12
+//! and 13 and are left to [`crate::api`].
 
-use std::ffi::c_void;
-use std::ops::{Deref, DerefMut};
+use std::ffi::{c_int, c_void};
 use std::ptr::NonNull;
+use std::sync::OnceLock;
 
 use super::{bytes_of, DeviceCopy, DevicePtr};
 use crate::error::{report_drop_error, status, Error, Result};
@@ -46,17 +51,63 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
             sys::cudaMallocManaged(&mut ptr, bytes, sys::MemAttachFlags::GLOBAL.bits() as _)
         })?;
         let ptr = NonNull::new(ptr.cast::<T>()).ok_or_else(|| Error::from_code(2))?;
-        // SAFETY: `bytes` bytes of managed memory, host-accessible, not yet used by any
-        // device; zero bits are a valid `T`.
-        unsafe { ptr.as_ptr().cast::<u8>().write_bytes(0, bytes) };
-        Ok(ManagedBuffer { ptr, len })
+        let buffer = ManagedBuffer { ptr, len };
+        if host_access_allowed().is_ok() {
+            // SAFETY: `bytes` bytes of managed memory, host-accessible (every device has
+            // concurrent managed access); zero bits are a valid `T`.
+            unsafe { ptr.as_ptr().cast::<u8>().write_bytes(0, bytes) };
+        } else {
+            // The host may not touch it while any kernel runs: zeroed by the device.
+            // SAFETY: `bytes` bytes of managed memory.
+            status(unsafe { sys::cudaMemset(ptr.as_ptr().cast(), 0, bytes) })?;
+            super::track::wait_stream(sys::cudaStream_t(1 as *mut _))?;
+        }
+        Ok(buffer)
     }
 
-    /// A managed copy of `src`.
+    /// A managed copy of `src` (copied by `cudaMemcpy`, so that it works on devices whose
+    /// managed memory the host may not touch while kernels run).
     pub fn from_slice(src: &[T]) -> Result<ManagedBuffer<T>> {
-        let mut b = Self::new(src.len())?;
-        b.copy_from_slice(src);
+        let b = Self::new(src.len())?;
+        if b.len > 0 {
+            // SAFETY: `src` and the buffer both hold `len` elements; `cudaMemcpy` has read
+            // `src` when it returns.
+            status(unsafe {
+                sys::cudaMemcpy(
+                    b.ptr.as_ptr().cast(),
+                    src.as_ptr().cast(),
+                    std::mem::size_of_val(src),
+                    sys::cudaMemcpyKind::DEFAULT,
+                )
+            })?;
+        }
         Ok(b)
+    }
+
+    /// The elements, on the host. Refused ([`Error::InvalidArgument`]) when a device lacks
+    /// concurrent managed access (see the [memory module](crate::memory)).
+    pub fn as_slice(&self) -> Result<&[T]> {
+        host_access_allowed()?;
+        // SAFETY: `len` initialised elements; host access cannot fault on these devices;
+        // no kernel writes them meanwhile (the launch contract).
+        Ok(unsafe { self.as_slice_unchecked() })
+    }
+
+    /// The elements, mutably, on the host (refused as [`as_slice`](Self::as_slice)).
+    pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
+        host_access_allowed()?;
+        // SAFETY: as above, exclusively borrowed.
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) })
+    }
+
+    /// The elements, on the host, without the device check.
+    ///
+    /// # Safety
+    /// No kernel runs on a device without concurrent managed access while the slice is
+    /// used, and no kernel writes the elements meanwhile.
+    pub unsafe fn as_slice_unchecked(&self) -> &[T] {
+        // SAFETY: `len` initialised elements; the caller's promise about kernels.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 
     /// The unified address (the same on the host and on devices).
@@ -85,20 +136,37 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
     }
 }
 
-impl<T: DeviceCopy> Deref for ManagedBuffer<T> {
-    type Target = [T];
-
-    fn deref(&self) -> &[T] {
-        // SAFETY: `len` initialised elements; no device work uses them (the launch
-        // contract).
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl<T: DeviceCopy> DerefMut for ManagedBuffer<T> {
-    fn deref_mut(&mut self) -> &mut [T] {
-        // SAFETY: as for `deref`, exclusively borrowed.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+/// `Ok` when every device has concurrent managed access (read once per process).
+fn host_access_allowed() -> Result<()> {
+    static MISSING: OnceLock<std::result::Result<Option<c_int>, Error>> = OnceLock::new();
+    let missing = MISSING.get_or_init(|| {
+        let mut n: c_int = 0;
+        // SAFETY: one int is written.
+        status(unsafe { sys::cudaGetDeviceCount(&mut n) })?;
+        for d in 0..n {
+            let mut v: c_int = 0;
+            // SAFETY: one int is written.
+            status(unsafe {
+                sys::cudaDeviceGetAttribute(
+                    &mut v,
+                    sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS,
+                    d,
+                )
+            })?;
+            if v == 0 {
+                return Ok(Some(d));
+            }
+        }
+        Ok(None)
+    });
+    match missing {
+        Ok(None) => Ok(()),
+        Ok(Some(d)) => Err(Error::InvalidArgument(format!(
+            "device {d} has no concurrent managed access: a host access to managed memory \
+             while any kernel runs there faults; use ManagedBuffer::as_slice_unchecked \
+             after synchronising"
+        ))),
+        Err(e) => Err(e.clone()),
     }
 }
 

@@ -1,40 +1,61 @@
 // Copied by `cargo xtask codegen` from the generator's codegen/template/src/memory/buffer.rs:
 // edit the template, not this copy.
 
-//! [`DeviceBuffer<T>`], owned device memory freed on its stream, and the borrowed views
+//! [`DeviceBuffer<T>`], owned device memory freed in stream order, and the borrowed views
 //! [`DeviceSlice`] / [`DeviceSliceMut`] of a range of it; copies between them and host
 //! slices or pinned buffers, blocking and asynchronous; memset.
 //!
 //! Ranges are checked: a sub-slice out of bounds is `None` (as `slice::get`), a copy whose
 //! lengths differ is [`Error::InvalidArgument`](crate::Error::InvalidArgument); nothing here
-//! panics.
+//! panics. Every operation records which stream used the memory (see the
+//! [safety model](super#safety-model)), so that the free is ordered after all of them.
 
 use std::ffi::{c_int, c_void};
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::allocator::{self, DeviceAllocator};
 use super::pinned::PinnedBuffer;
 use super::pool::MemPool;
+use super::release::{release_later, retry_later};
+use super::track::{self, poisoned, Access, Capture, Enqueued, StreamKey, Tracked, Uses};
 use super::{bytes_of, length_mismatch, DeviceCopy, DevicePtr};
-use crate::error::{report_drop_error, status, Result};
+use crate::device;
+use crate::error::{report_drop_error, status, Error, Result};
 use crate::stream::Stream;
 use crate::sys;
 use crate::sys::cudaMemcpyKind as Kind;
 
 /// Owned device memory holding `len` values of `T`.
 ///
-/// Allocated in stream order on a [`Stream`] (`cudaMallocAsync`, the device's current
-/// memory pool) unless an allocator was set with
+/// Allocated in stream order on a [`Stream`] (`cudaMallocAsync`, the memory pool current to
+/// the stream's device) unless an allocator was set with
 /// [`set_allocator`](super::set_allocator) / [`using_allocator`](super::using_allocator) or
-/// given to [`DeviceBuffer::with_allocator`]; freed in stream order on the same stream when
-/// dropped (`cudaFreeAsync`), which never blocks and never panics (a failure goes to the
-/// hook of [`set_drop_error_hook`](crate::error::set_drop_error_hook); [`close`] returns it).
-/// The buffer keeps its stream alive.
+/// given to [`DeviceBuffer::with_allocator`]; freed in stream order on the same stream (its
+/// *home*) when dropped, after every other stream that used it (`cudaStreamWaitEvent` on an
+/// event recorded after its last operation there), on whatever thread or device the drop
+/// runs. A graph that uses the buffer keeps the memory alive until the graph, every
+/// executable graph made from it and their launches are gone. Dropping never blocks and
+/// never panics (a failure goes to the hook of
+/// [`set_drop_error_hook`](crate::error::set_drop_error_hook); [`close`] returns it; memory
+/// that may still be in use is leaked, not freed). The buffer keeps its stream alive and
+/// remembers its device: its operations run with that device current.
 ///
 /// Fresh memory holds unspecified bytes (any bit pattern is a valid `T`, see
 /// [`DeviceCopy`]); [`DeviceBuffer::zeroed`] clears it.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, Stream};
+/// let (a, b) = (Stream::non_blocking()?, Stream::non_blocking()?);
+/// let src = DeviceBuffer::from_slice(&[1u32, 2, 3], &a)?;
+/// let mut dst = DeviceBuffer::<u32>::new(3, &b)?;
+/// dst.copy_from_device(&src, &b)?; // reads `src` on stream b
+/// drop(src); // freed on stream a after the copy on b
+/// assert_eq!(dst.to_vec()?, [1, 2, 3]);
+/// # Ok(()) }
+/// ```
 ///
 /// `Send` and `Sync` when `T` is: the host only passes its address to CUDA.
 ///
@@ -42,15 +63,337 @@ use crate::sys::cudaMemcpyKind as Kind;
 pub struct DeviceBuffer<T: DeviceCopy> {
     ptr: *mut T,
     len: usize,
-    stream: Stream,
-    allocator: Option<Arc<dyn DeviceAllocator>>,
+    /// Taken out once, by `Drop`, `close` or `into_raw_parts`.
+    alloc: std::mem::ManuallyDrop<DeviceAlloc>,
 }
 
-// SAFETY: the buffer owns device memory the host never dereferences; its stream is
-// `Send + Sync`; the allocator is `Send + Sync` by its trait bound.
+// SAFETY: the buffer owns device memory the host never dereferences; its bookkeeping is
+// behind a mutex, its stream is `Send + Sync`, the allocator is `Send + Sync` by its trait.
 unsafe impl<T: DeviceCopy + Send> Send for DeviceBuffer<T> {}
 // SAFETY: `&DeviceBuffer` only reads the address and enqueues reads of the memory.
 unsafe impl<T: DeviceCopy + Sync> Sync for DeviceBuffer<T> {}
+
+/// The allocation behind a [`DeviceBuffer`]: its home stream (where it is freed), device,
+/// allocator, and what used it.
+pub(crate) struct DeviceAlloc {
+    ptr: *mut c_void,
+    bytes: usize,
+    home: Stream,
+    home_key: StreamKey,
+    device: i32,
+    allocator: Option<Arc<dyn DeviceAllocator>>,
+    state: Mutex<AllocState>,
+}
+
+#[derive(Default)]
+struct AllocState {
+    uses: Uses,
+    /// The capture in which work on another stream than the home used the memory.
+    captured_off_home: Option<u64>,
+    /// Shared with the graphs that use the memory; set once a graph takes it.
+    keeper: Option<Arc<Keeper>>,
+    /// The graph (and capture) the memory was last handed to, so that it is held once per
+    /// capture.
+    kept_in: Option<(usize, u64)>,
+}
+
+// SAFETY: device memory the host never dereferences; the state is behind a mutex.
+unsafe impl Send for DeviceAlloc {}
+// SAFETY: as above.
+unsafe impl Sync for DeviceAlloc {}
+
+/// What graphs hold of a device allocation: the free, once the buffer is gone; it runs when
+/// the last holder lets go (on the release thread, for a graph).
+#[derive(Default)]
+struct Keeper {
+    free: Mutex<Option<Free>>,
+}
+
+impl Drop for Keeper {
+    fn drop(&mut self) {
+        if let Some(free) = self
+            .free
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            if let Err(e) = free.run() {
+                report_drop_error("device buffer", &e);
+            }
+        }
+    }
+}
+
+/// What dropping a buffer does: free now, or hand the free to the graphs holding the
+/// memory.
+struct Release {
+    free: Free,
+    keeper: Option<Arc<Keeper>>,
+    captured_off_home: Option<u64>,
+}
+
+impl Release {
+    fn run(self) -> Result<()> {
+        let Some(keeper) = self.keeper else {
+            return self.free.run();
+        };
+        // Dropped during the capture that allocated it (a graph allocation) and used only on
+        // its home stream there: the free is captured after those uses, as CUDA's graph
+        // memory nodes want. Memory not allocated by the graph cannot be freed in a capture
+        // (CUDA refuses): the graphs holding it free it once they let go.
+        if let (Ok(Capture::Into(_, id)), false) = (
+            crate::graph::capture_of(&self.free.home),
+            self.free.bytes == 0,
+        ) {
+            if self.captured_off_home != Some(id) {
+                let freed = {
+                    let _gate = self.free.home.gate_shared();
+                    // SAFETY: the allocation is owned and freed once (here, or by the
+                    // keeper).
+                    status(unsafe { sys::cudaFreeAsync(self.free.ptr, self.free.home.as_raw()) })
+                };
+                if freed.is_ok() {
+                    std::mem::forget(self.free);
+                    return Ok(());
+                }
+            }
+        }
+        *keeper.free.lock().unwrap_or_else(|e| e.into_inner()) = Some(self.free);
+        Ok(())
+    }
+}
+
+/// A [`Release`] run when dropped (on the release thread).
+struct ReleaseOnDrop(Option<Release>);
+
+impl Drop for ReleaseOnDrop {
+    fn drop(&mut self) {
+        if let Some(r) = self.0.take() {
+            if let Err(e) = r.run() {
+                report_drop_error("device buffer", &e);
+            }
+        }
+    }
+}
+
+/// Freeing a device allocation in stream order on its home stream, after every use.
+struct Free {
+    ptr: *mut c_void,
+    bytes: usize,
+    home: Stream,
+    home_key: StreamKey,
+    device: i32,
+    allocator: Option<Arc<dyn DeviceAllocator>>,
+    uses: Uses,
+}
+
+// SAFETY: as `DeviceAlloc`.
+unsafe impl Send for Free {}
+
+/// What a free attempt came to.
+enum Freed {
+    Done(Result<()>),
+    /// The home stream is being captured (a free there would be captured): try later.
+    NotYet(Free),
+}
+
+impl Free {
+    /// Frees now, or later on the release thread while the home stream is being captured.
+    /// Memory that may still be in use (a use that could not be recorded or waited for) is
+    /// leaked and the error returned.
+    fn run(self) -> Result<()> {
+        match self.attempt() {
+            Freed::Done(result) => result,
+            Freed::NotYet(free) => {
+                let mut pending = Some(free);
+                retry_later(Box::new(move || match pending.take().map(Free::attempt) {
+                    None => true,
+                    Some(Freed::Done(result)) => {
+                        if let Err(e) = result {
+                            report_drop_error("device buffer", &e);
+                        }
+                        true
+                    }
+                    Some(Freed::NotYet(free)) => {
+                        pending = Some(free);
+                        false
+                    }
+                }));
+                Ok(())
+            }
+        }
+    }
+
+    fn attempt(mut self) -> Freed {
+        if self.bytes == 0 {
+            return Freed::Done(Ok(()));
+        }
+        if self.uses.is_poisoned() {
+            std::mem::forget(self);
+            return Freed::Done(Err(poisoned()));
+        }
+        // The legacy and per-thread streams are the current device's: switch to the
+        // memory's (when the runtime cannot say which is current, there is nothing to
+        // switch; the free goes to the allocator as it is).
+        let switch = !matches!(self.home_key, StreamKey::Handle(_))
+            && device::current_ordinal().is_ok_and(|current| current != self.device);
+        let result = if switch {
+            let device = self.device;
+            device::with_device(device, || self.enqueue_free())
+        } else {
+            self.enqueue_free()
+        };
+        match result {
+            Ok(()) => Freed::Done(Ok(())),
+            Err(e) if is_capturing_error(&e) => Freed::NotYet(self),
+            Err(e) => {
+                // The memory may still be in use: leak it (failing closed).
+                std::mem::forget(self);
+                Freed::Done(Err(e))
+            }
+        }
+    }
+
+    /// Orders the free after every recorded use and enqueues it on the home stream, under
+    /// the stream's gate (no capture of the crate's begins meanwhile); the marker error
+    /// [`capturing`] while the home stream is being captured (a free there fails, and
+    /// waits there would be captured instead of run).
+    fn enqueue_free(&mut self) -> Result<()> {
+        let home = self.home.as_raw();
+        if !self.uses.is_empty() {
+            // Under the gate, no capture of the crate's begins on the stream between the
+            // check and the waits (which a capture would take in instead of running them).
+            let _gate = self.home.gate_shared();
+            if crate::graph::capture_graph(&self.home)? != Capture::No {
+                return Err(capturing());
+            }
+            self.uses.order_before(home)?;
+        }
+        let freed = match &self.allocator {
+            // SAFETY: the allocation is owned, freed once, after every recorded use.
+            None => status(unsafe { sys::cudaFreeAsync(self.ptr, home) }),
+            // SAFETY: from this allocator with this size; work using it is ordered before
+            // the free on `home` (the trait's contract).
+            Some(a) => unsafe { a.free(DevicePtr::from_raw(self.ptr), self.bytes, &self.home) },
+        };
+        freed.map_err(|e| match crate::graph::capture_graph(&self.home) {
+            Ok(Capture::No) => e,
+            _ => capturing(),
+        })
+    }
+}
+
+/// The marker error of a free deferred because its stream is being captured.
+fn capturing() -> Error {
+    Error::InvalidArgument("the home stream is being captured".into())
+}
+
+fn is_capturing_error(e: &Error) -> bool {
+    matches!(e, Error::InvalidArgument(m) if m == "the home stream is being captured")
+}
+
+impl DeviceAlloc {
+    fn new(
+        ptr: *mut c_void,
+        bytes: usize,
+        home: &Stream,
+        device: i32,
+        allocator: Option<Arc<dyn DeviceAllocator>>,
+    ) -> DeviceAlloc {
+        DeviceAlloc {
+            ptr,
+            bytes,
+            home: home.clone(),
+            home_key: StreamKey::of(home, device),
+            device,
+            allocator,
+            state: Mutex::new(AllocState::default()),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, AllocState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Makes `graph` keep the memory alive (once per graph and capture id).
+    fn keep_in(&self, st: &mut AllocState, graph: sys::cudaGraph_t, id: u64) -> Result<()> {
+        let key = (graph.0 as usize, id);
+        if st.kept_in == Some(key) {
+            return Ok(());
+        }
+        let keeper = st.keeper.get_or_insert_with(Arc::default).clone();
+        crate::graph::keep_in_graph(graph, Box::new(keeper))?;
+        st.kept_in = Some(key);
+        Ok(())
+    }
+
+    /// After a per-thread allocation: the allocation itself is a use, which another thread
+    /// must order its free after.
+    fn note_allocation(&self) {
+        if self.bytes == 0 || !self.home_key.is_per_thread() {
+            return;
+        }
+        let _ = track::enqueue(
+            &self.home,
+            self.device,
+            || Ok(()),
+            |done| self.track(done, Access::Write),
+        );
+    }
+
+    /// Frees the memory (see [`DeviceBuffer`]'s documentation): now, or once the graphs
+    /// holding it let go; inside a CUDA callback (where no CUDA call is allowed), on the
+    /// release thread.
+    fn release(self) -> Result<()> {
+        let DeviceAlloc {
+            ptr,
+            bytes,
+            home,
+            home_key,
+            device,
+            allocator,
+            state,
+        } = self;
+        let st = state.into_inner().unwrap_or_else(|e| e.into_inner());
+        let release = Release {
+            free: Free {
+                ptr,
+                bytes,
+                home,
+                home_key,
+                device,
+                allocator,
+                uses: st.uses,
+            },
+            keeper: st.keeper,
+            captured_off_home: st.captured_off_home,
+        };
+        if crate::loader::in_callback() {
+            release_later(Box::new(ReleaseOnDrop(Some(release))));
+            return Ok(());
+        }
+        release.run()
+    }
+}
+
+impl Tracked for DeviceAlloc {
+    fn track(&self, done: &Enqueued<'_>, access: Access) {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let mut uses = std::mem::take(&mut st.uses);
+        done.track(&mut uses, self.home_key, access, |graph, id| {
+            if done.key != self.home_key {
+                st.captured_off_home = Some(id);
+            }
+            self.keep_in(st, graph, id)
+        });
+        st.uses = uses;
+    }
+
+    fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
+        DeviceAlloc::keep_in(self, &mut self.lock(), graph, 0)
+    }
+}
 
 /// A borrowed view of `len` values of device memory (of a [`DeviceBuffer`], or foreign
 /// memory through [`DeviceSlice::from_raw_parts`]), with the stream its blocking copies run
@@ -59,7 +402,7 @@ unsafe impl<T: DeviceCopy + Sync> Sync for DeviceBuffer<T> {}
 pub struct DeviceSlice<'a, T: DeviceCopy> {
     ptr: *mut T,
     len: usize,
-    stream: &'a Stream,
+    mem: Mem<'a>,
     _data: PhantomData<&'a [T]>,
 }
 
@@ -67,11 +410,35 @@ pub struct DeviceSlice<'a, T: DeviceCopy> {
 pub struct DeviceSliceMut<'a, T: DeviceCopy> {
     ptr: *mut T,
     len: usize,
-    stream: &'a Stream,
+    mem: Mem<'a>,
     _data: PhantomData<&'a mut [T]>,
 }
 
-// SAFETY: views hold a device address and a `&Stream` (`Sync`).
+/// Whose memory a view is: the owning buffer's allocation (tracked), or foreign memory with
+/// the stream its blocking copies run on.
+#[derive(Clone, Copy)]
+struct Mem<'a> {
+    stream: &'a Stream,
+    /// The memory's device; `None` for foreign memory on a default stream (the current
+    /// device is used).
+    device: Option<i32>,
+    alloc: Option<&'a DeviceAlloc>,
+}
+
+impl Mem<'_> {
+    fn device(&self) -> Result<i32> {
+        match self.device {
+            Some(d) => Ok(d),
+            None => device::current_ordinal(),
+        }
+    }
+
+    fn tracked(&self) -> Option<&dyn Tracked> {
+        self.alloc.map(|a| a as &dyn Tracked)
+    }
+}
+
+// SAFETY: views hold a device address and shared references to `Sync` bookkeeping.
 unsafe impl<T: DeviceCopy + Sync> Send for DeviceSlice<'_, T> {}
 // SAFETY: as above.
 unsafe impl<T: DeviceCopy + Sync> Sync for DeviceSlice<'_, T> {}
@@ -108,7 +475,7 @@ pub(crate) fn bounds(range: impl RangeBounds<usize>, len: usize) -> Option<(usiz
     (start <= end && end <= len).then_some((start, end))
 }
 
-/// `cudaMemcpyAsync` of `bytes` bytes (nothing for 0).
+/// `cudaMemcpyAsync` of `bytes` bytes.
 ///
 /// # Safety
 /// `dst` and `src` are valid for `bytes` bytes of the kind's sides until the stream reaches
@@ -121,11 +488,40 @@ unsafe fn memcpy_async(
     kind: Kind,
     stream: &Stream,
 ) -> Result<()> {
-    if bytes == 0 {
-        return Ok(());
-    }
     // SAFETY: the caller's promise.
     status(unsafe { sys::cudaMemcpyAsync(dst, src, bytes, kind, stream.as_raw()) })
+}
+
+/// Enqueues `op` on `stream` for memory `parts` (each with what the op does to it), with the
+/// right device current, and records the uses (see [`track::enqueue`]).
+fn run_async(
+    stream: &Stream,
+    device: i32,
+    parts: &[(Option<&dyn Tracked>, Access)],
+    op: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    track::enqueue(stream, device, op, |done| {
+        for (part, access) in parts {
+            if let Some(p) = part {
+                p.track(done, *access);
+            }
+        }
+    })
+}
+
+/// Runs a copy between device memory and borrowed host memory on `mem`'s stream and waits
+/// until it cannot run any more (see [`track::wait_stream`]): refused on a stream being
+/// captured; the wait happens also when enqueuing reported an error.
+fn run_blocking(mem: Mem<'_>, op: impl FnOnce() -> Result<()>) -> Result<()> {
+    let stream = mem.stream;
+    let _gate = stream.gate_shared();
+    let device = stream.device().map_or_else(|| mem.device(), Ok)?;
+    device::with_device(device, || {
+        track::refuse_capture(stream)?;
+        let enqueued = op();
+        let waited = track::wait_stream(stream.as_raw());
+        enqueued.and(waited)
+    })
 }
 
 /// The methods every readable device memory type has (inherent, so no trait import).
@@ -158,7 +554,7 @@ macro_rules! read_methods {
         /// The stream that blocking copies of this memory run on (the owning buffer's).
         #[inline]
         pub fn stream(&self) -> &Stream {
-            &self.stream
+            self.mem().stream
         }
 
         /// A view of elements `range`, or `None` when the range is out of bounds.
@@ -167,13 +563,16 @@ macro_rules! read_methods {
             Some(DeviceSlice {
                 ptr: self.ptr.wrapping_add(start),
                 len: end - start,
-                stream: &self.stream,
+                mem: self.mem(),
                 _data: PhantomData,
             })
         }
 
         /// Copies everything into `dst` (same length) and waits for the copy: it is
-        /// enqueued on [`stream`](Self::stream), after the work already there.
+        /// enqueued on [`stream`](Self::stream), after the work already there. It never
+        /// returns while the copy can still write `dst` (a failed wait is followed by
+        /// polling until the copy is done or cannot run any more). Refused on a stream
+        /// being captured.
         pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
             if dst.len() != self.len {
                 return Err(length_mismatch("copy_to_host", self.len, dst.len()));
@@ -181,41 +580,30 @@ macro_rules! read_methods {
             if self.size_bytes() == 0 {
                 return Ok(());
             }
-            // SAFETY: `dst` is borrowed until the stream has been synchronised below; the
-            // source is `len` elements of device memory.
-            unsafe {
-                memcpy_async(
-                    dst.as_mut_ptr().cast(),
-                    self.ptr.cast(),
-                    self.size_bytes(),
-                    Kind::DEVICE_TO_HOST,
-                    &self.stream,
-                )?
-            };
-            self.stream.synchronize()
+            let (src, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
+            let out = dst.as_mut_ptr().cast::<c_void>();
+            run_blocking(self.mem(), || {
+                // SAFETY: `dst` is borrowed until the copy can no longer run; the source is
+                // `len` elements of device memory.
+                unsafe { memcpy_async(out, src, bytes, Kind::DEVICE_TO_HOST, self.stream()) }
+            })
         }
 
         /// The elements as a `Vec` (a blocking copy, as [`copy_to_host`](Self::copy_to_host)).
         pub fn to_vec(&self) -> Result<Vec<T>> {
             let mut out: Vec<T> = Vec::with_capacity(self.len);
-            if self.size_bytes() == 0 {
-                // SAFETY: no elements, or zero-sized ones, which need no initialisation.
-                unsafe { out.set_len(self.len) };
-                return Ok(out);
+            if self.size_bytes() > 0 {
+                let (src, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
+                let dst = out.as_mut_ptr().cast::<c_void>();
+                run_blocking(self.mem(), || {
+                    // SAFETY: the spare capacity holds `len` elements; the copy can no
+                    // longer run when `run_blocking` returns.
+                    unsafe { memcpy_async(dst, src, bytes, Kind::DEVICE_TO_HOST, self.stream()) }
+                })?;
             }
-            // SAFETY: the spare capacity holds `len` elements and is written in full by the
-            // copy before `set_len`, after the stream has been synchronised.
-            unsafe {
-                memcpy_async(
-                    out.as_mut_ptr().cast(),
-                    self.ptr.cast(),
-                    self.size_bytes(),
-                    Kind::DEVICE_TO_HOST,
-                    &self.stream,
-                )?;
-                self.stream.synchronize()?;
-                out.set_len(self.len);
-            }
+            // SAFETY: `len` elements written in full by the copy (any bits are a `T`), or
+            // zero-sized elements.
+            unsafe { out.set_len(self.len) };
             Ok(out)
         }
 
@@ -230,21 +618,26 @@ macro_rules! read_methods {
             if dst.len() != self.len {
                 return Err(length_mismatch("copy_to_host_async", self.len, dst.len()));
             }
-            // SAFETY: the caller keeps `dst` valid until the copy has run.
-            unsafe {
-                memcpy_async(
-                    dst.as_mut_ptr().cast(),
-                    self.ptr.cast(),
-                    self.size_bytes(),
-                    Kind::DEVICE_TO_HOST,
-                    stream,
-                )
+            if self.size_bytes() == 0 {
+                return Ok(());
             }
+            let (src, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
+            let out = dst.as_mut_ptr().cast::<c_void>();
+            let mem = self.mem();
+            run_async(
+                stream,
+                mem.device()?,
+                &[(mem.tracked(), Access::Read)],
+                || {
+                    // SAFETY: the caller keeps `dst` valid until the copy has run.
+                    unsafe { memcpy_async(out, src, bytes, Kind::DEVICE_TO_HOST, stream) }
+                },
+            )
         }
 
         /// Enqueues a copy of everything into the pinned buffer `dst` on `stream` and
-        /// returns at once; `dst` waits for the copy before the host reads it (see
-        /// [`PinnedBuffer`]). Can be captured into a graph.
+        /// returns at once; `dst`'s host views wait for the copy (see [`PinnedBuffer`]).
+        /// Can be captured into a graph.
         pub fn copy_to_pinned_async(
             &self,
             dst: &mut PinnedBuffer<T>,
@@ -254,9 +647,18 @@ macro_rules! read_methods {
                 return Err(length_mismatch("copy_to_pinned_async", self.len, dst.len()));
             }
             let (src, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
-            dst.use_async(stream, |host| {
-                // SAFETY: the pinned buffer stays alive and untouched by the host until the
-                // copy has run (it waits on its event, and a capturing graph keeps it).
+            let mem = self.mem();
+            let part;
+            let others: &[(&dyn Tracked, Access)] = match mem.alloc {
+                Some(a) => {
+                    part = [(a as &dyn Tracked, Access::Read)];
+                    &part
+                }
+                None => &[],
+            };
+            dst.use_async(stream, Access::Write, mem.device()?, others, |host| {
+                // SAFETY: the pinned buffer stays alive and untouched by the host until
+                // the copy has run (its views wait; a capturing graph holds it).
                 unsafe { memcpy_async(host, src, bytes, Kind::DEVICE_TO_HOST, stream) }
             })
         }
@@ -275,7 +677,7 @@ macro_rules! write_methods {
             Some(DeviceSliceMut {
                 ptr: self.ptr.wrapping_add(start),
                 len: end - start,
-                stream: &self.stream,
+                mem: self.mem(),
                 _data: PhantomData,
             })
         }
@@ -289,10 +691,11 @@ macro_rules! write_methods {
             if mid > self.len {
                 return None;
             }
+            let mem = self.mem();
             let view = |ptr: *mut T, len| DeviceSliceMut {
                 ptr,
                 len,
-                stream: &self.stream,
+                mem,
                 _data: PhantomData,
             };
             Some((
@@ -302,7 +705,8 @@ macro_rules! write_methods {
         }
 
         /// Copies `src` (same length) here and waits for the copy, which is enqueued on
-        /// [`stream`](Self::stream).
+        /// [`stream`](Self::stream). It never returns while the copy can still read `src`.
+        /// Refused on a stream being captured.
         pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
             if src.len() != self.len {
                 return Err(length_mismatch("copy_from_host", self.len, src.len()));
@@ -310,17 +714,12 @@ macro_rules! write_methods {
             if self.size_bytes() == 0 {
                 return Ok(());
             }
-            // SAFETY: `src` is borrowed until the stream has been synchronised below.
-            unsafe {
-                memcpy_async(
-                    self.ptr.cast(),
-                    src.as_ptr().cast(),
-                    self.size_bytes(),
-                    Kind::HOST_TO_DEVICE,
-                    &self.stream,
-                )?
-            };
-            self.stream.synchronize()
+            let (dst, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
+            let input = src.as_ptr().cast::<c_void>();
+            run_blocking(self.mem(), || {
+                // SAFETY: `src` is borrowed until the copy can no longer run.
+                unsafe { memcpy_async(dst, input, bytes, Kind::HOST_TO_DEVICE, self.stream()) }
+            })
         }
 
         /// Enqueues a copy of `src` here on `stream` and returns at once.
@@ -333,16 +732,21 @@ macro_rules! write_methods {
             if src.len() != self.len {
                 return Err(length_mismatch("copy_from_host_async", self.len, src.len()));
             }
-            // SAFETY: the caller keeps `src` valid until the copy has run.
-            unsafe {
-                memcpy_async(
-                    self.ptr.cast(),
-                    src.as_ptr().cast(),
-                    self.size_bytes(),
-                    Kind::HOST_TO_DEVICE,
-                    stream,
-                )
+            if self.size_bytes() == 0 {
+                return Ok(());
             }
+            let (dst, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
+            let input = src.as_ptr().cast::<c_void>();
+            let mem = self.mem();
+            run_async(
+                stream,
+                mem.device()?,
+                &[(mem.tracked(), Access::Write)],
+                || {
+                    // SAFETY: the caller keeps `src` valid until the copy has run.
+                    unsafe { memcpy_async(dst, input, bytes, Kind::HOST_TO_DEVICE, stream) }
+                },
+            )
         }
 
         /// Enqueues a copy of the pinned buffer `src` here on `stream` and returns at once;
@@ -361,9 +765,18 @@ macro_rules! write_methods {
                 ));
             }
             let (dst, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
-            src.use_async(stream, |host| {
+            let mem = self.mem();
+            let part;
+            let others: &[(&dyn Tracked, Access)] = match mem.alloc {
+                Some(a) => {
+                    part = [(a as &dyn Tracked, Access::Write)];
+                    &part
+                }
+                None => &[],
+            };
+            src.use_async(stream, Access::Read, mem.device()?, others, |host| {
                 // SAFETY: the pinned buffer stays alive and unwritten by the host until the
-                // copy has run (it waits on its event, and a capturing graph keeps it).
+                // copy has run (its views wait; a capturing graph holds it).
                 unsafe { memcpy_async(dst, host, bytes, Kind::HOST_TO_DEVICE, stream) }
             })
         }
@@ -378,16 +791,21 @@ macro_rules! write_methods {
             if src.len() != self.len {
                 return Err(length_mismatch("copy_from_device", self.len, src.len()));
             }
-            // SAFETY: both sides are device memory of `len` elements.
-            unsafe {
-                memcpy_async(
-                    self.ptr.cast(),
-                    src.ptr.cast(),
-                    self.size_bytes(),
-                    Kind::DEVICE_TO_DEVICE,
-                    stream,
-                )
+            if self.size_bytes() == 0 {
+                return Ok(());
             }
+            let (dst, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
+            let from = src.ptr.cast::<c_void>();
+            let mem = self.mem();
+            let parts = [
+                (mem.tracked(), Access::Write),
+                (src.mem.tracked(), Access::Read),
+            ];
+            run_async(stream, mem.device()?, &parts, || {
+                // SAFETY: both sides are device memory of `len` elements, kept until the
+                // copy has run (their frees wait for it; a capturing graph holds them).
+                unsafe { memcpy_async(dst, from, bytes, Kind::DEVICE_TO_DEVICE, stream) }
+            })
         }
 
         /// Enqueues setting every byte to `value` on `stream` (`cudaMemsetAsync`).
@@ -396,10 +814,19 @@ macro_rules! write_methods {
             if bytes == 0 {
                 return Ok(());
             }
-            // SAFETY: `bytes` bytes of device memory.
-            status(unsafe {
-                sys::cudaMemsetAsync(self.ptr.cast(), c_int::from(value), bytes, stream.as_raw())
-            })
+            let dst = self.ptr.cast::<c_void>();
+            let mem = self.mem();
+            run_async(
+                stream,
+                mem.device()?,
+                &[(mem.tracked(), Access::Write)],
+                || {
+                    // SAFETY: `bytes` bytes of device memory, kept until the memset has run.
+                    status(unsafe {
+                        sys::cudaMemsetAsync(dst, c_int::from(value), bytes, stream.as_raw())
+                    })
+                },
+            )
         }
 
         /// Enqueues setting every element to zero bits on `stream`.
@@ -411,7 +838,9 @@ macro_rules! write_methods {
 
 impl<T: DeviceCopy> DeviceBuffer<T> {
     /// `len` elements on `stream`'s device, in stream order (see the type's documentation
-    /// for which allocator is used). Contents unspecified.
+    /// for which allocator is used). Contents unspecified. On a stream being captured the
+    /// allocation becomes a node of the graph (CUDA's graph memory nodes): its memory is
+    /// valid in the graph's work and, once the graph has run, until the buffer is dropped.
     pub fn new(len: usize, stream: &Stream) -> Result<DeviceBuffer<T>> {
         match allocator::active() {
             None => Self::alloc_runtime(len, stream, None),
@@ -438,8 +867,18 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         Self::alloc_runtime(len, stream, Some(pool))
     }
 
+    /// The device of memory allocated on `stream`: the stream's, or for a default stream
+    /// the current one (0 when the runtime cannot say: then nothing it allocates works).
+    fn home_device(stream: &Stream) -> i32 {
+        stream
+            .device()
+            .or_else(|| device::current_ordinal().ok())
+            .unwrap_or(0)
+    }
+
     fn alloc_runtime(len: usize, stream: &Stream, pool: Option<&MemPool>) -> Result<Self> {
         let bytes = bytes_of::<T>(len)?;
+        let device = Self::home_device(stream);
         let mut ptr: *mut c_void = std::ptr::null_mut();
         if bytes > 0 {
             // SAFETY: one pointer is written; the stream (and pool) handles are alive.
@@ -452,12 +891,19 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
                 }
             })?;
         }
-        Ok(DeviceBuffer {
-            ptr: ptr.cast(),
+        Ok(Self::wrap(
+            DeviceAlloc::new(ptr, bytes, stream, device, None),
             len,
-            stream: stream.clone(),
-            allocator: None,
-        })
+        ))
+    }
+
+    fn wrap(alloc: DeviceAlloc, len: usize) -> DeviceBuffer<T> {
+        alloc.note_allocation();
+        DeviceBuffer {
+            ptr: alloc.ptr.cast(),
+            len,
+            alloc: std::mem::ManuallyDrop::new(alloc),
+        }
     }
 
     /// `len` elements from `allocator`, which also frees them.
@@ -467,17 +913,14 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         stream: &Stream,
     ) -> Result<DeviceBuffer<T>> {
         let bytes = bytes_of::<T>(len)?;
+        let device = Self::home_device(stream);
         let ptr = if bytes > 0 {
             allocator.alloc(bytes, stream)?
         } else {
             DevicePtr::null()
         };
-        Ok(DeviceBuffer {
-            ptr: ptr.as_raw().cast(),
-            len,
-            stream: stream.clone(),
-            allocator: Some(allocator),
-        })
+        let alloc = DeviceAlloc::new(ptr.as_raw(), bytes, stream, device, Some(allocator));
+        Ok(Self::wrap(alloc, len))
     }
 
     /// Takes ownership of `len` elements at `ptr`, to be freed with `cudaFreeAsync` on
@@ -485,31 +928,36 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     ///
     /// # Safety
     /// `ptr` is a stream-ordered allocation (`cudaMallocAsync` / `cudaMallocFromPoolAsync`)
-    /// of at least `len` elements, usable on `stream`, that nothing else frees.
-    pub unsafe fn from_raw_parts(ptr: DevicePtr, len: usize, stream: &Stream) -> DeviceBuffer<T> {
-        DeviceBuffer {
-            ptr: ptr.as_raw().cast(),
+    /// of at least `len` elements, usable on `stream`, that nothing else frees, and no work
+    /// outside `stream`'s order uses it.
+    pub unsafe fn from_raw_parts(
+        ptr: DevicePtr,
+        len: usize,
+        stream: &Stream,
+    ) -> Result<DeviceBuffer<T>> {
+        let bytes = bytes_of::<T>(len)?;
+        let device = Self::home_device(stream);
+        Ok(Self::wrap(
+            DeviceAlloc::new(ptr.as_raw(), bytes, stream, device, None),
             len,
-            stream: stream.clone(),
-            allocator: None,
-        }
+        ))
     }
 
     /// Gives up ownership: the memory is no longer freed on drop. Returns its address and
-    /// length.
+    /// length. Work other streams or graphs still do with it is no longer waited for: who
+    /// frees it must order the free after that work.
     pub fn into_raw_parts(self) -> (DevicePtr, usize) {
-        let me = std::mem::ManuallyDrop::new(self);
-        // SAFETY: the fields are read once and `me` is never dropped; the stream and the
-        // allocator are released here.
-        let (_stream, _alloc) =
-            unsafe { (std::ptr::read(&me.stream), std::ptr::read(&me.allocator)) };
+        let mut me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: taken once; `me` is never dropped. The allocation's bookkeeping is dropped
+        // (events back to the pool, graphs' keepers without a free); nothing is freed.
+        drop(unsafe { std::mem::ManuallyDrop::take(&mut me.alloc) });
         (DevicePtr::from_raw(me.ptr.cast()), me.len)
     }
 
     /// A new buffer with the same contents (allocated and copied on the buffer's stream).
     pub fn try_clone(&self) -> Result<DeviceBuffer<T>> {
-        let mut copy = Self::new(self.len, &self.stream)?;
-        copy.copy_from_device(self, &self.stream)?;
+        let mut copy = Self::new(self.len, &self.alloc.home)?;
+        copy.copy_from_device(self, &self.alloc.home)?;
         Ok(copy)
     }
 
@@ -523,19 +971,18 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         self.as_device_slice_mut()
     }
 
-    /// Frees the memory now (enqueued on the buffer's stream) and returns the error, where
-    /// dropping would report it to the hook.
+    /// The device the memory is on (its ordinal).
+    pub fn device(&self) -> i32 {
+        self.alloc.device
+    }
+
+    /// Frees the memory now (enqueued on the buffer's stream, after the other streams that
+    /// used it) and returns the error, where dropping would report it to the hook. While a
+    /// graph holds the memory, it is freed when the graph lets go.
     pub fn close(self) -> Result<()> {
-        let me = std::mem::ManuallyDrop::new(self);
-        // SAFETY: the fields are moved out once and `me` is never dropped.
-        let (stream, allocator) =
-            unsafe { (std::ptr::read(&me.stream), std::ptr::read(&me.allocator)) };
-        free(
-            me.ptr.cast(),
-            me.len * std::mem::size_of::<T>(),
-            &stream,
-            allocator.as_deref(),
-        )
+        let mut me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: taken once; `me` is never dropped.
+        unsafe { std::mem::ManuallyDrop::take(&mut me.alloc) }.release()
     }
 
     /// The address of the pointer field: what a kernel argument list points to.
@@ -544,36 +991,30 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         std::ptr::addr_of!(self.ptr).cast_mut().cast()
     }
 
+    /// The allocation, for a kernel launch's bookkeeping.
+    #[inline]
+    pub(crate) fn tracked(&self) -> &dyn Tracked {
+        &*self.alloc
+    }
+
+    #[inline]
+    fn mem(&self) -> Mem<'_> {
+        Mem {
+            stream: &self.alloc.home,
+            device: Some(self.alloc.device),
+            alloc: Some(&*self.alloc),
+        }
+    }
+
     read_methods!();
     write_methods!();
 }
 
-fn free(
-    ptr: *mut c_void,
-    bytes: usize,
-    stream: &Stream,
-    allocator: Option<&dyn DeviceAllocator>,
-) -> Result<()> {
-    if bytes == 0 {
-        return Ok(());
-    }
-    match allocator {
-        // SAFETY: the buffer owned this stream-ordered allocation; freed once.
-        None => status(unsafe { sys::cudaFreeAsync(ptr, stream.as_raw()) }),
-        // SAFETY: the allocation came from this allocator, with this size and stream.
-        Some(a) => unsafe { a.free(DevicePtr::from_raw(ptr), bytes, stream) },
-    }
-}
-
 impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        let bytes = self.len * std::mem::size_of::<T>();
-        if let Err(e) = free(
-            self.ptr.cast(),
-            bytes,
-            &self.stream,
-            self.allocator.as_deref(),
-        ) {
+        // SAFETY: taken once, here; the buffer is gone after this.
+        let alloc = unsafe { std::mem::ManuallyDrop::take(&mut self.alloc) };
+        if let Err(e) = alloc.release() {
             report_drop_error("device buffer", &e);
         }
     }
@@ -584,10 +1025,40 @@ impl<T: DeviceCopy> std::fmt::Debug for DeviceBuffer<T> {
         f.debug_struct("DeviceBuffer")
             .field("ptr", &self.ptr)
             .field("len", &self.len)
-            .field("stream", &self.stream.as_raw())
-            .field("custom_allocator", &self.allocator.is_some())
+            .field("device", &self.alloc.device)
+            .field("stream", &self.alloc.home.as_raw())
+            .field("custom_allocator", &self.alloc.allocator.is_some())
             .finish()
     }
+}
+
+/// What views share: the address, the memory and its bookkeeping.
+macro_rules! view_methods {
+    () => {
+        #[inline]
+        fn mem(&self) -> Mem<'a> {
+            self.mem
+        }
+
+        #[inline]
+        pub(crate) fn arg_ptr(&self) -> *mut c_void {
+            std::ptr::addr_of!(self.ptr).cast_mut().cast()
+        }
+
+        /// The owning buffer's allocation, for a kernel launch's or a graph's bookkeeping.
+        #[inline]
+        pub(crate) fn tracked(&self) -> Option<&'a dyn Tracked> {
+            self.mem.alloc.map(|a| a as &dyn Tracked)
+        }
+
+        /// Makes `graph` keep the owning buffer's memory alive (nothing for foreign memory).
+        pub(crate) fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
+            match self.mem.alloc {
+                Some(a) => Tracked::keep_in(a, graph),
+                None => Ok(()),
+            }
+        }
+    };
 }
 
 impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
@@ -595,7 +1066,8 @@ impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
     /// `UnownedMemory`), whose blocking copies run on `stream`.
     ///
     /// # Safety
-    /// `ptr` is device (or managed) memory holding `len` elements of `T`, alive for `'a`.
+    /// `ptr` is device (or managed) memory holding `len` elements of `T`, alive for `'a`
+    /// and until the work enqueued with this view has run (nothing tracks foreign memory).
     pub unsafe fn from_raw_parts(
         ptr: DevicePtr,
         len: usize,
@@ -604,16 +1076,16 @@ impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
         DeviceSlice {
             ptr: ptr.as_raw().cast(),
             len,
-            stream,
+            mem: Mem {
+                stream,
+                device: stream.device(),
+                alloc: None,
+            },
             _data: PhantomData,
         }
     }
 
-    #[inline]
-    pub(crate) fn arg_ptr(&self) -> *mut c_void {
-        std::ptr::addr_of!(self.ptr).cast_mut().cast()
-    }
-
+    view_methods!();
     read_methods!();
 }
 
@@ -630,16 +1102,16 @@ impl<'a, T: DeviceCopy> DeviceSliceMut<'a, T> {
         DeviceSliceMut {
             ptr: ptr.as_raw().cast(),
             len,
-            stream,
+            mem: Mem {
+                stream,
+                device: stream.device(),
+                alloc: None,
+            },
             _data: PhantomData,
         }
     }
 
-    #[inline]
-    pub(crate) fn arg_ptr(&self) -> *mut c_void {
-        std::ptr::addr_of!(self.ptr).cast_mut().cast()
-    }
-
+    view_methods!();
     read_methods!();
     write_methods!();
 }
@@ -649,7 +1121,7 @@ impl<T: DeviceCopy> AsDeviceSlice<T> for DeviceBuffer<T> {
         DeviceSlice {
             ptr: self.ptr,
             len: self.len,
-            stream: &self.stream,
+            mem: self.mem(),
             _data: PhantomData,
         }
     }
@@ -660,7 +1132,7 @@ impl<T: DeviceCopy> AsDeviceSliceMut<T> for DeviceBuffer<T> {
         DeviceSliceMut {
             ptr: self.ptr,
             len: self.len,
-            stream: &self.stream,
+            mem: self.mem(),
             _data: PhantomData,
         }
     }
@@ -677,7 +1149,7 @@ impl<T: DeviceCopy> AsDeviceSlice<T> for DeviceSliceMut<'_, T> {
         DeviceSlice {
             ptr: self.ptr,
             len: self.len,
-            stream: self.stream,
+            mem: self.mem,
             _data: PhantomData,
         }
     }
@@ -688,7 +1160,7 @@ impl<T: DeviceCopy> AsDeviceSliceMut<T> for DeviceSliceMut<'_, T> {
         DeviceSliceMut {
             ptr: self.ptr,
             len: self.len,
-            stream: self.stream,
+            mem: self.mem,
             _data: PhantomData,
         }
     }

@@ -9,10 +9,10 @@
 //!   `cudaMallocAsync` on a stream (or from a [`MemPool`], or through a
 //!   [`DeviceAllocator`]) and freed on that stream when dropped. [`DeviceSlice`] and
 //!   [`DeviceSliceMut`] are borrowed views of a range of it.
-//! - [`PinnedBuffer<T>`]: page-locked host memory that dereferences to `[T]`; the source or
+//! - [`PinnedBuffer<T>`]: page-locked host memory reached through views that wait; the source or
 //!   destination of copies that are asynchronous *and* safe (the buffer waits for them
 //!   before the host touches it).
-//! - [`ManagedBuffer<T>`]: unified memory (`cudaMallocManaged`) that dereferences to `[T]`.
+//! - [`ManagedBuffer<T>`]: unified memory (`cudaMallocManaged`), on the host as `&[T]`.
 //! - [`MemPool`]: a `cudaMemPool_t` (created, or a device's default), with its release
 //!   threshold, trimming, statistics and a size limit. [`PinnedPool`]: a cache of pinned
 //!   host blocks, as CuPy's `PinnedMemoryPool`.
@@ -23,20 +23,75 @@
 //!
 //! # Safety model
 //!
-//! Host memory is what Rust must protect: a copy that reads or writes a borrowed host slice
-//! asynchronously is `unsafe` (`copy_from_host_async`), because the borrow ends before the
-//! copy does; blocking copies and copies to and from a [`PinnedBuffer`] are safe. Device
-//! memory is only ever touched by the device: the ordering of work on several streams (an
-//! event between a kernel on one stream and a copy on another) is the application's to
-//! arrange, as in CUDA C; a mistake there gives wrong results, not host memory corruption.
-//! A graph replays the device addresses it captured: buffers a graph uses must outlive its
-//! launches.
+//! A safe function of this crate is safe for every interleaving CUDA allows: other streams,
+//! other threads, other devices, failed waits and captures. Five rules make that hold.
+//!
+//! 1. **Stream order is memory order.** Every device, pinned and managed allocation knows
+//!    every stream that used it since the host last waited for it: an operation enqueued on
+//!    a stream other than the allocation's *home* (the stream a device buffer was allocated
+//!    and is freed on; pinned memory has none) records an event after itself, one per
+//!    stream and allocation, re-recorded by later operations there. A free is enqueued on
+//!    the home stream after `cudaStreamWaitEvent` on each of those events; a re-pool, a host
+//!    view and the drop of pinned memory wait for them on the host — on whatever thread or
+//!    device the free or drop runs. The legacy and per-thread default streams are a
+//!    different stream per device (and host thread), and are told apart as such.
+//! 2. **Fail closed.** A wait that fails grants nothing: a host view returns the error;
+//!    memory whose work could not be recorded or waited for is leaked, never freed or
+//!    re-pooled. A blocking copy into or out of borrowed host memory never returns while the
+//!    copy can still run: a failed wait is followed by polling until the copy is done or
+//!    CUDA reports an error after which no more work runs. Waits made for bookkeeping run in
+//!    relaxed capture mode, so that they neither fail because of, nor spoil, another
+//!    thread's capture.
+//! 3. **Graphs own what they reference.** Work captured on a stream (whichever stream of a
+//!    fork-join capture: the graph is found through the stream's capture info) and explicit
+//!    graph nodes make the graph own the memory they use through CUDA user objects, for as
+//!    long as the graph and every executable graph, clone and parent made from it, and their
+//!    launches, exist. Host memory a graph writes is never read through a live view while an
+//!    executable graph may run: while any graph holds pinned memory, a graph launch fails
+//!    while a host view of graph-held pinned memory is alive, and such a view waits for
+//!    every launch made before it.
+//! 4. **Device affinity.** Streams, events, buffers and pools remember their device; work
+//!    this crate enqueues runs with its stream's device current (switched for the call and
+//!    back), and bookkeeping events are made on the device of the stream they are recorded
+//!    on.
+//! 5. **What the crate cannot check is `unsafe`**: kernel launches (the kernel's parameter
+//!    list), asynchronous copies of borrowed host slices, foreign handles and memory, and in
+//!    the typed layer every function that destroys or invalidates what this layer owns or
+//!    changes what a stream's work is captured into or ordered after (`cudaStreamEndCapture`,
+//!    `cudaEventRecord`, `cudaGraphLaunch`, …), because this bookkeeping must see those.
+//!
+//! Ordering *between* streams for correct results (an event between a kernel writing a
+//! buffer on one stream and a copy reading it on another) is still the application's to
+//! arrange, as in CUDA C: a mistake there gives wrong values (every bit pattern of a
+//! [`DeviceCopy`] type is a value), not undefined behaviour.
+//!
+//! Two contracts the borrow checker enforces:
+//!
+//! ```compile_fail
+//! # fn f(stream: &cudart13::Stream, dev: &cudart13::DeviceBuffer<u32>) -> cudart13::Result<()> {
+//! // A host view of a pinned buffer cannot live across a copy that writes the buffer.
+//! let mut host = cudart13::PinnedBuffer::<u32>::new(4)?;
+//! let view = host.as_slice()?;
+//! dev.copy_to_pinned_async(&mut host, stream)?;
+//! println!("{}", view[0]);
+//! # Ok(()) }
+//! ```
+//!
+//! ```compile_fail
+//! # fn f(stream: &cudart13::Stream) -> cudart13::Result<()> {
+//! // Pinned memory is reached through views that wait, never by dereferencing the buffer.
+//! let host = cudart13::PinnedBuffer::<u32>::new(4)?;
+//! let first: u32 = host[0];
+//! # Ok(()) }
+//! ```
 
 mod allocator;
 mod buffer;
 mod managed;
-mod pinned;
+pub(crate) mod pinned;
 mod pool;
+pub(crate) mod release;
+pub(crate) mod track;
 
 use std::ffi::c_void;
 
@@ -46,7 +101,9 @@ pub use allocator::{
 };
 pub use buffer::{AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceSlice, DeviceSliceMut};
 pub use managed::ManagedBuffer;
-pub use pinned::{HostAllocator, PinnedBuffer, PinnedPool, RuntimeHostAllocator};
+pub use pinned::{
+    HostAllocator, PinnedBuffer, PinnedMut, PinnedPool, PinnedRef, RuntimeHostAllocator,
+};
 pub use pool::{MemPool, MemPoolStats};
 
 /// Plain data that can be copied to and from the device byte for byte.

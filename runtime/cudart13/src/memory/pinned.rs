@@ -1,29 +1,33 @@
 // Copied by `cargo xtask codegen` from the generator's codegen/template/src/memory/pinned.rs:
 // edit the template, not this copy.
 
-//! Pinned (page-locked) host memory: [`PinnedBuffer<T>`], which dereferences to `[T]` and
-//! can be the source or destination of safe asynchronous copies; [`PinnedPool`], a cache of
-//! pinned blocks as CuPy's `PinnedMemoryPool`; the [`HostAllocator`] trait behind both.
+//! Pinned (page-locked) host memory: [`PinnedBuffer<T>`], the source or destination of safe
+//! asynchronous copies, with host access through views that wait for those copies;
+//! [`PinnedPool`], a cache of pinned blocks as CuPy's `PinnedMemoryPool`; the
+//! [`HostAllocator`] trait behind both.
 //!
-//! How asynchronous copies stay safe: each buffer has an event (created at its first
-//! asynchronous use). A copy to or from the buffer records the event after the copy; the
-//! host waits on it before reading or writing the buffer (`Deref`, [`PinnedBuffer::as_slice`])
-//! and before freeing it. A copy captured into a graph records the event as an external
-//! event node (replayed by every launch), so the host always waits for the latest launch;
-//! the graph then keeps the memory alive (a CUDA user object), so a graph launched after
-//! the buffer was dropped still copies into live memory.
+//! How asynchronous copies stay safe (the [safety model](super#safety-model)): each buffer
+//! records, for every stream a copy of it was enqueued on, an event after its last copy
+//! there; a host view ([`PinnedBuffer::as_slice`], [`PinnedBuffer::as_mut_slice`]) first
+//! waits for the copies that conflict with it (writes for a read view, all for a write
+//! view) and returns the error when a wait fails; dropping the buffer waits for all of them
+//! and leaks the block instead of freeing it when a wait fails. A copy captured into a graph
+//! makes the graph own the block (a CUDA user object); while any graph owns a pinned block,
+//! [`GraphExec::launch`](crate::graph::GraphExec::launch) and host views of graph-owned
+//! blocks exclude each other: a launch fails while such a view is alive, and such a view
+//! first waits for every launch made before it.
 
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::allocator;
+use super::track::{self, Access, Capture, Enqueued, StreamKey, Tracked, Uses};
 use super::{bytes_of, DeviceCopy};
 use crate::error::{report_drop_error, status, Error, Result};
-use crate::event::Event;
 use crate::stream::Stream;
 use crate::sys;
 
@@ -67,19 +71,22 @@ unsafe impl HostAllocator for RuntimeHostAllocator {
     }
 }
 
-const RECORDED: u64 = 1;
-const CAPTURED: u64 = 2;
-/// The state's low bits are flags; the rest counts records, so that clearing `RECORDED`
-/// after a wait cannot drop a record made meanwhile.
-const GENERATION: u64 = 4;
-
-/// One pinned allocation, shared by its buffer and by graphs that captured copies of it.
+/// One pinned allocation, shared by its buffer and by the graphs that use it.
 pub(crate) struct PinnedBlock {
     ptr: NonNull<u8>,
     bytes: usize,
     origin: Origin,
-    event: OnceLock<Event>,
-    state: AtomicU64,
+    state: Mutex<BlockState>,
+    /// How many graph references (user objects) hold the block.
+    graph_refs: AtomicUsize,
+}
+
+#[derive(Default)]
+struct BlockState {
+    uses: Uses,
+    /// The graph (and capture) the block was last handed to, so that one capture holds it
+    /// once.
+    kept_in: Option<(usize, u64)>,
 }
 
 enum Origin {
@@ -89,41 +96,121 @@ enum Origin {
     Pool(Arc<PoolShared>),
 }
 
-// SAFETY: the block owns its memory; the event and allocator are `Send + Sync`.
+// SAFETY: the block owns its memory; the state is behind a mutex, the allocator is
+// `Send + Sync`.
 unsafe impl Send for PinnedBlock {}
-// SAFETY: shared access only reads the address and synchronises through atomics and CUDA.
+// SAFETY: shared access reads the address and synchronises through the mutex and CUDA.
 unsafe impl Sync for PinnedBlock {}
 
+/// Pinned blocks held by at least one graph, process-wide: while there are any, graph
+/// launches are recorded and host views of such blocks counted (see the module docs).
+static BLOCKS_IN_GRAPHS: AtomicUsize = AtomicUsize::new(0);
+
+/// Graph launches and live host views of graph-held pinned blocks.
+struct GraphLaunches {
+    /// The last launch on each stream (all launches, while pinned blocks are in graphs).
+    launches: Uses,
+    /// Live host views of graph-held blocks.
+    views: usize,
+}
+
+static LAUNCHES: Mutex<GraphLaunches> = Mutex::new(GraphLaunches {
+    launches: Uses::new(),
+    views: 0,
+});
+
+fn launches() -> std::sync::MutexGuard<'static, GraphLaunches> {
+    LAUNCHES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Launches a graph on `stream` with `launch` (see [`GraphExec::launch`](crate::graph::GraphExec::launch)):
+/// refused into a capture; while pinned blocks are held by graphs, refused while a host view
+/// of one is alive, and recorded so that later views wait for it. `record` sees every
+/// launch that ran outside a capture.
+pub(crate) fn graph_launch(
+    stream: &Stream,
+    record: impl FnOnce(&Enqueued<'_>),
+    launch: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    let guarded = BLOCKS_IN_GRAPHS.load(Ordering::Acquire) > 0;
+    let mut log = if guarded { Some(launches()) } else { None };
+    if log.as_ref().is_some_and(|l| l.views > 0) {
+        return Err(Error::InvalidArgument(
+            "a host view of a pinned buffer that a graph uses is alive: drop it before \
+             launching a graph"
+                .into(),
+        ));
+    }
+    let _gate = stream.gate_shared();
+    let device = match stream.device() {
+        Some(d) => d,
+        None => crate::device::current_ordinal()?,
+    };
+    crate::device::with_device(device, || {
+        // Under the gate, no capture of the crate's begins or ends until the launch is in.
+        if crate::graph::capture_of(stream)? != Capture::No {
+            return Err(Error::InvalidArgument(
+                "launching an executable graph into a stream being captured".into(),
+            ));
+        }
+        // A failed launch is recorded too: it may have been enqueued all the same.
+        let launched = launch();
+        let done = Enqueued {
+            stream,
+            key: StreamKey::of(stream, device),
+            device,
+            capture: Ok(Capture::No),
+        };
+        if let Some(l) = log.as_mut() {
+            done.record_launch(&mut l.launches);
+        }
+        record(&done);
+        launched
+    })
+}
+
 impl PinnedBlock {
-    /// Waits for the last asynchronous copy that recorded the event.
-    fn wait(&self) -> Result<()> {
-        let state = self.state.load(Ordering::Acquire);
-        if state & RECORDED == 0 {
-            return Ok(());
+    fn new(ptr: NonNull<u8>, bytes: usize, origin: Origin) -> PinnedBlock {
+        PinnedBlock {
+            ptr,
+            bytes,
+            origin,
+            state: Mutex::new(BlockState::default()),
+            graph_refs: AtomicUsize::new(0),
         }
-        if let Some(event) = self.event.get() {
-            event.synchronize()?;
-        }
-        if state & CAPTURED == 0 {
-            // A graph may record the event again at any launch: only buffers never
-            // captured may stop waiting.
-            let _ = self.state.compare_exchange(
-                state,
-                state & !RECORDED,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            );
-        }
-        Ok(())
     }
 
-    fn event(&self) -> Result<&Event> {
-        if let Some(e) = self.event.get() {
-            return Ok(e);
+    fn lock(&self) -> std::sync::MutexGuard<'_, BlockState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits for the work a host access of this kind conflicts with, and counts the view
+    /// when a graph holds the block (see the module documentation).
+    fn host_access(&self, access: Access) -> Result<ViewToken> {
+        self.lock().uses.wait_host(access)?;
+        if self.graph_refs.load(Ordering::Acquire) == 0 {
+            return Ok(ViewToken { counted: false });
         }
-        let created = Event::with_flags(sys::EventFlags::DISABLE_TIMING)?;
-        // A racing thread may have set one first; then ours is dropped.
-        Ok(self.event.get_or_init(move || created))
+        let mut log = launches();
+        log.launches.wait_host(Access::Write)?;
+        log.views += 1;
+        Ok(ViewToken { counted: true })
+    }
+
+    /// Makes `graph` hold the block (once per graph and capture).
+    fn keep_in(
+        self: &Arc<Self>,
+        kept_in: &mut Option<(usize, u64)>,
+        graph: sys::cudaGraph_t,
+        id: u64,
+    ) -> Result<()> {
+        let key = (graph.0 as usize, id);
+        if *kept_in == Some(key) {
+            return Ok(());
+        }
+        crate::graph::keep_in_graph(graph, Box::new(GraphRef::new(self.clone())))?;
+        *kept_in = Some(key);
+        Ok(())
     }
 
     /// Frees the memory (or returns it to its pool) once; later calls do nothing.
@@ -140,10 +227,54 @@ impl PinnedBlock {
     }
 }
 
+/// A graph's reference to a pinned block (what its user object owns).
+struct GraphRef(Arc<PinnedBlock>);
+
+impl GraphRef {
+    fn new(block: Arc<PinnedBlock>) -> GraphRef {
+        if block.graph_refs.fetch_add(1, Ordering::AcqRel) == 0 {
+            BLOCKS_IN_GRAPHS.fetch_add(1, Ordering::AcqRel);
+        }
+        GraphRef(block)
+    }
+}
+
+impl Drop for GraphRef {
+    fn drop(&mut self) {
+        if self.0.graph_refs.fetch_sub(1, Ordering::AcqRel) == 1 {
+            BLOCKS_IN_GRAPHS.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+impl Tracked for Arc<PinnedBlock> {
+    fn track(&self, done: &Enqueued<'_>, access: Access) {
+        let mut st = self.lock();
+        let BlockState { uses, kept_in } = &mut *st;
+        // Host memory has no home stream: every use is recorded.
+        done.track(uses, HOST, access, |graph, id| {
+            self.keep_in(kept_in, graph, id)
+        });
+    }
+
+    fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
+        PinnedBlock::keep_in(self, &mut self.lock().kept_in, graph, 0)
+    }
+}
+
+/// The "home" of a pinned block: a key no stream has, so that every use is recorded.
+const HOST: StreamKey = StreamKey::Handle(usize::MAX);
+
 impl Drop for PinnedBlock {
     fn drop(&mut self) {
-        if let Err(e) = self.wait() {
-            report_drop_error("pinned buffer (waiting for its copies)", &e);
+        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = state.uses.wait_host(Access::Write) {
+            // A copy may still use the block: leak it (failing closed).
+            report_drop_error(
+                "pinned buffer (its copies could not be waited for; leaked)",
+                &e,
+            );
+            return;
         }
         if let Err(e) = self.release() {
             report_drop_error("pinned buffer", &e);
@@ -151,23 +282,77 @@ impl Drop for PinnedBlock {
     }
 }
 
+/// A live host view; counted while a graph holds its block.
+#[derive(Debug)]
+struct ViewToken {
+    counted: bool,
+}
+
+impl Drop for ViewToken {
+    fn drop(&mut self) {
+        if self.counted {
+            launches().views -= 1;
+        }
+    }
+}
+
+/// A host view of a [`PinnedBuffer`] for reading ([`PinnedBuffer::as_slice`]): no copy
+/// writes the memory while it is alive.
+#[derive(Debug)]
+pub struct PinnedRef<'a, T: DeviceCopy> {
+    slice: &'a [T],
+    _view: ViewToken,
+}
+
+/// A host view of a [`PinnedBuffer`] for writing ([`PinnedBuffer::as_mut_slice`]): no copy
+/// reads or writes the memory while it is alive.
+#[derive(Debug)]
+pub struct PinnedMut<'a, T: DeviceCopy> {
+    slice: &'a mut [T],
+    _view: ViewToken,
+}
+
+impl<T: DeviceCopy> Deref for PinnedRef<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.slice
+    }
+}
+
+impl<T: DeviceCopy> Deref for PinnedMut<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.slice
+    }
+}
+
+impl<T: DeviceCopy> DerefMut for PinnedMut<'_, T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        self.slice
+    }
+}
+
 /// Page-locked host memory holding `len` values of `T`, freed (or returned to its pool)
-/// when dropped; dereferences to `[T]`.
+/// when dropped.
 ///
 /// Asynchronous copies to and from it
 /// ([`DeviceBuffer::copy_from_pinned_async`](super::DeviceBuffer::copy_from_pinned_async),
-/// [`copy_to_pinned_async`](super::DeviceBuffer::copy_to_pinned_async)) are safe: the
-/// buffer has an event (created at its first asynchronous use) that each such copy records
-/// after itself, and the host waits on it before reading or writing the buffer and before
-/// freeing it. A copy captured into a graph records the event as an external event node,
-/// replayed by every launch, so the host always waits for the latest launch; the graph then
-/// keeps the memory alive (a CUDA user object), so a graph launched after the buffer was
-/// dropped still copies into live memory.
+/// [`copy_to_pinned_async`](super::DeviceBuffer::copy_to_pinned_async)) are safe, on any
+/// stream of any device and in captures: the host reaches the memory only through views
+/// that wait for the copies first (see the [memory module](crate::memory)). A wait that fails
+/// is an error of the view; dropping a buffer whose copies cannot be waited for leaks it.
 ///
-/// Dereferencing therefore may block; when that wait fails (a device error) the error goes
-/// to the hook of [`set_drop_error_hook`](crate::error::set_drop_error_hook) —
-/// [`as_slice`](Self::as_slice) returns it instead. The event belongs to the device that
-/// was current at the first asynchronous copy: use a buffer with one device's streams.
+/// ```no_run
+/// # fn main() -> cudart13::Result<()> {
+/// use cudart13::{DeviceBuffer, PinnedBuffer, Stream};
+/// let stream = Stream::non_blocking()?;
+/// let mut host = PinnedBuffer::<f32>::from_slice(&[1.0, 2.0, 3.0])?;
+/// let mut dev = DeviceBuffer::<f32>::new(3, &stream)?;
+/// dev.copy_from_pinned_async(&host, &stream)?;
+/// dev.copy_to_pinned_async(&mut host, &stream)?;
+/// assert_eq!(&*host.as_slice()?, &[1.0, 2.0, 3.0]); // waits for the copy back
+/// # Ok(()) }
+/// ```
 ///
 /// `Send`/`Sync` when `T` is, like `Vec<T>`.
 pub struct PinnedBuffer<T: DeviceCopy> {
@@ -253,19 +438,52 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
         self.len == 0
     }
 
-    /// The elements, after waiting for pending asynchronous copies; the wait's error is
-    /// returned.
-    pub fn as_slice(&self) -> Result<&[T]> {
-        self.block.wait()?;
-        // SAFETY: `len` initialised elements, no copy pending.
-        Ok(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) })
+    /// A view of the elements for reading, once the copies that write them have finished;
+    /// the error of a failed wait is returned (and no view).
+    pub fn as_slice(&self) -> Result<PinnedRef<'_, T>> {
+        let view = self.block.host_access(Access::Read)?;
+        Ok(PinnedRef {
+            // SAFETY: `len` initialised elements that no copy writes while the view lives
+            // (copies that write need `&mut self`; graph launches are refused meanwhile).
+            slice: unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) },
+            _view: view,
+        })
     }
 
-    /// The elements, mutably, after waiting for pending asynchronous copies.
-    pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
-        self.block.wait()?;
-        // SAFETY: `len` initialised elements, exclusively borrowed, no copy pending.
-        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) })
+    /// A view of the elements for writing, once every copy that uses them has finished.
+    pub fn as_mut_slice(&mut self) -> Result<PinnedMut<'_, T>> {
+        let view = self.block.host_access(Access::Write)?;
+        Ok(PinnedMut {
+            // SAFETY: as above, exclusively borrowed; no copy reads or writes meanwhile.
+            slice: unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) },
+            _view: view,
+        })
+    }
+
+    /// The elements copied into a `Vec` (after waiting, as [`as_slice`](Self::as_slice)).
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        Ok(self.as_slice()?.to_vec())
+    }
+
+    /// Copies `src` (same length) in (after waiting, as [`as_mut_slice`](Self::as_mut_slice)).
+    pub fn copy_from_slice(&mut self, src: &[T]) -> Result<()> {
+        if src.len() != self.len {
+            return Err(super::length_mismatch(
+                "copy_from_slice",
+                self.len,
+                src.len(),
+            ));
+        }
+        self.as_mut_slice()?.copy_from_slice(src);
+        Ok(())
+    }
+
+    /// Makes `graph` hold the buffer's memory (for an explicit graph node).
+    pub(crate) fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
+        if self.len == 0 {
+            return Ok(());
+        }
+        Tracked::keep_in(&self.block, graph)
     }
 
     /// The host address (for a raw call; the buffer does not know what it does with it).
@@ -275,108 +493,53 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
 
     /// Waits for pending asynchronous copies, frees the memory now (or returns it to its
     /// pool) and returns the error, where dropping would report it to the hook. The memory
-    /// stays alive while a graph still holds it.
+    /// stays alive while a graph still holds it; when the wait fails, it is leaked.
     pub fn close(self) -> Result<()> {
-        self.block.wait()?;
-        match Arc::try_unwrap(self.block) {
+        let me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: read once; `me` is never dropped.
+        let block = unsafe { std::ptr::read(&me.block) };
+        block.lock().uses.wait_host(Access::Write)?;
+        match Arc::try_unwrap(block) {
             Ok(mut block) => block.release(),
             Err(_) => Ok(()),
         }
     }
 
-    /// Runs `copy` with the host address to enqueue an asynchronous copy on `stream`, and
-    /// records the buffer's event after it (see the [module documentation](self)).
+    /// Enqueues an asynchronous copy with `copy` (given the host address) on `stream`, and
+    /// records what it does with the buffer (see the [memory module](crate::memory)).
     pub(crate) fn use_async(
         &self,
         stream: &Stream,
+        access: Access,
+        device: i32,
+        others: &[(&dyn Tracked, Access)],
         copy: impl FnOnce(*mut c_void) -> Result<()>,
     ) -> Result<()> {
         if self.len == 0 {
             return Ok(());
         }
-        let block = &*self.block;
-        let capturing = stream.capture_status()? != sys::cudaStreamCaptureStatus::NONE;
-        let event = if capturing && block.event.get().is_none() {
-            // Creating an event is not captured work; relaxed mode makes sure a global
-            // capture does not count it as a potentially unsafe call.
-            relaxed_capture_mode(|| block.event())?
-        } else {
-            block.event()?
-        };
-        if !capturing && block.state.load(Ordering::Acquire) & RECORDED != 0 {
-            // Order this copy after the earlier ones, so that one event covers them all.
-            stream.wait_event(event)?;
-        }
-        copy(self.ptr.as_ptr().cast())?;
-        if capturing {
-            stream.keep_alive(self.block.clone());
-            // SAFETY: both handles are alive; `cudaEventRecordExternal` makes the record a
-            // node of the captured graph, and is a plain record outside a capture.
-            status(unsafe {
-                sys::cudaEventRecordWithFlags(
-                    event.as_raw(),
-                    stream.as_raw(),
-                    sys::EventRecordFlags::EXTERNAL.bits() as _,
-                )
-            })?;
-        } else {
-            event.record(stream)?;
-        }
-        block.state.fetch_add(GENERATION, Ordering::AcqRel);
-        let flags = if capturing {
-            RECORDED | CAPTURED
-        } else {
-            RECORDED
-        };
-        block.state.fetch_or(flags, Ordering::AcqRel);
-        Ok(())
+        let host = self.ptr.as_ptr().cast::<c_void>();
+        track::enqueue(
+            stream,
+            device,
+            || copy(host),
+            |done| {
+                self.block.track(done, access);
+                for (other, a) in others {
+                    other.track(done, *a);
+                }
+            },
+        )
     }
 }
 
-/// Runs `f` with this thread's capture interaction mode relaxed
-/// (`cudaThreadExchangeStreamCaptureMode`), restoring the previous mode afterwards.
-fn relaxed_capture_mode<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
-    let mut mode = sys::cudaStreamCaptureMode::RELAXED;
-    // SAFETY: one mode value is read and written.
-    status(unsafe { sys::cudaThreadExchangeStreamCaptureMode(&mut mode) })?;
-    let result = f();
-    // SAFETY: as above; restores the previous mode.
-    let restored = status(unsafe { sys::cudaThreadExchangeStreamCaptureMode(&mut mode) });
-    let value = result?;
-    restored.map(|()| value)
-}
-
-impl PinnedBlock {
-    fn new(ptr: NonNull<u8>, bytes: usize, origin: Origin) -> PinnedBlock {
-        PinnedBlock {
-            ptr,
-            bytes,
-            origin,
-            event: OnceLock::new(),
-            state: AtomicU64::new(0),
+impl<T: DeviceCopy> Drop for PinnedBuffer<T> {
+    fn drop(&mut self) {
+        // Inside a CUDA callback no CUDA call is allowed: the wait and the free happen on
+        // the release thread, which takes a reference before this one goes.
+        if crate::loader::in_callback() {
+            super::release::release_later(Box::new(Arc::clone(&self.block)));
         }
-    }
-}
-
-impl<T: DeviceCopy> Deref for PinnedBuffer<T> {
-    type Target = [T];
-
-    fn deref(&self) -> &[T] {
-        if let Err(e) = self.block.wait() {
-            report_drop_error("pinned buffer (waiting for its copies)", &e);
-        }
-        // SAFETY: `len` initialised elements; pending copies were waited for.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl<T: DeviceCopy> DerefMut for PinnedBuffer<T> {
-    fn deref_mut(&mut self) -> &mut [T] {
-        if let Err(e) = self.block.wait() {
-            report_drop_error("pinned buffer (waiting for its copies)", &e);
-        }
-        // SAFETY: as for `deref`, and exclusively borrowed.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
 
@@ -569,6 +732,7 @@ impl std::fmt::Debug for PinnedPool {
 }
 
 #[cfg(test)]
+#[cfg(test)]
 pub(crate) mod tests {
     use super::*;
     use std::alloc::Layout;
@@ -606,8 +770,11 @@ pub(crate) mod tests {
         let fake = Arc::new(FakeHost::default());
         let pool = PinnedPool::with_allocator(fake.clone());
         let mut a = pool.alloc::<u32>(100).expect("a"); // 400 bytes -> 512
-        assert!(a.iter().all(|v| *v == 0), "zeroed");
-        a[3] = 7;
+        assert!(
+            a.as_slice().expect("view").iter().all(|v| *v == 0),
+            "zeroed"
+        );
+        a.as_mut_slice().expect("view")[3] = 7;
         assert_eq!(pool.used_bytes(), 512);
         assert_eq!(pool.free_bytes(), 0);
         drop(a);
@@ -617,7 +784,10 @@ pub(crate) mod tests {
         );
         let b = pool.alloc::<u8>(512).expect("b"); // same rounded size: reused
         assert_eq!(fake.allocs.load(Ordering::SeqCst), 1);
-        assert!(b.iter().all(|v| *v == 0), "a reused block is zeroed again");
+        assert!(
+            b.as_slice().expect("view").iter().all(|v| *v == 0),
+            "a reused block is zeroed again"
+        );
         let c = pool.alloc::<u8>(513).expect("c"); // 1024: a new block
         assert_eq!(fake.allocs.load(Ordering::SeqCst), 2);
         assert_eq!(pool.total_bytes(), 1536);
@@ -651,9 +821,9 @@ pub(crate) mod tests {
     fn buffers_from_an_allocator_deref_to_slices() {
         let fake = Arc::new(FakeHost::default());
         let mut b = PinnedBuffer::<u64>::with_allocator(fake.clone(), 4).expect("buffer");
-        b.copy_from_slice(&[1, 2, 3, 4]);
-        assert_eq!(b.as_slice().expect("no copy pending"), &[1, 2, 3, 4]);
-        assert_eq!(b.iter().sum::<u64>(), 10);
+        b.copy_from_slice(&[1, 2, 3, 4]).expect("no copy pending");
+        assert_eq!(&*b.as_slice().expect("no copy pending"), &[1, 2, 3, 4]);
+        assert_eq!(b.to_vec().expect("view").iter().sum::<u64>(), 10);
         b.close().expect("close");
         assert_eq!(fake.frees.load(Ordering::SeqCst), 1);
         fn assert_send_sync<T: Send + Sync>() {}

@@ -206,6 +206,26 @@ impl MemPool {
         self.set_u64(sys::cudaMemPoolAttr::ATTR_USED_MEM_HIGH, 0)
     }
 
+    /// Lets `peer`'s kernels and copies read and write this pool's memory (`access = true`)
+    /// or not (`cudaMemPoolSetAccess`): peer access for stream-ordered memory, which
+    /// [`Device::enable_peer_access`](crate::Device::enable_peer_access) does not give. The
+    /// pool's own device always has access.
+    pub fn set_access(&self, peer: Device, access: bool) -> Result<()> {
+        let desc = sys::cudaMemAccessDesc {
+            location: sys::cudaMemLocation {
+                type_: sys::cudaMemLocationType::DEVICE,
+                id: peer.ordinal(),
+            },
+            flags: if access {
+                sys::cudaMemAccessFlags::READ_WRITE
+            } else {
+                sys::cudaMemAccessFlags::NONE
+            },
+        };
+        // SAFETY: one descriptor is read; the pool is alive.
+        status(unsafe { sys::cudaMemPoolSetAccess(self.as_raw(), &desc, 1) })
+    }
+
     /// Destroys a created pool now and returns the error, where dropping would report it
     /// to the hook. Does nothing for a default pool.
     pub fn close(self) -> Result<()> {

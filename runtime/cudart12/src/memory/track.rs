@@ -1,0 +1,539 @@
+// Copied by `cargo xtask codegen` from the generator's codegen/template/src/memory/track.rs:
+// edit the template, not this copy.
+
+//! Stream-ordered lifetimes, the core of the [safety model](super#safety-model): what an
+//! allocation knows about the streams that used it since the host last waited for them
+//! ([`Uses`]), the operation wrapper that records those uses and hands captured work's
+//! memory to the capturing graph ([`enqueue`]), and the waits that fail closed
+//! ([`wait_stream`]).
+//!
+//! Not here: the allocations themselves (`buffer`, `pinned`, `managed`) and how a graph
+//! keeps memory alive (`release` and [`crate::graph`]).
+
+use std::ffi::c_uint;
+use std::sync::Mutex;
+use std::thread::ThreadId;
+use std::time::{Duration, Instant};
+
+use crate::device;
+use crate::error::{report_drop_error, status, Error, Result};
+use crate::stream::{Stream, NOT_READY};
+use crate::sys;
+
+/// What an operation does with a piece of memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// The device reads it.
+    Read,
+    /// The device writes it (or may).
+    Write,
+}
+
+/// The CUDA stream a [`Stream`] value names at the moment an operation is enqueued: a
+/// handle, or the legacy default stream of a device, or the per-thread default stream of a
+/// device and a host thread (the same `Stream` value names a different stream on every
+/// thread and device).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StreamKey {
+    /// A created (or borrowed) stream.
+    Handle(usize),
+    /// `cudaStreamLegacy` (or NULL) of this device.
+    Legacy(i32),
+    /// `cudaStreamPerThread` of this thread and device.
+    PerThread(ThreadId, i32),
+}
+
+impl StreamKey {
+    /// The stream `stream` names when used from this thread with `device` current.
+    pub(crate) fn of(stream: &Stream, device: i32) -> StreamKey {
+        match stream.as_raw().0 as usize {
+            0 | 1 => StreamKey::Legacy(device),
+            2 => StreamKey::PerThread(std::thread::current().id(), device),
+            handle => StreamKey::Handle(handle),
+        }
+    }
+
+    /// Whether work of another host thread cannot be ordered on this stream (a per-thread
+    /// default stream): every use of memory homed there must be recorded.
+    pub(crate) fn is_per_thread(self) -> bool {
+        matches!(self, StreamKey::PerThread(..))
+    }
+}
+
+/// One stream's use of an allocation: an event recorded after the last operation of the
+/// allocation on that stream.
+#[derive(Debug)]
+struct Use {
+    key: StreamKey,
+    event: sys::cudaEvent_t,
+    device: i32,
+    write: bool,
+}
+
+/// The streams other than its home that used an allocation since the host last waited for
+/// them, each with an event recorded after its last operation; or "poisoned" when an
+/// operation was enqueued that could not be recorded (the allocation is then never freed
+/// and never handed to the host: failing closed).
+#[derive(Debug, Default)]
+pub(crate) struct Uses {
+    list: Vec<Use>,
+    poisoned: bool,
+}
+
+// SAFETY: event handles may be used from any thread.
+unsafe impl Send for Uses {}
+
+impl Uses {
+    /// Nothing recorded.
+    pub(crate) const fn new() -> Uses {
+        Uses {
+            list: Vec::new(),
+            poisoned: false,
+        }
+    }
+
+    /// Whether nothing is recorded.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Whether an operation could not be recorded.
+    pub(crate) fn is_poisoned(&self) -> bool {
+        self.poisoned
+    }
+
+    /// Marks the allocation as used by work that could not be recorded.
+    pub(crate) fn poison(&mut self) {
+        self.poisoned = true;
+    }
+
+    /// Records the use of `key` (`stream` with `device` current) after the work enqueued so
+    /// far: its event is recorded again (stream order makes the later record cover the
+    /// earlier work) or a pooled event of that device is recorded.
+    fn note(&mut self, stream: &Stream, key: StreamKey, device: i32, access: Access) -> Result<()> {
+        let write = access == Access::Write;
+        if let Some(u) = self.list.iter_mut().find(|u| u.key == key) {
+            // SAFETY: a live event of this device and a live stream.
+            status(unsafe { sys::cudaEventRecord(u.event, stream.as_raw()) })?;
+            u.write |= write;
+            return Ok(());
+        }
+        let event = take_event(device)?;
+        // SAFETY: as above.
+        if let Err(e) = status(unsafe { sys::cudaEventRecord(event, stream.as_raw()) }) {
+            give_event(device, event);
+            return Err(e);
+        }
+        self.list.push(Use {
+            key,
+            event,
+            device,
+            write,
+        });
+        Ok(())
+    }
+
+    /// Makes `stream`'s later work wait for every recorded use (`cudaStreamWaitEvent`; the
+    /// host does not wait). On success the uses are forgotten: the stream now covers them.
+    pub(crate) fn order_before(&mut self, stream: sys::cudaStream_t) -> Result<()> {
+        for u in &self.list {
+            // SAFETY: live handles; waiting on another device's event is allowed.
+            status(unsafe { sys::cudaStreamWaitEvent(stream, u.event, 0) })?;
+        }
+        self.retire(|_| true);
+        Ok(())
+    }
+
+    /// Waits on the host for the uses a host access of this kind conflicts with: writes for
+    /// a read, everything for a write. A failed wait keeps the uses and returns the error.
+    pub(crate) fn wait_host(&mut self, access: Access) -> Result<()> {
+        if self.poisoned {
+            return Err(poisoned());
+        }
+        let conflicts = |u: &Use| access == Access::Write || u.write;
+        if !self.list.iter().any(conflicts) {
+            return Ok(());
+        }
+        relaxed(|| {
+            for u in self.list.iter().filter(|u| conflicts(u)) {
+                wait_event(u.event)?;
+            }
+            Ok(())
+        })?;
+        self.retire(conflicts);
+        Ok(())
+    }
+
+    /// Whether every recorded use has completed (or can no longer run), without waiting;
+    /// never for poisoned uses.
+    pub(crate) fn all_done(&self) -> bool {
+        !self.poisoned
+            && self.list.iter().all(|u| {
+                // SAFETY: a live event handle.
+                match status(unsafe { sys::cudaEventQuery(u.event) }) {
+                    Ok(()) => true,
+                    Err(e) => e.cuda_code().is_some_and(work_cannot_run),
+                }
+            })
+    }
+
+    /// Forgets the uses `which` selects (their events go back to the pool).
+    fn retire(&mut self, which: impl Fn(&Use) -> bool) {
+        let mut i = 0;
+        while i < self.list.len() {
+            if which(&self.list[i]) {
+                let u = self.list.swap_remove(i);
+                give_event(u.device, u.event);
+            } else {
+                i += 1;
+            }
+        }
+    }
+}
+
+impl Drop for Uses {
+    fn drop(&mut self) {
+        // Pending records complete on their own; CUDA releases a destroyed event after them.
+        for u in self.list.drain(..) {
+            give_event(u.device, u.event);
+        }
+    }
+}
+
+/// The error for host access to memory whose uses could not all be recorded.
+pub(crate) fn poisoned() -> Error {
+    Error::InvalidArgument(
+        "this memory was used by work whose completion could not be recorded (a failed event \
+         record or capture query): it is never handed to the host and never freed"
+            .into(),
+    )
+}
+
+/// How an operation's stream stood right after the operation was enqueued.
+pub(crate) struct Enqueued<'s> {
+    pub(crate) stream: &'s Stream,
+    pub(crate) key: StreamKey,
+    pub(crate) device: i32,
+    /// Whether the operation was captured, and into which graph; `Err` when the capture
+    /// status could not be read (the operation may or may not have been captured).
+    pub(crate) capture: Result<Capture>,
+}
+
+/// A stream's capture status as the bookkeeping needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Capture {
+    /// Not capturing: work runs when the stream reaches it.
+    No,
+    /// Capturing into this graph (the capture's unique id second).
+    Into(sys::cudaGraph_t, u64),
+    /// The capture was invalidated: enqueued work never runs.
+    Dead,
+}
+
+impl Enqueued<'_> {
+    /// Records what the operation did with an allocation whose home stream is `home`:
+    /// outside a capture, `access` is noted in `uses` when the operation ran on another
+    /// stream (or on a per-thread home: see [`StreamKey::is_per_thread`]); inside a capture,
+    /// `keep` makes the capturing graph keep the allocation alive. Fails closed: when a
+    /// record fails the host waits for the stream instead, and when that fails too, or the
+    /// capture status could not be read, or the graph could not take the allocation, `uses`
+    /// is poisoned (never freed, never handed to the host).
+    pub(crate) fn track(
+        &self,
+        uses: &mut Uses,
+        home: StreamKey,
+        access: Access,
+        keep: impl FnOnce(sys::cudaGraph_t, u64) -> Result<()>,
+    ) {
+        match self.capture {
+            Ok(Capture::No) => {
+                if self.key == home && !home.is_per_thread() {
+                    return;
+                }
+                if uses
+                    .note(self.stream, self.key, self.device, access)
+                    .is_err()
+                    && wait_stream(self.stream.as_raw()).is_err()
+                {
+                    uses.poison();
+                }
+            }
+            Ok(Capture::Into(graph, id)) => {
+                if keep(graph, id).is_err() {
+                    uses.poison();
+                }
+            }
+            Ok(Capture::Dead) => {}
+            Err(_) => uses.poison(),
+        }
+    }
+}
+
+impl Enqueued<'_> {
+    /// Records, outside a capture, that the work just enqueued (a graph launch) must finish
+    /// before what `uses` guards is released; fails closed as [`Enqueued::track`].
+    pub(crate) fn record_launch(&self, uses: &mut Uses) {
+        if self.capture.as_ref().is_ok_and(|c| *c == Capture::Dead) {
+            return;
+        }
+        if uses
+            .note(self.stream, self.key, self.device, Access::Write)
+            .is_err()
+            && wait_stream(self.stream.as_raw()).is_err()
+        {
+            uses.poison();
+        }
+    }
+}
+
+/// Records in `events` the point `stream` (named by `key`, of `device`) has reached, for
+/// work enqueued there before (by any thread) to be waited for later; `false` while the
+/// stream is being captured (a record would be captured, not run: try again later). When
+/// the record fails, `events` is poisoned (what it guards is never let go).
+pub(crate) fn record_after(
+    stream: &Stream,
+    key: StreamKey,
+    device: i32,
+    events: &mut Uses,
+) -> bool {
+    let _gate = stream.gate_shared();
+    let record = |events: &mut Uses| -> Result<bool> {
+        if crate::graph::capture_graph(stream)? != Capture::No {
+            return Ok(false);
+        }
+        events.note(stream, key, device, Access::Write)?;
+        Ok(true)
+    };
+    let recorded = match key {
+        StreamKey::Legacy(d) => device::with_device(d, || record(events)),
+        _ => record(events),
+    };
+    match recorded {
+        Ok(done) => done,
+        Err(_) => {
+            events.poison();
+            true
+        }
+    }
+}
+
+/// Memory whose uses are tracked: a device allocation or a pinned block.
+pub(crate) trait Tracked {
+    /// Records what an operation that was just enqueued did with this memory (see
+    /// [`Enqueued::track`]).
+    fn track(&self, done: &Enqueued<'_>, access: Access);
+
+    /// Makes `graph` keep this memory alive (for an explicit node that uses it).
+    fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()>;
+}
+
+/// Runs `op`, which enqueues work on `stream`, with the stream's device current (`device`
+/// for the default streams, whose device is the current one), and then `track` with where
+/// the work went: the stream's capture status is read after the work was enqueued, under
+/// the stream's gate, so that no capture of this crate's can begin or end in between.
+/// `track` records the uses (and, for captured work, keeps the memory alive in the graph).
+pub(crate) fn enqueue<R>(
+    stream: &Stream,
+    device: i32,
+    op: impl FnOnce() -> Result<R>,
+    track: impl FnOnce(&Enqueued<'_>),
+) -> Result<R> {
+    let _gate = stream.gate_shared();
+    let device = stream.device().unwrap_or(device);
+    device::with_device(device, || {
+        // A failed call is tracked too: it may have enqueued its work all the same.
+        let value = op();
+        let done = Enqueued {
+            stream,
+            key: StreamKey::of(stream, device),
+            device,
+            capture: crate::graph::capture_of(stream),
+        };
+        track(&done);
+        value
+    })
+}
+
+/// Fails with `cudaErrorStreamCaptureUnsupported` (without enqueuing) when `stream` is being
+/// captured: for operations whose work must run now (blocking copies into borrowed memory).
+/// Call under the stream's gate.
+pub(crate) fn refuse_capture(stream: &Stream) -> Result<()> {
+    match crate::graph::capture_of(stream)? {
+        Capture::No => Ok(()),
+        _ => Err(Error::from_code(CAPTURE_UNSUPPORTED)),
+    }
+}
+
+/// `cudaErrorStreamCaptureUnsupported`.
+const CAPTURE_UNSUPPORTED: i32 = 900;
+
+/// Waits on the host until every operation enqueued on `stream` so far has finished, and
+/// fails closed: a failed `cudaStreamSynchronize` is followed by polling
+/// `cudaStreamQuery` until the work is done (the original error is returned) or CUDA says
+/// the work can no longer run (a context-killing error). Runs in relaxed capture mode, so
+/// that another thread's global capture neither fails this wait nor is invalidated by it.
+pub(crate) fn wait_stream(stream: sys::cudaStream_t) -> Result<()> {
+    relaxed(|| {
+        // SAFETY: a live stream handle.
+        let first = match status(unsafe { sys::cudaStreamSynchronize(stream) }) {
+            Ok(()) => return Ok(()),
+            Err(e) => e,
+        };
+        // SAFETY: as above.
+        poll_until_done(first, || unsafe { sys::cudaStreamQuery(stream) })
+    })
+}
+
+/// Waits on the host for `event`'s last record, failing closed as [`wait_stream`].
+fn wait_event(event: sys::cudaEvent_t) -> Result<()> {
+    // SAFETY: a live event handle.
+    let first = match status(unsafe { sys::cudaEventSynchronize(event) }) {
+        Ok(()) => return Ok(()),
+        Err(e) => e,
+    };
+    // SAFETY: as above.
+    poll_until_done(first, || unsafe { sys::cudaEventQuery(event) })
+}
+
+/// After a failed wait: polls `query` until the work is done (`Err(first)`: the wait failed
+/// but nothing is running any more) or the answer is an error after which CUDA runs no more
+/// work (that error). A query that keeps failing otherwise for a minute ends the process:
+/// returning would hand memory to the host (or free it) while a copy may still use it.
+fn poll_until_done(
+    first: Error,
+    query: impl Fn() -> crate::Result<sys::cudaError_t>,
+) -> Result<()> {
+    let started = Instant::now();
+    let mut pause = Duration::from_micros(20);
+    loop {
+        match status(query()) {
+            Ok(()) => return Err(first),
+            Err(e) if e.cuda_code() == Some(NOT_READY) => {}
+            Err(e) if e.cuda_code().is_some_and(work_cannot_run) => return Err(e),
+            Err(e) if started.elapsed() > Duration::from_secs(60) => {
+                report_drop_error(
+                    "waiting for work that uses borrowed or owned memory (the process ends: \
+                     CUDA neither finishes the work nor says it stopped)",
+                    &e,
+                );
+                std::process::abort();
+            }
+            Err(_) => {}
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(2));
+    }
+}
+
+/// Whether CUDA runs no more work of the context after this error: the "sticky" errors that
+/// leave the context unusable, and the runtime's own shutdown.
+pub(crate) fn work_cannot_run(code: i32) -> bool {
+    matches!(code, 4 | 214 | 700 | 702 | 710 | 714..=719)
+}
+
+/// Runs `f` with the calling thread's capture interaction mode relaxed
+/// (`cudaThreadExchangeStreamCaptureMode`), restoring it afterwards: waits and event
+/// creation made for the crate's bookkeeping neither fail because of, nor invalidate, a
+/// capture in global mode.
+pub(crate) fn relaxed<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
+    let mut mode = sys::cudaStreamCaptureMode::RELAXED;
+    // SAFETY: one mode value is read and written.
+    status(unsafe { sys::cudaThreadExchangeStreamCaptureMode(&mut mode) })?;
+    let result = f();
+    // SAFETY: as above; restores the previous mode.
+    if let Err(e) = status(unsafe { sys::cudaThreadExchangeStreamCaptureMode(&mut mode) }) {
+        report_drop_error("restoring the thread's capture mode", &e);
+    }
+    result
+}
+
+/// Pooled events (without timing), by device: recording uses creates an event per stream
+/// and allocation, and creating one costs far more than recording it.
+static EVENTS: Mutex<Vec<(i32, usize)>> = Mutex::new(Vec::new());
+/// Events kept in the pool at most; more are destroyed.
+const POOLED_EVENTS: usize = 256;
+
+fn take_event(device: i32) -> Result<sys::cudaEvent_t> {
+    {
+        let mut pool = EVENTS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = pool.iter().position(|(d, _)| *d == device) {
+            let (_, raw) = pool.swap_remove(i);
+            return Ok(sys::cudaEvent_t(raw as *mut _));
+        }
+    }
+    device::with_device(device, || {
+        relaxed(|| {
+            let mut raw = sys::cudaEvent_t::null();
+            // SAFETY: one handle is written.
+            status(unsafe {
+                sys::cudaEventCreateWithFlags(
+                    &mut raw,
+                    sys::EventFlags::DISABLE_TIMING.bits() as c_uint,
+                )
+            })?;
+            Ok(raw)
+        })
+    })
+}
+
+fn give_event(device: i32, event: sys::cudaEvent_t) {
+    let mut pool = EVENTS.lock().unwrap_or_else(|e| e.into_inner());
+    if pool.len() < POOLED_EVENTS {
+        pool.push((device, event.0 as usize));
+        return;
+    }
+    drop(pool);
+    // SAFETY: an event of the pool's, destroyed once; CUDA releases it after pending records.
+    if let Err(e) = status(unsafe { sys::cudaEventDestroy(event) }) {
+        report_drop_error("bookkeeping event", &e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_streams_are_keyed_by_device_and_thread() {
+        let legacy = Stream::legacy();
+        assert_eq!(StreamKey::of(&legacy, 1), StreamKey::Legacy(1));
+        assert_ne!(StreamKey::of(&legacy, 1), StreamKey::of(&legacy, 0));
+        let pt = Stream::per_thread();
+        let here = StreamKey::of(&pt, 0);
+        assert!(here.is_per_thread());
+        let there = std::thread::spawn(move || StreamKey::of(&Stream::per_thread(), 0))
+            .join()
+            .expect("thread");
+        assert_ne!(here, there, "each thread has its own per-thread stream");
+    }
+
+    #[test]
+    fn only_context_killing_errors_end_a_wait() {
+        assert!(work_cannot_run(700) && work_cannot_run(719) && work_cannot_run(4));
+        assert!(!work_cannot_run(1) && !work_cannot_run(600) && !work_cannot_run(900));
+    }
+
+    #[test]
+    fn a_failed_wait_polls_until_the_work_is_done() {
+        use std::cell::Cell;
+        let calls = Cell::new(0);
+        let query = || {
+            calls.set(calls.get() + 1);
+            Ok(sys::cudaError_t::from_raw(if calls.get() < 3 {
+                600
+            } else {
+                0
+            }))
+        };
+        let e = poll_until_done(Error::from_code(999), query).expect_err("the first error");
+        assert_eq!(e.cuda_code(), Some(999));
+        assert_eq!(calls.get(), 3);
+        let dead = || Ok(sys::cudaError_t::from_raw(700));
+        assert_eq!(
+            poll_until_done(Error::from_code(999), dead)
+                .expect_err("dead")
+                .cuda_code(),
+            Some(700)
+        );
+    }
+}

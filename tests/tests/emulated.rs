@@ -1,0 +1,1137 @@
+//! The safe layer against the CUDA emulator (`tests/emulator/`, a stand-in `libcudart` whose
+//! streams run on worker threads with delays and which logs hazards), each test in a child
+//! process under AddressSanitizer (see `workspace_tests::emulator`).
+//!
+//! Smoke tests check the emulator itself through the crate. The class tests are programs
+//! without `unsafe` (but where said) that reached the hazards of issue 28's table, and of the
+//! same classes by other roads, on the safe layer before its safety model; each asserts that
+//! its child ends clean (exit 0, no signal, no hazard). `tests/emulator/README.md` lists how
+//! each failed before the fix.
+
+use std::error::Error;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use cudart13::graph::CaptureMode;
+use cudart13::{
+    sys, Device, DeviceBuffer, Event, Graph, LaunchConfig, Module, PinnedBuffer, Stream,
+};
+use workspace_tests::emulator::{self, Emulator, FaultMode, Outcome};
+
+type TestResult = Result<(), Box<dyn Error>>;
+
+/// How long a child may run (it is killed after this; ten times as long under valgrind).
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// `cudaErrorUnknown`, the code injected faults return.
+const UNKNOWN: i32 = 999;
+
+/// Runs `body` in a child against the emulator; the parent gets the outcome.
+fn child(name: &str, body: impl FnOnce(&Emulator) -> TestResult) -> Option<Outcome> {
+    emulator::run(name, LIMIT, body)
+}
+
+/// Delays long enough that a host step right after a call always comes before the queued
+/// work (20 ms a step, 200 ms under valgrind; the emulator sleeps this before each
+/// operation).
+fn slow(emu: &Emulator) -> TestResult {
+    Ok(emu.configure("delay_us", 20_000 * i64::from(emulator::time_scale()))?)
+}
+
+/// A test whose child must end clean.
+macro_rules! emulated {
+    ($(#[doc = $doc:literal])* fn $name:ident($emu:ident) $body:block) => {
+        $(#[doc = $doc])*
+        #[test]
+        fn $name() {
+            if let Some(outcome) = child(stringify!($name), |$emu: &Emulator| -> TestResult { $body }) {
+                outcome.assert_clean();
+            }
+        }
+    };
+}
+
+/// A class test of issue 28 (see [`emulated`]).
+macro_rules! class_test {
+    ($($test:tt)*) => {
+        emulated!($($test)*);
+    };
+}
+
+// ---- smoke tests of the emulator itself ----
+
+emulated! {
+    /// Two devices, with the properties, attributes and versions the crate reads.
+    fn smoke_devices_and_versions(_emu) {
+        assert_eq!(Device::count()?, 2);
+        assert_eq!(cudart13::device::runtime_version()?, 13020);
+        assert_eq!(cudart13::device::driver_version()?, 13020);
+        let d1 = Device::get(1)?;
+        let props = d1.properties()?;
+        assert_eq!(props.name(), "CUDA emulator device 1");
+        assert_eq!(props.compute_capability, (9, 0));
+        assert!(props.concurrent_managed_access);
+        assert_eq!(d1.pci_bus_id()?, "0000:01:00.0");
+        assert_eq!(Device::by_pci_bus_id("0000:01:00.0")?.ordinal(), 1);
+        assert!(Device::get(0)?.can_access_peer(d1)?);
+        assert!(Device::get(2).is_err());
+        d1.set_current()?;
+        assert_eq!(Device::current()?.ordinal(), 1);
+        Ok(())
+    }
+}
+
+emulated! {
+    /// Work is asynchronous (the stream is busy right after the call) and runs in stream
+    /// order: a memset, then a copy of it, give the memset's bytes.
+    fn smoke_stream_order_with_delays(emu) {
+        slow(emu)?;
+        let s = Stream::non_blocking()?;
+        let mut a = DeviceBuffer::<u8>::new(4096, &s)?;
+        let mut b = DeviceBuffer::<u8>::new(4096, &s)?;
+        a.memset(0x5a, &s)?;
+        b.copy_from_device(&a, &s)?;
+        assert!(!s.query()?, "the memset is still queued");
+        assert_eq!(b.to_vec()?, vec![0x5a; 4096]);
+        assert!(s.query()?);
+        Ok(())
+    }
+}
+
+emulated! {
+    /// A blocking stream's work is ordered before later work of the legacy stream; a
+    /// non-blocking stream's is not (the legacy copy then sees the old bytes, as the memset
+    /// waits behind a long host function).
+    fn smoke_legacy_stream_implicit_order(emu) {
+        slow(emu)?;
+        let legacy = Stream::legacy();
+        let pause = Duration::from_millis(200) * emulator::time_scale();
+        for (blocking, expected) in [(true, 7u8), (false, 0u8)] {
+            let s = if blocking { Stream::new()? } else { Stream::non_blocking()? };
+            let mut src = DeviceBuffer::<u8>::zeroed(64, &legacy)?;
+            legacy.synchronize()?;
+            s.launch_host_func(move || std::thread::sleep(pause))?;
+            src.memset(7, &s)?;
+            let mut dst = DeviceBuffer::<u8>::new(64, &legacy)?;
+            dst.copy_from_device(&src, &legacy)?;
+            assert_eq!(dst.to_vec()?, vec![expected; 64], "blocking: {blocking}");
+            s.synchronize()?;
+        }
+        Ok(())
+    }
+}
+
+emulated! {
+    /// An event orders a copy on one stream after a memset on another; elapsed time is
+    /// measured; an event never recorded is complete.
+    fn smoke_events_order_streams(emu) {
+        slow(emu)?;
+        let (a, b) = (Stream::non_blocking()?, Stream::non_blocking()?);
+        let mut src = DeviceBuffer::<u32>::new(256, &a)?;
+        let mut dst = DeviceBuffer::<u32>::zeroed(256, &b)?;
+        b.synchronize()?;
+        let start = a.record_event()?;
+        src.memset(0x11, &a)?;
+        let done = a.record_event()?;
+        assert!(!done.query()?);
+        b.wait_event(&done)?;
+        dst.copy_from_device(&src, &b)?;
+        assert_eq!(dst.to_vec()?, vec![0x1111_1111; 256]);
+        assert!(done.query()?);
+        let ms = done.elapsed_since(&start)?;
+        assert!((15.0..20_000.0).contains(&ms), "{ms} ms");
+        assert!(Event::new()?.query()?);
+        Ok(())
+    }
+}
+
+emulated! {
+    /// A captured graph (a memset, a device copy and a copy into pinned memory) replayed
+    /// twice writes its results each time.
+    fn smoke_capture_replayed_twice(_emu) {
+        let s = Stream::non_blocking()?;
+        let mut src = DeviceBuffer::<u32>::new(64, &s)?;
+        let mut dst = DeviceBuffer::<u32>::new(64, &s)?;
+        let mut host = PinnedBuffer::<u32>::new(64)?;
+        let graph = s.capture(CaptureMode::GLOBAL, |s| {
+            src.memset(0x22, s)?;
+            dst.copy_from_device(&src, s)?;
+            dst.copy_to_pinned_async(&mut host, s)
+        })?;
+        assert_eq!(graph.node_count()?, 3, "memset, copy, copy");
+        let exec = graph.instantiate()?;
+        for _ in 0..2 {
+            host.as_mut_slice()?.fill(0);
+            exec.launch(&s)?;
+            s.synchronize()?;
+            assert_eq!(&*host.as_slice()?, &[0x2222_2222; 64][..]);
+        }
+        Ok(())
+    }
+}
+
+/// Pushes its name to a log when dropped.
+struct DropLog(Arc<Mutex<Vec<&'static str>>>);
+
+impl Drop for DropLog {
+    fn drop(&mut self) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push("dropped");
+    }
+}
+
+emulated! {
+    /// A host node's closure, owned by a user object, is dropped after the launch that runs
+    /// it, even when the graph and the executable graph are dropped right after the launch.
+    fn smoke_user_object_outlives_pending_launch(emu) {
+        slow(emu)?;
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let s = Stream::non_blocking()?;
+        let graph = Graph::new()?;
+        let (ran, owned) = (log.clone(), DropLog(log.clone()));
+        graph.add_host_node(&[], move || {
+            let _keep = &owned;
+            ran.lock().unwrap_or_else(|e| e.into_inner()).push("ran");
+        })?;
+        let exec = graph.instantiate()?;
+        exec.launch(&s)?;
+        drop((exec, graph));
+        assert!(log.lock().unwrap_or_else(|e| e.into_inner()).is_empty());
+        s.synchronize()?;
+        assert!(emu.quiesce(Duration::from_secs(10)));
+        for _ in 0..200 {
+            if log.lock().unwrap_or_else(|e| e.into_inner()).len() == 2 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(*log.lock().unwrap_or_else(|e| e.into_inner()), ["ran", "dropped"]);
+        Ok(())
+    }
+}
+
+emulated! {
+    /// An injected fault: refused at once (mode 0), or after the work was done (mode 2).
+    fn smoke_fault_injection(emu) {
+        let s = Stream::non_blocking()?;
+        emu.inject_fault("cudaStreamSynchronize", 1, UNKNOWN, FaultMode::Refuse)?;
+        let e = s.synchronize().expect_err("the injected fault");
+        assert_eq!(e.cuda_code(), Some(UNKNOWN));
+        s.synchronize()?;
+        let mut b = DeviceBuffer::<u8>::zeroed(16, &s)?;
+        emu.inject_fault("cudaMemsetAsync", 1, UNKNOWN, FaultMode::AfterWork)?;
+        assert_eq!(b.memset(3, &s).map_err(|e| e.cuda_code()), Err(Some(UNKNOWN)));
+        assert_eq!(b.to_vec()?, vec![3; 16], "the memset was done");
+        emu.inject_fault("cudaEventSynchronize", 2, UNKNOWN, FaultMode::FailedWait)?;
+        let ev = s.record_event()?;
+        ev.synchronize()?;
+        assert!(ev.synchronize().is_err(), "the second call fails");
+        Ok(())
+    }
+}
+
+emulated! {
+    /// Kernels from PTX: a fill and an add run on the stream with checked memory accesses;
+    /// a kernel's name and parameter layout come from the text.
+    fn smoke_kernels_from_ptx(_emu) {
+        const PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+            .visible .entry emu_fill_u32(.param .u64 p, .param .u32 n, .param .u32 v) { ret; }\n\
+            .visible .entry emu_add_u32(.param .u64 p, .param .u32 n, .param .u32 v) { ret; }\n\
+            .visible .entry other(.param .align 8 .b8 rec[24], .param .u16 h) { ret; }\n";
+        let module = Module::from_ptx(PTX)?;
+        let (fill, add) = (module.kernel("emu_fill_u32")?, module.kernel("emu_add_u32")?);
+        assert_eq!(fill.name()?, "emu_fill_u32");
+        assert!(module.kernel("missing").is_err());
+        let s = Stream::non_blocking()?;
+        let buf = DeviceBuffer::<u32>::new(1000, &s)?;
+        let (n, v, w) = (1000u32, 40u32, 2u32);
+        // SAFETY: emu_fill_u32 / emu_add_u32 (unsigned*, unsigned, unsigned) touch n elements.
+        unsafe {
+            fill.launch(&s, LaunchConfig::for_num_elems(n), (&buf, &n, &v))?;
+            add.launch(&s, LaunchConfig::for_num_elems(n), (&buf, &n, &w))?;
+        }
+        assert_eq!(buf.to_vec()?, vec![42; 1000]);
+        let other = module.kernel("other")?;
+        let (mut off, mut size) = (0usize, 0usize);
+        // SAFETY: two values are written through valid pointers.
+        let code = unsafe {
+            sys::cudaFuncGetParamInfo(other.as_raw().0.cast_const().cast(), 1, &mut off, &mut size)
+        }?;
+        assert_eq!((code.as_raw(), off, size), (0, 24, 2));
+        Ok(())
+    }
+}
+
+emulated! {
+    /// Many allocations, frees and streams stay cheap (no delay): the registry, the pools and
+    /// the list of streams do not grow with what was freed or destroyed.
+    fn smoke_many_allocations_and_streams(emu) {
+        emu.configure("delay_us", 0)?;
+        let s = Stream::non_blocking()?;
+        let mut kept = Vec::new();
+        for i in 0..20_000 {
+            let b = DeviceBuffer::<u8>::new(1024, &s)?;
+            if i % 10 == 0 {
+                kept.push(b);
+            }
+        }
+        s.synchronize()?;
+        for _ in 0..300 {
+            let t = Stream::non_blocking()?;
+            let mut b = DeviceBuffer::<u8>::new(64, &t)?;
+            b.memset(1, &t)?;
+            assert_eq!(b.to_vec()?, vec![1; 64]);
+        }
+        drop(kept);
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+emulated! {
+    /// Capture rules: a potentially unsafe call in a global capture fails and invalidates it;
+    /// a fork that is not joined back fails the end; the capture info names the graph and the
+    /// stream's last node.
+    fn smoke_capture_rules(_emu) {
+        let (a, b) = (Stream::non_blocking()?, Stream::non_blocking()?);
+        let refused = a.capture(CaptureMode::GLOBAL, |_| PinnedBuffer::<u8>::new(16).map(drop));
+        assert_eq!(refused.map(drop).map_err(|e| e.cuda_code()), Err(Some(900)));
+        assert!(!a.is_capturing()?);
+        let mut side = DeviceBuffer::<u8>::new(16, &b)?;
+        let unjoined = a.capture(CaptureMode::GLOBAL, |a| {
+            let fork = a.record_event()?;
+            b.wait_event(&fork)?;
+            side.memset(0, &b)
+        });
+        assert_eq!(unjoined.map(drop).map_err(|e| e.cuda_code()), Err(Some(904)));
+        let mut buf = DeviceBuffer::<u8>::new(16, &a)?;
+        let graph = a.capture(CaptureMode::THREAD_LOCAL, |a| {
+            buf.memset(1, a)?;
+            let mut status = sys::cudaStreamCaptureStatus::NONE;
+            let (mut id, mut graph) = (0u64, sys::cudaGraph_t::null());
+            let (mut deps, mut n) = (std::ptr::null(), 0usize);
+            // SAFETY: every output points to a local of its type; edge data is not asked for.
+            let code = unsafe {
+                sys::cudaStreamGetCaptureInfo(a.as_raw(), &mut status, &mut id, &mut graph,
+                    &mut deps, std::ptr::null_mut(), &mut n)
+            }?;
+            assert_eq!(code.as_raw(), 0);
+            assert_eq!(status, sys::cudaStreamCaptureStatus::ACTIVE);
+            assert!(!graph.is_null() && !deps.is_null());
+            assert_eq!(n, 1);
+            Ok(())
+        })?;
+        assert_eq!(graph.node_count()?, 1);
+        Ok(())
+    }
+}
+
+emulated! {
+    /// Graphs: an executable takes a same-shaped graph's parameters and refuses another shape;
+    /// a child graph node runs its graph; memory nodes captured from an allocation and a drop
+    /// make and free the memory at each launch.
+    fn smoke_graph_update_child_and_memory_nodes(_emu) {
+        let s = Stream::non_blocking()?;
+        let mut buf = DeviceBuffer::<u8>::zeroed(64, &s)?;
+        let (ones, twos) = (Graph::new()?, Graph::new()?);
+        ones.add_memset_node(&[], &mut buf, 1)?;
+        twos.add_memset_node(&[], &mut buf, 2)?;
+        let exec = ones.instantiate()?;
+        exec.update(&twos)?;
+        exec.launch(&s)?;
+        assert_eq!(buf.to_vec()?, vec![2; 64]);
+        let other = Graph::new()?;
+        other.add_empty_node(&[])?;
+        other.add_empty_node(&[])?;
+        assert_eq!(exec.update(&other).map_err(|e| e.cuda_code()), Err(Some(910)));
+        let parent = Graph::new()?;
+        let first = parent.add_memset_node(&[], &mut buf, 3)?;
+        parent.add_child_graph_node(&[first], &twos)?;
+        parent.instantiate()?.launch(&s)?;
+        assert_eq!(buf.to_vec()?, vec![2; 64]);
+        let with_memory = s.capture(CaptureMode::GLOBAL, |s| {
+            let mut scratch = DeviceBuffer::<u8>::new(64, s)?;
+            scratch.memset(4, s)?;
+            buf.copy_from_device(&scratch, s)
+        })?;
+        assert_eq!(with_memory.node_count()?, 4, "alloc, memset, copy, free");
+        let exec = with_memory.instantiate()?;
+        for _ in 0..2 {
+            exec.launch(&s)?;
+            assert_eq!(buf.to_vec()?, vec![4; 64]);
+        }
+        Ok(())
+    }
+}
+
+emulated! {
+    /// Kernels from a file and from a fatbin; the name `cudaFuncGetName` gives lives in pages of
+    /// its own that are quarantined when the library is unloaded.
+    fn smoke_library_forms_and_unload(_emu) {
+        const PTX: &str = ".version 8.0\n.target sm_90\n.entry emu_sleep(.param .u32 us) { ret; }\n";
+        let dir = std::env::temp_dir().join(format!("cuda-emu-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        let file = dir.join("k.ptx");
+        std::fs::write(&file, PTX)?;
+        let from_file = Module::from_file(&file)?;
+        std::fs::remove_dir_all(&dir)?;
+        assert_eq!(from_file.kernel("emu_sleep")?.name()?, "emu_sleep");
+        let mut fatbin = Vec::new();
+        fatbin.extend_from_slice(&0xBA55_ED50u32.to_le_bytes());
+        fatbin.extend_from_slice(&1u16.to_le_bytes());
+        fatbin.extend_from_slice(&16u16.to_le_bytes());
+        fatbin.extend_from_slice(&(16 + PTX.len() as u64).to_le_bytes());
+        // One entry: kind 1 (PTX), a 16-byte entry header, the text.
+        fatbin.extend_from_slice(&1u16.to_le_bytes());
+        fatbin.extend_from_slice(&0x0101u16.to_le_bytes());
+        fatbin.extend_from_slice(&16u32.to_le_bytes());
+        fatbin.extend_from_slice(&(PTX.len() as u64).to_le_bytes());
+        fatbin.extend_from_slice(PTX.as_bytes());
+        let from_fatbin = Module::from_bytes(&fatbin)?;
+        let kernel = from_fatbin.kernel("emu_sleep")?;
+        // SAFETY: the kernel handle is alive (its module is held below).
+        let name = unsafe { cudart13::api::func_get_name(kernel.as_raw().0.cast_const().cast()) }?;
+        assert_eq!(name.to_str()?, "emu_sleep");
+        let short = fatbin[..fatbin.len() - 1].to_vec();
+        assert!(from_fatbin_is_refused(&short, &fatbin));
+        Ok(())
+    }
+}
+
+/// Whether a fatbin whose payload is cut short is refused when read from a file (where the
+/// emulator knows its length).
+fn from_fatbin_is_refused(short: &[u8], whole: &[u8]) -> bool {
+    let dir = std::env::temp_dir().join(format!("cuda-emu-fatbin-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let (cut, full) = (dir.join("cut.fatbin"), dir.join("full.fatbin"));
+    let written = std::fs::write(&cut, short).and_then(|()| std::fs::write(&full, whole));
+    let refused =
+        written.is_ok() && Module::from_file(&cut).is_err() && Module::from_file(&full).is_ok();
+    let _ = std::fs::remove_dir_all(&dir);
+    refused
+}
+
+emulated! {
+    /// A kernel's name outlives its library: the typed layer copies the string the runtime
+    /// returns (the emulator quarantines the runtime's copy at unload, so reading that one
+    /// after the unload would fault).
+    fn smoke_kernel_name_outlives_its_library(_emu) {
+        const PTX: &str =
+            ".version 8.0\n.target sm_90\n.entry emu_sleep(.param .u32 us) { ret; }\n";
+        let kernel = Module::from_ptx(PTX)?.kernel("emu_sleep")?;
+        // SAFETY: the kernel handle is alive for the call.
+        let name = unsafe { cudart13::api::func_get_name(kernel.as_raw().0.cast_const().cast()) }?;
+        drop(kernel);
+        assert_eq!(name.to_str()?, "emu_sleep");
+        Ok(())
+    }
+}
+
+emulated! {
+    /// With concurrent managed access (the default) the host may read managed memory while a
+    /// kernel runs; a pool counts what it hands out and trims what it keeps; an array copies
+    /// in and out.
+    fn smoke_managed_pools_and_arrays(_emu) {
+        const PTX: &str = ".version 8.0\n.target sm_90\n.entry emu_sleep(.param .u32 us) { ret; }\n";
+        let sleep = Module::from_ptx(PTX)?.kernel("emu_sleep")?;
+        let managed = cudart13::ManagedBuffer::from_slice(&[1u32, 2, 3])?;
+        let s = Stream::non_blocking()?;
+        let us = 20_000u32;
+        // SAFETY: emu_sleep(unsigned us) takes one value and touches no memory.
+        unsafe { sleep.launch(&s, LaunchConfig::for_num_elems(1), (&us,))? };
+        assert_eq!(managed.as_slice()?.iter().sum::<u32>(), 6);
+        s.synchronize()?;
+        let pool = cudart13::MemPool::new(Device::get(0)?)?;
+        let held = pool.alloc::<u8>(1 << 20, &s)?;
+        assert_eq!(pool.stats()?.used_current, 1 << 20);
+        drop(held);
+        s.synchronize()?;
+        pool.trim_to(0)?;
+        assert_eq!((pool.used_mem()?, pool.reserved_mem()?), (0, 0));
+        use cudart13::texture::{ChannelFormat, CudaArray};
+        let mut array = CudaArray::new(ChannelFormat::of::<f32>(), 8, 4, sys::ArrayFlags::empty())?;
+        let texels: Vec<f32> = (0..32).map(|i| i as f32).collect();
+        array.copy_from_host(&texels)?;
+        let mut back = vec![0f32; 32];
+        array.copy_to_host(&mut back)?;
+        assert_eq!(back, texels);
+        Ok(())
+    }
+}
+
+/// A minimal ELF64 cubin: a header, a section-name table, a `.text.emu_sleep` section, and
+/// the section header table at the end.
+fn tiny_cubin() -> Vec<u8> {
+    let names = b"\0.shstrtab\0.text.emu_sleep\0";
+    let (names_at, text_at) = (64u64, 64 + names.len() as u64);
+    let shoff = (text_at + 16).next_multiple_of(8);
+    let mut image = vec![0u8; shoff as usize + 3 * 64];
+    image[..8].copy_from_slice(b"\x7fELF\x02\x01\x01\x00");
+    image[16..18].copy_from_slice(&2u16.to_le_bytes()); // ET_EXEC
+    image[18..20].copy_from_slice(&190u16.to_le_bytes()); // EM_CUDA
+    image[20..24].copy_from_slice(&1u32.to_le_bytes());
+    image[0x28..0x30].copy_from_slice(&shoff.to_le_bytes());
+    image[0x34..0x36].copy_from_slice(&64u16.to_le_bytes());
+    image[0x3A..0x3C].copy_from_slice(&64u16.to_le_bytes());
+    image[0x3C..0x3E].copy_from_slice(&3u16.to_le_bytes());
+    image[0x3E..0x40].copy_from_slice(&1u16.to_le_bytes());
+    image[names_at as usize..text_at as usize].copy_from_slice(names);
+    let mut section = |i: usize, name: u32, kind: u32, off: u64, size: u64| {
+        let h = shoff as usize + 64 * i;
+        image[h..h + 4].copy_from_slice(&name.to_le_bytes());
+        image[h + 4..h + 8].copy_from_slice(&kind.to_le_bytes());
+        image[h + 24..h + 32].copy_from_slice(&off.to_le_bytes());
+        image[h + 32..h + 40].copy_from_slice(&size.to_le_bytes());
+    };
+    section(1, 1, 3, names_at, names.len() as u64); // .shstrtab
+    section(2, 11, 1, text_at, 16); // .text.emu_sleep
+    image
+}
+
+emulated! {
+    /// An ELF image loads from its bytes, with its `.text.NAME` sections as kernels.
+    fn smoke_kernels_from_an_elf_image(_emu) {
+        let module = Module::from_bytes(&tiny_cubin())?;
+        assert_eq!(module.kernel("emu_sleep")?.name()?, "emu_sleep");
+        Ok(())
+    }
+}
+
+/// The hazard kinds of an outcome (the text before the first colon of each line).
+fn kinds(outcome: &Outcome) -> Vec<&str> {
+    outcome
+        .hazards
+        .iter()
+        .map(|h| h.split(':').next().unwrap_or(""))
+        .collect()
+}
+
+/// Raw calls that are bugs are logged as hazards (and the child still exits 0): a memset of
+/// freed memory, a second destroy, a record on a destroyed event. (A CUDA call from a host
+/// function cannot be made through the crate any more: it returns `Error::InCallback`.)
+#[test]
+fn smoke_hazards_are_logged() {
+    let Some(outcome) = child("smoke_hazards_are_logged", |_emu| {
+        let s = Stream::non_blocking()?;
+        let mut p = std::ptr::null_mut();
+        // SAFETY: deliberate misuse of the raw layer: the emulator checks every access.
+        unsafe {
+            sys::cudaMalloc(&mut p, 4096)?.result()?;
+            sys::cudaFree(p)?.result()?;
+            let _ = sys::cudaMemsetAsync(p, 0, 16, s.as_raw())?;
+            let mut ev = sys::cudaEvent_t::null();
+            sys::cudaEventCreate(&mut ev)?.result()?;
+            sys::cudaEventDestroy(ev)?.result()?;
+            let _ = sys::cudaEventDestroy(ev)?;
+            let _ = sys::cudaEventRecord(ev, s.as_raw())?;
+        }
+        s.synchronize()?;
+        Ok(())
+    }) else {
+        return;
+    };
+    assert_eq!(outcome.code, Some(0), "{}", outcome.summary());
+    let mut found = kinds(&outcome);
+    found.sort_unstable();
+    assert_eq!(
+        found,
+        [
+            "double-destroy",
+            "record-on-destroyed-event",
+            "use-after-free"
+        ],
+        "{:#?}",
+        outcome.hazards
+    );
+}
+
+/// The emulator exports exactly names the crate loads, and every function the safe layer
+/// calls.
+#[test]
+fn emulator_exports_only_what_the_crate_names() {
+    let lib = match emulator::build(emulator::Variant::Plain) {
+        Ok(lib) => lib,
+        Err(why) => return emulator::unavailable("emulator_exports", &why),
+    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let functions = std::fs::read_to_string(root.join("runtime/cudart13/src/sys/functions.rs"))
+        .expect("functions.rs");
+    let loaded: std::collections::BTreeSet<String> = functions
+        .split("dynamic_call!(")
+        .skip(1)
+        .filter_map(|rest| rest.trim_start().strip_prefix("c\"")?.split('"').next())
+        .map(str::to_string)
+        .collect();
+    assert!(loaded.len() > 300, "{} names", loaded.len());
+    let bytes = std::fs::read(&lib).expect("the emulator");
+    let file = object::File::parse(&*bytes).expect("an ELF library");
+    use object::{Object, ObjectSymbol};
+    let exported: Vec<String> = file
+        .dynamic_symbols()
+        .filter(|s| s.is_definition() && s.is_global())
+        .filter_map(|s| s.name().ok().map(str::to_string))
+        .collect();
+    let control: Vec<&String> = exported
+        .iter()
+        .filter(|n| n.starts_with("cudaEmu"))
+        .collect();
+    assert_eq!(control.len(), 8, "{control:?}");
+    let stray: Vec<&String> = exported
+        .iter()
+        .filter(|n| !n.starts_with("cudaEmu") && !loaded.contains(*n))
+        .collect();
+    assert!(
+        stray.is_empty(),
+        "exported but not loaded by the crate: {stray:?}"
+    );
+    let template = root.join("codegen/template/src");
+    let mut missing = Vec::new();
+    for file in walk(&template) {
+        let text = std::fs::read_to_string(&file).expect("template source");
+        for piece in text.split("sys::cuda").skip(1) {
+            let name: String = piece
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let called = piece[name.len()..].starts_with('(') && !name.ends_with("_t");
+            if called && !exported.contains(&format!("cuda{name}")) {
+                missing.push(format!("cuda{name}"));
+            }
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "called by the safe layer, not emulated: {missing:?}"
+    );
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("a folder").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+// ---- the classes of issue 28: programs without `unsafe` that reach undefined behaviour ----
+
+class_test! {
+    /// Class 1: `api::device_get_pci_bus_id(len, 0)` gives CUDA a one-byte local for a
+    /// buffer of `len` bytes; the emulator writes all `len` bytes (the id, NUL-padded), as the
+    /// contract allows.
+    fn class_01_pci_bus_id_into_a_one_byte_local(_emu) {
+        let id = cudart13::api::device_get_pci_bus_id(16 << 20, 1)?;
+        assert_eq!(id.to_str()?, "0000:01:00.0");
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 2: `api::logs_dump_to_memory` gives CUDA one `c_char` for a buffer of `*size`
+    /// bytes; the emulator writes all of them.
+    fn class_02_logs_dump_into_one_char(_emu) {
+        let mut buffer = vec![0u8; 16 << 20];
+        let written = cudart13::api::logs_dump_to_memory(None, &mut buffer, 0)?;
+        assert!(written <= buffer.len());
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 3: a graph captured from `copy_to_pinned_async` is launched while the host
+    /// holds `&[T]` of the pinned buffer: the launch writes behind the shared borrow.
+    fn class_03_graph_launch_writes_behind_a_pinned_borrow(emu) {
+        slow(emu)?;
+        let s = Stream::non_blocking()?;
+        let dev = DeviceBuffer::from_slice(&[7u32; 256], &s)?;
+        let mut pinned = PinnedBuffer::<u32>::new(256)?;
+        let graph = s.capture(CaptureMode::GLOBAL, |s| dev.copy_to_pinned_async(&mut pinned, s))?;
+        let exec = graph.instantiate()?;
+        exec.launch(&s)?;
+        {
+            // The view waits for the launch; a launch is refused while the view lives.
+            let view = pinned.as_slice()?;
+            let _borrowed = emu.host_view(&view, false);
+            assert!(exec.launch(&s).is_err(), "a launch while a view of graph memory lives");
+            assert_eq!(view[0], 7);
+        }
+        exec.launch(&s)?;
+        assert_eq!(pinned.as_slice()?[0], 7);
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 4: a failed wait in `PinnedBuffer`'s `Deref` still hands out the slice while
+    /// the copy into it is queued.
+    fn class_04_failed_wait_still_derefs_pinned(emu) {
+        slow(emu)?;
+        let s = Stream::non_blocking()?;
+        let dev = DeviceBuffer::from_slice(&[7u32; 256], &s)?;
+        let mut pinned = PinnedBuffer::<u32>::new(256)?;
+        dev.copy_to_pinned_async(&mut pinned, &s)?;
+        emu.inject_fault("cudaEventSynchronize", 1, UNKNOWN, FaultMode::FailedWait)?;
+        // The failed wait is an error of the view, returned once the copy cannot run.
+        match pinned.as_slice() {
+            Ok(view) => {
+                let _borrowed = emu.host_view(&view, false);
+            }
+            Err(e) => assert_eq!(e.cuda_code(), Some(UNKNOWN), "{e}"),
+        }
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 4: a failed wait in `PinnedBuffer`'s `Drop` returns the block to its pool while
+    /// the copy into it is queued; the next buffer from the pool gets the same block.
+    fn class_04_failed_wait_repools_a_busy_block(emu) {
+        slow(emu)?;
+        let s = Stream::non_blocking()?;
+        let pool = cudart13::PinnedPool::new();
+        let dev = DeviceBuffer::from_slice(&[7u32; 256], &s)?;
+        let mut first = pool.alloc::<u32>(256)?;
+        dev.copy_to_pinned_async(&mut first, &s)?;
+        emu.inject_fault("cudaEventSynchronize", 1, UNKNOWN, FaultMode::FailedWait)?;
+        drop(first);
+        let second = pool.alloc::<u32>(256)?;
+        let view = second.as_slice()?;
+        let _borrowed = emu.host_view(&view, false);
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 5: `copy_to_host` returns `Err` after a failed synchronise while its copy into
+    /// the caller's slice is still queued; the caller has the slice back.
+    fn class_05_failed_copy_to_host_still_writes(emu) {
+        slow(emu)?;
+        let s = Stream::non_blocking()?;
+        let dev = DeviceBuffer::from_slice(&[9u32; 1024], &s)?;
+        let mut host = vec![0u32; 1024];
+        emu.inject_fault("cudaStreamSynchronize", 1, UNKNOWN, FaultMode::FailedWait)?;
+        assert!(dev.copy_to_host(&mut host).is_err());
+        let _borrowed = emu.host_view(&host, false);
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 5: `to_vec` returns `Err` after a failed synchronise and frees its `Vec` while
+    /// the copy into it is still queued: the copy writes freed heap memory.
+    fn class_05_failed_to_vec_frees_the_destination(emu) {
+        slow(emu)?;
+        let s = Stream::non_blocking()?;
+        let dev = DeviceBuffer::from_slice(&[9u32; 1024], &s)?;
+        emu.inject_fault("cudaStreamSynchronize", 1, UNKNOWN, FaultMode::FailedWait)?;
+        assert!(dev.to_vec().is_err());
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 6: a pinned buffer whose event was made on device 0 is the target of a copy on
+    /// a device-1 stream: the copy is queued, recording the event fails, and the buffer
+    /// never waits for the copy.
+    fn class_06_pinned_copy_on_another_devices_stream(emu) {
+        slow(emu)?;
+        Device::get(0)?.set_current()?;
+        let s0 = Stream::non_blocking()?;
+        let d0 = DeviceBuffer::from_slice(&[1u32; 256], &s0)?;
+        let mut pinned = PinnedBuffer::<u32>::new(256)?;
+        d0.copy_to_pinned_async(&mut pinned, &s0)?;
+        assert_eq!(pinned.as_slice()?[0], 1);
+        Device::get(1)?.set_current()?;
+        let s1 = Stream::non_blocking()?;
+        let d1 = DeviceBuffer::from_slice(&[2u32; 256], &s1)?;
+        d1.copy_to_pinned_async(&mut pinned, &s1)?;
+        let view = pinned.as_slice()?;
+        let _borrowed = emu.host_view(&view, false);
+        assert_eq!(view[0], 2);
+        s1.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 7: in a fork-join capture the pinned buffer's keep-alive goes to the forked
+    /// stream's list, not the graph; a later capture on that stream frees the block while the
+    /// first graph's executable still copies into it and records its event.
+    fn class_07_fork_join_capture_loses_the_keep_alive(emu) {
+        let (a, b) = (Stream::non_blocking()?, Stream::non_blocking()?);
+        let dev = DeviceBuffer::from_slice(&[5u32; 256], &a)?;
+        let mut pinned = PinnedBuffer::<u32>::new(256)?;
+        let graph = a.capture(CaptureMode::GLOBAL, |a| {
+            let fork = a.record_event()?;
+            b.wait_event(&fork)?;
+            dev.copy_to_pinned_async(&mut pinned, &b)?;
+            let join = b.record_event()?;
+            a.wait_event(&join)
+        })?;
+        let exec = graph.instantiate()?;
+        drop((graph, pinned));
+        drop(b.capture(CaptureMode::GLOBAL, |_| Ok(()))?);
+        assert!(emu.quiesce(Duration::from_secs(10)));
+        std::thread::sleep(Duration::from_millis(300)); // the crate's release thread
+        exec.launch(&a)?;
+        a.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 8: a buffer read by a copy on stream B is dropped: `cudaFreeAsync` on its own
+    /// stream A, which does not wait for B.
+    fn class_08_buffer_read_on_another_stream_then_dropped(emu) {
+        slow(emu)?;
+        let (a, b) = (Stream::non_blocking()?, Stream::non_blocking()?);
+        let src = DeviceBuffer::from_slice(&[3u32; 256], &a)?;
+        let mut dst = DeviceBuffer::<u32>::new(256, &b)?;
+        dst.memset(0, &b)?;
+        dst.copy_from_device(&src, &b)?;
+        drop(src);
+        b.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 9: a buffer on `Stream::per_thread()` dropped on another thread is freed on that
+    /// thread's per-thread stream, while work on the first thread's is still queued.
+    fn class_09_per_thread_buffer_dropped_on_another_thread(emu) {
+        slow(emu)?;
+        let s = Stream::per_thread();
+        let mut buf = DeviceBuffer::<u32>::zeroed(256, &s)?;
+        buf.memset(1, &s)?;
+        buf.memset(2, &s)?;
+        std::thread::spawn(move || drop(buf)).join().map_err(|_| "the dropping thread panicked")?;
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 9: a buffer on `Stream::legacy()` dropped after `set_current` is freed on the
+    /// other device's legacy stream, while work on the first device's is still queued.
+    fn class_09_legacy_buffer_dropped_after_set_current(emu) {
+        slow(emu)?;
+        let legacy = Stream::legacy();
+        Device::get(0)?.set_current()?;
+        let mut buf = DeviceBuffer::<u32>::new(256, &legacy)?;
+        buf.memset(1, &legacy)?;
+        buf.memset(2, &legacy)?;
+        Device::get(1)?.set_current()?;
+        drop(buf);
+        Device::get(0)?.set_current()?;
+        legacy.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 10: a memset node outlives the buffer it writes: a launch writes freed memory.
+    fn class_10_memset_node_outlives_its_buffer(_emu) {
+        let s = Stream::non_blocking()?;
+        let graph = Graph::new()?;
+        let mut buf = DeviceBuffer::<u32>::new(256, &s)?;
+        graph.add_memset_node(&[], &mut buf, 0)?;
+        let exec = graph.instantiate()?;
+        drop(buf);
+        s.synchronize()?;
+        exec.launch(&s)?;
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Class 10: captured work outlives the buffer it reads: a launch reads freed memory.
+    fn class_10_captured_copy_outlives_its_source(_emu) {
+        let s = Stream::non_blocking()?;
+        let src = DeviceBuffer::from_slice(&[4u32; 256], &s)?;
+        let mut dst = DeviceBuffer::<u32>::new(256, &s)?;
+        let graph = s.capture(CaptureMode::GLOBAL, |s| dst.copy_from_device(&src, s))?;
+        let exec = graph.instantiate()?;
+        drop(src);
+        s.synchronize()?;
+        exec.launch(&s)?;
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+// Class 11 (safe `api::device_reset`, `api::destroy_texture_object`, … invalidating what the
+// safe layer owns) cannot be written any more: those functions are `unsafe fn`, which the
+// compile-fail tests of `tests/tests/compile_fail.rs` prove.
+
+class_test! {
+    /// Class 12: `Module::from_bytes` hands CUDA a cubin without its length; given the first
+    /// 64 bytes of one, CUDA reads as far as the image's headers say.
+    fn class_12_module_from_a_short_cubin_slice(_emu) {
+        let short = tiny_cubin()[..64].to_vec();
+        let _ = Module::from_bytes(&short);
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Also (managed memory): on a device without concurrent managed access the host must not
+    /// touch managed memory while a kernel runs. The launch's contract (no host reference to
+    /// managed memory *the kernel writes*) is kept: the kernel writes nothing, and reading an
+    /// unrelated `ManagedBuffer` through `Deref` faults. The one `unsafe` is the launch.
+    fn class_also_managed_memory_read_while_a_kernel_runs(emu) {
+        emu.configure("concurrent_managed", 0)?;
+        const PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+            .visible .entry emu_sleep(.param .u32 us) { ret; }\n";
+        let sleep = Module::from_ptx(PTX)?.kernel("emu_sleep")?;
+        let managed = cudart13::ManagedBuffer::from_slice(&[1u32, 2, 3])?;
+        let s = Stream::non_blocking()?;
+        let us = 50_000u32;
+        // SAFETY: emu_sleep(unsigned us) takes one value and touches no memory.
+        unsafe { sleep.launch(&s, LaunchConfig::for_num_elems(1), (&us,))? };
+        assert!(managed.as_slice().is_err(), "no safe host view without concurrent access");
+        s.synchronize()?;
+        // SAFETY: the device is idle (synchronised above and no other work).
+        let sum: u32 = unsafe { managed.as_slice_unchecked() }.iter().sum();
+        assert_eq!(sum, 6);
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Also (host callbacks): a closure given to `launch_host_func` or a graph host node may
+    /// call CUDA, which CUDA forbids.
+    fn class_also_host_callbacks_call_cuda(_emu) {
+        let s = Stream::non_blocking()?;
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (a, b, c) = (seen.clone(), seen.clone(), seen.clone());
+        let buf = DeviceBuffer::<u32>::zeroed(64, &s)?;
+        s.launch_host_func(move || {
+            a.lock().unwrap().push(Stream::new().err());
+            drop(buf); // released afterwards, on the crate's release thread
+        })?;
+        s.add_callback(move |_| b.lock().unwrap().push(Event::new().err()))?;
+        let graph = Graph::new()?;
+        graph.add_host_node(&[], move || c.lock().unwrap().push(Event::new().err()))?;
+        graph.instantiate()?.launch(&s)?;
+        s.synchronize()?;
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 3);
+        for e in seen.iter() {
+            assert!(
+                matches!(e, Some(cudart13::Error::InCallback { .. })),
+                "a call inside a callback: {e:?}"
+            );
+        }
+        Ok(())
+    }
+}
+
+// ---- the same classes reached by other roads (not in the issue's table) ----
+
+/// The emulator's built-in kernels, as a module.
+fn emu_kernels() -> Result<Module, Box<dyn Error>> {
+    const PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry emu_fill_u32(.param .u64 p, .param .u32 n, .param .u32 v) { ret; }\n\
+        .visible .entry emu_copy_u32(.param .u64 d, .param .u64 s, .param .u32 n) { ret; }\n";
+    Ok(Module::from_ptx(PTX)?)
+}
+
+class_test! {
+    /// A kernel on stream B writes a buffer homed on stream A, which is dropped right after
+    /// the launch: the free on A must wait for the kernel. (The launch is the `unsafe` step;
+    /// its contract says nothing about lifetimes, which the crate keeps.)
+    fn other_kernel_on_another_stream_then_dropped(emu) {
+        slow(emu)?;
+        let fill = emu_kernels()?.kernel("emu_fill_u32")?;
+        let (a, b) = (Stream::non_blocking()?, Stream::non_blocking()?);
+        let buf = DeviceBuffer::<u32>::new(4096, &a)?;
+        a.synchronize()?;
+        let (n, v) = (4096u32, 1u32);
+        // B is held back, so that the kernel surely runs after a free that does not wait.
+        let pause = Duration::from_millis(150) * emulator::time_scale();
+        b.launch_host_func(move || std::thread::sleep(pause))?;
+        // SAFETY: emu_fill_u32(unsigned*, unsigned, unsigned) writes n elements of `buf`.
+        unsafe { fill.launch(&b, LaunchConfig::for_num_elems(n), (&buf, &n, &v))? };
+        drop(buf);
+        // The freed memory is handed out again on A while the kernel may still run.
+        let mut again = DeviceBuffer::<u32>::new(4096, &a)?;
+        again.memset(0, &a)?;
+        b.synchronize()?;
+        a.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// A captured kernel uses a buffer that is dropped before the graph is launched, from a
+    /// forked stream of the capture.
+    fn other_captured_kernel_on_a_forked_stream_outlives_its_buffer(emu) {
+        let fill = emu_kernels()?.kernel("emu_fill_u32")?;
+        let (a, b) = (Stream::non_blocking()?, Stream::non_blocking()?);
+        let buf = DeviceBuffer::<u32>::new(4096, &a)?;
+        let (n, v) = (4096u32, 3u32);
+        let graph = a.capture(CaptureMode::GLOBAL, |a| {
+            let fork = a.record_event()?;
+            b.wait_event(&fork)?;
+            // SAFETY: emu_fill_u32 writes n elements of `buf`.
+            unsafe { fill.launch(&b, LaunchConfig::for_num_elems(n), (&buf, &n, &v))? };
+            let join = b.record_event()?;
+            a.wait_event(&join)
+        })?;
+        let exec = graph.instantiate()?;
+        drop((graph, buf, fill));
+        a.synchronize()?;
+        assert!(emu.quiesce(Duration::from_secs(10)));
+        exec.launch(&a)?;
+        exec.launch(&b)?;
+        a.synchronize()?;
+        b.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// An executable graph updated to nodes that write another buffer keeps that buffer
+    /// alive after the buffer and the update's graph are dropped.
+    fn other_updated_exec_keeps_the_new_buffers(_emu) {
+        let s = Stream::non_blocking()?;
+        let mut first = DeviceBuffer::<u32>::new(256, &s)?;
+        let g1 = Graph::new()?;
+        g1.add_memset_node(&[], &mut first, 1)?;
+        let exec = g1.instantiate()?;
+        let mut second = DeviceBuffer::<u32>::new(256, &s)?;
+        let g2 = Graph::new()?;
+        g2.add_memset_node(&[], &mut second, 2)?;
+        exec.update(&g2)?;
+        drop((g2, second));
+        s.synchronize()?;
+        exec.launch(&s)?;
+        s.synchronize()?;
+        drop(exec);
+        Ok(())
+    }
+}
+
+class_test! {
+    /// A buffer allocated before a capture of its stream and dropped during it: the free
+    /// cannot be enqueued there (it would be captured) and must wait for the capture's end,
+    /// after the work enqueued before the capture.
+    fn other_buffer_dropped_while_its_stream_is_captured(emu) {
+        slow(emu)?;
+        let s = Stream::non_blocking()?;
+        let mut buf = DeviceBuffer::<u32>::new(256, &s)?;
+        buf.memset(5, &s)?;
+        let graph = s.capture(CaptureMode::GLOBAL, |_| {
+            drop(buf);
+            Ok(())
+        })?;
+        drop(graph);
+        s.synchronize()?;
+        assert!(emu.quiesce(Duration::from_secs(10)));
+        std::thread::sleep(Duration::from_millis(100)); // the crate's release thread
+        Ok(())
+    }
+}
+
+class_test! {
+    /// A blocking copy on a stream being captured is refused (it would be captured, with
+    /// the caller's borrowed memory in the graph), and the capture is not spoiled.
+    fn other_blocking_copy_into_a_capture_is_refused(_emu) {
+        let s = Stream::non_blocking()?;
+        let buf = DeviceBuffer::from_slice(&[6u32; 64], &s)?;
+        let mut host = vec![0u32; 64];
+        let graph = s.capture(CaptureMode::RELAXED, |s| {
+            assert_eq!(buf.stream(), s);
+            assert!(buf.copy_to_host(&mut host).is_err(), "refused in a capture");
+            assert!(buf.to_vec().is_err(), "refused in a capture");
+            Ok(())
+        })?;
+        let exec = graph.instantiate()?;
+        drop(host);
+        exec.launch(&s)?;
+        s.synchronize()?;
+        Ok(())
+    }
+}
+
+class_test! {
+    /// Buffers used on several streams from several threads, dropped on yet another
+    /// thread: every free waits for every use.
+    fn other_many_threads_and_streams(emu) {
+        emu.configure("delay_us", 2_000 * i64::from(emulator::time_scale()))?;
+        let streams: Vec<Stream> = (0..4).map(|_| Stream::non_blocking()).collect::<Result<_, _>>()?;
+        let bufs: Vec<DeviceBuffer<u32>> = streams
+            .iter()
+            .map(|s| DeviceBuffer::from_slice(&[1u32; 1024], s))
+            .collect::<Result<_, _>>()?;
+        for s in &streams {
+            s.synchronize()?;
+        }
+        let bufs = Arc::new(bufs);
+        // The readers' streams are held back, so that their copies surely run after frees
+        // that do not wait for them.
+        let readers: Vec<Stream> = (0..4).map(|_| Stream::non_blocking()).collect::<Result<_, _>>()?;
+        let pause = Duration::from_millis(150) * emulator::time_scale();
+        for r in &readers {
+            r.launch_host_func(move || std::thread::sleep(pause))?;
+        }
+        let workers: Vec<_> = (0..4)
+            .map(|t| {
+                let (bufs, readers) = (bufs.clone(), readers.clone());
+                std::thread::spawn(move || -> Result<(), cudart13::Error> {
+                    let s = &readers[t];
+                    let mut out = DeviceBuffer::<u32>::new(1024, s)?;
+                    for b in bufs.iter() {
+                        out.copy_from_device(b, s)?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().map_err(|_| "a worker panicked")??;
+        }
+        let dropper = std::thread::spawn(move || drop(bufs));
+        dropper.join().map_err(|_| "the dropping thread panicked")?;
+        for s in streams.iter().chain(&readers) {
+            s.synchronize()?;
+        }
+        Ok(())
+    }
+}
+
+class_test! {
+    /// A pinned buffer from a pool is the source of an upload on another device's stream
+    /// and dropped at once: it returns to the pool only after the upload.
+    fn other_pooled_pinned_upload_on_another_device(emu) {
+        slow(emu)?;
+        let pool = cudart13::PinnedPool::new();
+        let mut first = pool.alloc::<u32>(1024)?;
+        first.as_mut_slice()?.fill(8);
+        Device::get(1)?.set_current()?;
+        let s1 = Stream::non_blocking()?;
+        Device::get(0)?.set_current()?;
+        let mut dev = DeviceBuffer::<u32>::new(1024, &s1)?;
+        dev.copy_from_pinned_async(&first, &s1)?;
+        drop(first);
+        let mut second = pool.alloc::<u32>(1024)?;
+        second.as_mut_slice()?.fill(9);
+        assert_eq!(dev.to_vec()?, vec![8; 1024]);
+        Ok(())
+    }
+}

@@ -1,0 +1,212 @@
+//! The safe layer on two GPUs (issue 28's multi-GPU suite): work on device 1 while device 0
+//! is current, events across devices, peer copies of stream-ordered memory, frees after
+//! cross-stream and cross-device use, pinned copies on the other device's stream.
+//!
+//! Ignored off a machine with two GPUs; `scripts/gpu-run.sh` runs them there with
+//! `--include-ignored` (on one GPU each test says so and passes). Under compute-sanitizer
+//! (scripts/gpu-run.sh's sanitizer pass) a free that overtook a use would be an error.
+
+use cudart13::sys::{EventFlags, StreamFlags};
+use cudart13::{
+    Device, DeviceBuffer, Error, Event, LaunchConfig, MemPool, Module, PinnedBuffer, Stream,
+};
+
+const NEEDS: &str = "needs two GPUs: run on the GPU machine with --include-ignored";
+
+/// Devices 0 and 1 with device 0 current, or `None` (printed) with fewer than two.
+fn two_devices() -> Option<(Device, Device)> {
+    let n = Device::count().expect("device count");
+    if n < 2 {
+        println!("only {n} GPU: nothing to check");
+        return None;
+    }
+    let (d0, d1) = (Device::get(0).unwrap(), Device::get(1).unwrap());
+    d0.set_current().unwrap();
+    Some((d0, d1))
+}
+
+const ADD_ONE_PTX: &str = r"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry add_one(.param .u64 pdata, .param .u32 pn)
+{
+    .reg .pred %p1;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<5>;
+    ld.param.u64 %rd1, [pdata];
+    ld.param.u32 %r1, [pn];
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mov.u32 %r4, %tid.x;
+    mad.lo.s32 %r5, %r2, %r3, %r4;
+    setp.ge.u32 %p1, %r5, %r1;
+    @%p1 bra DONE;
+    cvta.to.global.u64 %rd2, %rd1;
+    mul.wide.u32 %rd3, %r5, 4;
+    add.s64 %rd4, %rd2, %rd3;
+    ld.global.u32 %r6, [%rd4];
+    add.s32 %r7, %r6, 1;
+    st.global.u32 [%rd4], %r7;
+DONE:
+    ret;
+}
+";
+
+#[test]
+#[ignore = "needs two GPUs: run on the GPU machine with --include-ignored"]
+fn a_device1_buffer_is_used_and_dropped_while_device0_is_current() {
+    let Some((d0, d1)) = two_devices() else {
+        return;
+    };
+    let s1 = Stream::on_device(d1, StreamFlags::NON_BLOCKING).unwrap();
+    assert_eq!(s1.device(), Some(1));
+    assert_eq!(
+        Device::current().unwrap(),
+        d0,
+        "making a stream keeps the current device"
+    );
+    let data: Vec<u32> = (0..1 << 20).collect();
+    let mut b = DeviceBuffer::from_slice(&data, &s1).expect("upload on device 1");
+    assert_eq!(b.device(), 1);
+    b.memset(0, &s1).expect("memset on device 1");
+    assert!(
+        b.to_vec().unwrap().iter().all(|v| *v == 0),
+        "to_vec with device 0 current"
+    );
+    b.copy_from_host(&data).unwrap();
+    let kernel = Module::from_ptx(ADD_ONE_PTX)
+        .unwrap()
+        .kernel("add_one")
+        .unwrap();
+    let n = data.len() as u32;
+    // SAFETY: add_one(unsigned*, unsigned) over `n` elements of `b`.
+    unsafe {
+        kernel
+            .launch(&s1, LaunchConfig::for_num_elems(n), (&b, &n))
+            .expect("launch on device 1")
+    };
+    assert_eq!(b.to_vec().unwrap()[12345], 12346);
+    drop(b); // freed on device 1's stream
+    s1.synchronize().unwrap();
+    assert_eq!(
+        Device::current().unwrap(),
+        d0,
+        "every call restored device 0"
+    );
+    println!("{NEEDS}: checked");
+}
+
+#[test]
+#[ignore = "needs two GPUs: run on the GPU machine with --include-ignored"]
+fn events_belong_to_their_device() {
+    let Some((d0, d1)) = two_devices() else {
+        return;
+    };
+    let s0 = Stream::on_device(d0, StreamFlags::NON_BLOCKING).unwrap();
+    let s1 = Stream::on_device(d1, StreamFlags::NON_BLOCKING).unwrap();
+    let on1 = s1
+        .record_event()
+        .expect("an event made on the stream's device");
+    assert_eq!(on1.device(), Some(1));
+    s0.wait_event(&on1)
+        .expect("a stream of device 0 waits on device 1's event");
+    let on0 = Event::new().unwrap();
+    match on0.record(&s1) {
+        Err(Error::InvalidArgument(why)) => assert!(why.contains("device 0"), "{why}"),
+        other => panic!("recording device 0's event on device 1's stream: {other:?}"),
+    }
+    let on1b = Event::on_device(d1, EventFlags::DISABLE_TIMING).unwrap();
+    on1b.record(&s1).expect("same device");
+    on1b.synchronize().unwrap();
+    s0.synchronize().unwrap();
+}
+
+#[test]
+#[ignore = "needs two GPUs: run on the GPU machine with --include-ignored"]
+fn peer_copies_of_pool_memory_and_frees_after_cross_device_use() {
+    let Some((d0, d1)) = two_devices() else {
+        return;
+    };
+    if !d0.can_access_peer(d1).unwrap() {
+        println!("no peer access between devices 0 and 1: nothing to check");
+        return;
+    }
+    MemPool::device_default(d0)
+        .unwrap()
+        .set_access(d1, true)
+        .expect("pool access for device 1");
+    MemPool::device_default(d1)
+        .unwrap()
+        .set_access(d0, true)
+        .expect("pool access for device 0");
+    let s0 = Stream::on_device(d0, StreamFlags::NON_BLOCKING).unwrap();
+    let s1 = Stream::on_device(d1, StreamFlags::NON_BLOCKING).unwrap();
+    let data: Vec<u32> = (0..16 << 20).map(|i| i ^ 0x5a5a).collect();
+    for round in 0..8 {
+        let src = DeviceBuffer::from_slice(&data, &s0).unwrap();
+        let mut dst = DeviceBuffer::<u32>::new(data.len(), &s1).unwrap();
+        // Read on device 1's stream, then dropped at once: its free on s0 must wait.
+        dst.copy_from_device(&src, &s1).expect("peer copy");
+        drop(src);
+        // Reuse device 0's pool right away: a free that overtook the copy would hand the
+        // same memory out while the copy still reads it.
+        let mut scribble = DeviceBuffer::<u32>::new(data.len(), &s0).unwrap();
+        scribble.memset(0xff, &s0).unwrap();
+        assert_eq!(dst.to_vec().unwrap(), data, "round {round}");
+        drop((dst, scribble));
+    }
+    s0.synchronize().unwrap();
+    s1.synchronize().unwrap();
+}
+
+#[test]
+#[ignore = "needs two GPUs: run on the GPU machine with --include-ignored"]
+fn pinned_copies_on_the_other_devices_stream_are_waited_for() {
+    let Some((_d0, d1)) = two_devices() else {
+        return;
+    };
+    let s1 = Stream::on_device(d1, StreamFlags::NON_BLOCKING).unwrap();
+    let data: Vec<f32> = (0..8 << 20).map(|i| i as f32).collect();
+    let d = DeviceBuffer::from_slice(&data, &s1).unwrap();
+    let mut host = PinnedBuffer::<f32>::new(data.len()).unwrap();
+    for _ in 0..4 {
+        d.copy_to_pinned_async(&mut host, &s1)
+            .expect("copy on device 1's stream");
+        // No synchronisation: the view waits on an event made on device 1.
+        assert_eq!(&*host.as_slice().unwrap(), &data[..]);
+        host.as_mut_slice().unwrap().fill(-1.0);
+    }
+    d.copy_to_pinned_async(&mut host, &s1).unwrap();
+    drop(host); // waits for the copy before freeing
+    s1.synchronize().unwrap();
+}
+
+#[test]
+#[ignore = "needs two GPUs: run on the GPU machine with --include-ignored"]
+fn buffers_on_the_legacy_stream_follow_their_device() {
+    let Some((d0, d1)) = two_devices() else {
+        return;
+    };
+    d1.set_current().unwrap();
+    let legacy = Stream::legacy();
+    let b = DeviceBuffer::from_slice(&[7u32; 4096], &legacy).unwrap();
+    assert_eq!(b.device(), 1);
+    d0.set_current().unwrap();
+    assert_eq!(
+        b.to_vec().unwrap(),
+        vec![7u32; 4096],
+        "read on device 1's legacy stream"
+    );
+    drop(b); // freed on device 1's legacy stream although device 0 is current
+    let per_thread = Stream::per_thread();
+    let moved = DeviceBuffer::from_slice(&[9u32; 4096], &per_thread).unwrap();
+    std::thread::spawn(move || {
+        assert_eq!(moved.to_vec().unwrap(), vec![9u32; 4096]);
+        drop(moved); // another thread's per-thread stream: ordered by events
+    })
+    .join()
+    .unwrap();
+    Device::synchronize(d0).unwrap();
+    Device::synchronize(d1).unwrap();
+}

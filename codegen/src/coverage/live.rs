@@ -6,9 +6,9 @@
 //! tried is in the error when none opens.
 //!
 //! A file named by path gets the loader's own checks before anything maps it
-//! ([`super::loadable`], the template's `elf.rs`: a regular file, ELF of this machine, every
-//! loadable segment inside the file), so a truncated or foreign library is an error naming
-//! the problem, never a `SIGBUS`. A name without a folder given as a file (`--lib NAME`) is
+//! ([`super::loadable`], the template's `elf.rs`: a regular file, ELF of this machine, its
+//! segments, dynamic section and tables inside the file), so a truncated, damaged or foreign
+//! library is an error naming the problem, never a `SIGBUS`. A name without a folder given as a file (`--lib NAME`) is
 //! the file `./NAME`, never a search. The version comes from `cudaRuntimeGetVersion`, the
 //! only function called; the exports are read from the same file by [`super::exports`].
 
@@ -231,7 +231,7 @@ fn try_open(path: &Path, found_by: &str) -> Result<Live, String> {
         return Err("is a folder; give the library file (libcudart.so.<major>)".into());
     }
     // The loader's checks before the system loader maps the file.
-    super::loadable::check_library(path)?;
+    super::loadable::inspect_library(path)?;
     // SAFETY: opening a shared library runs its initialisers; the file is the one the user
     // named for the audit, or the CUDA runtime the crate's search order finds.
     let lib = unsafe { libloading::Library::new(path) }.map_err(|e| e.to_string())?;

@@ -31,3 +31,4 @@ pub mod rustdoc;
 pub mod summary;
 pub mod template;
 pub mod text;
+pub mod timeline;

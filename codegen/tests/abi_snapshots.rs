@@ -13,7 +13,18 @@ use codegen::abi::{self, layout, snapshot, Abi};
 use codegen::ir::Release;
 
 /// The snapshots committed with this test.
-const COMMITTED: [&str; 5] = ["12.8", "13.1", "13.2", "13.4", "13.5"];
+/// Every committed snapshot's release (`abi/*.json`), oldest first.
+fn committed() -> Vec<String> {
+    let mut out: Vec<Release> = std::fs::read_dir(root().join("abi"))
+        .expect("abi/")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter_map(|p| Release::parse(&p.file_stem()?.to_string_lossy()))
+        .collect();
+    out.sort();
+    out.iter().map(ToString::to_string).collect()
+}
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -157,19 +168,29 @@ fn cudarc_agrees_with_the_13_2_headers() {
 #[test]
 fn cudarc_agrees_with_the_other_committed_headers_it_knows() {
     // cudarc 0.19.10 has features cuda-11040 … cuda-13040: 13.5 has no counterpart.
-    for release in ["12.8", "13.1", "13.4"] {
-        let (_, unexplained) = cross_check(release);
+    let known = abi::load_cudarc(&Release(vec![13, 2]))
+        .expect("cudarc is pinned and readable")
+        .known_features;
+    let mut checked = 0;
+    for release in committed() {
+        let feature = abi::cudarc_feature(&Release::parse(&release).unwrap());
+        if release == "13.2" || !known.contains(&feature) {
+            continue;
+        }
+        checked += 1;
+        let (_, unexplained) = cross_check(&release);
         assert!(
             unexplained.is_empty(),
             "{release}: differences without a reviewed reason: {unexplained:#?}"
         );
     }
+    assert!(checked >= 13, "{checked} releases cross-checked");
 }
 
 #[test]
 fn snapshots_load_and_carry_header_places_only() {
-    for release in COMMITTED {
-        let path = snapshot::path(&root(), &Release::parse(release).unwrap());
+    for release in committed() {
+        let path = snapshot::path(&root(), &Release::parse(&release).unwrap());
         let text = std::fs::read_to_string(&path).unwrap();
         for absolute in [
             "/work/",
@@ -184,8 +205,8 @@ fn snapshots_load_and_carry_header_places_only() {
                 "{release}: {absolute} in the snapshot"
             );
         }
-        let abi = load(release);
-        assert_eq!(abi.release, Release::parse(release));
+        let abi = load(&release);
+        assert_eq!(abi.release, Release::parse(&release));
         assert!(
             abi.origin.starts_with("headers of nvidia-cuda-runtime"),
             "{}",
@@ -221,8 +242,8 @@ fn snapshots_load_and_carry_header_places_only() {
 fn recorded_layouts_match_the_field_types() {
     // clang's numbers (bindgen's layout tests) against the layout the model's own field
     // types give: checks the reader's type mapping and the layout rules at once.
-    for release in COMMITTED {
-        let abi = load(release);
+    for release in committed() {
+        let abi = load(&release);
         let mut checked = 0;
         for r in abi.records.values() {
             let Some(size) = r.size else {
@@ -244,7 +265,8 @@ fn recorded_layouts_match_the_field_types() {
             }
             checked += 1;
         }
-        assert!(checked >= 100, "{release}: {checked} layouts");
+        // 12.0 has 75 records with a layout, 13.x over 100.
+        assert!(checked >= 70, "{release}: {checked} layouts");
     }
 }
 

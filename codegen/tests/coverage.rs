@@ -441,7 +441,7 @@ fn reports_show_totals_sections_and_rows() {
     assert!(md.starts_with("# API coverage: libcudart.so.13 (CUDA runtime 13.2)"));
     assert!(md.contains("| not-exported | 1 |"), "{md}");
     assert!(
-        md.contains("| cudaNewerThing | not-exported | Stream Management |"),
+        md.contains("| `cudaNewerThing` | not-exported | Stream Management |"),
         "{md}"
     );
     assert!(
@@ -508,4 +508,48 @@ fn json_matches_the_committed_schema() {
     // The JSON reads back into the same coverage.
     let back: Coverage = serde_json::from_str(&coverage::render::to_json(&c)).unwrap();
     assert_eq!(back, c);
+}
+
+/// What coverage counts as bound is what the committed crate declares: with the documents of
+/// the manifest's first `[[crate]]` (headers included), every function of the crate's raw
+/// layer is documented and bound, and nothing else is.
+#[test]
+fn coverage_of_the_crate_documents_matches_the_committed_crate() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let docs_src = root.join("docs-src");
+    let entry = codegen::load::crates(&docs_src).unwrap().remove(0);
+    let docs: Vec<std::path::PathBuf> = entry.docs.iter().map(|d| docs_src.join(d)).collect();
+    let api = codegen::merge::merge(codegen::load::load_all(&docs, None).unwrap());
+    let release = codegen::pipeline::release_of(&api).unwrap();
+    let abi = codegen::abi::load_snapshot(&root, &release).unwrap();
+    let exports = Exports::from_names("libcudart.so", abi.functions.keys().cloned());
+    let c = coverage::audit(&api, &abi, &exports, None);
+    let crate_fns: std::collections::BTreeSet<String> =
+        codegen::diff::RustdocLinks::read(&root.join(&entry.dir), &entry.name, "")
+            .unwrap()
+            .items
+            .into_iter()
+            .filter(|(_, kind)| *kind == "fn")
+            .map(|(name, _)| name)
+            .collect();
+    let bound: std::collections::BTreeSet<String> = c
+        .rows
+        .iter()
+        .filter(|r| r.documented && r.bound)
+        .map(|r| r.name.clone())
+        .collect();
+    let only_crate: Vec<&String> = crate_fns.difference(&bound).collect();
+    let only_coverage: Vec<&String> = bound.difference(&crate_fns).collect();
+    // The crate also binds the functions only the ABI declares (`cudaGetExportTable`).
+    for name in &only_crate {
+        let row = c
+            .row(name)
+            .unwrap_or_else(|| panic!("{name} not in the report"));
+        assert!(!row.documented && row.in_abi, "{row:?}");
+    }
+    assert!(
+        only_coverage.is_empty(),
+        "bound by coverage only: {only_coverage:?}"
+    );
+    assert!(c.totals.documented > 360, "{:?}", c.totals);
 }

@@ -223,7 +223,7 @@ fn swapping_sides_swaps_added_and_removed() {
 }
 
 #[test]
-fn renumbered_enum_member_is_a_break() {
+fn renumbered_member_without_abi_is_docs() {
     let old = base();
     let mut new = base();
     new.enums[0].variants[1].value = Some(7);
@@ -239,12 +239,13 @@ fn renumbered_enum_member_is_a_break() {
         .iter()
         .find(|c| c.change == ChangeKind::MemberRenumbered)
         .expect("renumbering reported");
+    // Without the releases' ABI, the documents alone never make a break.
     assert_eq!(
         (c.name.as_str(), c.part.as_deref(), c.impact),
         (
             "cudaMemcpyKind",
             Some("cudaMemcpyHostToDevice"),
-            Impact::Break
+            Impact::Docs
         )
     );
     assert_eq!((c.old.as_deref(), c.new.as_deref()), (Some("1"), Some("7")));
@@ -252,24 +253,26 @@ fn renumbered_enum_member_is_a_break() {
         kinds(&d, "cudaMemcpyKind"),
         vec![ChangeKind::MemberRenumbered, ChangeKind::MemberAdded]
     );
-    assert_eq!(d.breaks(), 1);
-    assert_eq!(d.totals[1].breaks, 1);
+    assert_eq!(d.breaks(), 0);
+    assert_eq!((d.totals[1].breaks, d.totals[1].docs), (0, 1));
+    assert!(!d.abi_compared);
     let added = d
         .changes
         .iter()
         .find(|c| c.change == ChangeKind::MemberAdded)
         .unwrap();
     assert_eq!(
-        (added.old_source.as_str(), added.new_source.as_str()),
-        ("doc.txt:100", "doc.txt:103")
+        (added.old_source.as_deref(), added.new_source.as_deref()),
+        (Some("doc.txt:100"), Some("doc.txt:103"))
     );
     let md = diff::render::render(&d, OutputFormat::Markdown);
-    assert!(md.contains("## ⚠ ABI breaks (1)"), "{md}");
-    assert!(diff::render::summary(&d).contains("!! ABI breaks (1):"));
+    assert!(md.contains("## Documentation only (1)"), "{md}");
+    assert!(md.contains("no ABI snapshot was compared"), "{md}");
+    assert!(!diff::render::summary(&d).contains("!!"));
 }
 
 #[test]
-fn constant_value_change_is_a_break() {
+fn constant_value_change_without_abi_is_docs() {
     let old = base();
     let mut new = base();
     new.constants[0].value = 3;
@@ -278,7 +281,8 @@ fn constant_value_change_is_a_break() {
         kinds(&d, "cudaHostAllocMapped"),
         vec![ChangeKind::ValueChanged]
     );
-    assert_eq!(d.breaks(), 1);
+    assert_eq!(d.breaks(), 0);
+    assert_eq!(d.items[0].impact, Impact::Docs);
 }
 
 #[test]
@@ -305,7 +309,7 @@ fn retyped_parameter_compares_expressions_not_text() {
         (c.old.as_deref(), c.new.as_deref()),
         (Some("size_t"), Some("int"))
     );
-    assert_eq!(c.old_source, "doc.txt:20");
+    assert_eq!(c.old_source.as_deref(), Some("doc.txt:20"));
 }
 
 #[test]
@@ -566,8 +570,62 @@ fn schema() -> serde_json::Value {
         .expect("schema is JSON")
 }
 
+/// The C side of [`base`] in two releases: `cudaMalloc` gains a parameter, `cudaStreamCreate`
+/// becomes `cudaStreamCreate_v2`, a member and a constant change value, `cudaPos` grows,
+/// `cudaMemcpy` is deprecated.
+fn abis() -> (codegen::abi::Abi, codegen::abi::Abi) {
+    use common::{abi, cfn};
+    use serde_json::json;
+    let record = |size: u32, fields: &[(&str, &str, u32)]| {
+        let fields: Vec<serde_json::Value> = fields
+            .iter()
+            .map(|(n, t, o)| json!({"name": n, "ty": common::cty(t), "offset": o, "line": 1}))
+            .collect();
+        json!({"cudaPos": {"name": "cudaPos", "kind": "struct", "repr": ["C"], "fields": fields,
+            "opaque": false, "size": size, "align": 8, "header": "driver_types.h", "line": 200}})
+    };
+    let kind = |v: i64| {
+        json!({"cudaMemcpyKind": {"name": "cudaMemcpyKind", "repr": "u32", "values": [
+            {"name": "cudaMemcpyHostToHost", "value": 0, "line": 101},
+            {"name": "cudaMemcpyHostToDevice", "value": v, "line": 102}],
+            "header": "driver_types.h", "line": 100}})
+    };
+    let constant = |v: i64| {
+        json!({"cudaHostAllocMapped": {"name": "cudaHostAllocMapped", "ty": common::cty("unsigned int"),
+            "value": v, "header": "cuda_runtime_api.h", "line": 5}})
+    };
+    let old = abi(
+        "13.1",
+        json!({
+            "functions": {
+                "cudaMalloc": cfn("cudaMalloc", &[("void**", "devPtr"), ("size_t", "size")], 10),
+                "cudaMemcpy": cfn("cudaMemcpy", &[("void*", "dst"), ("void*", "src"), ("size_t", "count"), ("cudaMemcpyKind", "kind")], 20),
+                "cudaStreamCreate": cfn("cudaStreamCreate", &[("cudaStream_t*", "pStream")], 30),
+            },
+            "records": record(24, &[("x", "size_t", 0), ("y", "size_t", 8), ("z", "size_t", 16)]),
+            "enums": kind(1),
+            "constants": constant(2),
+        }),
+    );
+    let new = abi(
+        "13.2",
+        json!({
+            "functions": {
+                "cudaMalloc": cfn("cudaMalloc", &[("void**", "devPtr"), ("size_t", "size"), ("unsigned int", "flags")], 10),
+                "cudaMemcpy": cfn("cudaMemcpy", &[("void*", "dst"), ("void*", "src"), ("size_t", "count"), ("cudaMemcpyKind", "kind")], 20),
+                "cudaStreamCreate_v2": cfn("cudaStreamCreate_v2", &[("cudaStream_t*", "pStream")], 30),
+            },
+            "records": record(32, &[("y", "size_t", 0), ("x", "int", 8), ("w", "size_t", 16)]),
+            "enums": kind(5),
+            "constants": constant(9),
+            "deprecated": {"cudaMemcpy": "attribute"},
+        }),
+    );
+    (old, new)
+}
+
 /// A diff with at least one entry of every list, every optional key and every change kind
-/// the fixtures produce.
+/// the fixtures produce, joined with [`abis`].
 fn busy_diff() -> ApiDiff {
     let mut old = base();
     old.functions[3].params = None;
@@ -576,14 +634,27 @@ fn busy_diff() -> ApiDiff {
     new.functions[0].params = Some(vec![
         out("size", "size_t"),
         out("devPtr", "int"),
-        inp("flags", "unsigned int"),
+        inp("flags", "list[:py:obj:`~.cudaGraphEdgeData`]"),
     ]);
     new.functions[1].section = Some("Other".into());
     new.enums[0].variants[0].value = Some(5);
     new.constants[0].value = 9;
     new.structs[0].fields.remove(0);
     new.documents[0].release = codegen::ir::Release::parse("13.2");
-    let mut d = diff::diff(&old, &new);
+    let (a, b) = abis();
+    let mut links = diff::RustdocLinks {
+        crate_name: "cudart13".into(),
+        base: "../doc".into(),
+        ..Default::default()
+    };
+    links.items.insert("cudaMalloc".into(), "fn");
+    let pair = diff::AbiPair {
+        old: &a,
+        new: &b,
+        old_file: Some("abi/13.1.json"),
+        new_file: Some("abi/13.2.json"),
+    };
+    let mut d = diff::diff_with_abi(&old, &new, pair, Some(&links));
     d.old.label = Some("old/".into());
     d
 }
@@ -606,7 +677,8 @@ fn json_matches_the_committed_schema() {
     check(&schema, &schema, &json, "$").unwrap();
     // Every change kind and impact the code can emit is in the schema's enums.
     let kinds = schema["$defs"]["change_kind"]["enum"].as_array().unwrap();
-    assert_eq!(kinds.len(), 19);
+    assert_eq!(kinds.len(), 32);
+    assert!(!d.items.is_empty() && !d.abi_changes.is_empty());
     // The checker itself rejects what the schema forbids.
     let mut bad = json.clone();
     bad["changes"][0]["impact"] = "fatal".into();
@@ -622,14 +694,93 @@ fn json_matches_the_committed_schema() {
     assert_eq!(back, d);
 }
 
+#[test]
+fn the_join_classes_items_from_the_abi() {
+    let d = busy_diff();
+    assert!(d.abi_compared);
+    let item = |kind, name: &str| d.item(kind, name).unwrap_or_else(|| panic!("{name}"));
+    // One break per function, with both prototypes and the link to the crate's page.
+    let m = item(ItemKind::Function, "cudaMalloc");
+    assert_eq!(
+        (m.impact, m.status),
+        (Impact::Break, diff::ItemStatus::Changed)
+    );
+    let sig: Vec<&diff::Change> = m
+        .changes
+        .iter()
+        .filter(|c| c.change == ChangeKind::SignatureChanged)
+        .collect();
+    assert_eq!(sig.len(), 1);
+    assert!(
+        m.new_c.as_deref().unwrap().ends_with("unsigned int flags)"),
+        "{m:?}"
+    );
+    assert!(
+        m.old_c.as_deref().unwrap().ends_with("size_t size)"),
+        "{m:?}"
+    );
+    assert_eq!(
+        m.rustdoc.as_deref(),
+        Some("../doc/cudart13/sys/fn.cudaMalloc.html")
+    );
+    // The documents' view of the same change rides along, class docs.
+    assert!(m.changes.iter().any(|c| c.evidence == diff::Evidence::Docs));
+    // A removed name with a `_vN` family member of the same declaration is paired.
+    let s = item(ItemKind::Function, "cudaStreamCreate");
+    assert_eq!(
+        (s.impact, s.status),
+        (Impact::Break, diff::ItemStatus::Paired)
+    );
+    assert_eq!(s.paired_with.as_deref(), Some("cudaStreamCreate_v2"));
+    assert_eq!(
+        item(ItemKind::Function, "cudaMemcpy").impact,
+        Impact::Deprecated
+    );
+    assert_eq!(item(ItemKind::Enum, "cudaMemcpyKind").impact, Impact::Break);
+    assert_eq!(
+        item(ItemKind::Constant, "cudaHostAllocMapped").impact,
+        Impact::Break
+    );
+    let pos = item(ItemKind::Struct, "cudaPos");
+    let got: Vec<(ChangeKind, Option<&str>)> = pos
+        .changes
+        .iter()
+        .filter(|c| c.evidence == diff::Evidence::Abi)
+        .map(|c| (c.change, c.part.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (ChangeKind::SizeChanged, None),
+            (ChangeKind::FieldRetyped, Some("x")),
+            (ChangeKind::FieldMoved, Some("x")),
+            (ChangeKind::FieldMoved, Some("y")),
+            (ChangeKind::FieldRemoved, Some("z")),
+            (ChangeKind::FieldAdded, Some("w")),
+        ]
+    );
+    // A section moved in the documents only: class docs, and the reason says so.
+    let moved = item(ItemKind::Function, "cudaMemcpy");
+    assert!(moved
+        .changes
+        .iter()
+        .any(|c| c.change == ChangeKind::SectionMoved && c.impact == Impact::Docs));
+    let classes: Vec<(ItemKind, &str, Impact)> = d
+        .items
+        .iter()
+        .map(|i| (i.kind, i.name.as_str(), i.impact))
+        .collect();
+    assert_eq!(d.breaks(), 5, "{classes:?}");
+}
+
 // --- HTML --------------------------------------------------------------------------------
 
 #[test]
-fn html_page_has_rows_search_and_sorting() {
+fn html_page_has_contents_anchors_filters_and_code() {
     use scraper::{Html, Selector};
     let mut d = busy_diff();
     // Text that must be escaped.
-    d.changes[0].new = Some("<b>\"x\" & 'y'</b>".into());
+    d.items[0].changes[0].reason = Some("<b>\"x\" & 'y'</b>".into());
     let page = diff::render::render(&d, OutputFormat::Html);
     let doc = Html::parse_document(&page);
     assert!(doc.errors.is_empty(), "{:?}", doc.errors);
@@ -640,11 +791,16 @@ fn html_page_has_rows_search_and_sorting() {
         0
     );
     assert!(doc.select(&sel("style")).next().is_some());
-    // The search box and the sort script.
+    // The search box, the class filter and the sort script.
     assert!(doc
         .select(&sel("input#search[type=search]"))
         .next()
         .is_some());
+    let options: Vec<String> = doc
+        .select(&sel("select#class-filter option"))
+        .filter_map(|o| o.value().attr("value").map(String::from))
+        .collect();
+    assert_eq!(options, ["", "break", "deprecated", "info"]);
     let script: String = doc
         .select(&sel("script"))
         .map(|s| s.text().collect::<String>())
@@ -653,29 +809,43 @@ fn html_page_has_rows_search_and_sorting() {
         script.contains("addEventListener('click'")
             && script.contains("aria-sort")
             && script.contains("getElementById('search')")
+            && script.contains("hashchange")
     );
-    // The known row: the renumbered member, in the breaks table.
+    // Every link of the contents leads to an element of the page.
+    let ids: std::collections::HashSet<String> = doc
+        .select(&sel("[id]"))
+        .filter_map(|e| e.value().attr("id").map(String::from))
+        .collect();
+    let toc: Vec<String> = doc
+        .select(&sel("nav#toc a"))
+        .filter_map(|a| a.value().attr("href").map(String::from))
+        .collect();
+    assert!(toc.len() >= 6, "{toc:?}");
+    for href in &toc {
+        assert!(
+            ids.contains(href.trim_start_matches('#')),
+            "{href} leads nowhere"
+        );
+    }
+    assert!(toc.contains(&"#function-cudaMalloc".to_string()));
+    // The break row: its anchor, class, rustdoc link and the two C prototypes as code.
     let row = doc
-        .select(&sel("table#t-breaks tr[data-name=\"cudaMemcpyKind\"]"))
+        .select(&sel("table#t-break tr#function-cudaMalloc"))
         .next()
         .expect("break row");
     assert_eq!(row.value().attr("data-severity"), Some("break"));
     let cell = |key: &str| {
         row.select(&sel(&format!("td[data-col=\"{key}\"]")))
             .next()
-            .map(|c| c.text().collect::<String>())
-            .unwrap_or_default()
+            .unwrap()
     };
-    assert_eq!(
-        (
-            cell("part").as_str(),
-            cell("change").as_str(),
-            cell("old").as_str(),
-            cell("new").as_str()
-        ),
-        ("cudaMemcpyHostToHost", "member-renumbered", "0", "5")
-    );
-    // Every table is sortable, headers carry column keys, totals come first.
+    let link = cell("item").select(&sel("a code")).next().expect("link");
+    assert_eq!(link.text().collect::<String>(), "cudaMalloc");
+    assert!(cell("old_c")
+        .select(&sel("code"))
+        .next()
+        .is_some_and(|c| c.text().collect::<String>().contains("size_t size)")));
+    // Tables: totals first, then one per class, pairs, not comparable; all sortable.
     let tables: Vec<String> = doc
         .select(&sel("table"))
         .filter_map(|t| t.value().attr("id").map(String::from))
@@ -684,39 +854,46 @@ fn html_page_has_rows_search_and_sorting() {
         tables,
         [
             "t-totals",
-            "t-breaks",
-            "t-added",
-            "t-removed",
+            "t-break",
+            "t-deprecated",
+            "t-info",
+            "t-docs",
             "t-renamed",
-            "t-changed",
             "t-not-comparable"
         ]
     );
     assert_eq!(doc.select(&sel("table.sortable")).count(), 7);
-    let total = doc
-        .select(&sel(
-            "table#t-totals tr[data-name=\"function\"] td[data-col=\"removed\"]",
-        ))
-        .next()
-        .unwrap();
-    assert_eq!(total.text().collect::<String>(), "1");
     // Escaping: the markup is text, not elements.
-    let first = doc
-        .select(&sel("table#t-changed tbody tr td[data-col=\"new\"]"))
-        .next()
-        .unwrap();
-    assert_eq!(first.text().collect::<String>(), "<b>\"x\" & 'y'</b>");
-    assert_eq!(doc.select(&sel("table#t-changed b")).count(), 0);
+    assert!(page.contains("&lt;b&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/b&gt;"));
+    assert_eq!(doc.select(&sel("table#t-break b")).count(), 0);
 }
 
 #[test]
-fn markdown_starts_with_totals_and_escapes_cells() {
-    let mut d = busy_diff();
-    d.changes[0].new = Some("a|b".into());
+fn markdown_has_contents_anchors_and_code() {
+    let d = busy_diff();
     let md = diff::render::render(&d, OutputFormat::Markdown);
     let totals = md.find("## Totals").unwrap();
-    let breaks = md.find("ABI breaks").unwrap();
-    assert!(totals < breaks);
-    assert!(md.contains("a\\|b"));
-    assert!(md.contains("| function | 4 | 4 | 1 | 1 | 1 |"), "{md}");
+    let contents = md.find("## Contents").unwrap();
+    let breaks = md.find("## ⚠ Breaks (5)").unwrap();
+    assert!(totals < contents && contents < breaks, "{md}");
+    assert!(
+        md.contains("| function | 4 | 4 | 1 | 1 | 2 | 2 | 1 | 1 | 0 | 1 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- [`cudaMalloc`](#function-cudaMalloc)"),
+        "{md}"
+    );
+    assert!(md.contains("<a id=\"function-cudaMalloc\"></a>[`cudaMalloc`](../doc/cudart13/sys/fn.cudaMalloc.html)"), "{md}");
+    // reST in the documents' types is text and code, never raw roles.
+    assert!(!md.contains(":py:obj:"), "{md}");
+    assert!(
+        md.contains("flags: list\\[`cudaGraphEdgeData`\\] (in)"),
+        "{md}"
+    );
+    let html = diff::render::render(&d, OutputFormat::Html);
+    assert!(
+        html.contains("flags: list[<code>cudaGraphEdgeData</code>] (in)"),
+        "{html}"
+    );
 }

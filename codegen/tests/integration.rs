@@ -5,6 +5,8 @@
 mod abi;
 #[path = "abi_snapshots.rs"]
 mod abi_snapshots;
+#[path = "audits_linear.rs"]
+mod audits_linear;
 mod common;
 #[path = "corpus.rs"]
 mod corpus;
@@ -12,6 +14,8 @@ mod corpus;
 mod coverage;
 #[path = "diff.rs"]
 mod diff;
+#[path = "diff_abi.rs"]
+mod diff_abi;
 #[path = "diff_docs.rs"]
 mod diff_docs;
 #[path = "elf_inspect.rs"]
@@ -34,5 +38,7 @@ mod parse_sphinx_text;
 mod redteam;
 #[path = "sphinx_forms.rs"]
 mod sphinx_forms;
+#[path = "timeline.rs"]
+mod timeline;
 #[path = "typed_safety.rs"]
 mod typed_safety;

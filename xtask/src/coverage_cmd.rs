@@ -1,13 +1,18 @@
-//! `cargo xtask coverage [--lib PATH] [--docs PATH…] [--format md|json|html] [--out FILE]
-//! [--fail-on CLASS…]`: audits which documented functions the generated crate binds and the
-//! live `libcudart` exports ([`codegen::coverage`]), prints the totals and writes the report.
+//! `cargo xtask coverage [--crate NAME | --docs PATH…] [--lib PATH] [--format md|json|html]
+//! [--out FILE] [--fail-on CLASS…]`: audits which documented functions the generated crate
+//! binds and the live `libcudart` exports ([`codegen::coverage`]), prints the totals and
+//! writes the report.
 //!
-//! The library is `--lib`, else the first one the runtime crate's search order opens
-//! (`CUDART_PATH`, the system loader, the install folders). Its exports are read from the ELF
-//! file before it is opened, so a file that is not an ELF shared library is an error without
-//! being loaded; its version comes from `cudaRuntimeGetVersion`. Documents that read with
-//! error diagnostics, or with no item, are an error exit that prints them. This module only wires the
-//! steps together; the audit itself lives in `codegen`.
+//! It reads what `cargo xtask codegen` reads: by default the documents of the first
+//! `[[crate]]` entry of `docs-src/manifest.toml` (`--crate` picks another), headers included,
+//! so a function only the headers document counts as documented. The library is `--lib` (a
+//! file; a bare name is `./NAME`), else the one the crate's loader finds (`CUDART_PATH`, the
+//! system loader, the install folders), else the NVIDIA wheel `cargo xtask fetch-wheel`
+//! unpacked under `target/`; when none opens, the error lists every place tried. A file is
+//! checked as the loader checks it before anything maps it, and its exports are read from
+//! that same file; its version comes from `cudaRuntimeGetVersion`. Documents that read with
+//! error diagnostics, or with no item, are an error exit that prints them. This module only
+//! wires the steps together; the audit itself lives in `codegen`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -18,13 +23,20 @@ use codegen::coverage::{self, Class, Exports};
 use codegen::ir::Release;
 use codegen::report::OutputFormat;
 
+use crate::report_out;
+
 /// Arguments of `cargo xtask coverage`.
 #[derive(clap::Args)]
 pub struct CoverageArgs {
-    /// The CUDA runtime library to audit (default: the runtime crate's search order).
+    /// The CUDA runtime library file to audit (default: the crate's loader's search order,
+    /// then the wheel unpacked under target/).
     #[arg(long)]
     pub lib: Option<PathBuf>,
-    /// Documentation files or folders (default: docs-src/).
+    /// The `[[crate]]` entry of docs-src/manifest.toml whose documents are read (default: the
+    /// first, as `cargo xtask codegen` reads them).
+    #[arg(long = "crate", value_name = "NAME", conflicts_with = "docs")]
+    pub crate_name: Option<String>,
+    /// Documentation files or folders instead of a crate entry's.
     #[arg(long, num_args = 1..)]
     pub docs: Vec<PathBuf>,
     /// Report format: md (default), json or html.
@@ -55,15 +67,15 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
     let format = OutputFormat::from_name(&args.format)
         .with_context(|| format!("--format takes md, json or html, not `{}`", args.format))?;
     let fail_on = fail_on_classes(&args.fail_on)?;
-    let docs = if args.docs.is_empty() {
-        vec![root.join("docs-src")]
-    } else {
-        args.docs
-    };
-    for d in &docs {
-        if !d.exists() {
-            bail!("--docs {}: no such file or folder", d.display());
-        }
+    let docs = documents(&args, root)?;
+    let out = args.out.clone().unwrap_or_else(|| {
+        root.join("target")
+            .join(format!("coverage.{}", format.extension()))
+    });
+    if out.as_os_str() != "-" {
+        let mut inputs = docs.clone();
+        inputs.extend(args.lib.iter().cloned());
+        report_out::refuse_inputs(&out, &inputs)?;
     }
 
     progress(
@@ -81,20 +93,24 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
             api.functions.len()
         ),
     );
+    let doc_release = codegen::pipeline::release_of(&api);
 
-    progress(started, "reading the library's exported symbols");
-    let (exports, version) = library(args.lib.as_deref())?;
+    progress(
+        started,
+        "finding the library and reading its exported symbols",
+    );
+    let (exports, version, found_by) = library(args.lib.as_deref(), doc_release.as_ref(), root)?;
     let version_shown = version.map_or_else(|| "unknown".to_string(), coverage::version_text);
     progress(
         started,
         &format!(
-            "{}: CUDA runtime {version_shown}, {} exported functions",
+            "{} ({found_by}): CUDA runtime {version_shown}, {} exported functions",
             exports.path,
             exports.functions.len()
         ),
     );
 
-    let release = match (codegen::pipeline::release_of(&api), version) {
+    let release = match (doc_release, version) {
         (Some(r), _) => r,
         (None, Some(v)) => {
             let r = Release(vec![(v / 1000) as u32, ((v % 1000) / 10) as u32]);
@@ -120,18 +136,11 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
     let report = coverage::audit(&api, &abi, &exports, version);
 
     let text = coverage::render::render(&report, format);
-    let out = args.out.unwrap_or_else(|| {
-        root.join("target")
-            .join(format!("coverage.{}", format.extension()))
-    });
     if out.as_os_str() == "-" {
         out!("{text}")?;
         err!("{}", coverage::render::summary(&report));
     } else {
-        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        std::fs::write(&out, text).with_context(|| format!("writing {}", out.display()))?;
+        report_out::write(&out, &text)?;
         out!("{}", coverage::render::summary(&report))?;
         outln!("report written to {}", out.display())?;
     }
@@ -189,27 +198,55 @@ fn shown_paths(paths: &[PathBuf]) -> String {
         .join(", ")
 }
 
-/// Reads the exports of the library (the given file, or the one `CUDART_PATH` or the system
-/// loader finds) and its version.
-///
-/// A given file is read as ELF (its exports) before it is opened, so a file that is no
-/// shared library is named as such and never handed to the system loader.
-fn library(lib: Option<&Path>) -> Result<(Exports, Option<i32>)> {
-    if let Some(path) = lib {
-        if path.is_dir() {
-            bail!(
-                "--lib {}: is a folder; give the library file (libcudart.so.<major>)",
-                path.display()
-            );
+/// The documents to read: `--docs`, else those of the manifest's `[[crate]]` entry named by
+/// `--crate` (default: the first).
+fn documents(args: &CoverageArgs, root: &Path) -> Result<Vec<PathBuf>> {
+    if !args.docs.is_empty() {
+        for d in &args.docs {
+            if !d.exists() {
+                bail!("--docs {}: no such file or folder", d.display());
+            }
         }
-        if !path.exists() {
-            bail!("--lib {}: no such file", path.display());
-        }
-        let exports = coverage::read_exports(path)?;
-        let live = coverage::live::open(Some(path)).map_err(|e| anyhow!("--lib: {e}"))?;
-        return Ok((exports, live.version));
+        return Ok(args.docs.clone());
     }
-    let live = coverage::live::open(None)?;
+    let docs_src = root.join("docs-src");
+    let crates = codegen::load::crates(&docs_src)?;
+    let entry = match &args.crate_name {
+        Some(name) => crates.iter().find(|c| &c.name == name).with_context(|| {
+            let known: Vec<&str> = crates.iter().map(|c| c.name.as_str()).collect();
+            format!(
+                "--crate {name}: no such [[crate]] in docs-src/manifest.toml (known: {})",
+                known.join(", ")
+            )
+        })?,
+        None => crates
+            .first()
+            .context("docs-src/manifest.toml lists no [[crate]]: give --docs")?,
+    };
+    Ok(entry.docs.iter().map(|d| docs_src.join(d)).collect())
+}
+
+/// Opens the library (`--lib`, or the crate's loader's search, then the wheels under
+/// `target/`) and reads its exports from the file it opened; with where it was found.
+fn library(
+    lib: Option<&Path>,
+    release: Option<&Release>,
+    root: &Path,
+) -> Result<(Exports, Option<i32>, String)> {
+    let live = match lib {
+        Some(path) => coverage::live::open_file(path).map_err(|e| anyhow!("--lib {e}"))?,
+        None => {
+            let major = release.and_then(|r| r.0.first().copied()).context(
+                "the documents state no CUDA release, so the library's major is unknown: give --lib",
+            )?;
+            let short = release.map(codegen::abi::snapshot::short_release);
+            let search = coverage::live::Search {
+                major,
+                wheel_dirs: coverage::live::wheel_dirs(&root.join("target"), short.as_deref()),
+            };
+            coverage::live::find(&search)?
+        }
+    };
     let exports = coverage::read_exports(&live.path)?;
-    Ok((exports, live.version))
+    Ok((exports, live.version, live.found_by.clone()))
 }

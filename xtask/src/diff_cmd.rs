@@ -1,65 +1,135 @@
-//! `cargo xtask diff OLD NEW`: loads two sides (document files or folders, or IR JSON files),
-//! compares them with `codegen::diff`, writes the report and prints the totals. A side that
-//! reads with error diagnostics, or with no item at all, is an error exit that prints them.
-//! It holds the command-line plumbing only; comparing and rendering live in codegen.
+//! `cargo xtask diff OLD NEW`: loads two sides, compares them with `codegen::diff`, writes the
+//! report and prints the totals.
+//!
+//! A side is a document file or folder, an IR JSON file (`cargo xtask ir`), an ABI snapshot
+//! (`abi/12.8.json`), or a release (`12.8`: its committed snapshot, made from the release's
+//! wheels when there is none yet, as `codegen --out` does). A side of documents is
+//! joined with the snapshot of the release its documents state (`--old-abi`/`--new-abi`
+//! name another; one missing is made from the release's wheels, as `codegen --out` does), so
+//! that every class rests on the C headers; `--no-abi` compares the documents alone (every
+//! difference is then of class `docs`). When a side has no documents (a snapshot or a
+//! release), only the ABIs are compared. A side that reads with error diagnostics, or with no
+//! item at all, is an error exit that prints them. Items link to their rustdoc page in the
+//! workspace's generated crate of the new side's major, where it has them. It holds the
+//! command-line plumbing only; comparing and rendering live in codegen.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use codegen::diff::{self, ApiDiff};
-use codegen::ir::Api;
+use codegen::abi::{snapshot, Abi};
+use codegen::diff::{self, AbiPair, ApiDiff, RustdocLinks};
+use codegen::ir::{Api, Release};
 use codegen::report::OutputFormat;
+
+use crate::report_out;
 
 #[derive(clap::Args)]
 pub struct DiffArgs {
-    /// The old side: a document file or folder, or an IR JSON file (`cargo xtask ir`).
-    old: PathBuf,
+    /// The old side: a document file or folder, an IR JSON file, an ABI snapshot JSON file, or
+    /// a release such as 12.8 (its snapshot abi/12.8.json).
+    old: String,
     /// The new side, as OLD.
-    new: PathBuf,
+    new: String,
     /// Report format: md (default), json or html.
     #[arg(long, default_value = "md")]
     format: String,
     /// Where to write the report (`-` for standard output; default: target/diff-report.EXT).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// The old side's ABI snapshot (default: abi/X.Y.json of the release its documents state).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_abi")]
+    old_abi: Option<PathBuf>,
+    /// The new side's ABI snapshot (default: abi/X.Y.json of the release its documents state).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_abi")]
+    new_abi: Option<PathBuf>,
+    /// Compare the documents alone: every difference is then of class `docs`.
+    #[arg(long)]
+    no_abi: bool,
+    /// Where the generated crates' rustdoc lives, for the items' links (default: the
+    /// workspace's target/doc, relative to the report).
+    #[arg(long, value_name = "URL")]
+    rustdoc_base: Option<String>,
     /// Exit non-zero when such differences exist: `removed` (items, parameters, members or
-    /// fields removed), `changed` (any change to an item both sides have), `break` (ABI
-    /// breaks). Repeat or separate with commas.
+    /// fields removed), `changed` (any change to an item both sides have), `break` (items of
+    /// class break), `deprecated`. Repeat or separate with commas.
     #[arg(long, value_name = "KIND", value_delimiter = ',')]
     fail_on: Vec<String>,
 }
 
+/// One side as read.
+struct Side {
+    api: Api,
+    /// The snapshot and the file it came from, as shown.
+    abi: Option<(Abi, String)>,
+    /// The files and folders read.
+    inputs: Vec<PathBuf>,
+}
+
+impl Side {
+    fn has_documents(&self) -> bool {
+        !self.api.documents.is_empty()
+    }
+}
+
 /// Runs the command.
-pub fn run(args: DiffArgs, workspace_root: &Path) -> Result<ExitCode> {
+pub fn run(args: DiffArgs, root: &Path) -> Result<ExitCode> {
     let format = OutputFormat::from_name(&args.format)
         .with_context(|| format!("unknown --format `{}` (known: md, json, html)", args.format))?;
     for f in &args.fail_on {
-        if !matches!(f.as_str(), "removed" | "changed" | "break") {
-            bail!("--fail-on takes removed, changed or break, not `{f}`");
+        if !matches!(f.as_str(), "removed" | "changed" | "break" | "deprecated") {
+            bail!("--fail-on takes removed, changed, break or deprecated, not `{f}`");
         }
     }
-    let old = load_side(&args.old)?;
-    let new = load_side(&args.new)?;
-    // An unreadable side is an error, not an empty API that makes everything "added".
-    for (path, api) in [(&args.old, &old), (&args.new, &new)] {
-        codegen::load::check_usable(&path.display().to_string(), api)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| root.join(format!("target/diff-report.{}", format.extension())));
+    let mut old = load_side(&args.old, args.old_abi.as_deref(), args.no_abi, root)?;
+    let mut new = load_side(&args.new, args.new_abi.as_deref(), args.no_abi, root)?;
+    if out.as_os_str() != "-" {
+        let inputs: Vec<PathBuf> = old.inputs.iter().chain(&new.inputs).cloned().collect();
+        report_out::refuse_inputs(&out, &inputs)?;
     }
-    let mut d = diff::diff(&old, &new);
-    d.old.label = Some(args.old.display().to_string());
-    d.new.label = Some(args.new.display().to_string());
+    // Documents on one side only: compare the ABIs alone (the other side's documents would
+    // all read as removed or added).
+    if old.has_documents() != new.has_documents() {
+        errln!("diff: one side has no documents: comparing the two releases' ABI snapshots only");
+        old.api = Api::default();
+        new.api = Api::default();
+    }
+    let links = links(root, &new, &out, args.rustdoc_base.as_deref());
+    let mut d = match (&old.abi, &new.abi) {
+        (Some((a, af)), Some((b, bf))) => diff::diff_with_abi(
+            &old.api,
+            &new.api,
+            AbiPair {
+                old: a,
+                new: b,
+                old_file: Some(af),
+                new_file: Some(bf),
+            },
+            links.as_ref(),
+        ),
+        (a, b) => {
+            if !args.no_abi {
+                let which = if a.is_none() { &args.old } else { &args.new };
+                let _ = b;
+                errln!(
+                    "diff: {which} states no release and no snapshot was given (--old-abi/--new-abi): comparing the documents alone; every difference is of class docs"
+                );
+            }
+            diff::diff(&old.api, &new.api)
+        }
+    };
+    d.old.label = Some(args.old.clone());
+    d.new.label = Some(args.new.clone());
     let text = diff::render::render(&d, format);
-    let out = args.out.unwrap_or_else(|| {
-        workspace_root.join(format!("target/diff-report.{}", format.extension()))
-    });
     if out.as_os_str() == "-" {
         out!("{text}")?;
         err!("{}", diff::render::summary(&d));
     } else {
-        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        std::fs::write(&out, text).with_context(|| format!("writing {}", out.display()))?;
+        report_out::write(&out, &text)?;
         out!("{}", diff::render::summary(&d))?;
         outln!("report written to {}", out.display())?;
     }
@@ -81,31 +151,169 @@ fn failing_classes(d: &ApiDiff, fail_on: &[String]) -> Vec<String> {
         .iter()
         .filter(|f| match f.as_str() {
             "removed" => d.has_removals(),
-            "changed" => !d.changes.is_empty(),
+            "changed" => d
+                .items
+                .iter()
+                .any(|i| i.status == diff::ItemStatus::Changed),
             "break" => d.breaks() > 0,
+            "deprecated" => d.items.iter().any(|i| i.impact == diff::Impact::Deprecated),
             _ => false,
         })
         .cloned()
         .collect()
 }
 
-/// Loads one side: an IR JSON file (by `.json` extension or a leading `{`), or documents.
-fn load_side(path: &Path) -> Result<Api> {
+/// Whether `text` reads as a release (`12.8`, `13.0.1`) rather than a path.
+fn as_release(text: &str) -> Option<Release> {
+    let looks = !text.is_empty()
+        && text.split('.').count() >= 2
+        && text
+            .split('.')
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    looks.then(|| Release::parse(text)).flatten()
+}
+
+/// Reads an ABI snapshot file.
+fn read_snapshot(path: &Path) -> Result<Abi> {
+    Ok(snapshot::load(path)?)
+}
+
+/// Whether a JSON document is an ABI snapshot (rather than an IR).
+fn is_snapshot(value: &serde_json::Value) -> bool {
+    value.get("origin").is_some() && value.get("records").is_some()
+}
+
+fn shown(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// Loads one side (see the module comment).
+fn load_side(arg: &str, abi_file: Option<&Path>, no_abi: bool, root: &Path) -> Result<Side> {
+    let path = PathBuf::from(arg);
     if !path.exists() {
-        bail!("{}: no such file or folder", path.display());
+        let Some(release) = as_release(arg) else {
+            bail!("{arg}: no such file or folder, and not a release such as 13.0");
+        };
+        let file = snapshot::path(root, &release);
+        let file = if file.is_file() {
+            file
+        } else {
+            crate::abi_cmd::ensure_snapshot(root, &release)
+                .with_context(|| format!("{arg}: no ABI snapshot {}", shown(root, &file)))?
+        };
+        let abi = read_snapshot(&file)?;
+        return Ok(Side {
+            api: Api::default(),
+            abi: Some((abi, shown(root, &file))),
+            inputs: vec![file],
+        });
     }
+    let mut api = None;
     if path.is_file() {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+        let bytes = std::fs::read(&path).with_context(|| format!("{arg}: cannot read"))?;
         let is_json = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"))
             || bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
         if is_json {
-            return serde_json::from_slice(&bytes)
-                .map_err(|e| anyhow::anyhow!("{}: not an IR JSON file: {e}", path.display()));
+            let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+                anyhow::anyhow!("{arg}: not an IR JSON file (nor an ABI snapshot): {e}")
+            })?;
+            if is_snapshot(&value) {
+                let abi: Abi = serde_json::from_value(value)
+                    .map_err(|e| anyhow::anyhow!("{arg}: not an ABI snapshot: {e}"))?;
+                return Ok(Side {
+                    api: Api::default(),
+                    abi: Some((abi, arg.to_string())),
+                    inputs: vec![path],
+                });
+            }
+            api = Some(
+                serde_json::from_value(value)
+                    .map_err(|e| anyhow::anyhow!("{arg}: not an IR JSON file: {e}"))?,
+            );
         }
     }
-    let apis = codegen::load::load_all(&[path.to_path_buf()], None)?;
-    Ok(codegen::merge::merge(apis))
+    let api = match api {
+        Some(a) => a,
+        None => codegen::merge::merge(codegen::load::load_all(std::slice::from_ref(&path), None)?),
+    };
+    // An unreadable side is an error, not an empty API that makes everything "added".
+    codegen::load::check_usable(arg, &api)?;
+    let mut inputs = vec![path];
+    let abi = if no_abi {
+        None
+    } else if let Some(file) = abi_file {
+        inputs.push(file.to_path_buf());
+        Some((read_snapshot(file)?, file.display().to_string()))
+    } else if let Some(release) = codegen::pipeline::release_of(&api) {
+        let file = snapshot::path(root, &release);
+        let file = if file.is_file() {
+            file
+        } else {
+            crate::abi_cmd::ensure_snapshot(root, &release).with_context(|| {
+                format!(
+                    "{arg} describes CUDA {release}, which has no ABI snapshot (or pass --no-abi)"
+                )
+            })?
+        };
+        inputs.push(file.clone());
+        Some((read_snapshot(&file)?, shown(root, &file)))
+    } else {
+        None
+    };
+    Ok(Side { api, abi, inputs })
+}
+
+/// The rustdoc links of the workspace's generated crate of the new side's major (`cudart13`
+/// for 13.x), relative to the report's folder unless `base` says where the rustdoc is.
+fn links(root: &Path, new: &Side, out: &Path, base: Option<&str>) -> Option<RustdocLinks> {
+    let release = new
+        .abi
+        .as_ref()
+        .and_then(|(a, _)| a.release.clone())
+        .or_else(|| codegen::pipeline::release_of(&new.api))?;
+    let major = *release.0.first()?;
+    let docs_src = root.join("docs-src");
+    let entry = codegen::load::crates(&docs_src)
+        .ok()?
+        .into_iter()
+        .find(|c| {
+            let docs: Vec<PathBuf> = c.docs.iter().map(|d| docs_src.join(d)).collect();
+            codegen::load::manifest_release(&docs).and_then(|r| r.0.first().copied()) == Some(major)
+        })?;
+    let base = match base {
+        Some(b) => b.to_string(),
+        None => relative_doc_base(root, out),
+    };
+    RustdocLinks::read(&root.join(&entry.dir), &entry.name, &base).ok()
+}
+
+/// `<root>/target/doc` as seen from the folder of `out` (an absolute path for standard
+/// output).
+pub fn relative_doc_base(root: &Path, out: &Path) -> String {
+    let doc = std::path::absolute(root.join("target").join("doc")).unwrap_or_default();
+    if out.as_os_str() == "-" {
+        return doc.display().to_string();
+    }
+    let from = std::path::absolute(out)
+        .ok()
+        .and_then(|o| o.parent().map(Path::to_path_buf))
+        .unwrap_or_default();
+    let (a, b): (Vec<_>, Vec<_>) = (from.components().collect(), doc.components().collect());
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut rel: Vec<String> = vec!["..".to_string(); a.len() - common];
+    rel.extend(
+        b[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if rel.is_empty() {
+        ".".into()
+    } else {
+        rel.join("/")
+    }
 }

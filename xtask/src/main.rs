@@ -1,5 +1,5 @@
 //! `cargo xtask`: the command line over `codegen`: `ir`, `abi`, `codegen`, `diff`,
-//! `coverage`, `fetch-wheel`, `fuzz` and `test`. Each command's logic lives in its own module.
+//! `coverage`, `timeline`, `fetch-wheel`, `fuzz` and `test`. Each command's logic lives in its own module.
 
 #[macro_use]
 mod out;
@@ -13,7 +13,9 @@ mod diff_cmd;
 mod fuzz;
 mod libclang;
 mod regenerate;
+mod report_out;
 mod test_cmd;
+mod timeline_cmd;
 mod wheel;
 
 /// mimalloc instead of the C library's allocator: the generator builds and drops millions of
@@ -49,10 +51,14 @@ enum Command {
     /// Read one CUDA release's headers (NVIDIA's wheels, bindgen) into the committed ABI
     /// snapshot abi/<X.Y>.json, or check it (`--check`); `--cudarc` reads cudarc's bindings.
     Abi(abi_cmd::AbiArgs),
-    /// Compare two API descriptions (documents or IR JSON) and report what changed.
+    /// Compare two API descriptions (documents, IR JSON, ABI snapshots or releases) and report
+    /// what changed, each difference classed from C compatibility.
     Diff(diff_cmd::DiffArgs),
     /// Audit docs × ABI × a live libcudart's exports: what is documented, bound, exported.
     Coverage(coverage_cmd::CoverageArgs),
+    /// The API timeline of every release with an ABI snapshot: item × release (added,
+    /// changed, deprecated, removed), each event classed from C compatibility.
+    Timeline(timeline_cmd::TimelineArgs),
     /// Download and unpack a release's NVIDIA wheels (runtime, crt/ headers, profiler API:
     /// headers and libcudart) into target/cuda-wheel-<X.Y>/.
     FetchWheel(FetchWheelArgs),
@@ -112,6 +118,7 @@ fn run() -> Result<ExitCode> {
         Command::Abi(args) => abi_cmd::run(args, &workspace_root()),
         Command::Diff(args) => diff_cmd::run(args, &workspace_root()),
         Command::Coverage(args) => coverage_cmd::run(args, &workspace_root()),
+        Command::Timeline(args) => timeline_cmd::run(args, &workspace_root()),
         Command::FetchWheel(args) => fetch_wheel(args),
         Command::Audit(args) => audit_cmd::run(args, &workspace_root()),
         Command::Test => test_cmd::run(&workspace_root()),

@@ -144,3 +144,146 @@ fn wheel_library_report_and_fail_on() {
         );
     }
 }
+
+/// The wheel's library, which every test below needs (`cargo xtask test` sets it).
+fn wheel_lib() -> String {
+    std::env::var("CUDART_WHEEL_LIB").expect(
+        "CUDART_WHEEL_LIB is not set: run `cargo xtask test` (it fetches the CUDA runtime wheel and sets it)",
+    )
+}
+
+#[test]
+fn by_default_it_reads_what_codegen_reads() {
+    let lib = wheel_lib();
+    let json_path = tmp().join("default.json");
+    let out = xtask(&[
+        "--lib",
+        &lib,
+        "--format",
+        "json",
+        "--out",
+        json_path.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let docs: Vec<&str> = report["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["file"].as_str())
+        .collect();
+    // The first [[crate]] entry's documents, the release's headers among them.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let manifest = std::fs::read_to_string(root.join("docs-src/manifest.toml")).unwrap();
+    let first_header_folder = manifest
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix('"')
+                .and_then(|x| x.strip_suffix("\","))
+                .filter(|x| x.contains("headers"))
+        })
+        .expect("a headers folder in the first [[crate]]");
+    assert!(
+        docs.iter().any(|d| d.contains(first_header_folder)),
+        "{docs:?}"
+    );
+    // Functions only the headers document are documented, and bound.
+    let row = |name: &str| {
+        report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    for name in ["cudaLaunchKernel", "cudaMemcpyToSymbol"] {
+        assert_eq!(row(name)["class"], "bound", "{name}");
+    }
+    let undocumented = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["class"] == "undocumented-other")
+        .count();
+    assert!(undocumented <= 2, "{undocumented} undocumented exports");
+}
+
+#[test]
+fn cudart_path_is_checked_as_the_loader_checks_it() {
+    let lib = wheel_lib();
+    let bytes = std::fs::read(&lib).unwrap();
+    let cut = tmp().join("libcudart-cut.so.13");
+    std::fs::write(&cut, &bytes[..4096]).unwrap();
+    let run = |path: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .arg("coverage")
+            .args(["--out", tmp().join("x.md").to_str().unwrap()])
+            .env("CUDART_PATH", path)
+            .output()
+            .unwrap()
+    };
+    // A cut library: an error naming the problem, never SIGBUS.
+    let out = run(&cut);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_one_error_line(&out, "truncated");
+    // Nothing there: the place tried is named.
+    let out = run(std::path::Path::new("/no/such/lib"));
+    assert_one_error_line(&out, "CUDART_PATH=/no/such/lib: no such file");
+    // A folder holding the library.
+    let dir = tmp().join("cudart-folder");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("libcudart.so.13"), &bytes).unwrap();
+    let out = run(&dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("(CUDART_PATH)"));
+}
+
+#[test]
+fn a_bare_lib_name_is_a_file_here_and_a_fifo_is_refused() {
+    let lib = wheel_lib();
+    let dir = tmp().join("bare");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&lib, dir.join("libcudart.so.13")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .current_dir(&dir)
+        .args(["coverage", "--lib", "libcudart.so.13", "--format", "json"])
+        .args(["--out", tmp().join("bare.json").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp().join("bare.json")).unwrap()).unwrap();
+    assert_eq!(report["library"]["path"], "./libcudart.so.13");
+    // Not found here: no search elsewhere.
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .current_dir(tmp())
+        .args(["coverage", "--lib", "libcudart.so.13"])
+        .output()
+        .unwrap();
+    assert_one_error_line(&out, "./libcudart.so.13: no such file");
+    let fifo = tmp().join("fifo.so");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let start = std::time::Instant::now();
+        let out = xtask(&["--lib", fifo.to_str().unwrap()]);
+        assert!(start.elapsed().as_secs() < 60);
+        assert_one_error_line(&out, "not a regular file");
+    }
+    assert_one_error_line(&xtask(&["--crate", "cudart7"]), "no such [[crate]]");
+}

@@ -88,7 +88,14 @@ fn diff_of_ir_files_writes_reports_and_gates() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("!! ABI breaks (1):"), "{stdout}");
+    // The documents state no release: no ABI to class them, and the command says so.
+    assert!(stdout.contains("no ABI snapshot was compared"), "{stdout}");
+    assert!(!stdout.contains("!! Breaks"), "{stdout}");
+    assert!(
+        stderr(&o).contains("comparing the documents alone"),
+        "{}",
+        stderr(&o)
+    );
     assert!(
         stdout.lines().count() < 40,
         "totals fit on one screen: {stdout}"
@@ -99,7 +106,7 @@ fn diff_of_ir_files_writes_reports_and_gates() {
             && page.contains("<input type=\"search\" id=\"search\"")
     );
 
-    for (gate, fails) in [("removed", true), ("changed", true), ("break", true)] {
+    for (gate, fails) in [("removed", true), ("changed", true), ("break", false)] {
         let o = xtask(&[
             &old,
             &new,
@@ -109,7 +116,12 @@ fn diff_of_ir_files_writes_reports_and_gates() {
             Path::new(gate),
         ]);
         assert_eq!(!o.status.success(), fails, "--fail-on {gate}");
-        assert!(stderr(&o).starts_with("error: "), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o).lines().any(|l| l.starts_with("error: ")),
+            fails,
+            "{}",
+            stderr(&o)
+        );
     }
     // Against itself: nothing to fail on.
     let o = xtask(&[
@@ -127,6 +139,87 @@ fn diff_of_ir_files_writes_reports_and_gates() {
         serde_json::from_str(&std::fs::read_to_string(tmp("same.json")).unwrap()).unwrap();
     assert_eq!(json["changes"].as_array().map(Vec::len), Some(0));
     assert_eq!(json["old"]["label"].as_str(), old.to_str());
+}
+
+#[test]
+fn releases_and_snapshots_as_sides_class_from_the_abi() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let json = tmp("12.9-13.0.json");
+    let o = xtask(&[
+        Path::new("12.9"),
+        Path::new("13.0"),
+        Path::new("--format"),
+        Path::new("json"),
+        Path::new("--out"),
+        &json,
+        Path::new("--fail-on"),
+        Path::new("break"),
+    ]);
+    assert!(!o.status.success(), "breaks fail the gate");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("!! Breaks ("), "{stdout}");
+    let d: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(d["abi_compared"], true);
+    let item = |name: &str| {
+        d["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    assert_eq!(item("cudaMemAdvise")["impact"], "break");
+    assert_eq!(item("cudaGraphAddNode_v2")["status"], "paired");
+    // The same with the snapshot files named, and IR documents joined with given snapshots.
+    let o = xtask(&[
+        &root.join("abi/12.9.json"),
+        &root.join("abi/13.0.json"),
+        Path::new("--out"),
+        &tmp("files.md"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let old = write("abi-old.json", &api("size_t", true, 0));
+    let new = write("abi-new.json", &api("int", false, 1));
+    let o = xtask(&[
+        &old,
+        &new,
+        Path::new("--old-abi"),
+        &root.join("abi/12.9.json"),
+        Path::new("--new-abi"),
+        &root.join("abi/13.0.json"),
+        Path::new("--format"),
+        Path::new("json"),
+        Path::new("--out"),
+        &json,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let d: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(d["abi_compared"], true);
+    // cudaMalloc's documents changed, its C declaration did not: class docs, with the reason.
+    let malloc = d["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "cudaMalloc")
+        .unwrap();
+    assert_eq!(malloc["impact"], "docs");
+    assert!(malloc["changes"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("the same in both releases"));
+    // Neither a path nor a release, and an output that is an input.
+    let o = xtask(&[Path::new("12.x.y"), Path::new("13.0")]);
+    assert!(
+        stderr(&o).contains("not a release such as 13.0"),
+        "{}",
+        stderr(&o)
+    );
+    let o = xtask(&[&old, &new, Path::new("--out"), &old]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("is the input"), "{}", stderr(&o));
 }
 
 #[test]

@@ -27,6 +27,8 @@ pub mod read;
 pub mod snapshot;
 pub mod stubs;
 
+use std::collections::BTreeMap;
+
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
@@ -76,6 +78,12 @@ pub struct Abi {
     /// `cudaLaunchAttributePriority`): second names C code may use.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub macro_aliases: IndexMap<String, String>,
+    /// Items the headers mark deprecated, by C name (functions, records, enums, enumerators,
+    /// typedefs), sorted: `__CUDA_DEPRECATED` on the declaration, or a `\deprecated`
+    /// paragraph in its documentation comment. Absent from snapshots made before this field
+    /// existed, which read as "nothing deprecated".
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub deprecated: BTreeMap<String, Deprecation>,
     /// Every `cuda-XXXXX` feature the file mentions, sorted: the releases it can describe
     /// (cudarc only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -139,6 +147,26 @@ impl Abi {
     /// names no header (cudarc).
     pub fn location(&self, header: Option<&str>, line: u32) -> String {
         format!("{}:{line}", header.unwrap_or(&self.file))
+    }
+}
+
+/// How the headers mark an item deprecated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Deprecation {
+    /// `__CUDA_DEPRECATED` (`__attribute__((deprecated))`): a C compiler warns at every use.
+    Attribute,
+    /// Only a `\deprecated` paragraph in the declaration's documentation comment.
+    Comment,
+}
+
+impl Deprecation {
+    /// `attribute` or `comment`, as in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Deprecation::Attribute => "attribute",
+            Deprecation::Comment => "comment",
+        }
     }
 }
 

@@ -69,12 +69,34 @@ pub enum ExportError {
 /// Reads the exported functions of the ELF shared library at `path`.
 pub fn read_exports(path: &Path) -> Result<Exports, ExportError> {
     let shown = path.display().to_string();
+    // A FIFO or a device would block or never end: only a regular file of a library's size
+    // is read.
+    let meta = std::fs::metadata(path).map_err(|source| ExportError::Read {
+        path: shown.clone(),
+        source,
+    })?;
+    let refuse = |why: String| ExportError::Read {
+        path: shown.clone(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, why),
+    };
+    if !meta.is_file() {
+        return Err(refuse("not a regular file".into()));
+    }
+    if meta.len() > MAX_LIBRARY_BYTES {
+        return Err(refuse(format!(
+            "{} bytes, more than a runtime library's {MAX_LIBRARY_BYTES}",
+            meta.len()
+        )));
+    }
     let data = std::fs::read(path).map_err(|source| ExportError::Read {
         path: shown.clone(),
         source,
     })?;
     exports_from_bytes(&shown, &data)
 }
+
+/// The largest library file read (`libcudart.so` is about 1 MB).
+pub const MAX_LIBRARY_BYTES: u64 = 1 << 30;
 
 /// Reads the exported functions of an ELF shared library held in `data`; `path` is only used
 /// in the result and in errors.

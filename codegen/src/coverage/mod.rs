@@ -443,25 +443,30 @@ fn totals(rows: &[Row]) -> Totals {
 }
 
 /// Per-section counts, sections in the order the documentation lists them, then sections
-/// only functions name, in order of first use.
+/// only functions name, in order of first use. Linear in the rows.
 fn sections(api: &Api, rows: &[Row]) -> Vec<SectionStats> {
-    let mut order: Vec<String> = api.sections.iter().map(|s| s.name.clone()).collect();
-    for f in &api.functions {
-        let s = f.section.clone().unwrap_or_else(|| NO_SECTION.to_string());
-        if !order.contains(&s) {
+    let mut order: Vec<String> = Vec::new();
+    let mut seen: foldhash::HashSet<String> = foldhash::HashSet::default();
+    let named = api.sections.iter().map(|s| s.name.clone());
+    let used = api
+        .functions
+        .iter()
+        .map(|f| f.section.clone().unwrap_or_else(|| NO_SECTION.to_string()));
+    for s in named.chain(used) {
+        if seen.insert(s.clone()) {
             order.push(s);
+        }
+    }
+    let mut by_section: HashMap<&str, Vec<&Row>> = HashMap::default();
+    for r in rows {
+        if let Some(s) = r.section.as_deref() {
+            by_section.entry(s).or_default().push(r);
         }
     }
     order
         .into_iter()
         .filter_map(|section| {
-            let in_section: Vec<&Row> = rows
-                .iter()
-                .filter(|r| r.section.as_deref() == Some(section.as_str()))
-                .collect();
-            if in_section.is_empty() {
-                return None;
-            }
+            let in_section = by_section.get(section.as_str())?;
             let count = |c: Class| in_section.iter().filter(|r| r.class == c).count();
             let bound = count(Class::Bound);
             Some(SectionStats {

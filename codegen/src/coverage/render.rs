@@ -4,7 +4,7 @@
 //! `docs/coverage-report.schema.json`).
 
 use super::{Class, Coverage, Row};
-use crate::report::{self, Column, Meta, OutputFormat, Report, Table};
+use crate::report::{self, Cell, Column, Meta, OutputFormat, Report, Table};
 
 /// Renders `coverage` in `format`.
 pub fn render(coverage: &Coverage, format: OutputFormat) -> String {
@@ -107,22 +107,20 @@ pub fn to_report(c: &Coverage) -> Report {
         } else {
             (t.in_abi, "ABI")
         };
-        totals.rows.push(report::Row {
-            name: class.name().into(),
-            severity: None,
-            cells: vec![
+        totals.rows.push(report::Row::plain(
+            class.name(),
+            vec![
                 class.name().into(),
                 n.to_string(),
                 pct(n, whole),
                 of.into(),
                 class.title().into(),
             ],
-        });
+        ));
     }
-    totals.rows.push(report::Row {
-        name: "total".into(),
-        severity: None,
-        cells: vec![
+    totals.rows.push(report::Row::plain(
+        "total",
+        vec![
             "total".into(),
             t.names.to_string(),
             format!("{:.1}", t.bound_percent),
@@ -133,7 +131,7 @@ pub fn to_report(c: &Coverage) -> Report {
                 t.documented
             ),
         ],
-    });
+    ));
 
     let mut sections = Table {
         id: "sections".into(),
@@ -150,10 +148,9 @@ pub fn to_report(c: &Coverage) -> Report {
         ..Table::default()
     };
     for s in &c.sections {
-        sections.rows.push(report::Row {
-            name: s.section.clone(),
-            severity: None,
-            cells: vec![
+        sections.rows.push(report::Row::plain(
+            s.section.clone(),
+            vec![
                 s.section.clone(),
                 s.documented.to_string(),
                 s.bound.to_string(),
@@ -161,7 +158,7 @@ pub fn to_report(c: &Coverage) -> Report {
                 s.no_abi.to_string(),
                 format!("{:.1}", s.bound_percent),
             ],
-        });
+        ));
     }
 
     let mut tables = vec![sections];
@@ -173,6 +170,7 @@ pub fn to_report(c: &Coverage) -> Report {
         title,
         meta,
         totals,
+        contents: Vec::new(),
         tables,
     }
 }
@@ -202,15 +200,16 @@ fn class_table(class: Class, rows: &[&Row]) -> Table {
             .map(|r| report::Row {
                 name: r.name.clone(),
                 severity: (class == Class::NotExported).then(|| "change".to_string()),
+                anchor: None,
                 cells: vec![
-                    r.name.clone(),
+                    Cell::code(r.name.clone()),
                     class.name().into(),
-                    r.section.clone().unwrap_or_default(),
-                    r.source.clone(),
-                    yes(r.in_abi),
-                    yes(r.exported),
-                    r.variant_of.clone().unwrap_or_default(),
-                    r.note.clone().unwrap_or_default(),
+                    r.section.clone().unwrap_or_default().into(),
+                    r.source.clone().into(),
+                    yes(r.in_abi).into(),
+                    yes(r.exported).into(),
+                    Cell::code(r.variant_of.clone().unwrap_or_default()),
+                    Cell::ticks(r.note.as_deref().unwrap_or_default()),
                 ],
             })
             .collect(),

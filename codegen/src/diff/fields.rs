@@ -1,13 +1,13 @@
-//! Comparing structs and typedef classes: fields added, removed, retyped (by type
-//! expression), and the order of the fields both sides have. An added field is a change, not
-//! information: it changes the size of a C struct. A side that states names only
-//! makes the fields not comparable.
+//! Comparing the documents' structs and typedef classes: fields added, removed, retyped (by
+//! type expression), and the order of the fields both sides have. Whether a field change
+//! changes the C layout is the ABI diff's to say ([`super::abi`]). A side that states names
+//! only makes the fields not comparable.
 
 use indexmap::IndexMap;
 
 use super::items::{presence_and_sections, split};
 use super::typecmp::{same_type, show};
-use super::{Acc, ChangeKind, Impact, ItemKind, Pair};
+use super::{Acc, ChangeKind, ItemKind, Pair};
 use crate::ir::{Detail, Field, Struct, Typedef};
 
 pub(crate) fn compare_structs(acc: &mut Acc, old: &[Struct], new: &[Struct]) {
@@ -40,14 +40,7 @@ pub(crate) fn compare_typedefs(acc: &mut Acc, old: &[Typedef], new: &[Typedef]) 
                     .ok()
                     .and_then(|v| v.as_str().map(String::from))
             };
-            acc.change(
-                &p,
-                None,
-                ChangeKind::TypedefKindChanged,
-                Impact::Change,
-                k(o),
-                k(n),
-            );
+            acc.change(&p, None, ChangeKind::TypedefKindChanged, k(o), k(n));
         }
         compare_fields(acc, &p, (o.detail, &o.fields), (n.detail, &n.fields));
     }
@@ -81,14 +74,7 @@ fn compare_fields<'a>(
                 ..*p
             };
             let old_ty = Some(show(f.ty.as_ref()));
-            acc.change(
-                &fp,
-                Some(&f.name),
-                ChangeKind::FieldRemoved,
-                Impact::Change,
-                old_ty,
-                None,
-            );
+            acc.change(&fp, Some(&f.name), ChangeKind::FieldRemoved, old_ty, None);
             continue;
         };
         // Field changes point at the fields' own lines.
@@ -102,14 +88,7 @@ fn compare_fields<'a>(
         match (&f.ty, &g.ty) {
             (Some(a), Some(b)) if !same_type(a, b) => {
                 let (a, b) = (Some(a.text.clone()), Some(b.text.clone()));
-                acc.change(
-                    &fp,
-                    Some(&f.name),
-                    ChangeKind::FieldRetyped,
-                    Impact::Change,
-                    a,
-                    b,
-                )
+                acc.change(&fp, Some(&f.name), ChangeKind::FieldRetyped, a, b)
             }
             (None, Some(_)) => acc.not_comparable(&fp, what(), true, "gives no type"),
             (Some(_), None) => acc.not_comparable(&fp, what(), false, "gives no type"),
@@ -122,14 +101,7 @@ fn compare_fields<'a>(
             ..*p
         };
         let new_ty = Some(show(f.ty.as_ref()));
-        acc.change(
-            &fp,
-            Some(&f.name),
-            ChangeKind::FieldAdded,
-            Impact::Change,
-            None,
-            new_ty,
-        );
+        acc.change(&fp, Some(&f.name), ChangeKind::FieldAdded, None, new_ty);
     }
     let a: Vec<&str> = oi
         .keys()
@@ -146,7 +118,6 @@ fn compare_fields<'a>(
             p,
             None,
             ChangeKind::FieldsReordered,
-            Impact::Change,
             Some(a.join(", ")),
             Some(b.join(", ")),
         );

@@ -7,12 +7,13 @@
 //! A function whose parameters one side does not state (names-only documents) is listed as
 //! not comparable, never as changed.
 
+use foldhash::{HashMap, HashSet};
 use indexmap::IndexMap;
 
 use super::items::{presence_and_sections, split, Named};
-use super::similarity::similarity;
-use super::typecmp::{same_type, show};
-use super::{Acc, ChangeKind, Impact, ItemKind, Pair, Rename};
+use super::similarity;
+use super::typecmp::{normalize, same_type, show};
+use super::{Acc, ChangeKind, ItemKind, Pair, Rename};
 use crate::ir::{Detail, Direction, Function, Param};
 
 /// Two names at least this similar (normalized Levenshtein) with identical parameter lists
@@ -49,7 +50,6 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
             p,
             None,
             ChangeKind::ReturnRetyped,
-            Impact::Change,
             Some(a.text.clone()),
             Some(b.text.clone()),
         ),
@@ -60,26 +60,30 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
         (Err(why), _) => return acc.not_comparable(p, "parameters".into(), true, why),
         (_, Err(why)) => return acc.not_comparable(p, "parameters".into(), false, why),
     };
-    let by_name = |list: &'_ [Param]| -> IndexMap<String, usize> {
+    fn by_name(list: &[Param]) -> IndexMap<&str, usize> {
         let mut m = IndexMap::new();
         for (i, q) in list.iter().enumerate() {
-            m.entry(q.name.clone()).or_insert(i);
+            m.entry(q.name.as_str()).or_insert(i);
         }
         m
-    };
+    }
+    fn by_name_dir(list: &[Param]) -> HashMap<(&str, Direction), usize> {
+        let mut m = HashMap::default();
+        for (i, q) in list.iter().enumerate() {
+            m.entry((q.name.as_str(), q.direction)).or_insert(i);
+        }
+        m
+    }
     let (oi, ni) = (by_name(op), by_name(np));
+    let (od, nd) = (by_name_dir(op), by_name_dir(np));
     // A name can stand twice (an in/out parameter is listed as an input and as an output):
     // pair same name and same direction first; a direction change is only reported when the
     // other side has the name in the other direction alone.
-    let find = |list: &'_ [Param], name: &str, dir: Direction| {
-        list.iter()
-            .position(|r| r.name == name && r.direction == dir)
-    };
     for q in op {
-        let j = match find(np, &q.name, q.direction) {
-            Some(j) => j,
-            None => match ni.get(&q.name) {
-                Some(&j) if find(op, &q.name, np[j].direction).is_none() => j,
+        let j = match nd.get(&(q.name.as_str(), q.direction)) {
+            Some(&j) => j,
+            None => match ni.get(q.name.as_str()) {
+                Some(&j) if !od.contains_key(&(q.name.as_str(), np[j].direction)) => j,
                 _ => continue,
             },
         };
@@ -89,7 +93,6 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
                 p,
                 Some(&q.name),
                 ChangeKind::InputBecameOutput,
-                Impact::Change,
                 Some("in".into()),
                 Some("out".into()),
             ),
@@ -97,7 +100,6 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
                 p,
                 Some(&q.name),
                 ChangeKind::OutputBecameInput,
-                Impact::Change,
                 Some("out".into()),
                 Some("in".into()),
             ),
@@ -108,7 +110,6 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
                 p,
                 Some(&q.name),
                 ChangeKind::ParamRetyped,
-                Impact::Change,
                 Some(a.text.clone()),
                 Some(b.text.clone()),
             ),
@@ -127,48 +128,53 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
             _ => {}
         }
     }
-    let gone: Vec<&Param> = op.iter().filter(|q| !ni.contains_key(&q.name)).collect();
-    let fresh: Vec<&Param> = np.iter().filter(|q| !oi.contains_key(&q.name)).collect();
-    let mut renamed_new: Vec<&str> = Vec::new();
-    for q in &gone {
-        let pos = position(op, q);
-        let twin = fresh.iter().find(|r| {
-            r.direction == q.direction
-                && position(np, r) == pos
-                && !renamed_new.contains(&r.name.as_str())
-                && matches!((&q.ty, &r.ty), (Some(a), Some(b)) if same_type(a, b))
-        });
+    // Parameters only one side names: one at the same position among the parameters of its
+    // direction as one only the other side names, with the same type, is renamed.
+    let (o_pos, n_pos) = (positions(op), positions(np));
+    let fresh_at: HashMap<(Direction, usize), usize> = np
+        .iter()
+        .enumerate()
+        .filter(|(_, q)| !oi.contains_key(q.name.as_str()))
+        .map(|(j, q)| ((q.direction, n_pos[j]), j))
+        .collect();
+    let mut renamed_new: HashSet<usize> = HashSet::default();
+    for (i, q) in op.iter().enumerate() {
+        if ni.contains_key(q.name.as_str()) {
+            continue;
+        }
+        let twin = fresh_at
+            .get(&(q.direction, o_pos[i]))
+            .copied()
+            .filter(|j| !renamed_new.contains(j))
+            .filter(|&j| matches!((&q.ty, &np[j].ty), (Some(a), Some(b)) if same_type(a, b)));
         match twin {
-            Some(r) => {
-                renamed_new.push(&r.name);
+            Some(j) => {
+                renamed_new.insert(j);
                 acc.change(
                     p,
                     Some(&q.name),
                     ChangeKind::ParamRenamed,
-                    Impact::Change,
                     Some(q.name.clone()),
-                    Some(r.name.clone()),
+                    Some(np[j].name.clone()),
                 );
             }
             None => acc.change(
                 p,
                 Some(&q.name),
                 ChangeKind::ParamRemoved,
-                Impact::Change,
                 Some(describe(q)),
                 None,
             ),
         }
     }
-    for r in fresh
-        .iter()
-        .filter(|r| !renamed_new.contains(&r.name.as_str()))
-    {
+    for (j, r) in np.iter().enumerate() {
+        if oi.contains_key(r.name.as_str()) || renamed_new.contains(&j) {
+            continue;
+        }
         acc.change(
             p,
             Some(&r.name),
             ChangeKind::ParamAdded,
-            Impact::Info,
             None,
             Some(describe(r)),
         );
@@ -176,20 +182,18 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
     // Order of the inputs both sides have (outputs are returned by name or as a tuple whose
     // order follows the same rule, so they are checked too, separately).
     for dir in [Direction::In, Direction::Out] {
-        let common = |list: &[Param],
-                      other: &IndexMap<String, usize>,
-                      other_list: &[Param]|
-         -> Vec<String> {
-            list.iter()
-                .filter(|q| q.direction == dir)
-                .filter(|q| {
-                    other
-                        .get(&q.name)
-                        .is_some_and(|&j| other_list[j].direction == dir)
-                })
-                .map(|q| q.name.clone())
-                .collect()
-        };
+        let common =
+            |list: &[Param], other: &IndexMap<&str, usize>, other_list: &[Param]| -> Vec<String> {
+                list.iter()
+                    .filter(|q| q.direction == dir)
+                    .filter(|q| {
+                        other
+                            .get(q.name.as_str())
+                            .is_some_and(|&j| other_list[j].direction == dir)
+                    })
+                    .map(|q| q.name.clone())
+                    .collect()
+            };
         let a = common(op, &ni, np);
         let b = common(np, &oi, op);
         if a != b {
@@ -202,7 +206,6 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
                 p,
                 Some(what),
                 ChangeKind::ParamsReordered,
-                Impact::Change,
                 Some(a.join(", ")),
                 Some(b.join(", ")),
             );
@@ -210,11 +213,20 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
     }
 }
 
-/// Index of `q` among the parameters of its direction.
-fn position(list: &[Param], q: &Param) -> Option<usize> {
+/// For each parameter, its index among the parameters of its direction.
+fn positions(list: &[Param]) -> Vec<usize> {
+    let (mut ins, mut outs) = (0, 0);
     list.iter()
-        .filter(|r| r.direction == q.direction)
-        .position(|r| std::ptr::eq(r, q))
+        .map(|q| {
+            let n = if q.direction == Direction::In {
+                &mut ins
+            } else {
+                &mut outs
+            };
+            *n += 1;
+            *n - 1
+        })
+        .collect()
 }
 
 fn describe(q: &Param) -> String {
@@ -222,49 +234,24 @@ fn describe(q: &Param) -> String {
     format!("{}: {} ({dir})", q.name, show(q.ty.as_ref()))
 }
 
-/// Whether two parameter lists are the same: names, directions and types, in order.
-fn same_params(a: &[Param], b: &[Param]) -> bool {
-    a.len() == b.len()
-        && a.iter().zip(b).all(|(x, y)| {
-            x.name == y.name
-                && x.direction == y.direction
-                && match (&x.ty, &y.ty) {
-                    (Some(s), Some(t)) => same_type(s, t),
-                    (None, None) => true,
-                    _ => false,
-                }
-        })
-}
-
-/// Pairs removed and added functions with the same stated parameters and similar names,
-/// best similarity first; each function joins at most one pair.
+/// Pairs removed and added functions with the same stated parameters and similar names
+/// ([`similarity::pair_similar`]); each function joins at most one pair.
 fn renames(acc: &mut Acc, removed: &[&Function], added: &[&Function]) {
     if !removed.is_empty() && !added.is_empty() {
         unpairable(acc, removed, true);
         unpairable(acc, added, false);
     }
-    let mut candidates: Vec<(f64, usize, usize)> = Vec::new();
-    for (i, o) in removed.iter().enumerate() {
-        let Ok(op) = stated(o) else { continue };
-        for (j, n) in added.iter().enumerate() {
-            let Ok(np) = stated(n) else { continue };
-            if !same_params(op, np) {
-                continue;
-            }
-            let s = similarity(o.name(), n.name());
-            if s >= RENAME_THRESHOLD {
-                candidates.push((s, i, j));
-            }
-        }
-    }
-    candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-    let (mut used_old, mut used_new) = (vec![false; removed.len()], vec![false; added.len()]);
-    for (s, i, j) in candidates {
-        if used_old[i] || used_new[j] {
-            continue;
-        }
-        used_old[i] = true;
-        used_new[j] = true;
+    let key = |f: &&Function| stated(f).ok().map(params_key);
+    let pairs = similarity::pair_similar(removed, added, key, |f| f.name(), RENAME_THRESHOLD);
+    let index = |list: &[super::ItemRef]| -> HashMap<String, usize> {
+        list.iter()
+            .enumerate()
+            .filter(|(_, r)| r.kind == ItemKind::Function)
+            .map(|(i, r)| (r.name.clone(), i))
+            .collect()
+    };
+    let (removed_at, added_at) = (index(&acc.removed), index(&acc.added));
+    for (i, j, s) in pairs {
         let (o, n) = (removed[i], added[j]);
         let params = o.params.as_ref().map_or(0, Vec::len);
         acc.renamed.push(Rename {
@@ -276,21 +263,31 @@ fn renames(acc: &mut Acc, removed: &[&Function], added: &[&Function]) {
             old_source: o.source.to_string(),
             new_source: n.source.to_string(),
         });
-        for r in acc
-            .removed
-            .iter_mut()
-            .filter(|r| r.kind == ItemKind::Function && r.name == o.name)
-        {
-            r.looks_renamed = Some(n.name.clone());
+        if let Some(&at) = removed_at.get(&o.name) {
+            acc.removed[at].looks_renamed = Some(n.name.clone());
         }
-        for r in acc
-            .added
-            .iter_mut()
-            .filter(|r| r.kind == ItemKind::Function && r.name == n.name)
-        {
-            r.looks_renamed = Some(o.name.clone());
+        if let Some(&at) = added_at.get(&n.name) {
+            acc.added[at].looks_renamed = Some(o.name.clone());
         }
     }
+}
+
+/// A key equal for two parameter lists exactly when they are the same: names, directions and
+/// normalised types, in order.
+fn params_key(list: &[Param]) -> String {
+    let mut key = String::new();
+    for q in list {
+        let ty =
+            q.ty.as_ref()
+                .map(|t| serde_json::to_string(&normalize(&t.expr)).unwrap_or_default());
+        key.push_str(&format!(
+            "{}\u{1f}{}\u{1f}{:?}\u{1e}",
+            q.name,
+            q.direction.word(),
+            ty
+        ));
+    }
+    key
 }
 
 /// Says once per side how many of its unmatched functions cannot join a renamed-looking pair

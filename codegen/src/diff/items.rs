@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Acc, ChangeKind, Impact, ItemKind, ItemRef, Pair};
+use super::{Acc, ChangeKind, ItemKind, ItemRef, Pair};
 use crate::ir::{Alias, Api, Constant, Enum, Function, Source, Struct, Typedef};
 
 /// An item the diff can match by name.
@@ -91,7 +91,6 @@ pub(crate) fn presence_and_sections<T: Named>(acc: &mut Acc, kind: ItemKind, spl
                     &p,
                     None,
                     ChangeKind::SectionMoved,
-                    Impact::Info,
                     Some(a.into()),
                     Some(b.into()),
                 );

@@ -1,12 +1,12 @@
-//! Comparing enums (members added, removed, renumbered), constants (value changed) and
-//! aliases (target changed). A renumbered member or a changed constant is an ABI break:
-//! code compiled against the old value passes the wrong number to the new library.
-//! An enum whose members one side does not state is not comparable, not emptied.
+//! Comparing the documents' enums (members added, removed, renumbered), constants (value
+//! changed) and aliases (target changed). What these mean for C code is decided by the ABI
+//! diff ([`super::abi`]) in the join; here they are what the documents state. An enum whose
+//! members one side does not state is not comparable, not emptied.
 
 use indexmap::IndexMap;
 
 use super::items::{presence_and_sections, split};
-use super::{Acc, ChangeKind, Impact, ItemKind, Pair};
+use super::{Acc, ChangeKind, ItemKind, Pair};
 use crate::ir::{Alias, Constant, Detail, Enum, Variant};
 
 pub(crate) fn compare_enums<'a>(acc: &mut Acc, old: &'a [Enum], new: &'a [Enum]) {
@@ -42,14 +42,7 @@ pub(crate) fn compare_enums<'a>(acc: &mut Acc, old: &'a [Enum], new: &'a [Enum])
                     old: &v.source,
                     ..p
                 };
-                acc.change(
-                    &mp,
-                    Some(name),
-                    ChangeKind::MemberRemoved,
-                    Impact::Change,
-                    num(v),
-                    None,
-                );
+                acc.change(&mp, Some(name), ChangeKind::MemberRemoved, num(v), None);
                 continue;
             };
             // Member changes point at the members' own lines.
@@ -63,7 +56,6 @@ pub(crate) fn compare_enums<'a>(acc: &mut Acc, old: &'a [Enum], new: &'a [Enum])
                     &mp,
                     Some(name),
                     ChangeKind::MemberRenumbered,
-                    Impact::Break,
                     num(v),
                     num(w),
                 ),
@@ -87,14 +79,7 @@ pub(crate) fn compare_enums<'a>(acc: &mut Acc, old: &'a [Enum], new: &'a [Enum])
                 new: &w.source,
                 ..p
             };
-            acc.change(
-                &mp,
-                Some(name),
-                ChangeKind::MemberAdded,
-                Impact::Info,
-                None,
-                num(w),
-            );
+            acc.change(&mp, Some(name), ChangeKind::MemberAdded, None, num(w));
         }
     }
 }
@@ -116,9 +101,9 @@ fn compare_values<T: super::items::Named>(
     new: &[T],
     value: impl Fn(&T) -> String,
 ) {
-    let (change, impact) = match kind {
-        ItemKind::Alias => (ChangeKind::AliasTargetChanged, Impact::Change),
-        _ => (ChangeKind::ValueChanged, Impact::Break),
+    let change = match kind {
+        ItemKind::Alias => ChangeKind::AliasTargetChanged,
+        _ => ChangeKind::ValueChanged,
     };
     let s = split(old, new);
     presence_and_sections(acc, kind, &s);
@@ -131,7 +116,7 @@ fn compare_values<T: super::items::Named>(
                 old: o.source(),
                 new: n.source(),
             };
-            acc.change(&p, None, change, impact, Some(ov), Some(nv));
+            acc.change(&p, None, change, Some(ov), Some(nv));
         }
     }
 }

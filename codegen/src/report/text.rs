@@ -9,6 +9,9 @@ use super::{Report, Table};
 /// Longest context line printed (longer ones are cut with `…`).
 const META_WIDTH: usize = 150;
 
+/// Longest row of a loud table printed (the full row is in the report file).
+const ROW_WIDTH: usize = 200;
+
 fn clip(s: &str, width: usize) -> String {
     if s.chars().count() <= width {
         s.to_string()
@@ -36,7 +39,8 @@ pub fn render_summary(report: &Report, loud_rows: usize) -> String {
     {
         let _ = writeln!(out, "!! {} ({}):", t.title, t.rows.len());
         for r in t.rows.iter().take(loud_rows) {
-            let _ = writeln!(out, "   {}", r.cells.join("  "));
+            let cells: Vec<String> = r.cells.iter().map(super::Cell::plain).collect();
+            let _ = writeln!(out, "   {}", clip(&cells.join("  "), ROW_WIDTH));
         }
         if t.rows.len() > loud_rows {
             let _ = writeln!(
@@ -51,8 +55,13 @@ pub fn render_summary(report: &Report, loud_rows: usize) -> String {
 
 fn aligned(out: &mut String, t: &Table) {
     let mut widths: Vec<usize> = t.columns.iter().map(|c| c.label.chars().count()).collect();
-    for r in &t.rows {
-        for (w, c) in widths.iter_mut().zip(&r.cells) {
+    let rows: Vec<Vec<String>> = t
+        .rows
+        .iter()
+        .map(|r| r.cells.iter().map(super::Cell::plain).collect())
+        .collect();
+    for r in &rows {
+        for (w, c) in widths.iter_mut().zip(r) {
             *w = (*w).max(c.chars().count());
         }
     }
@@ -76,11 +85,7 @@ fn aligned(out: &mut String, t: &Table) {
         "{}",
         line(t.columns.iter().map(|c| c.label.as_str()).collect())
     );
-    for r in &t.rows {
-        let _ = writeln!(
-            out,
-            "{}",
-            line(r.cells.iter().map(String::as_str).collect())
-        );
+    for r in &rows {
+        let _ = writeln!(out, "{}", line(r.iter().map(String::as_str).collect()));
     }
 }

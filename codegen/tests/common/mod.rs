@@ -85,3 +85,76 @@ pub fn check(
     }
     Ok(())
 }
+
+/// A C type for a hand-built ABI: `int`, `void*`, `cudaStream_t` (a name starting with
+/// `cuda`/`CU` is a declared type, a trailing `*` a pointer).
+pub fn cty(text: &str) -> serde_json::Value {
+    fn c(text: &str) -> serde_json::Value {
+        if let Some(inner) = text.strip_suffix('*') {
+            return serde_json::json!({"kind": "pointer", "to": c(inner.trim_end()), "is_const": false});
+        }
+        if text.starts_with("cuda") || text.starts_with("CU") {
+            serde_json::json!({"kind": "named", "name": text})
+        } else {
+            serde_json::json!({"kind": "primitive", "name": text})
+        }
+    }
+    serde_json::json!({"rust": "", "c_text": text, "c": c(text)})
+}
+
+/// A C function for a hand-built ABI: `params` are `(type, name)`.
+pub fn cfn(name: &str, params: &[(&str, &str)], line: u32) -> serde_json::Value {
+    let params: Vec<serde_json::Value> = params
+        .iter()
+        .map(|(t, n)| serde_json::json!({"name": n, "ty": cty(t)}))
+        .collect();
+    serde_json::json!({"name": name, "params": params, "ret": cty("cudaError_t"),
+        "header": "cuda_runtime_api.h", "line": line})
+}
+
+/// An ABI model from the JSON of its parts (`functions`, `records`, `enums`, …, each
+/// optional), as a snapshot file holds them.
+pub fn abi(release: &str, parts: serde_json::Value) -> codegen::abi::Abi {
+    let mut v = serde_json::json!({
+        "release": codegen::ir::Release::parse(release),
+        "origin": format!("test headers {release}"),
+        "file": "test.rs",
+        "functions": {}, "records": {}, "enums": {}, "typedefs": {}, "constants": {},
+        "diagnostics": []
+    });
+    if let (Some(o), Some(p)) = (v.as_object_mut(), parts.as_object()) {
+        for (k, x) in p {
+            o.insert(k.clone(), x.clone());
+        }
+    }
+    serde_json::from_value(v).expect("a valid hand-built ABI")
+}
+
+/// The least of three timings of `f`, in CPU time of this thread (other work on the machine
+/// does not count).
+pub fn best_of_three(f: &dyn Fn()) -> std::time::Duration {
+    (0..3)
+        .map(|_| {
+            let t = codegen::clock::Stopwatch::start();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+/// Asserts that `work(4n)` takes less than 8 times `work(n)` (linear: 4×, quadratic: 16×).
+pub fn assert_linear(what: &str, n: usize, work: &dyn Fn(usize)) {
+    work(n); // warm up
+    let small = best_of_three(&|| work(n));
+    let large = best_of_three(&|| work(4 * n));
+    let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-6);
+    println!(
+        "{what}: {n} → {small:?}, {} → {large:?} ({ratio:.1}×)",
+        4 * n
+    );
+    assert!(
+        ratio < 8.0,
+        "{what}: 4× the input took {ratio:.1}× the time ({small:?} → {large:?})"
+    );
+}

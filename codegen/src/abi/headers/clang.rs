@@ -14,7 +14,7 @@ use std::path::Path;
 
 use clang_sys::*;
 
-use crate::abi::stubs;
+use crate::abi::{stubs, Deprecation};
 
 /// A place in a header: its path relative to its include folder (`cuda_runtime_api.h`,
 /// `crt/host_defines.h`, `stand-in/GL/gl.h` for a stand-in) and a 1-based line.
@@ -57,6 +57,10 @@ pub struct Locations {
     pub variables: HashMap<String, Loc>,
     /// Macro definitions (the last one of a name wins, as for the preprocessor).
     pub macros: HashMap<String, Loc>,
+    /// Declarations marked deprecated (functions, records, enums, enumerators, typedefs), by
+    /// name: clang's availability (`__attribute__((deprecated))`) or a `\deprecated`
+    /// paragraph in the declaration's documentation comment.
+    pub deprecated: HashMap<String, Deprecation>,
     /// Named top-level declarations of the CUDA headers (not the stand-ins), in order.
     pub declarations: Vec<(DeclKind, String, Loc)>,
     /// clang's errors (and fatal errors), formatted with their location.
@@ -275,6 +279,21 @@ fn is_anonymous_member(c: CXCursor) -> bool {
     unsafe { clang_Cursor_isAnonymousRecordDecl(c) != 0 }
 }
 
+/// How `c` is marked deprecated, if it is: the attribute first (what a compiler sees), else a
+/// `\deprecated` (or `@deprecated`) command in its documentation comment.
+fn deprecation(c: CXCursor) -> Option<Deprecation> {
+    // SAFETY: a cursor of a live unit.
+    if unsafe { clang_getCursorAvailability(c) } == CXAvailability_Deprecated {
+        return Some(Deprecation::Attribute);
+    }
+    // SAFETY: as above; the string is taken and disposed of.
+    let comment = unsafe { take(clang_Cursor_getRawCommentText(c)) };
+    let marked = comment
+        .match_indices("deprecated")
+        .any(|(at, _)| at > 0 && matches!(comment.as_bytes()[at - 1], b'\\' | b'@'));
+    marked.then_some(Deprecation::Comment)
+}
+
 fn is_record(k: CXCursorKind) -> bool {
     k == CXCursor_StructDecl || k == CXCursor_UnionDecl
 }
@@ -311,6 +330,13 @@ impl Walker<'_> {
         }
     }
 
+    /// Records `name` as deprecated when `c` is marked so (the first mark of a name wins).
+    fn mark(&mut self, c: CXCursor, name: &str) {
+        if let Some(how) = deprecation(c) {
+            self.out.deprecated.entry(name.to_string()).or_insert(how);
+        }
+    }
+
     fn top_level(&mut self, tu: CXCursor) {
         for c in children(tu) {
             let k = kind(c);
@@ -328,6 +354,7 @@ impl Walker<'_> {
                 };
                 if !self.out.functions.contains_key(&name) {
                     self.declared(dk, &name, &loc);
+                    self.mark(c, &name);
                     self.out.functions.insert(name, loc);
                 }
             } else if k == CXCursor_VarDecl {
@@ -348,6 +375,7 @@ impl Walker<'_> {
             return;
         }
         self.declared(DeclKind::Typedef, &name, &loc);
+        self.mark(c, &name);
         self.out.typedefs.insert(name.clone(), loc.clone());
         // SAFETY: cursors and types of a live unit.
         let mut target = unsafe { clang_getTypeDeclaration(clang_getTypedefDeclUnderlyingType(c)) };
@@ -391,6 +419,7 @@ impl Walker<'_> {
             let is_new = !self.out.enums.contains_key(&name);
             if is_new {
                 self.declared(DeclKind::Enum, &name, &loc);
+                self.mark(c, &name);
                 self.out.enums.insert(name, loc.clone());
             }
             self.enumerators(c, &loc);
@@ -404,6 +433,7 @@ impl Walker<'_> {
             if existing.is_none() {
                 self.declared(DeclKind::Record, &name, &loc);
             }
+            self.mark(c, &name);
             self.record(c, name, loc);
         }
     }
@@ -412,9 +442,11 @@ impl Walker<'_> {
         for v in children(c) {
             if kind(v) == CXCursor_EnumConstantDecl {
                 if let Some(vloc) = self.loc(v) {
+                    let name = spelling(v);
+                    self.mark(v, &name);
                     self.out
                         .enum_values
-                        .entry(spelling(v))
+                        .entry(name)
                         .or_insert((vloc, enum_loc.clone()));
                 }
             }

@@ -192,6 +192,7 @@ pub fn read_headers(spec: &HeaderSpec) -> Result<Abi, HeadersError> {
         .collect();
     diagnostics.extend(macros::classify(&mut abi, &defs));
     diagnostics.extend(left_out(&abi, &places));
+    abi.deprecated = deprecated_items(&abi, &places);
 
     abi.packages = spec.packages.iter().cloned().collect();
     let packages: Vec<String> = spec
@@ -416,6 +417,33 @@ fn remap(mut d: Diagnostic, moves: &Moves) -> Diagnostic {
         d.line = loc.line;
     }
     d
+}
+
+/// The deprecation marks of the items the ABI holds (marks on declarations it leaves out are
+/// dropped with them).
+fn deprecated_items(
+    abi: &Abi,
+    places: &clang::Locations,
+) -> std::collections::BTreeMap<String, super::Deprecation> {
+    let enumerators: std::collections::HashSet<&str> = abi
+        .enums
+        .values()
+        .flat_map(|e| e.values.iter().map(|v| v.name.as_str()))
+        .collect();
+    let held = |name: &str| {
+        abi.functions.contains_key(name)
+            || abi.records.contains_key(name)
+            || abi.enums.contains_key(name)
+            || abi.typedefs.contains_key(name)
+            || abi.constants.contains_key(name)
+            || enumerators.contains(name)
+    };
+    places
+        .deprecated
+        .iter()
+        .filter(|(name, _)| held(name))
+        .map(|(name, how)| (name.clone(), *how))
+        .collect()
 }
 
 /// One note per header and reason naming the declarations the ABI leaves out.

@@ -493,6 +493,10 @@ unsafe impl KernelArg for TextureObject<'_> {
     fn arg_ptr(&self) -> *mut std::ffi::c_void {
         std::ptr::addr_of!(self.raw).cast_mut().cast()
     }
+
+    fn arg_size(&self) -> usize {
+        std::mem::size_of_val(&self.raw)
+    }
 }
 
 /// A surface object (`cudaSurfaceObject_t`) over a CUDA array made with
@@ -551,6 +555,10 @@ impl Drop for SurfaceObject<'_> {
 unsafe impl KernelArg for SurfaceObject<'_> {
     fn arg_ptr(&self) -> *mut std::ffi::c_void {
         std::ptr::addr_of!(self.raw).cast_mut().cast()
+    }
+
+    fn arg_size(&self) -> usize {
+        std::mem::size_of_val(&self.raw)
     }
 }
 

@@ -8,9 +8,18 @@
 //! A launch is built with [`Stream::launch`] (or [`Launch::new`]): grid, block, dynamic
 //! shared memory, arguments in order, optional thread-block clusters, cooperative launch
 //! and priority; [`Launch::run`] sends it (`cudaLaunchKernel`, or `cudaLaunchKernelExC`
-//! with launch attributes when any is set). `run` is the one `unsafe` step: the crate
-//! cannot see the kernel's parameter list, so the caller promises that the arguments match
-//! it in number, order and type, and that what the kernel reads and writes is valid.
+//! with launch attributes when any is set). `run` is the one `unsafe` step: the caller
+//! promises that the arguments match the kernel's parameters in type and that what the
+//! kernel reads and writes is valid. What the runtime can say is checked: the number of
+//! parameters and the size of each (`cudaFuncGetParamInfo`, read once per kernel and
+//! cached), so a launch with an argument missing, extra or of the wrong size is an
+//! [`Error::InvalidArgument`] and nothing is launched ([`Launch::run_unchecked`] skips the
+//! check).
+//!
+//! Occupancy: [`Kernel::max_active_blocks_per_multiprocessor`] and
+//! [`Kernel::suggested_config`], the block size that keeps the most threads resident
+//! (CUDA's `cudaOccupancyMaxPotentialBlockSize`, a header-only helper, computed the same
+//! way).
 //!
 //! Arguments are passed as CUDA expects them (`void** args`, one pointer to each argument
 //! value): a [`KernelArg`] gives the address of its value, so building the list copies no
@@ -21,7 +30,7 @@
 
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::error::{report_drop_error, status, Error, Result};
 use crate::memory::track::{self, Access, Capture, Tracked};
@@ -29,15 +38,47 @@ use crate::memory::{DeviceBuffer, DeviceCopy, DeviceSlice, DeviceSliceMut, Manag
 use crate::stream::Stream;
 use crate::sys;
 
+/// A kernel attribute (`cudaFuncAttribute`), for [`Kernel::set_attribute`].
+pub use crate::sys::cudaFuncAttribute as FuncAttribute;
+
 /// A loaded module of device code (`cudaLibrary_t`): CuPy's / cuda.core's module or
-/// `ObjectCode`. Unloaded when the module and every kernel from it are dropped.
+/// `ObjectCode`. Unloaded when the module, every kernel and every global from it are
+/// dropped.
+///
+/// ```no_run
+/// # fn main() -> cudart13::Result<()> {
+/// use cudart13::Module;
+/// let module = Module::from_file("kernels.cubin")?;
+/// let kernel = module.kernel("saxpy")?;
+/// let scale = module.global::<f32>("scale")?; // a `__device__ float scale;`
+/// scale.write(&2.0)?;
+/// println!("{} takes {:?}", kernel.name()?, kernel.params()?);
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Module {
     inner: Arc<ModuleInner>,
 }
 
-struct ModuleInner {
-    raw: sys::cudaLibrary_t,
+pub(crate) struct ModuleInner {
+    pub(crate) raw: sys::cudaLibrary_t,
+}
+
+impl Tracked for Arc<ModuleInner> {
+    /// A module's globals need no record outside captures (unloading waits for every
+    /// device); a capture keeps the module loaded for the graph.
+    fn track(&self, done: &track::Enqueued<'_>, _access: Access) {
+        if let Ok(Capture::Into(graph, _)) = &done.capture {
+            if crate::graph::keep_in_graph(*graph, self.keeper()).is_err() {
+                // The graph may run after the module is dropped: keep it loaded for good.
+                std::mem::forget(Arc::clone(self));
+            }
+        }
+    }
+
+    fn keeper(&self) -> crate::graph::Kept {
+        Box::new(Arc::clone(self))
+    }
 }
 
 // SAFETY: library handles are context-independent and may be used from any thread.
@@ -92,6 +133,7 @@ const FATBIN_MAGIC: &[u8] = &[0x50, 0xED, 0x55, 0xBA];
 
 impl Module {
     /// Loads PTX source; the driver compiles it for the current device.
+    #[doc(alias = "cudaLibraryLoadData")]
     pub fn from_ptx(ptx: &str) -> Result<Module> {
         let text = CString::new(ptx)
             .map_err(|_| Error::InvalidArgument("PTX with an interior NUL byte".into()))?;
@@ -105,6 +147,7 @@ impl Module {
     /// cubin or fatbin is checked first — every table and section (or every fatbin entry)
     /// its headers describe must lie within `image` — and refused with
     /// [`Error::InvalidArgument`] otherwise.
+    #[doc(alias = "cudaLibraryLoadData")]
     pub fn from_bytes(image: &[u8]) -> Result<Module> {
         if image.starts_with(ELF_MAGIC) || image.starts_with(FATBIN_MAGIC) {
             image::check(image).map_err(|why| {
@@ -127,6 +170,7 @@ impl Module {
     }
 
     /// Loads a cubin, fatbin or PTX file (`cudaLibraryLoadFromFile`).
+    #[doc(alias = "cudaLibraryLoadFromFile")]
     pub fn from_file(path: impl AsRef<Path>) -> Result<Module> {
         let path = path.as_ref();
         let name = path_cstring(path)?;
@@ -190,6 +234,7 @@ impl Module {
     /// Unloads the module now (if no clone and no kernel of it is left) and returns the
     /// error, where dropping would report it to the hook; with clones or kernels alive
     /// nothing is unloaded and this returns `Ok`.
+    #[doc(alias = "cudaLibraryUnload")]
     pub fn close(self) -> Result<()> {
         match Arc::try_unwrap(self.inner) {
             Ok(inner) => {
@@ -203,6 +248,7 @@ impl Module {
 
     /// The kernel called `name` (its mangled name for C++ kernels without `extern "C"`),
     /// or `cudaErrorSymbolNotFound`.
+    #[doc(alias = "cudaLibraryGetKernel")]
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         let c_name = CString::new(name)
             .map_err(|_| Error::InvalidArgument("a kernel name with a NUL byte".into()))?;
@@ -212,7 +258,31 @@ impl Module {
         Ok(Kernel {
             raw,
             _module: Some(self.inner.clone()),
+            params: Arc::default(),
         })
+    }
+
+    /// The module's `__device__` or `__constant__` variable called `name`, of type `T`
+    /// (`cudaLibraryGetGlobal`); its size must be `size_of::<T>()`
+    /// ([`Error::InvalidArgument`] otherwise). See [`DeviceGlobal`](crate::DeviceGlobal).
+    #[doc(alias = "cudaLibraryGetGlobal")]
+    pub fn global<T: DeviceCopy>(&self, name: &str) -> Result<crate::DeviceGlobal<T>> {
+        crate::global::DeviceGlobal::find(self.inner.clone(), name, Some(1), false)
+    }
+
+    /// The module's array variable called `name` (`__device__ T name[N];`), of as many
+    /// elements of `T` as its size holds (`cudaLibraryGetGlobal`; a size that is not a
+    /// whole number of `T` is [`Error::InvalidArgument`]).
+    #[doc(alias = "cudaLibraryGetGlobal")]
+    pub fn global_array<T: DeviceCopy>(&self, name: &str) -> Result<crate::DeviceGlobal<T>> {
+        crate::global::DeviceGlobal::find(self.inner.clone(), name, None, false)
+    }
+
+    /// The module's `__managed__` variable called `name` (`cudaLibraryGetManaged`), reached
+    /// as device memory through copies like [`global_array`](Module::global_array).
+    #[doc(alias = "cudaLibraryGetManaged")]
+    pub fn managed_global<T: DeviceCopy>(&self, name: &str) -> Result<crate::DeviceGlobal<T>> {
+        crate::global::DeviceGlobal::find(self.inner.clone(), name, None, true)
     }
 }
 
@@ -231,12 +301,41 @@ fn path_cstring(path: &Path) -> Result<CString> {
     CString::new(s).map_err(|_| Error::InvalidArgument("a path with a NUL byte".into()))
 }
 
-/// A kernel of a [`Module`] (`cudaKernel_t`), which it keeps loaded. Cheap to clone.
+/// A kernel of a [`Module`] (`cudaKernel_t`), which it keeps loaded. Cheap to clone; a
+/// clone shares the parameter layout read for the launch check ([`Kernel::params`]).
+///
+/// ```no_run
+/// # fn main() -> cudart13::Result<()> {
+/// use cudart13::{DeviceBuffer, Module, Stream};
+/// # let ptx = "";
+/// let kernel = Module::from_ptx(ptx)?.kernel("scale")?;
+/// let stream = Stream::non_blocking()?;
+/// let data = DeviceBuffer::from_slice(&[1.0f32; 4096], &stream)?;
+/// let (n, factor) = (4096u32, 2.0f32);
+/// let config = kernel.suggested_config(n, 0)?; // the block size of best occupancy
+/// // SAFETY: scale(float* data, unsigned n, float factor) reads and writes `n` elements.
+/// unsafe { kernel.launch(&stream, config, (&data, &n, &factor))? };
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Kernel {
     raw: sys::cudaKernel_t,
     _module: Option<Arc<ModuleInner>>,
+    params: Arc<OnceLock<Option<Box<[ParamInfo]>>>>,
 }
+
+/// One kernel parameter as the runtime lays it out in the device-side parameter block
+/// (`cudaFuncGetParamInfo`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ParamInfo {
+    /// Offset of the parameter in the parameter block, bytes.
+    pub offset: usize,
+    /// Size of the parameter, bytes.
+    pub size: usize,
+}
+
+/// Parameters read at most (a kernel's parameter block holds 32 KiB).
+const MAX_PARAMS: usize = 32 * 1024;
 
 // SAFETY: kernel handles are context-independent and may be used from any thread.
 unsafe impl Send for Kernel {}
@@ -278,7 +377,11 @@ impl Kernel {
     /// # Safety
     /// `raw` names a kernel that stays loaded as long as this value and its clones.
     pub unsafe fn from_raw(raw: sys::cudaKernel_t) -> Kernel {
-        Kernel { raw, _module: None }
+        Kernel {
+            raw,
+            _module: None,
+            params: Arc::default(),
+        }
     }
 
     /// The raw handle.
@@ -292,7 +395,51 @@ impl Kernel {
         self.raw.0.cast_const().cast()
     }
 
+    /// The kernel's parameters, in order, as the runtime lays them out
+    /// (`cudaFuncGetParamInfo`): read once for this kernel and its clones, then cached.
+    /// `None` when the runtime cannot say (a runtime older than CUDA 12.4, or a function
+    /// it does not describe): launches are then not checked.
+    #[doc(alias = "cudaFuncGetParamInfo")]
+    pub fn params(&self) -> Result<Option<&[ParamInfo]>> {
+        if let Some(known) = self.params.get() {
+            return Ok(known.as_deref());
+        }
+        let read = read_params(self.func())?;
+        let _ = self.params.set(read);
+        Ok(self.params.get().and_then(|p| p.as_deref()))
+    }
+
+    /// Fails with [`Error::InvalidArgument`] when the runtime describes the kernel's
+    /// parameters and `sizes` (the launch's arguments, in order) differ from them in number
+    /// or size.
+    #[inline]
+    pub(crate) fn check_args(&self, sizes: &[usize]) -> Result<()> {
+        let params = match self.params.get() {
+            Some(known) => known.as_deref(),
+            None => self.params()?,
+        };
+        match params {
+            Some(p) if p.len() != sizes.len() || p.iter().zip(sizes).any(|(p, s)| p.size != *s) => {
+                Err(self.mismatch(p, sizes))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    #[cold]
+    fn mismatch(&self, params: &[ParamInfo], sizes: &[usize]) -> Error {
+        let name = self.name().unwrap_or_else(|_| "?".into());
+        let expected: Vec<usize> = params.iter().map(|p| p.size).collect();
+        Error::InvalidArgument(format!(
+            "kernel `{name}` takes {} parameters of {expected:?} bytes; the launch gives {} \
+             arguments of {sizes:?} bytes (nothing was launched)",
+            params.len(),
+            sizes.len()
+        ))
+    }
+
     /// The kernel's attributes on the current device.
+    #[doc(alias = "cudaFuncGetAttributes")]
     pub fn attributes(&self) -> Result<KernelAttributes> {
         let mut a = sys::cudaFuncAttributes::default();
         // SAFETY: `cudaFuncGetAttributes` accepts a `cudaKernel_t`; one record is written.
@@ -310,9 +457,10 @@ impl Kernel {
     }
 
     /// Sets an attribute for launches on the current device (`cudaFuncSetAttribute`), e.g.
-    /// `cudaFuncAttribute::MAX_DYNAMIC_SHARED_MEMORY_SIZE` to allow more dynamic shared
+    /// [`FuncAttribute::MAX_DYNAMIC_SHARED_MEMORY_SIZE`] to allow more dynamic shared
     /// memory than the default 48 KiB.
-    pub fn set_attribute(&self, attr: sys::cudaFuncAttribute, value: i32) -> Result<()> {
+    #[doc(alias = "cudaFuncSetAttribute")]
+    pub fn set_attribute(&self, attr: FuncAttribute, value: i32) -> Result<()> {
         // SAFETY: `cudaFuncSetAttribute` accepts a `cudaKernel_t`.
         status(unsafe { sys::cudaFuncSetAttribute(self.func(), attr, value) })
     }
@@ -320,6 +468,7 @@ impl Kernel {
     /// The most blocks of `block_size` threads (with `dynamic_shared_bytes` of dynamic
     /// shared memory each) that can be resident on one multiprocessor
     /// (`cudaOccupancyMaxActiveBlocksPerMultiprocessor`).
+    #[doc(alias = "cudaOccupancyMaxActiveBlocksPerMultiprocessor")]
     pub fn max_active_blocks_per_multiprocessor(
         &self,
         block_size: u32,
@@ -340,10 +489,51 @@ impl Kernel {
         Ok(u32::try_from(n).unwrap_or(0))
     }
 
+    /// The block size that keeps the most threads of this kernel resident on a
+    /// multiprocessor of the current device, with `dynamic_shared_bytes` of dynamic shared
+    /// memory per block, and the grid to cover `n` elements with it (at least one block):
+    /// CUDA's `cudaOccupancyMaxPotentialBlockSize` (a header-only helper), computed the
+    /// same way from `cudaFuncGetAttributes`, the device's attributes and
+    /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor`. [`occupancy`](Kernel::occupancy)
+    /// gives the whole answer.
+    #[doc(alias = "cudaOccupancyMaxPotentialBlockSize")]
+    pub fn suggested_config(&self, n: u32, dynamic_shared_bytes: u32) -> Result<LaunchConfig> {
+        let best = self.occupancy(dynamic_shared_bytes)?;
+        Ok(LaunchConfig {
+            grid: Dim3::from(n.div_ceil(best.block_size).max(1)),
+            block: Dim3::from(best.block_size),
+            shared_mem_bytes: dynamic_shared_bytes,
+        })
+    }
+
+    /// The block size of best potential occupancy on the current device, with
+    /// `dynamic_shared_bytes` of dynamic shared memory per block, and the smallest grid
+    /// that fills the device with it (`cudaOccupancyMaxPotentialBlockSize`'s `blockSize`
+    /// and `minGridSize`).
+    #[doc(alias = "cudaOccupancyMaxPotentialBlockSize")]
+    pub fn occupancy(&self, dynamic_shared_bytes: u32) -> Result<Occupancy> {
+        use sys::cudaDeviceAttr as A;
+        let device = crate::Device::current()?;
+        let per_sm = device.attribute(A::MAX_THREADS_PER_MULTI_PROCESSOR)?;
+        let warp = device.attribute(A::WARP_SIZE)?.max(1);
+        let sms = device.attribute(A::MULTI_PROCESSOR_COUNT)?;
+        let limit = device
+            .attribute(A::MAX_THREADS_PER_BLOCK)?
+            .min(self.attributes()?.max_threads_per_block);
+        let best = best_block_size(per_sm, warp, limit, |block| {
+            self.max_active_blocks_per_multiprocessor(block, dynamic_shared_bytes as usize)
+        })?;
+        Ok(Occupancy {
+            block_size: best.0,
+            blocks_per_multiprocessor: best.1,
+            min_grid_size: best.1.saturating_mul(u32::try_from(sms).unwrap_or(0)),
+        })
+    }
+
     /// Launches the kernel on `stream` with `config` and `args` (a tuple of references, in
     /// parameter order): `stream.launch(self).config(config).args(args).run()`, as cudarc's
-    /// `launch`. For clusters, cooperative launches and priorities use the builder
-    /// ([`Stream::launch`]).
+    /// `launch`, checked as [`Launch::run`]. For clusters, cooperative launches and
+    /// priorities use the builder ([`Stream::launch`]).
     ///
     /// # Safety
     /// As [`Launch::run`].
@@ -359,6 +549,7 @@ impl Kernel {
     }
 
     /// The kernel's name as the module knows it (`cudaFuncGetName`).
+    #[doc(alias = "cudaFuncGetName")]
     pub fn name(&self) -> Result<String> {
         let mut name: *const c_char = std::ptr::null();
         // SAFETY: one pointer is written; it names a string owned by the runtime.
@@ -371,6 +562,74 @@ impl Kernel {
             .to_string_lossy()
             .into_owned())
     }
+}
+
+/// The answer of [`Kernel::occupancy`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Occupancy {
+    /// The block size of best occupancy (a multiple of the warp size unless the kernel's
+    /// limit is not).
+    pub block_size: u32,
+    /// Blocks of that size resident on one multiprocessor.
+    pub blocks_per_multiprocessor: u32,
+    /// The smallest grid that fills every multiprocessor with them.
+    pub min_grid_size: u32,
+}
+
+/// `cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags`'s search: every block size from
+/// `limit` (rounded up to the warp, capped at `limit`) down by warps; the one with the most
+/// resident threads (`blocks(size) * size`), the largest on a tie, stopping early once a
+/// multiprocessor is full. Returns `(block size, blocks per multiprocessor)`.
+fn best_block_size(
+    per_sm: i32,
+    warp: i32,
+    limit: i32,
+    mut blocks: impl FnMut(u32) -> Result<u32>,
+) -> Result<(u32, u32)> {
+    let (per_sm, warp, limit) = (
+        per_sm.max(0) as u64,
+        warp.max(1) as u64,
+        limit.max(0) as u64,
+    );
+    let mut best = (0u32, 0u32);
+    let mut best_threads = 0u64;
+    let mut aligned = limit.div_ceil(warp) * warp;
+    while aligned > 0 {
+        let size = aligned.min(limit) as u32;
+        let n = blocks(size)?;
+        let threads = u64::from(n) * u64::from(size);
+        if threads > best_threads {
+            best = (size, n);
+            best_threads = threads;
+        }
+        if best_threads == per_sm {
+            break;
+        }
+        aligned -= warp;
+    }
+    Ok(best)
+}
+
+/// Reads a kernel's parameter layout (see [`Kernel::params`]): `None` when the runtime
+/// cannot describe it; an error only for what may pass (a call inside a callback).
+fn read_params(func: *const c_void) -> Result<Option<Box<[ParamInfo]>>> {
+    /// `cudaErrorInvalidValue`: the index is past the last parameter.
+    const PAST_THE_END: i32 = 1;
+    let mut params = Vec::new();
+    for index in 0..MAX_PARAMS {
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: a live kernel handle or function; two values are written.
+        match status(unsafe { sys::cudaFuncGetParamInfo(func, index, &mut offset, &mut size) }) {
+            Ok(()) => params.push(ParamInfo { offset, size }),
+            Err(e) if e.cuda_code() == Some(PAST_THE_END) => {
+                return Ok(Some(params.into_boxed_slice()))
+            }
+            Err(e @ Error::InCallback { .. }) => return Err(e),
+            Err(_) => return Ok(None),
+        }
+    }
+    Ok(None)
 }
 
 /// A grid or block size, `x × y × z`.
@@ -429,6 +688,24 @@ pub struct LaunchConfig {
 }
 
 impl LaunchConfig {
+    /// `grid` blocks of `block` threads, no dynamic shared memory:
+    /// `LaunchConfig::new(64, (16, 16))`.
+    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
+        LaunchConfig {
+            grid: grid.into(),
+            block: block.into(),
+            shared_mem_bytes: 0,
+        }
+    }
+
+    /// This configuration with `bytes` of dynamic shared memory per block.
+    pub fn with_shared_mem(self, bytes: u32) -> LaunchConfig {
+        LaunchConfig {
+            shared_mem_bytes: bytes,
+            ..self
+        }
+    }
+
     /// One thread per element of `n`, in blocks of 256 (a 1-D grid of `ceil(n / 256)`
     /// blocks, at least one).
     pub fn for_num_elems(n: u32) -> LaunchConfig {
@@ -449,11 +726,15 @@ impl LaunchConfig {
 /// [`ManagedBuffer`], and texture and surface objects (a 64-bit handle).
 ///
 /// # Safety
-/// `arg_ptr` returns the address of `size` readable bytes that are the argument's value as
-/// the kernel's parameter, valid while `self` is borrowed.
+/// `arg_ptr` returns the address of [`arg_size`](KernelArg::arg_size) readable bytes that
+/// are the argument's value as the kernel's parameter, valid while `self` is borrowed.
 pub unsafe trait KernelArg {
     /// The address of the argument's value.
     fn arg_ptr(&self) -> *mut c_void;
+
+    /// The size of the argument's value, bytes: what the launch check compares with the
+    /// kernel's parameter ([`Kernel::params`]).
+    fn arg_size(&self) -> usize;
 
     /// The crate's memory behind the argument (device buffers and views of them), whose
     /// bookkeeping a launch updates: a buffer used by a kernel on another stream is freed
@@ -476,13 +757,26 @@ unsafe impl<T: DeviceCopy> KernelArg for T {
     fn arg_ptr(&self) -> *mut c_void {
         (self as *const T).cast_mut().cast()
     }
+
+    #[inline]
+    fn arg_size(&self) -> usize {
+        std::mem::size_of::<T>()
+    }
 }
+
+/// The size of a device address parameter.
+const POINTER: usize = std::mem::size_of::<*mut c_void>();
 
 // SAFETY: the buffer's pointer field holds the device address the kernel receives.
 unsafe impl<T: DeviceCopy> KernelArg for DeviceBuffer<T> {
     #[inline]
     fn arg_ptr(&self) -> *mut c_void {
         DeviceBuffer::arg_ptr(self)
+    }
+
+    #[inline]
+    fn arg_size(&self) -> usize {
+        POINTER
     }
 
     #[inline]
@@ -499,6 +793,11 @@ unsafe impl<T: DeviceCopy> KernelArg for DeviceSlice<'_, T> {
     }
 
     #[inline]
+    fn arg_size(&self) -> usize {
+        POINTER
+    }
+
+    #[inline]
     fn tracked_memory(&self) -> Option<TrackedMemory<'_>> {
         self.tracked().map(TrackedMemory)
     }
@@ -512,6 +811,11 @@ unsafe impl<T: DeviceCopy> KernelArg for DeviceSliceMut<'_, T> {
     }
 
     #[inline]
+    fn arg_size(&self) -> usize {
+        POINTER
+    }
+
+    #[inline]
     fn tracked_memory(&self) -> Option<TrackedMemory<'_>> {
         self.tracked().map(TrackedMemory)
     }
@@ -522,6 +826,11 @@ unsafe impl<T: DeviceCopy> KernelArg for ManagedBuffer<T> {
     #[inline]
     fn arg_ptr(&self) -> *mut c_void {
         ManagedBuffer::arg_ptr(self)
+    }
+
+    #[inline]
+    fn arg_size(&self) -> usize {
+        POINTER
     }
 }
 
@@ -566,11 +875,13 @@ kernel_args_tuple!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l);
 /// Arguments stored inline, without allocating, up to this many; more spill to a `Vec`.
 pub const INLINE_ARGS: usize = 16;
 
-/// The `void*` list of a launch.
+/// The `void*` list of a launch, with the size of each argument (for the launch check).
 struct ArgList {
     inline: [*mut c_void; INLINE_ARGS],
+    inline_sizes: [usize; INLINE_ARGS],
     len: usize,
     spill: Vec<*mut c_void>,
+    spill_sizes: Vec<usize>,
 }
 
 impl ArgList {
@@ -578,20 +889,25 @@ impl ArgList {
     fn new() -> ArgList {
         ArgList {
             inline: [std::ptr::null_mut(); INLINE_ARGS],
+            inline_sizes: [0; INLINE_ARGS],
             len: 0,
             spill: Vec::new(),
+            spill_sizes: Vec::new(),
         }
     }
 
     #[inline]
-    fn push(&mut self, p: *mut c_void) {
+    fn push(&mut self, p: *mut c_void, size: usize) {
         if self.len < INLINE_ARGS {
             self.inline[self.len] = p;
+            self.inline_sizes[self.len] = size;
         } else {
             if self.spill.is_empty() {
                 self.spill.extend_from_slice(&self.inline);
+                self.spill_sizes.extend_from_slice(&self.inline_sizes);
             }
             self.spill.push(p);
+            self.spill_sizes.push(size);
         }
         self.len += 1;
     }
@@ -602,6 +918,15 @@ impl ArgList {
             &self.inline[..self.len]
         } else {
             &self.spill
+        }
+    }
+
+    #[inline]
+    fn sizes(&self) -> &[usize] {
+        if self.len <= INLINE_ARGS {
+            &self.inline_sizes[..self.len]
+        } else {
+            &self.spill_sizes
         }
     }
 
@@ -684,7 +1009,7 @@ impl<'a> Launch<'a> {
     /// The next argument, in the kernel's parameter order.
     #[inline]
     pub fn arg<A: KernelArg + ?Sized>(mut self, arg: &'a A) -> Self {
-        self.args.push(arg.arg_ptr());
+        self.args.push(arg.arg_ptr(), arg.arg_size());
         if let Some(TrackedMemory(m)) = arg.tracked_memory() {
             self.memory.push(m);
         }
@@ -723,6 +1048,12 @@ impl<'a> Launch<'a> {
         self.args.as_slice()
     }
 
+    /// The size of each argument, bytes, in order: what [`run`](Launch::run) compares with
+    /// the kernel's parameters.
+    pub fn arg_sizes(&self) -> &[usize] {
+        self.args.sizes()
+    }
+
     /// Whether a launch attribute is set (then the launch goes through
     /// `cudaLaunchKernelExC`).
     pub fn has_attributes(&self) -> bool {
@@ -731,6 +1062,11 @@ impl<'a> Launch<'a> {
 
     /// Sends the launch: `cudaLaunchKernel`, or `cudaLaunchKernelExC` when a cluster shape,
     /// cooperative launch or priority was set. Returns when the launch is enqueued.
+    ///
+    /// First the arguments are checked against the kernel's parameters where the runtime
+    /// describes them ([`Kernel::params`], read once per kernel): a different number of
+    /// arguments, or one of another size than its parameter, is [`Error::InvalidArgument`]
+    /// and nothing is launched.
     ///
     /// # Safety
     /// The arguments match the kernel's parameters in number, order and type (a device
@@ -743,8 +1079,23 @@ impl<'a> Launch<'a> {
     /// The launch runs with the stream's device current. Buffers among the arguments are
     /// freed after the kernel, whichever stream they belong to, and a capture keeps them
     /// (and the kernel's module) alive for the graph.
+    #[doc(alias = "cudaLaunchKernel")]
+    #[doc(alias = "cudaLaunchKernelExC")]
     #[inline]
-    pub unsafe fn run(mut self) -> Result<()> {
+    pub unsafe fn run(self) -> Result<()> {
+        self.kernel.check_args(self.args.sizes())?;
+        // SAFETY: the caller's promise, passed on.
+        unsafe { self.run_unchecked() }
+    }
+
+    /// [`run`](Launch::run) without comparing the arguments with the kernel's parameters.
+    ///
+    /// # Safety
+    /// As [`Launch::run`].
+    #[doc(alias = "cudaLaunchKernel")]
+    #[doc(alias = "cudaLaunchKernelExC")]
+    #[inline]
+    pub unsafe fn run_unchecked(mut self) -> Result<()> {
         let legacy;
         let stream = match self.stream {
             Some(s) => s,
@@ -753,7 +1104,7 @@ impl<'a> Launch<'a> {
                 &legacy
             }
         };
-        let device = match stream.device() {
+        let device = match stream.ordinal() {
             Some(d) => d,
             None => crate::device::current_ordinal()?,
         };
@@ -835,18 +1186,26 @@ impl<'a> Launch<'a> {
     /// Makes `graph` keep the crate's memory among the arguments, and the kernel's module,
     /// alive (for a graph kernel node).
     pub(crate) fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
-        for m in &self.memory {
-            m.keep_in(graph)?;
-        }
-        if let Some(module) = &self.kernel._module {
-            crate::graph::keep_in_graph(graph, Box::new(module.clone()))?;
+        for item in self.keepers() {
+            crate::graph::keep_in_graph(graph, item)?;
         }
         Ok(())
+    }
+
+    /// What a graph or executable graph holds to keep the crate's memory among the
+    /// arguments, and the kernel's module, alive.
+    pub(crate) fn keepers(&self) -> Vec<crate::graph::Kept> {
+        let mut items: Vec<crate::graph::Kept> = self.memory.iter().map(|m| m.keeper()).collect();
+        if let Some(module) = &self.kernel._module {
+            items.push(Box::new(module.clone()));
+        }
+        items
     }
 
     /// The `cudaKernelNodeParams` of this launch (for a graph kernel node). Its argument
     /// pointers borrow this launch's arguments.
     pub(crate) fn node_params(&mut self) -> Result<sys::cudaKernelNodeParams> {
+        self.kernel.check_args(self.args.sizes())?;
         if self.has_attributes() {
             return Err(Error::InvalidArgument(
                 "cluster, cooperative and priority attributes are not applied to graph \

@@ -84,8 +84,10 @@
 
 mod allocator;
 mod buffer;
+mod ipc;
 mod managed;
 pub(crate) mod pinned;
+mod pinned_slice;
 mod pool;
 pub(crate) mod release;
 pub(crate) mod track;
@@ -96,11 +98,15 @@ pub use allocator::{
     allocator, set_allocator, set_pinned_allocator, using_allocator, DebugPrintHook,
     DeviceAllocator, HookedAllocator, MemoryHook, PoolAllocator, RuntimeAllocator,
 };
+pub(crate) use buffer::Mem;
 pub use buffer::{AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceSlice, DeviceSliceMut};
+pub use ipc::IpcMemHandle;
 pub use managed::ManagedBuffer;
 pub use pinned::{
-    HostAllocator, PinnedBuffer, PinnedMut, PinnedPool, PinnedRef, RuntimeHostAllocator,
+    HostAllocFlags, HostAllocator, PinnedBuffer, PinnedMut, PinnedPool, PinnedRef,
+    RuntimeHostAllocator,
 };
+pub use pinned_slice::{AsPinnedSlice, AsPinnedSliceMut, PinnedSlice, PinnedSliceMut};
 pub use pool::{MemPool, MemPoolStats};
 
 /// Plain data that can be copied to and from the device byte for byte.

@@ -5,8 +5,9 @@
 //! [`DeviceSlice`] / [`DeviceSliceMut`] of a range of it; copies between them and host
 //! slices or pinned buffers, blocking and asynchronous; memset.
 //!
-//! Ranges are checked: a sub-slice out of bounds is `None` (as `slice::get`), a copy whose
-//! lengths differ is [`Error::InvalidArgument`](crate::Error::InvalidArgument); nothing here
+//! Ranges are checked: a sub-slice out of bounds and a copy whose lengths differ are
+//! [`Error::InvalidArgument`](crate::Error::InvalidArgument) (a `Result`, like every other
+//! refusal of the crate, so that `?` works where a range comes from input); nothing here
 //! panics. Every operation records which stream used the memory (see the
 //! [safety model](super#safety-model)), so that the free is ordered after all of them.
 
@@ -16,10 +17,10 @@ use std::ops::{Bound, RangeBounds};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::allocator::{self, DeviceAllocator};
-use super::pinned::PinnedBuffer;
+use super::pinned_slice::{chunk, chunk_count, AsPinnedSlice, AsPinnedSliceMut};
 use super::pool::MemPool;
 use super::release::{release_later, retry_later};
-use super::track::{self, poisoned, Access, Capture, Enqueued, StreamKey, Tracked, Uses};
+use super::track::{self, poisoned, Access, Capture, Enqueued, StreamKey, Tracked, Uses, WHOLE};
 use super::{bytes_of, length_mismatch, DeviceCopy, DevicePtr};
 use crate::device;
 use crate::error::{report_drop_error, status, Error, Result};
@@ -381,7 +382,7 @@ impl Tracked for DeviceAlloc {
         let mut guard = self.lock();
         let st = &mut *guard;
         let mut uses = std::mem::take(&mut st.uses);
-        done.track(&mut uses, self.home_key, access, |graph, id| {
+        done.track(&mut uses, self.home_key, access, WHOLE, |graph, id| {
             if done.key != self.home_key {
                 st.captured_off_home = Some(id);
             }
@@ -390,8 +391,8 @@ impl Tracked for DeviceAlloc {
         st.uses = uses;
     }
 
-    fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
-        DeviceAlloc::keep_in(self, &mut self.lock(), graph, 0)
+    fn keeper(&self) -> crate::graph::Kept {
+        Box::new(self.lock().keeper.get_or_insert_with(Arc::default).clone())
     }
 }
 
@@ -417,12 +418,14 @@ pub struct DeviceSliceMut<'a, T: DeviceCopy> {
 /// Whose memory a view is: the owning buffer's allocation (tracked), or foreign memory with
 /// the stream its blocking copies run on.
 #[derive(Clone, Copy)]
-struct Mem<'a> {
-    stream: &'a Stream,
+pub(crate) struct Mem<'a> {
+    pub(crate) stream: &'a Stream,
     /// The memory's device; `None` for foreign memory on a default stream (the current
     /// device is used).
-    device: Option<i32>,
-    alloc: Option<&'a DeviceAlloc>,
+    pub(crate) device: Option<i32>,
+    /// The owner's bookkeeping: a buffer's allocation, a module's globals; `None` for
+    /// foreign memory.
+    pub(crate) alloc: Option<&'a dyn Tracked>,
 }
 
 impl Mem<'_> {
@@ -434,7 +437,7 @@ impl Mem<'_> {
     }
 
     fn tracked(&self) -> Option<&dyn Tracked> {
-        self.alloc.map(|a| a as &dyn Tracked)
+        self.alloc
     }
 }
 
@@ -457,6 +460,16 @@ pub trait AsDeviceSlice<T: DeviceCopy> {
 pub trait AsDeviceSliceMut<T: DeviceCopy>: AsDeviceSlice<T> {
     /// A mutable view of the whole memory.
     fn as_device_slice_mut(&mut self) -> DeviceSliceMut<'_, T>;
+}
+
+/// `(start, end)` of `range` within `0..len`, or [`Error::InvalidArgument`].
+fn checked_bounds(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {
+    let shown = (range.start_bound().cloned(), range.end_bound().cloned());
+    bounds(range, len).ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "the range {shown:?} is out of bounds of {len} elements"
+        ))
+    })
 }
 
 /// `(start, end)` of `range` within `0..len`, or `None` when it is out of bounds or
@@ -515,7 +528,7 @@ fn run_async(
 fn run_blocking(mem: Mem<'_>, op: impl FnOnce() -> Result<()>) -> Result<()> {
     let stream = mem.stream;
     let _gate = stream.gate_shared();
-    let device = stream.device().map_or_else(|| mem.device(), Ok)?;
+    let device = stream.ordinal().map_or_else(|| mem.device(), Ok)?;
     device::with_device(device, || {
         track::refuse_capture(stream)?;
         let enqueued = op();
@@ -557,10 +570,11 @@ macro_rules! read_methods {
             self.mem().stream
         }
 
-        /// A view of elements `range`, or `None` when the range is out of bounds.
-        pub fn slice(&self, range: impl RangeBounds<usize>) -> Option<DeviceSlice<'_, T>> {
-            let (start, end) = bounds(range, self.len)?;
-            Some(DeviceSlice {
+        /// A view of elements `range`; [`Error::InvalidArgument`] when the range is out of
+        /// bounds.
+        pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
+            let (start, end) = checked_bounds(range, self.len)?;
+            Ok(DeviceSlice {
                 ptr: self.ptr.wrapping_add(start),
                 len: end - start,
                 mem: self.mem(),
@@ -635,14 +649,17 @@ macro_rules! read_methods {
             )
         }
 
-        /// Enqueues a copy of everything into the pinned buffer `dst` on `stream` and
-        /// returns at once; `dst`'s host views wait for the copy (see [`PinnedBuffer`]).
-        /// Can be captured into a graph.
+        /// Enqueues a copy of everything into pinned memory `dst` (a
+        /// [`PinnedBuffer`](super::PinnedBuffer) or an exclusive part of one, same length)
+        /// on `stream` and returns at once; `dst`'s host views wait for the copy. Can be
+        /// captured into a graph.
+        #[doc(alias = "cudaMemcpyAsync")]
         pub fn copy_to_pinned_async(
             &self,
-            dst: &mut PinnedBuffer<T>,
+            dst: &mut impl AsPinnedSliceMut<T>,
             stream: &Stream,
         ) -> Result<()> {
+            let dst = dst.as_pinned_slice_mut();
             if dst.len() != self.len {
                 return Err(length_mismatch("copy_to_pinned_async", self.len, dst.len()));
             }
@@ -651,7 +668,7 @@ macro_rules! read_methods {
             let part;
             let others: &[(&dyn Tracked, Access)] = match mem.alloc {
                 Some(a) => {
-                    part = [(a as &dyn Tracked, Access::Read)];
+                    part = [(a, Access::Read)];
                     &part
                 }
                 None => &[],
@@ -668,13 +685,14 @@ macro_rules! read_methods {
 /// The methods every writable device memory type has.
 macro_rules! write_methods {
     () => {
-        /// A mutable view of elements `range`, or `None` when the range is out of bounds.
+        /// A mutable view of elements `range`; [`Error::InvalidArgument`] when the range is
+        /// out of bounds.
         pub fn slice_mut(
             &mut self,
             range: impl RangeBounds<usize>,
-        ) -> Option<DeviceSliceMut<'_, T>> {
-            let (start, end) = bounds(range, self.len)?;
-            Some(DeviceSliceMut {
+        ) -> Result<DeviceSliceMut<'_, T>> {
+            let (start, end) = checked_bounds(range, self.len)?;
+            Ok(DeviceSliceMut {
                 ptr: self.ptr.wrapping_add(start),
                 len: end - start,
                 mem: self.mem(),
@@ -682,14 +700,17 @@ macro_rules! write_methods {
             })
         }
 
-        /// Two disjoint mutable views, `[0, mid)` and `[mid, len)`, or `None` when
-        /// `mid > len`.
+        /// Two disjoint mutable views, `[0, mid)` and `[mid, len)`;
+        /// [`Error::InvalidArgument`] when `mid > len`.
         pub fn split_at_mut(
             &mut self,
             mid: usize,
-        ) -> Option<(DeviceSliceMut<'_, T>, DeviceSliceMut<'_, T>)> {
+        ) -> Result<(DeviceSliceMut<'_, T>, DeviceSliceMut<'_, T>)> {
             if mid > self.len {
-                return None;
+                return Err(Error::InvalidArgument(format!(
+                    "the split point {mid} is out of bounds of {} elements",
+                    self.len
+                )));
             }
             let mem = self.mem();
             let view = |ptr: *mut T, len| DeviceSliceMut {
@@ -698,10 +719,30 @@ macro_rules! write_methods {
                 mem,
                 _data: PhantomData,
             };
-            Some((
+            Ok((
                 view(self.ptr, mid),
                 view(self.ptr.wrapping_add(mid), self.len - mid),
             ))
+        }
+
+        /// Disjoint mutable views of `chunk_len` elements each (the last one shorter when
+        /// `chunk_len` does not divide the length), to work on with one stream each;
+        /// [`Error::InvalidArgument`] for `chunk_len == 0`.
+        pub fn chunks_mut(
+            &mut self,
+            chunk_len: usize,
+        ) -> Result<impl ExactSizeIterator<Item = DeviceSliceMut<'_, T>>> {
+            let n = chunk_count(self.len, chunk_len)?;
+            let (ptr, len, mem) = (self.ptr, self.len, self.mem());
+            Ok((0..n).map(move |i| {
+                let (start, part) = chunk(i, chunk_len, len);
+                DeviceSliceMut {
+                    ptr: ptr.wrapping_add(start),
+                    len: part,
+                    mem,
+                    _data: PhantomData,
+                }
+            }))
         }
 
         /// Copies `src` (same length) here and waits for the copy, which is enqueued on
@@ -749,14 +790,16 @@ macro_rules! write_methods {
             )
         }
 
-        /// Enqueues a copy of the pinned buffer `src` here on `stream` and returns at once;
-        /// `src` waits for the copy before the host writes it or frees it (see
-        /// [`PinnedBuffer`]). Can be captured into a graph.
+        /// Enqueues a copy of pinned memory `src` (a [`PinnedBuffer`](super::PinnedBuffer)
+        /// or a part of one, same length) here on `stream` and returns at once; `src` waits
+        /// for the copy before the host writes it or frees it. Can be captured into a graph.
+        #[doc(alias = "cudaMemcpyAsync")]
         pub fn copy_from_pinned_async(
             &mut self,
-            src: &PinnedBuffer<T>,
+            src: &impl AsPinnedSlice<T>,
             stream: &Stream,
         ) -> Result<()> {
+            let src = src.as_pinned_slice();
             if src.len() != self.len {
                 return Err(length_mismatch(
                     "copy_from_pinned_async",
@@ -769,7 +812,7 @@ macro_rules! write_methods {
             let part;
             let others: &[(&dyn Tracked, Access)] = match mem.alloc {
                 Some(a) => {
-                    part = [(a as &dyn Tracked, Access::Write)];
+                    part = [(a, Access::Write)];
                     &part
                 }
                 None => &[],
@@ -871,7 +914,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// the current one (0 when the runtime cannot say: then nothing it allocates works).
     fn home_device(stream: &Stream) -> i32 {
         stream
-            .device()
+            .ordinal()
             .or_else(|| device::current_ordinal().ok())
             .unwrap_or(0)
     }
@@ -971,9 +1014,9 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         self.as_device_slice_mut()
     }
 
-    /// The device the memory is on (its ordinal).
-    pub fn device(&self) -> i32 {
-        self.alloc.device
+    /// The device the memory is on.
+    pub fn device(&self) -> crate::Device {
+        crate::Device::from_ordinal(self.alloc.device)
     }
 
     /// Frees the memory now (enqueued on the buffer's stream, after the other streams that
@@ -1002,7 +1045,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         Mem {
             stream: &self.alloc.home,
             device: Some(self.alloc.device),
-            alloc: Some(&*self.alloc),
+            alloc: Some(&*self.alloc as &dyn Tracked),
         }
     }
 
@@ -1048,7 +1091,12 @@ macro_rules! view_methods {
         /// The owning buffer's allocation, for a kernel launch's or a graph's bookkeeping.
         #[inline]
         pub(crate) fn tracked(&self) -> Option<&'a dyn Tracked> {
-            self.mem.alloc.map(|a| a as &dyn Tracked)
+            self.mem.alloc
+        }
+
+        /// What a graph holds to keep the owner's memory alive (`None` for foreign memory).
+        pub(crate) fn keeper(&self) -> Option<crate::graph::Kept> {
+            self.mem.alloc.map(|a| a.keeper())
         }
 
         /// Makes `graph` keep the owning buffer's memory alive (nothing for foreign memory).
@@ -1078,9 +1126,23 @@ impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
             len,
             mem: Mem {
                 stream,
-                device: stream.device(),
+                device: stream.ordinal(),
                 alloc: None,
             },
+            _data: PhantomData,
+        }
+    }
+
+    /// A view of memory whose owner's bookkeeping is `mem` (a module's global).
+    ///
+    /// # Safety
+    /// `ptr` is `len` elements of device memory that `mem.alloc` keeps alive for `'a` and,
+    /// through its [`Tracked`] records, until the work enqueued with the view has run.
+    pub(crate) unsafe fn from_tracked(ptr: *mut T, len: usize, mem: Mem<'a>) -> DeviceSlice<'a, T> {
+        DeviceSlice {
+            ptr,
+            len,
+            mem,
             _data: PhantomData,
         }
     }
@@ -1090,6 +1152,23 @@ impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
 }
 
 impl<'a, T: DeviceCopy> DeviceSliceMut<'a, T> {
+    /// A mutable view of memory whose owner's bookkeeping is `mem` (a module's global).
+    ///
+    /// # Safety
+    /// As [`DeviceSlice::from_tracked`], and nothing else writes the memory during `'a`.
+    pub(crate) unsafe fn from_tracked(
+        ptr: *mut T,
+        len: usize,
+        mem: Mem<'a>,
+    ) -> DeviceSliceMut<'a, T> {
+        DeviceSliceMut {
+            ptr,
+            len,
+            mem,
+            _data: PhantomData,
+        }
+    }
+
     /// A mutable view of `len` elements of foreign device memory at `ptr`.
     ///
     /// # Safety
@@ -1104,7 +1183,7 @@ impl<'a, T: DeviceCopy> DeviceSliceMut<'a, T> {
             len,
             mem: Mem {
                 stream,
-                device: stream.device(),
+                device: stream.ordinal(),
                 alloc: None,
             },
             _data: PhantomData,
@@ -1219,10 +1298,15 @@ mod tests {
         let stream = Stream::legacy();
         let mut b = DeviceBuffer::<u32>::new(0, &stream).expect("empty buffer");
         assert!(b.is_empty());
-        assert!(b.slice(0..0).is_some());
-        assert!(b.slice(0..1).is_none());
-        assert!(b.slice_mut(1..).is_none());
-        assert!(b.split_at_mut(0).is_some() && b.split_at_mut(1).is_none());
+        assert!(b.slice(0..0).is_ok());
+        assert!(matches!(
+            b.slice(0..1),
+            Err(crate::Error::InvalidArgument(_))
+        ));
+        assert!(b.slice_mut(1..).is_err());
+        assert!(b.split_at_mut(0).is_ok() && b.split_at_mut(1).is_err());
+        assert_eq!(b.chunks_mut(4).expect("chunks").len(), 0);
+        assert!(b.chunks_mut(0).is_err());
         assert_eq!(b.to_vec().expect("nothing to copy"), Vec::<u32>::new());
         let err = b.copy_from_host(&[1]).expect_err("length mismatch");
         assert!(matches!(err, crate::Error::InvalidArgument(_)), "{err}");

@@ -57,7 +57,7 @@ fn main() -> Result<()> {
     let device = Device::get(0)?;
     let props = device.properties()?;
     let ((major, minor), sms) = (props.compute_capability, props.multiprocessor_count);
-    println!("device 0: {} (sm_{major}{minor}, {sms} SMs)", props.name());
+    println!("device 0: {} (sm_{major}{minor}, {sms} SMs)", props.name);
     device.set_current()?;
 
     let kernel = Module::from_ptx(PTX)?.kernel("vadd")?;

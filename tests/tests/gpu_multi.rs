@@ -60,7 +60,7 @@ fn a_device1_buffer_is_used_and_dropped_while_device0_is_current() {
         return;
     };
     let s1 = Stream::on_device(d1, StreamFlags::NON_BLOCKING).unwrap();
-    assert_eq!(s1.device(), Some(1));
+    assert_eq!(s1.device(), Some(d1));
     assert_eq!(
         Device::current().unwrap(),
         d0,
@@ -68,7 +68,7 @@ fn a_device1_buffer_is_used_and_dropped_while_device0_is_current() {
     );
     let data: Vec<u32> = (0..1 << 20).collect();
     let mut b = DeviceBuffer::from_slice(&data, &s1).expect("upload on device 1");
-    assert_eq!(b.device(), 1);
+    assert_eq!(b.device(), d1);
     b.memset(0, &s1).expect("memset on device 1");
     assert!(
         b.to_vec().unwrap().iter().all(|v| *v == 0),
@@ -108,7 +108,7 @@ fn events_belong_to_their_device() {
     let on1 = s1
         .record_event()
         .expect("an event made on the stream's device");
-    assert_eq!(on1.device(), Some(1));
+    assert_eq!(on1.device(), Some(d1));
     s0.wait_event(&on1)
         .expect("a stream of device 0 waits on device 1's event");
     let on0 = Event::new().unwrap();
@@ -191,7 +191,7 @@ fn buffers_on_the_legacy_stream_follow_their_device() {
     d1.set_current().unwrap();
     let legacy = Stream::legacy();
     let b = DeviceBuffer::from_slice(&[7u32; 4096], &legacy).unwrap();
-    assert_eq!(b.device(), 1);
+    assert_eq!(b.device(), d1);
     d0.set_current().unwrap();
     assert_eq!(
         b.to_vec().unwrap(),

@@ -486,8 +486,12 @@ pub(crate) fn with_device<R>(device: i32, f: impl FnOnce() -> Result<R>) -> Resu
 }
 
 /// `peer`'s default pool and, when another was made current, its current pool: the pools
-/// peer access is granted on (see [`Device::enable_peer_access`]).
+/// peer access is granted on (see [`Device::enable_peer_access`]); none on a device without
+/// memory pools.
 fn peer_pools(peer: Device) -> Result<Vec<crate::MemPool>> {
+    if peer.attribute(DeviceAttribute::MEMORY_POOLS_SUPPORTED)? == 0 {
+        return Ok(Vec::new());
+    }
     let default = crate::MemPool::device_default(peer)?;
     let current = crate::MemPool::device_current(peer)?;
     if current.as_raw() == default.as_raw() {

@@ -135,7 +135,7 @@
 //!
 //! fn main() -> cudart13::Result<()> {
 //!     let device = Device::get(0)?;
-//!     println!("{}", device.properties()?.name());
+//!     println!("{}", device.properties()?.name);
 //!     device.set_current()?;
 //!     let ptx = std::fs::read_to_string("add_one.ptx").expect("PTX file");
 //!     let kernel = Module::from_ptx(&ptx)?.kernel("add_one")?;

@@ -139,9 +139,11 @@ impl Release {
         // its home stream there: the free is captured after those uses, as CUDA's graph
         // memory nodes want. Memory not allocated by the graph cannot be freed in a capture
         // (CUDA refuses): the graphs holding it free it once they let go.
-        if let (Ok(Capture::Into(_, id)), false) = (
+        // (Only the runtime's own allocations: another allocator frees its memory itself.)
+        if let (Ok(Capture::Into(_, id)), false, true) = (
             crate::graph::capture_of(&self.free.home),
             self.free.bytes == 0,
+            self.free.allocator.is_none(),
         ) {
             if self.captured_off_home != Some(id) {
                 let freed = {

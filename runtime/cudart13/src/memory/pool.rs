@@ -207,15 +207,14 @@ impl MemPool {
     }
 
     /// Lets `peer`'s kernels and copies read and write this pool's memory (`access = true`)
-    /// or not (`cudaMemPoolSetAccess`): peer access for stream-ordered memory, which
-    /// [`Device::enable_peer_access`](crate::Device::enable_peer_access) does not give. The
-    /// pool's own device always has access.
+    /// or not (`cudaMemPoolSetAccess`): peer access for stream-ordered memory.
+    /// [`Device::enable_peer_access`](crate::Device::enable_peer_access) does this for the
+    /// peer's default and current pools; a pool created here needs it called. The pool's own
+    /// device always has access.
+    #[doc(alias = "cudaMemPoolSetAccess")]
     pub fn set_access(&self, peer: Device, access: bool) -> Result<()> {
         let desc = sys::cudaMemAccessDesc {
-            location: sys::cudaMemLocation {
-                type_: sys::cudaMemLocationType::DEVICE,
-                id: peer.ordinal(),
-            },
+            location: device_location(peer.ordinal()),
             flags: if access {
                 sys::cudaMemAccessFlags::READ_WRITE
             } else {
@@ -224,6 +223,17 @@ impl MemPool {
         };
         // SAFETY: one descriptor is read; the pool is alive.
         status(unsafe { sys::cudaMemPoolSetAccess(self.as_raw(), &desc, 1) })
+    }
+
+    /// Whether `device`'s kernels and copies may read and write this pool's memory
+    /// (`cudaMemPoolGetAccess`: read-write access).
+    #[doc(alias = "cudaMemPoolGetAccess")]
+    pub fn access(&self, device: Device) -> Result<bool> {
+        let mut location = device_location(device.ordinal());
+        let mut flags = sys::cudaMemAccessFlags::NONE;
+        // SAFETY: one flag value is written; one location is read; the pool is alive.
+        status(unsafe { sys::cudaMemPoolGetAccess(&mut flags, self.raw, &mut location) })?;
+        Ok(flags == sys::cudaMemAccessFlags::READ_WRITE)
     }
 
     /// Destroys a created pool now and returns the error, where dropping would report it

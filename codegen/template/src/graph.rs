@@ -52,6 +52,24 @@ use crate::sys;
 pub type CaptureMode = sys::cudaStreamCaptureMode;
 
 /// A CUDA graph (`cudaGraph_t`).
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use @CRATE@::{CaptureMode, DeviceBuffer, PinnedBuffer, Stream};
+/// let stream = Stream::non_blocking()?;
+/// let mut dev = DeviceBuffer::<f32>::new(1024, &stream)?;
+/// let mut host = PinnedBuffer::<f32>::new(1024)?;
+/// let graph = stream.capture(CaptureMode::GLOBAL, |s| {
+///     dev.fill_zero(s)?;
+///     dev.copy_to_pinned_async(&mut host, s)
+/// })?;
+/// let exec = graph.instantiate()?;
+/// for _ in 0..10 {
+///     exec.launch(&stream)?;
+/// }
+/// assert!(host.as_slice()?.iter().all(|v| *v == 0.0)); // waits for the launches
+/// # Ok(()) }
+/// ```
 pub struct Graph {
     raw: sys::cudaGraph_t,
     /// What the graph keeps alive (see the module documentation).
@@ -126,6 +144,18 @@ pub(crate) fn capture_of(stream: &Stream) -> Result<Capture> {
 unsafe impl Send for Graph {}
 
 /// A node of a [`Graph`], valid while the graph is borrowed.
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use @CRATE@::{DeviceBuffer, Graph, Stream};
+/// let stream = Stream::non_blocking()?;
+/// let mut buf = DeviceBuffer::<u8>::new(256, &stream)?;
+/// let graph = Graph::new()?;
+/// let clear = graph.add_memset_node(&[], &mut buf, 0)?;
+/// let after = graph.add_host_node(&[clear], || println!("cleared"))?; // runs after `clear`
+/// assert_eq!(graph.root_count()?, 1);
+/// # let _ = after; Ok(()) }
+/// ```
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GraphNode<'g> {
@@ -144,6 +174,7 @@ type HostNodeFn = Box<dyn Fn() + Send + Sync>;
 
 impl Graph {
     /// An empty graph (`cudaGraphCreate`).
+    #[doc(alias = "cudaGraphCreate")]
     pub fn new() -> Result<Graph> {
         let mut raw = sys::cudaGraph_t::null();
         // SAFETY: one handle is written; flags must be 0.
@@ -177,6 +208,7 @@ impl Graph {
     }
 
     /// The number of nodes (`cudaGraphGetNodes`).
+    #[doc(alias = "cudaGraphGetNodes")]
     pub fn node_count(&self) -> Result<usize> {
         let mut n = 0usize;
         // SAFETY: with a null list, only the count is written.
@@ -185,6 +217,7 @@ impl Graph {
     }
 
     /// The number of nodes without dependencies (`cudaGraphGetRootNodes`).
+    #[doc(alias = "cudaGraphGetRootNodes")]
     pub fn root_count(&self) -> Result<usize> {
         let mut n = 0usize;
         // SAFETY: with a null list, only the count is written.
@@ -208,6 +241,7 @@ impl Graph {
     }
 
     /// A node that does nothing, for ordering (`cudaGraphAddEmptyNode`).
+    #[doc(alias = "cudaGraphAddEmptyNode")]
     pub fn add_empty_node(&self, deps: &[GraphNode<'_>]) -> Result<GraphNode<'_>> {
         let mut node = sys::cudaGraphNode_t::null();
         // SAFETY: the graph and the dependency nodes (borrowing it) are alive.
@@ -222,6 +256,7 @@ impl Graph {
     /// [`Error::InCallback`]; a panic is caught and reported through the hook of
     /// [`set_drop_error_hook`](crate::error::set_drop_error_hook). The graph (and every
     /// executable graph and clone made from it) owns `f`.
+    #[doc(alias = "cudaGraphAddHostNode")]
     pub fn add_host_node<F>(&self, deps: &[GraphNode<'_>], f: F) -> Result<GraphNode<'_>>
     where
         F: Fn() + Send + Sync + 'static,
@@ -246,6 +281,7 @@ impl Graph {
 
     /// A node that runs `child` (copied into this graph) as a sub-graph
     /// (`cudaGraphAddChildGraphNode`).
+    #[doc(alias = "cudaGraphAddChildGraphNode")]
     pub fn add_child_graph_node(
         &self,
         deps: &[GraphNode<'_>],
@@ -269,6 +305,7 @@ impl Graph {
 
     /// A node that sets every byte of `dst` to `value` (`cudaGraphAddMemsetNode`). The
     /// graph keeps `dst`'s buffer alive.
+    #[doc(alias = "cudaGraphAddMemsetNode")]
     pub fn add_memset_node<T: DeviceCopy>(
         &self,
         deps: &[GraphNode<'_>],
@@ -295,6 +332,7 @@ impl Graph {
 
     /// A node that copies `src` to `dst` on the device (`cudaGraphAddMemcpyNode1D`); same
     /// lengths. The graph keeps both buffers alive.
+    #[doc(alias = "cudaGraphAddMemcpyNode1D")]
     pub fn add_copy_node<T: DeviceCopy>(
         &self,
         deps: &[GraphNode<'_>],
@@ -400,6 +438,7 @@ impl Graph {
     /// executable graphs made from it); `dst` outlives those launches. Capturing
     /// [`copy_from_pinned_async`](crate::memory::DeviceBuffer::copy_from_pinned_async) is
     /// the safe way.
+    #[doc(alias = "cudaGraphAddMemcpyNode1D")]
     pub unsafe fn add_copy_from_host_node<T: DeviceCopy>(
         &self,
         deps: &[GraphNode<'_>],
@@ -431,6 +470,7 @@ impl Graph {
     /// # Safety
     /// `dst` stays alive and untouched by the host during every launch of the graph (and of
     /// executable graphs made from it); `src` outlives those launches.
+    #[doc(alias = "cudaGraphAddMemcpyNode1D")]
     pub unsafe fn add_copy_to_host_node<T: DeviceCopy>(
         &self,
         deps: &[GraphNode<'_>],
@@ -490,6 +530,7 @@ impl Graph {
     /// # Safety
     /// As [`Launch::run`], for every launch of the graph: the arguments match the kernel's
     /// parameters, and the memory they name is valid during every launch.
+    #[doc(alias = "cudaGraphAddKernelNode")]
     pub unsafe fn add_kernel_node(
         &self,
         deps: &[GraphNode<'_>],
@@ -554,12 +595,14 @@ impl Graph {
     }
 
     /// Instantiates the graph into an executable graph (`cudaGraphInstantiate`, no flags).
+    #[doc(alias = "cudaGraphInstantiate")]
     pub fn instantiate(&self) -> Result<GraphExec> {
         self.instantiate_with_flags(0)
     }
 
     /// Instantiates with `cudaGraphInstantiateFlags` bits (e.g. `AutoFreeOnLaunch` = 1,
     /// `Upload` = 2, `UseNodePriority` = 8).
+    #[doc(alias = "cudaGraphInstantiate")]
     pub fn instantiate_with_flags(&self, flags: u64) -> Result<GraphExec> {
         let mut raw = sys::cudaGraphExec_t::null();
         // SAFETY: the graph is alive; one handle is written.
@@ -573,6 +616,7 @@ impl Graph {
     }
 
     /// A copy of the graph (`cudaGraphClone`), sharing what the graph keeps alive.
+    #[doc(alias = "cudaGraphClone")]
     pub fn try_clone(&self) -> Result<Graph> {
         let mut raw = sys::cudaGraph_t::null();
         // SAFETY: the graph is alive; one handle is written.
@@ -584,6 +628,7 @@ impl Graph {
 
     /// Destroys the graph now and returns the error, where dropping would report it to the
     /// hook. Executable graphs made from it stay valid.
+    #[doc(alias = "cudaGraphDestroy")]
     pub fn close(self) -> Result<()> {
         let me = std::mem::ManuallyDrop::new(self);
         // SAFETY: read once; `me` is never dropped.
@@ -709,6 +754,7 @@ impl GraphExec {
     /// launching) as long as a host view of such a buffer is alive (see the module
     /// documentation). Launching into a stream being captured is refused.
     #[inline]
+    #[doc(alias = "cudaGraphLaunch")]
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         let raw = self.raw;
         crate::memory::pinned::graph_launch(
@@ -724,6 +770,7 @@ impl GraphExec {
 
     /// Uploads the graph's work to the device ahead of the first launch, ordered on
     /// `stream` (`cudaGraphUpload`).
+    #[doc(alias = "cudaGraphUpload")]
     pub fn upload(&self, stream: &Stream) -> Result<()> {
         // SAFETY: both handles are alive.
         status(unsafe { sys::cudaGraphUpload(self.raw, stream.as_raw()) })
@@ -963,6 +1010,18 @@ impl Drop for GraphExec {
 /// returns the graph; dropping the guard ends the capture and discards the graph, so a
 /// stream is never left capturing. Not `Send`: a capture (other than `RELAXED`) must end
 /// on the thread that began it.
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use @CRATE@::{CaptureMode, DeviceBuffer, Stream};
+/// let stream = Stream::non_blocking()?;
+/// let mut buf = DeviceBuffer::<u32>::new(64, &stream)?;
+/// let capture = stream.begin_capture(CaptureMode::THREAD_LOCAL)?;
+/// buf.memset(1, capture.stream())?; // recorded, not run
+/// let graph = capture.end()?;
+/// graph.instantiate()?.launch(&stream)?;
+/// # Ok(()) }
+/// ```
 #[must_use = "end the capture with `end()` to get the graph"]
 #[derive(Debug)]
 pub struct CaptureGuard<'s> {
@@ -979,6 +1038,7 @@ impl CaptureGuard<'_> {
 
     /// Ends the capture (`cudaStreamEndCapture`) and returns the graph; an invalidated
     /// capture is the error that invalidated it (`cudaErrorStreamCaptureInvalidated`, …).
+    #[doc(alias = "cudaStreamEndCapture")]
     pub fn end(mut self) -> Result<Graph> {
         self.ended = true;
         end_capture(self.stream)
@@ -1091,6 +1151,7 @@ impl Stream {
     /// device copies are captured; so are allocations and frees of device buffers on the
     /// stream (`cudaMallocAsync` / `cudaFreeAsync` become graph memory nodes): allocate the
     /// buffers a graph reuses before the capture, and drop them after it.
+    #[doc(alias = "cudaStreamBeginCapture")]
     pub fn begin_capture(&self, mode: CaptureMode) -> Result<CaptureGuard<'_>> {
         let _gate = self.gate_exclusive();
         CAPTURES_ACTIVE.fetch_add(1, Ordering::SeqCst);
@@ -1109,6 +1170,8 @@ impl Stream {
 
     /// Captures what `f` enqueues on this stream into a graph; the capture ends also when
     /// `f` fails (its error is returned).
+    #[doc(alias = "cudaStreamBeginCapture")]
+    #[doc(alias = "cudaStreamEndCapture")]
     pub fn capture(
         &self,
         mode: CaptureMode,

@@ -530,6 +530,16 @@ fn get_device_properties() -> Result<GetDeviceProperties> {
 /// Restores the previously current device when dropped (see [`Device::guard`]).
 ///
 /// The current device is per host thread, so the guard is neither `Send` nor `Sync`.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::Device;
+/// {
+///     let _on_1 = Device::get(1)?.guard()?; // device 1 is current here
+///     // … calls that act on the current device …
+/// } // the previous device is current again
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 #[must_use = "the previous device is restored when the guard is dropped"]
 pub struct DeviceGuard {
@@ -556,6 +566,13 @@ impl Drop for DeviceGuard {
 }
 
 /// Free and total memory of a device, in bytes.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// let info = cudart12::Device::get(0)?.mem_info()?;
+/// println!("{} of {} MiB free", info.free >> 20, info.total >> 20);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemInfo {
     /// Bytes free now.
@@ -565,6 +582,14 @@ pub struct MemInfo {
 }
 
 /// A device's properties (see [`Device::properties`]).
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// let props = cudart12::Device::get(0)?.properties()?;
+/// let (major, minor) = props.compute_capability;
+/// println!("{}: sm_{major}{minor}, {} SMs", props.name, props.multiprocessor_count);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct DeviceProperties {

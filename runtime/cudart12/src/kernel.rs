@@ -50,7 +50,7 @@ pub use crate::sys::cudaFuncAttribute as FuncAttribute;
 /// use cudart12::Module;
 /// let module = Module::from_file("kernels.cubin")?;
 /// let kernel = module.kernel("saxpy")?;
-/// let scale = module.global::<f32>("scale")?; // a `__device__ float scale;`
+/// let mut scale = module.global::<f32>("scale")?; // a `__device__ float scale;`
 /// scale.write(&2.0)?;
 /// println!("{} takes {:?}", kernel.name()?, kernel.params()?);
 /// # Ok(()) }
@@ -326,6 +326,17 @@ pub struct Kernel {
 
 /// One kernel parameter as the runtime lays it out in the device-side parameter block
 /// (`cudaFuncGetParamInfo`).
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// # let kernel: cudart12::Kernel = todo!();
+/// if let Some(params) = kernel.params()? {
+///     for (i, p) in params.iter().enumerate() {
+///         println!("parameter {i}: {} bytes at offset {}", p.size, p.offset);
+///     }
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ParamInfo {
     /// Offset of the parameter in the parameter block, bytes.
@@ -349,6 +360,14 @@ impl std::fmt::Debug for Kernel {
 }
 
 /// Static facts about a compiled kernel (`cudaFuncGetAttributes`).
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// # let kernel: cudart12::Kernel = todo!();
+/// let attrs = kernel.attributes()?;
+/// println!("{} registers, at most {} threads a block", attrs.num_regs, attrs.max_threads_per_block);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct KernelAttributes {
@@ -565,6 +584,15 @@ impl Kernel {
 }
 
 /// The answer of [`Kernel::occupancy`].
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// # let kernel: cudart12::Kernel = todo!();
+/// let best = kernel.occupancy(0)?;
+/// println!("blocks of {}: {} per SM, a grid of {} fills the device",
+///     best.block_size, best.blocks_per_multiprocessor, best.min_grid_size);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Occupancy {
@@ -633,6 +661,12 @@ fn read_params(func: *const c_void) -> Result<Option<Box<[ParamInfo]>>> {
 }
 
 /// A grid or block size, `x × y × z`.
+///
+/// ```
+/// use cudart12::Dim3;
+/// assert_eq!(Dim3::from((16, 16)), Dim3::new(16, 16, 1));
+/// assert_eq!(Dim3::from(256).x, 256);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Dim3 {
     /// X extent.
@@ -677,6 +711,14 @@ impl From<(u32, u32, u32)> for Dim3 {
 }
 
 /// Grid, block and dynamic shared memory of a launch (cuda.core's `LaunchConfig`).
+///
+/// ```
+/// use cudart12::{Dim3, LaunchConfig};
+/// let tiles = LaunchConfig::new((64, 64), (16, 16)).with_shared_mem(4096);
+/// assert_eq!(tiles.block, Dim3::new(16, 16, 1));
+/// let per_element = LaunchConfig::for_num_elems(1000); // 4 blocks of 256
+/// assert_eq!(per_element.grid.x, 4);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
     /// Blocks in the grid.
@@ -728,6 +770,27 @@ impl LaunchConfig {
 /// # Safety
 /// `arg_ptr` returns the address of [`arg_size`](KernelArg::arg_size) readable bytes that
 /// are the argument's value as the kernel's parameter, valid while `self` is borrowed.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, DeviceCopy, Stream};
+/// /// A record passed by value (`struct Params { float scale; unsigned n; }` in CUDA C).
+/// #[derive(Clone, Copy)]
+/// #[repr(C)]
+/// struct Params {
+///     scale: f32,
+///     n: u32,
+/// }
+/// // SAFETY: plain data of two 4-byte fields, no padding; every bit pattern is a value.
+/// unsafe impl DeviceCopy for Params {}
+/// # let kernel: cudart12::Kernel = todo!();
+/// let stream = Stream::non_blocking()?;
+/// let data = DeviceBuffer::<f32>::zeroed(1024, &stream)?;
+/// let params = Params { scale: 2.0, n: 1024 };
+/// // SAFETY: the kernel takes (float* data, Params params) and touches `n` elements.
+/// unsafe { stream.launch(&kernel).grid(4).block(256).arg(&data).arg(&params).run()? };
+/// # Ok(()) }
+/// ```
 pub unsafe trait KernelArg {
     /// The address of the argument's value.
     fn arg_ptr(&self) -> *mut c_void;
@@ -836,6 +899,18 @@ unsafe impl<T: DeviceCopy> KernelArg for ManagedBuffer<T> {
 
 /// A list of kernel arguments at once: `()` and tuples of up to 12 references to
 /// [`KernelArg`]s, in the kernel's parameter order (`(&a, &b, &c, &n)`).
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, LaunchConfig, Stream};
+/// # let kernel: cudart12::Kernel = todo!();
+/// let stream = Stream::non_blocking()?;
+/// let (a, b) = (DeviceBuffer::<f32>::zeroed(256, &stream)?, DeviceBuffer::<f32>::zeroed(256, &stream)?);
+/// let n = 256u32;
+/// // SAFETY: the kernel takes (const float*, float*, unsigned) and touches `n` elements.
+/// unsafe { kernel.launch(&stream, LaunchConfig::for_num_elems(n), (&a, &b, &n))? };
+/// # Ok(()) }
+/// ```
 pub trait KernelArgs<'a> {
     /// Appends the arguments to `launch`, in order.
     fn push_onto(self, launch: Launch<'a>) -> Launch<'a>;
@@ -942,6 +1017,26 @@ impl ArgList {
 
 /// A kernel launch being built (see the [module documentation](self)). The arguments are
 /// borrowed until the launch is sent.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, Stream};
+/// # let kernel: cudart12::Kernel = todo!();
+/// let stream = Stream::non_blocking()?;
+/// let out = DeviceBuffer::<u32>::zeroed(1 << 16, &stream)?;
+/// let n = 1u32 << 16;
+/// // SAFETY: the kernel takes (unsigned* out, unsigned n), one cluster of 2 blocks at a time.
+/// unsafe {
+///     stream
+///         .launch(&kernel)
+///         .grid(256)
+///         .block(256)
+///         .cluster(2)
+///         .args((&out, &n))
+///         .run()?
+/// };
+/// # Ok(()) }
+/// ```
 #[must_use = "a launch does nothing until `run`"]
 pub struct Launch<'a> {
     kernel: &'a Kernel,

@@ -34,6 +34,17 @@ pub use crate::sys::StreamFlags;
 pub(crate) const NOT_READY: i32 = 600;
 
 /// A CUDA stream (see the [module documentation](self)).
+///
+/// ```no_run
+/// # fn main() -> cudart13::Result<()> {
+/// use cudart13::{DeviceBuffer, Stream};
+/// let upload = Stream::non_blocking()?;
+/// let compute = upload.clone(); // the same CUDA stream, reference-counted
+/// let buf = DeviceBuffer::from_slice(&[1u8, 2, 3], &upload)?;
+/// compute.launch_host_func(|| println!("the upload is done"))?;
+/// compute.synchronize()?;
+/// # let _ = buf; Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Stream {
     inner: Arc<StreamInner>,

@@ -20,7 +20,7 @@ use super::allocator::{self, DeviceAllocator};
 use super::pinned_slice::{chunk, chunk_count, AsPinnedSlice, AsPinnedSliceMut};
 use super::pool::MemPool;
 use super::release::{release_later, retry_later};
-use super::track::{self, poisoned, Access, Capture, Enqueued, StreamKey, Tracked, Uses, WHOLE};
+use super::track::{self, Access, Capture, Enqueued, StreamKey, Tracked, Uses, WHOLE};
 use super::{bytes_of, length_mismatch, DeviceCopy, DevicePtr};
 use crate::device;
 use crate::error::{report_drop_error, status, Error, Result};
@@ -231,9 +231,9 @@ impl Free {
         if self.bytes == 0 {
             return Freed::Done(Ok(()));
         }
-        if self.uses.is_poisoned() {
+        if let Some(e) = self.uses.poisoned_error() {
             std::mem::forget(self);
-            return Freed::Done(Err(poisoned()));
+            return Freed::Done(Err(e));
         }
         // The legacy and per-thread streams are the current device's: switch to the
         // memory's (when the runtime cannot say which is current, there is nothing to
@@ -401,6 +401,17 @@ impl Tracked for DeviceAlloc {
 /// A borrowed view of `len` values of device memory (of a [`DeviceBuffer`], or foreign
 /// memory through [`DeviceSlice::from_raw_parts`]), with the stream its blocking copies run
 /// on.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, Stream};
+/// let stream = Stream::non_blocking()?;
+/// let buf = DeviceBuffer::from_slice(&[1u32, 2, 3, 4, 5], &stream)?;
+/// let middle = buf.slice(1..4)?;
+/// assert_eq!(middle.to_vec()?, [2, 3, 4]);
+/// assert!(buf.slice(4..9).is_err()); // out of bounds: an error, not a panic
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy)]
 pub struct DeviceSlice<'a, T: DeviceCopy> {
     ptr: *mut T,
@@ -410,6 +421,18 @@ pub struct DeviceSlice<'a, T: DeviceCopy> {
 }
 
 /// A borrowed mutable view of `len` values of device memory.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, Stream};
+/// let (a, b) = (Stream::non_blocking()?, Stream::non_blocking()?);
+/// let mut buf = DeviceBuffer::<u8>::new(2048, &a)?;
+/// let (mut low, mut high) = buf.split_at_mut(1024)?;
+/// low.memset(1, &a)?; // the two halves on two streams at once
+/// high.memset(2, &b)?;
+/// b.synchronize()?;
+/// # Ok(()) }
+/// ```
 pub struct DeviceSliceMut<'a, T: DeviceCopy> {
     ptr: *mut T,
     len: usize,
@@ -453,12 +476,40 @@ unsafe impl<T: DeviceCopy + Send> Send for DeviceSliceMut<'_, T> {}
 unsafe impl<T: DeviceCopy + Sync> Sync for DeviceSliceMut<'_, T> {}
 
 /// Device memory that can be read: [`DeviceBuffer`], [`DeviceSlice`], [`DeviceSliceMut`].
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::memory::AsDeviceSlice;
+/// use cudart12::{DeviceBuffer, DeviceCopy, Stream};
+/// /// The first element of any device memory (a buffer or a view of one).
+/// fn first<T: DeviceCopy>(mem: &impl AsDeviceSlice<T>) -> cudart12::Result<T> {
+///     Ok(mem.as_device_slice().slice(..1)?.to_vec()?[0])
+/// }
+/// let buf = DeviceBuffer::from_slice(&[7u16, 8], &Stream::legacy())?;
+/// assert_eq!(first(&buf)?, 7);
+/// assert_eq!(first(&buf.slice(1..)?)?, 8);
+/// # Ok(()) }
+/// ```
 pub trait AsDeviceSlice<T: DeviceCopy> {
     /// A view of the whole memory.
     fn as_device_slice(&self) -> DeviceSlice<'_, T>;
 }
 
 /// Device memory that can be written: [`DeviceBuffer`], [`DeviceSliceMut`].
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::memory::AsDeviceSliceMut;
+/// use cudart12::{DeviceBuffer, DeviceCopy, Stream};
+/// fn clear<T: DeviceCopy>(mem: &mut impl AsDeviceSliceMut<T>, stream: &Stream) -> cudart12::Result<()> {
+///     mem.as_device_slice_mut().fill_zero(stream)
+/// }
+/// let stream = Stream::legacy();
+/// let mut buf = DeviceBuffer::<f64>::new(100, &stream)?;
+/// clear(&mut buf, &stream)?;
+/// clear(&mut buf.slice_mut(..10)?, &stream)?;
+/// # Ok(()) }
+/// ```
 pub trait AsDeviceSliceMut<T: DeviceCopy>: AsDeviceSlice<T> {
     /// A mutable view of the whole memory.
     fn as_device_slice_mut(&mut self) -> DeviceSliceMut<'_, T>;
@@ -589,6 +640,8 @@ macro_rules! read_methods {
         /// returns while the copy can still write `dst` (a failed wait is followed by
         /// polling until the copy is done or cannot run any more). Refused on a stream
         /// being captured.
+        #[doc(alias = "cudaMemcpyAsync")]
+        #[doc(alias = "cudaMemcpy")]
         pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
             if dst.len() != self.len {
                 return Err(length_mismatch("copy_to_host", self.len, dst.len()));
@@ -606,6 +659,8 @@ macro_rules! read_methods {
         }
 
         /// The elements as a `Vec` (a blocking copy, as [`copy_to_host`](Self::copy_to_host)).
+        #[doc(alias = "cudaMemcpyAsync")]
+        #[doc(alias = "cudaMemcpy")]
         pub fn to_vec(&self) -> Result<Vec<T>> {
             let mut out: Vec<T> = Vec::with_capacity(self.len);
             if self.size_bytes() > 0 {
@@ -630,6 +685,7 @@ macro_rules! read_methods {
         /// `stream` has executed the copy (synchronise the stream or an event recorded after
         /// it); a graph capturing the copy writes `dst` again at each launch. Prefer
         /// [`copy_to_pinned_async`](Self::copy_to_pinned_async), which is safe.
+        #[doc(alias = "cudaMemcpyAsync")]
         pub unsafe fn copy_to_host_async(&self, dst: &mut [T], stream: &Stream) -> Result<()> {
             if dst.len() != self.len {
                 return Err(length_mismatch("copy_to_host_async", self.len, dst.len()));
@@ -750,6 +806,8 @@ macro_rules! write_methods {
         /// Copies `src` (same length) here and waits for the copy, which is enqueued on
         /// [`stream`](Self::stream). It never returns while the copy can still read `src`.
         /// Refused on a stream being captured.
+        #[doc(alias = "cudaMemcpyAsync")]
+        #[doc(alias = "cudaMemcpy")]
         pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
             if src.len() != self.len {
                 return Err(length_mismatch("copy_from_host", self.len, src.len()));
@@ -771,6 +829,7 @@ macro_rules! write_methods {
         /// `src` must stay alive, and must not be written by the host, until `stream` has
         /// executed the copy; a graph capturing the copy reads `src` again at each launch.
         /// Prefer [`copy_from_pinned_async`](Self::copy_from_pinned_async), which is safe.
+        #[doc(alias = "cudaMemcpyAsync")]
         pub unsafe fn copy_from_host_async(&mut self, src: &[T], stream: &Stream) -> Result<()> {
             if src.len() != self.len {
                 return Err(length_mismatch("copy_from_host_async", self.len, src.len()));
@@ -827,6 +886,8 @@ macro_rules! write_methods {
         }
 
         /// Enqueues a device-to-device copy of `src` (same length) here on `stream`.
+        #[doc(alias = "cudaMemcpyAsync")]
+        #[doc(alias = "cudaMemcpyPeerAsync")]
         pub fn copy_from_device(
             &mut self,
             src: &impl AsDeviceSlice<T>,
@@ -854,6 +915,7 @@ macro_rules! write_methods {
         }
 
         /// Enqueues setting every byte to `value` on `stream` (`cudaMemsetAsync`).
+        #[doc(alias = "cudaMemsetAsync")]
         pub fn memset(&mut self, value: u8, stream: &Stream) -> Result<()> {
             let bytes = self.size_bytes();
             if bytes == 0 {
@@ -875,6 +937,7 @@ macro_rules! write_methods {
         }
 
         /// Enqueues setting every element to zero bits on `stream`.
+        #[doc(alias = "cudaMemsetAsync")]
         pub fn fill_zero(&mut self, stream: &Stream) -> Result<()> {
             self.memset(0, stream)
         }
@@ -886,6 +949,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// for which allocator is used). Contents unspecified. On a stream being captured the
     /// allocation becomes a node of the graph (CUDA's graph memory nodes): its memory is
     /// valid in the graph's work and, once the graph has run, until the buffer is dropped.
+    #[doc(alias = "cudaMallocAsync")]
     pub fn new(len: usize, stream: &Stream) -> Result<DeviceBuffer<T>> {
         match allocator::active() {
             None => Self::alloc_runtime(len, stream, None),
@@ -894,6 +958,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     }
 
     /// `len` zeroed elements: [`new`](Self::new), then a `cudaMemsetAsync` on `stream`.
+    #[doc(alias = "cudaMallocAsync")]
+    #[doc(alias = "cudaMemsetAsync")]
     pub fn zeroed(len: usize, stream: &Stream) -> Result<DeviceBuffer<T>> {
         let mut b = Self::new(len, stream)?;
         b.fill_zero(stream)?;
@@ -901,6 +967,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     }
 
     /// A buffer holding a copy of `src` (blocking: returns once the copy is done).
+    #[doc(alias = "cudaMallocAsync")]
+    #[doc(alias = "cudaMemcpyAsync")]
     pub fn from_slice(src: &[T], stream: &Stream) -> Result<DeviceBuffer<T>> {
         let mut b = Self::new(src.len(), stream)?;
         b.copy_from_host(src)?;
@@ -908,6 +976,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     }
 
     /// `len` elements from `pool`, in stream order (`cudaMallocFromPoolAsync`).
+    #[doc(alias = "cudaMallocFromPoolAsync")]
     pub fn new_in(pool: &MemPool, len: usize, stream: &Stream) -> Result<DeviceBuffer<T>> {
         Self::alloc_runtime(len, stream, Some(pool))
     }
@@ -1000,6 +1069,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     }
 
     /// A new buffer with the same contents (allocated and copied on the buffer's stream).
+    #[doc(alias = "cudaMemcpyAsync")]
     pub fn try_clone(&self) -> Result<DeviceBuffer<T>> {
         let mut copy = Self::new(self.len, &self.alloc.home)?;
         copy.copy_from_device(self, &self.alloc.home)?;
@@ -1024,6 +1094,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// Frees the memory now (enqueued on the buffer's stream, after the other streams that
     /// used it) and returns the error, where dropping would report it to the hook. While a
     /// graph holds the memory, it is freed when the graph lets go.
+    #[doc(alias = "cudaFreeAsync")]
     pub fn close(self) -> Result<()> {
         let mut me = std::mem::ManuallyDrop::new(self);
         // SAFETY: taken once; `me` is never dropped.

@@ -120,6 +120,18 @@ pub use pool::{MemPool, MemPoolStats};
 /// fresh allocations hold arbitrary bytes). `bool`, `char`, references and enums with
 /// unused discriminants are not `DeviceCopy`. A `#[repr(C)]` struct of `DeviceCopy` fields
 /// may implement it (`unsafe impl DeviceCopy for MyRecord {}`).
+///
+/// ```
+/// use cudart12::DeviceCopy;
+/// #[derive(Clone, Copy)]
+/// #[repr(C)]
+/// struct Particle {
+///     position: [f32; 3],
+///     mass: f32,
+/// }
+/// // SAFETY: four `f32`s without padding; every bit pattern is a value.
+/// unsafe impl DeviceCopy for Particle {}
+/// ```
 pub unsafe trait DeviceCopy: Copy + 'static {}
 
 macro_rules! device_copy {
@@ -138,6 +150,15 @@ unsafe impl DeviceCopy for DevicePtr {}
 
 /// A device address, as CUDA returns it (`void*` in device or unified address space). Only
 /// a value: nothing is freed when it is dropped, and the host never dereferences it.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, Stream};
+/// let buf = DeviceBuffer::<u64>::new(16, &Stream::legacy())?;
+/// let ptr = buf.as_device_ptr(); // for a raw call or a record passed to a kernel
+/// println!("{ptr:?}, {} bytes further on: {:?}", 64, ptr.byte_add(64));
+/// # Ok(()) }
+/// ```
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct DevicePtr(*mut c_void);

@@ -89,12 +89,39 @@ unsafe impl<T: DeviceCopy + Sync> Sync for PinnedSliceMut<'_, T> {}
 
 /// Pinned memory that asynchronous copies can read: [`PinnedBuffer`], [`PinnedSlice`],
 /// [`PinnedSliceMut`].
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::memory::AsPinnedSlice;
+/// use cudart12::{DeviceCopy, PinnedBuffer};
+/// fn total(mem: &impl AsPinnedSlice<u32>) -> cudart12::Result<u64> {
+///     Ok(mem.as_pinned_slice().as_slice()?.iter().map(|v| u64::from(*v)).sum())
+/// }
+/// let host = PinnedBuffer::from_slice(&[1u32, 2, 3, 4])?;
+/// assert_eq!(total(&host)?, 10);
+/// assert_eq!(total(&host.slice(2..)?)?, 7);
+/// # Ok(()) }
+/// ```
 pub trait AsPinnedSlice<T: DeviceCopy> {
     /// The whole memory as a shared part.
     fn as_pinned_slice(&self) -> PinnedSlice<'_, T>;
 }
 
 /// Pinned memory that asynchronous copies can write: [`PinnedBuffer`], [`PinnedSliceMut`].
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::memory::AsPinnedSliceMut;
+/// use cudart12::PinnedBuffer;
+/// fn ones(mem: &mut impl AsPinnedSliceMut<u8>) -> cudart12::Result<()> {
+///     mem.as_pinned_slice_mut().as_mut_slice()?.fill(1);
+///     Ok(())
+/// }
+/// let mut host = PinnedBuffer::<u8>::new(64)?;
+/// ones(&mut host)?;
+/// ones(&mut host.slice_mut(..8)?)?;
+/// # Ok(()) }
+/// ```
 pub trait AsPinnedSliceMut<T: DeviceCopy>: AsPinnedSlice<T> {
     /// The whole memory as an exclusive part.
     fn as_pinned_slice_mut(&mut self) -> PinnedSliceMut<'_, T>;

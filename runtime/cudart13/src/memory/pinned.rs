@@ -45,6 +45,28 @@ pub use crate::sys::HostAllocFlags;
 /// `true` only when every byte `alloc` returns holds a definite value for Rust: memory the
 /// operating system or a driver mapped (zero-filled pages, or pages earlier contents were
 /// written to), never memory from Rust's own allocator that nothing wrote.
+///
+/// ```no_run
+/// use std::ptr::NonNull;
+/// use cudart13::memory::{HostAllocator, RuntimeHostAllocator};
+/// /// `cudaMallocHost` memory, logged.
+/// struct Logged(RuntimeHostAllocator);
+/// // SAFETY: allocation and free are `RuntimeHostAllocator`'s, and so is its memory's state.
+/// unsafe impl HostAllocator for Logged {
+///     fn alloc(&self, bytes: usize) -> cudart13::Result<NonNull<u8>> {
+///         println!("pinning {bytes} bytes");
+///         self.0.alloc(bytes)
+///     }
+///     unsafe fn free(&self, ptr: NonNull<u8>, bytes: usize) -> cudart13::Result<()> {
+///         // SAFETY: the caller's promise, passed on.
+///         unsafe { self.0.free(ptr, bytes) }
+///     }
+///     fn initialized(&self) -> bool {
+///         self.0.initialized()
+///     }
+/// }
+/// cudart13::memory::set_pinned_allocator(Some(std::sync::Arc::new(Logged(RuntimeHostAllocator::default()))));
+/// ```
 pub unsafe trait HostAllocator: Send + Sync {
     /// Allocates `bytes` bytes (`bytes > 0`).
     fn alloc(&self, bytes: usize) -> Result<NonNull<u8>>;
@@ -63,6 +85,16 @@ pub unsafe trait HostAllocator: Send + Sync {
 
 /// The runtime's pinned allocator: `cudaHostAlloc` with these flags (`cudaMallocHost` for
 /// the default flags), `cudaFreeHost`.
+///
+/// ```no_run
+/// # fn main() -> cudart13::Result<()> {
+/// use std::sync::Arc;
+/// use cudart13::memory::RuntimeHostAllocator;
+/// use cudart13::{HostAllocFlags, PinnedBuffer};
+/// let mapped = Arc::new(RuntimeHostAllocator { flags: HostAllocFlags::MAPPED | HostAllocFlags::PORTABLE });
+/// let host = PinnedBuffer::<f32>::with_allocator(mapped, 1 << 20)?;
+/// # let _ = host; Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RuntimeHostAllocator {
     /// `cudaHostAlloc` flags: `PORTABLE`, `MAPPED`, `WRITE_COMBINED`.
@@ -323,6 +355,18 @@ impl Drop for ViewToken {
 
 /// A host view of a [`PinnedBuffer`] for reading ([`PinnedBuffer::as_slice`]): no copy
 /// writes the memory while it is alive.
+///
+/// ```no_run
+/// # fn main() -> cudart13::Result<()> {
+/// use cudart13::{DeviceBuffer, PinnedBuffer, Stream};
+/// let stream = Stream::non_blocking()?;
+/// let dev = DeviceBuffer::from_slice(&[1.5f32; 8], &stream)?;
+/// let mut host = PinnedBuffer::<f32>::new(8)?;
+/// dev.copy_to_pinned_async(&mut host, &stream)?;
+/// let view = host.as_slice()?; // waits for the copy; no copy may write `host` while it lives
+/// println!("{}", view.iter().sum::<f32>());
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct PinnedRef<'a, T: DeviceCopy> {
     pub(crate) slice: &'a [T],
@@ -331,6 +375,19 @@ pub struct PinnedRef<'a, T: DeviceCopy> {
 
 /// A host view of a [`PinnedBuffer`] for writing ([`PinnedBuffer::as_mut_slice`]): no copy
 /// reads or writes the memory while it is alive.
+///
+/// ```no_run
+/// # fn main() -> cudart13::Result<()> {
+/// use cudart13::{DeviceBuffer, PinnedBuffer, Stream};
+/// let stream = Stream::non_blocking()?;
+/// let mut host = PinnedBuffer::<u32>::new(8)?;
+/// let mut dev = DeviceBuffer::<u32>::new(8, &stream)?;
+/// for round in 0..3 {
+///     host.as_mut_slice()?.fill(round); // waits until the previous upload has read `host`
+///     dev.copy_from_pinned_async(&host, &stream)?;
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct PinnedMut<'a, T: DeviceCopy> {
     pub(crate) slice: &'a mut [T],
@@ -638,6 +695,18 @@ impl<T: DeviceCopy + std::fmt::Debug> std::fmt::Debug for PinnedBuffer<T> {
 /// from it are gone.
 ///
 /// A clone shares the same pool. `Send` and `Sync`; the cache is behind a mutex.
+///
+/// ```no_run
+/// # fn main() -> cudart13::Result<()> {
+/// use cudart13::PinnedPool;
+/// let pool = PinnedPool::global();
+/// for _ in 0..100 {
+///     let staging = pool.alloc_uninit::<u8>(1 << 20)?; // pinned once, reused after
+///     drop(staging); // back to the pool once its copies are done
+/// }
+/// println!("{} bytes cached", pool.free_bytes());
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct PinnedPool {
     shared: Arc<PoolShared>,

@@ -90,11 +90,11 @@ const RANGES_PER_STREAM: usize = 16;
 /// The streams other than its home that used an allocation since the host last waited for
 /// them, each with an event recorded after its last operation; or "poisoned" when an
 /// operation was enqueued that could not be recorded (the allocation is then never freed
-/// and never handed to the host: failing closed).
+/// and never handed to the host: failing closed), with the error that prevented it.
 #[derive(Debug, Default)]
 pub(crate) struct Uses {
     list: Vec<Use>,
-    poisoned: bool,
+    poisoned: Option<Box<Error>>,
 }
 
 // SAFETY: event handles may be used from any thread.
@@ -105,7 +105,7 @@ impl Uses {
     pub(crate) const fn new() -> Uses {
         Uses {
             list: Vec::new(),
-            poisoned: false,
+            poisoned: None,
         }
     }
 
@@ -114,14 +114,17 @@ impl Uses {
         self.list.is_empty()
     }
 
-    /// Whether an operation could not be recorded.
-    pub(crate) fn is_poisoned(&self) -> bool {
-        self.poisoned
+    /// Marks the allocation as used by work that could not be recorded, because of `cause`
+    /// (the first cause is kept).
+    pub(crate) fn poison(&mut self, cause: Error) {
+        self.poisoned.get_or_insert_with(|| Box::new(cause));
     }
 
-    /// Marks the allocation as used by work that could not be recorded.
-    pub(crate) fn poison(&mut self) {
-        self.poisoned = true;
+    /// The error for host access to, or a free of, poisoned memory.
+    pub(crate) fn poisoned_error(&self) -> Option<Error> {
+        self.poisoned
+            .as_ref()
+            .map(|cause| Error::Unsettled(cause.clone()))
     }
 
     /// Records the use of `range` by `key` (`stream` with `device` current) after the work
@@ -196,8 +199,8 @@ impl Uses {
     /// with: writes of an overlapping range for a read, every use of one for a write. A
     /// failed wait keeps the uses and returns the error.
     pub(crate) fn wait_host(&mut self, access: Access, range: Bytes) -> Result<()> {
-        if self.poisoned {
-            return Err(poisoned());
+        if let Some(e) = self.poisoned_error() {
+            return Err(e);
         }
         let conflicts = |u: &Use| overlap(u.range, range) && (access == Access::Write || u.write);
         if !self.list.iter().any(conflicts) {
@@ -216,7 +219,7 @@ impl Uses {
     /// Whether every recorded use has completed (or can no longer run), without waiting;
     /// never for poisoned uses.
     pub(crate) fn all_done(&self) -> bool {
-        !self.poisoned
+        self.poisoned.is_none()
             && self.list.iter().all(|u| {
                 // SAFETY: a live event handle.
                 match status(unsafe { sys::cudaEventQuery(u.event) }) {
@@ -247,15 +250,6 @@ impl Drop for Uses {
             give_event(u.device, u.event);
         }
     }
-}
-
-/// The error for host access to memory whose uses could not all be recorded.
-pub(crate) fn poisoned() -> Error {
-    Error::InvalidArgument(
-        "this memory was used by work whose completion could not be recorded (a failed event \
-         record or capture query): it is never handed to the host and never freed"
-            .into(),
-    )
 }
 
 /// How an operation's stream stood right after the operation was enqueued.
@@ -295,26 +289,24 @@ impl Enqueued<'_> {
         range: Bytes,
         keep: impl FnOnce(sys::cudaGraph_t, u64) -> Result<()>,
     ) {
-        match self.capture {
+        match &self.capture {
             Ok(Capture::No) => {
                 if self.key == home && !home.is_per_thread() {
                     return;
                 }
-                if uses
-                    .note(self.stream, self.key, self.device, access, range)
-                    .is_err()
-                    && wait_stream(self.stream.as_raw()).is_err()
-                {
-                    uses.poison();
+                if let Err(e) = uses.note(self.stream, self.key, self.device, access, range) {
+                    if wait_stream(self.stream.as_raw()).is_err() {
+                        uses.poison(e);
+                    }
                 }
             }
             Ok(Capture::Into(graph, id)) => {
-                if keep(graph, id).is_err() {
-                    uses.poison();
+                if let Err(e) = keep(*graph, *id) {
+                    uses.poison(e);
                 }
             }
             Ok(Capture::Dead) => {}
-            Err(_) => uses.poison(),
+            Err(e) => uses.poison(e.clone()),
         }
     }
 }
@@ -326,12 +318,10 @@ impl Enqueued<'_> {
         if self.capture.as_ref().is_ok_and(|c| *c == Capture::Dead) {
             return;
         }
-        if uses
-            .note(self.stream, self.key, self.device, Access::Write, WHOLE)
-            .is_err()
-            && wait_stream(self.stream.as_raw()).is_err()
-        {
-            uses.poison();
+        if let Err(e) = uses.note(self.stream, self.key, self.device, Access::Write, WHOLE) {
+            if wait_stream(self.stream.as_raw()).is_err() {
+                uses.poison(e);
+            }
         }
     }
 }
@@ -360,8 +350,8 @@ pub(crate) fn record_after(
     };
     match recorded {
         Ok(done) => done,
-        Err(_) => {
-            events.poison();
+        Err(e) => {
+            events.poison(e);
             true
         }
     }

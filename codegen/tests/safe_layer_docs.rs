@@ -280,3 +280,87 @@ fn every_public_type_of_the_safe_layer_has_an_example() {
         f.no_example.join("\n")
     );
 }
+
+/// The Rust items `docs/cupy-mapping.md` and `docs/cuda-core-mapping.md` name, checked against
+/// the template and the emitted typed layer, so that a renamed method or type cannot leave
+/// the pages stale: every `` `Type::method` `` names a public type of the safe layer and a
+/// function of that name in it, every `` `api::name` `` a typed function of `cudart13`.
+#[test]
+fn the_mapping_pages_name_items_that_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut types = BTreeSet::new();
+    let mut fns = BTreeSet::new();
+    let loader = root.join("template/src/loader.rs");
+    for path in safe_layer_files().into_iter().chain([loader]) {
+        let text = std::fs::read_to_string(&path).expect("template file");
+        for line in text.lines().map(str::trim) {
+            for kind in [
+                "pub struct ",
+                "pub enum ",
+                "pub trait ",
+                "pub unsafe trait ",
+                "pub type ",
+            ] {
+                if let Some(rest) = line.strip_prefix(kind) {
+                    types.insert(
+                        rest.split(|c: char| !c.is_alphanumeric() && c != '_')
+                            .next()
+                            .unwrap_or("")
+                            .to_string(),
+                    );
+                }
+            }
+            if let Some(alias) = line.strip_prefix("pub use crate::sys::") {
+                if let Some((_, name)) = alias.trim_end_matches(';').split_once(" as ") {
+                    types.insert(name.to_string());
+                }
+            }
+            if let Some(i) = line.find("fn ") {
+                let name: String = line[i + 3..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                fns.insert(name);
+            }
+        }
+    }
+    let api =
+        std::fs::read_to_string(root.join("../runtime/cudart13/src/api.rs")).expect("typed layer");
+    let mut stale = Vec::new();
+    for page in ["../docs/cupy-mapping.md", "../docs/cuda-core-mapping.md"] {
+        let text = std::fs::read_to_string(root.join(page)).expect("mapping page");
+        for span in text.split('`').skip(1).step_by(2) {
+            let path: String = span
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            let parts: Vec<&str> = path.split("::").collect();
+            match parts.as_slice() {
+                // Other crates' items (the NCCL rows name cudarc's), and placeholders.
+                ["std" | "cudarc", ..] | ["api", ""] => {}
+                ["api", name] => {
+                    if !api.contains(&format!("fn {name}("))
+                        && !api.contains(&format!("fn {name}<"))
+                    {
+                        stale.push(format!("{page}: `{span}`"));
+                    }
+                }
+                [.., ty, method]
+                    if ty.starts_with(|c: char| c.is_ascii_uppercase())
+                        && method.starts_with(|c: char| c.is_ascii_lowercase()) =>
+                {
+                    let known_type = types.contains(*ty) || ["Device", "Error"].contains(ty);
+                    if !known_type || !fns.contains(*method) {
+                        stale.push(format!("{page}: `{span}`"));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "items the mapping pages name that do not exist:\n{}",
+        stale.join("\n")
+    );
+}

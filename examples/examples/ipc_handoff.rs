@@ -91,29 +91,27 @@ fn parent() -> Result<()> {
     let filled = Event::interprocess(device)?;
     filled.record(&stream)?;
 
+    let lines = format!(
+        "{}\n{}\n",
+        hex(&buffer.ipc_handle()?.to_bytes()),
+        hex(&filled.ipc_handle()?.to_bytes())
+    );
     let exe = std::env::current_exe().unwrap_or_else(|e| fail(&format!("this program: {e}")));
     let mut child = Command::new(exe)
         .arg("child")
         .stdin(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| fail(&format!("starting the child: {e}")));
-    {
-        let mut to_child = child
-            .stdin
-            .take()
-            .unwrap_or_else(|| fail("the child's input"));
-        let lines = format!(
-            "{}\n{}\n",
-            hex(&buffer.ipc_handle()?.to_bytes()),
-            hex(&filled.ipc_handle()?.to_bytes())
-        );
-        to_child
-            .write_all(lines.as_bytes())
-            .unwrap_or_else(|e| fail(&format!("writing to the child: {e}")));
+    // Written, then the input closed, before waiting: the child reads to the end.
+    let written = child
+        .stdin
+        .take()
+        .map(|mut to_child| to_child.write_all(lines.as_bytes()));
+    let status = child.wait();
+    let status = status.unwrap_or_else(|e| fail(&format!("waiting for the child: {e}")));
+    if !matches!(written, Some(Ok(()))) {
+        fail("writing the handles to the child");
     }
-    let status = child
-        .wait()
-        .unwrap_or_else(|e| fail(&format!("waiting for the child: {e}")));
     if !status.success() {
         fail(&format!("the child failed: {status}"));
     }

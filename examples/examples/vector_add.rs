@@ -109,7 +109,7 @@ fn main() -> Result<()> {
     println!("10 replays with host updates: {ms:.3} ms");
 
     // The error for a device that does not exist, from CUDA itself.
-    match Device::from_ordinal(Device::count()? as i32).set_current() {
+    match Device::from_ordinal(Device::count()?).set_current() {
         Err(e) if e.cuda_code() == Some(101) => println!("invalid device: {e}"),
         other => {
             eprintln!("expected cudaErrorInvalidDevice, got {other:?}");

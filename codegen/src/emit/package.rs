@@ -170,8 +170,8 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub use event::{Event, EventFlags, IpcEventHandle};
         pub use global::DeviceGlobal;
         pub use graph::{CaptureGuard, CaptureMode, Graph, GraphExec, GraphNode};
-        pub use kernel::{Dim3, FuncAttribute, Kernel, KernelArg, KernelArgs, Launch, LaunchConfig};
-        pub use kernel::{Module, ParamInfo};
+        pub use kernel::{Dim3, FuncAttribute, Kernel, KernelArg, KernelArgs};
+        pub use kernel::{Launch, LaunchConfig, Module, ParamInfo};
         pub use loader::{has_function, is_available, LazySymbol, Library};
         pub use memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut};
         pub use memory::{HostAllocFlags, IpcMemHandle, ManagedBuffer, MemPool, MemPoolStats};

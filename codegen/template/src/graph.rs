@@ -27,9 +27,9 @@
 //! `unsafe`).
 //!
 //! Host memory a graph writes: while any graph holds a
-//! [`PinnedBuffer`], [`GraphExec::launch`] and host views of such buffers
+//! [`PinnedBuffer`](crate::PinnedBuffer), [`GraphExec::launch`] and host views of such buffers
 //! exclude each other: a launch fails while a view is alive, and a view waits for the
-//! launches before it (see [`PinnedBuffer`]).
+//! launches before it (see [`PinnedBuffer`](crate::PinnedBuffer)).
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -1147,7 +1147,7 @@ impl Stream {
     ///
     /// During a capture nothing runs: blocking calls on the stream (a `copy_to_host`,
     /// `synchronize`) fail and invalidate the capture. Copies to and from
-    /// [`PinnedBuffer`]s, kernel launches, memsets and
+    /// [`PinnedBuffer`](crate::PinnedBuffer)s, kernel launches, memsets and
     /// device copies are captured; so are allocations and frees of device buffers on the
     /// stream (`cudaMallocAsync` / `cudaFreeAsync` become graph memory nodes): allocate the
     /// buffers a graph reuses before the capture, and drop them after it.

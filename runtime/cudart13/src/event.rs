@@ -296,8 +296,9 @@ impl IpcEventHandle {
     /// until the returned event and its clones are gone.
     #[doc(alias = "cudaIpcOpenEventHandle")]
     pub unsafe fn open(self, device: crate::Device) -> Result<Event> {
-        let mut handle = sys::cudaIpcEventHandle_t::default();
-        handle.reserved = self.bytes.map(|b| b as _);
+        let handle = sys::cudaIpcEventHandle_t {
+            reserved: self.bytes.map(|b| b as _),
+        };
         let mut raw = sys::cudaEvent_t::null();
         crate::device::with_device(device.ordinal(), || {
             // SAFETY: one handle is written; the caller's promise about the bytes.

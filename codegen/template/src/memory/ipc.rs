@@ -209,8 +209,9 @@ struct IpcMapping {
 // ordered before it is done.
 unsafe impl DeviceAllocator for IpcMapping {
     fn alloc(&self, _bytes: usize, stream: &Stream) -> Result<DevicePtr> {
-        let mut raw = sys::cudaIpcMemHandle_t::default();
-        raw.reserved = self.handle.map(|b| b as _);
+        let raw = sys::cudaIpcMemHandle_t {
+            reserved: self.handle.map(|b| b as _),
+        };
         let mut ptr: *mut c_void = std::ptr::null_mut();
         let device = match stream.ordinal() {
             Some(d) => d,

@@ -1311,7 +1311,7 @@ emulated! {
         drop(exported);
         let pooled = DeviceBuffer::<u32>::new(16, &s[0])?;
         assert!(pooled.ipc_handle().is_err(), "stream-ordered memory is not shareable");
-        // SAFETY: refused before CUDA maps anything (a size of 6 bytes).
+        // SAFETY: a handle of no bytes: nothing is mapped.
         let odd = unsafe { cudart13::IpcMemHandle::from_bytes([0; 72]).open::<u32>(&s[0]) };
         assert!(odd.is_ok() && odd.map(|b| b.len()).ok() == Some(0), "an empty handle");
         Ok(())

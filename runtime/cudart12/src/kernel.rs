@@ -29,6 +29,7 @@
 //! context-independent and thread-safe). A kernel keeps its module loaded.
 
 use std::ffi::{c_char, c_int, c_void, CString};
+use std::mem::MaybeUninit;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -394,7 +395,10 @@ impl Kernel {
     /// function's host stub address as `cudaLaunchKernel` accepts).
     ///
     /// # Safety
-    /// `raw` names a kernel that stays loaded as long as this value and its clones.
+    /// `raw` names a kernel that stays loaded as long as this value and its clones: a
+    /// `cudaKernel_t`, or a function registered with the runtime this crate loaded (CUDA
+    /// says that a symbol of another runtime instance, such as one linked statically into
+    /// the program, is undefined behaviour in the calls this type makes).
     pub unsafe fn from_raw(raw: sys::cudaKernel_t) -> Kernel {
         Kernel {
             raw,
@@ -432,13 +436,16 @@ impl Kernel {
     /// parameters and `sizes` (the launch's arguments, in order) differ from them in number
     /// or size.
     #[inline]
-    pub(crate) fn check_args(&self, sizes: &[usize]) -> Result<()> {
+    pub(crate) fn check_args(&self, sizes: &[u16]) -> Result<()> {
         let params = match self.params.get() {
             Some(known) => known.as_deref(),
             None => self.params()?,
         };
         match params {
-            Some(p) if p.len() != sizes.len() || p.iter().zip(sizes).any(|(p, s)| p.size != *s) => {
+            Some(p)
+                if p.len() != sizes.len()
+                    || p.iter().zip(sizes).any(|(p, s)| p.size != usize::from(*s)) =>
+            {
                 Err(self.mismatch(p, sizes))
             }
             _ => Ok(()),
@@ -446,7 +453,7 @@ impl Kernel {
     }
 
     #[cold]
-    fn mismatch(&self, params: &[ParamInfo], sizes: &[usize]) -> Error {
+    fn mismatch(&self, params: &[ParamInfo], sizes: &[u16]) -> Error {
         let name = self.name().unwrap_or_else(|_| "?".into());
         let expected: Vec<usize> = params.iter().map(|p| p.size).collect();
         Error::InvalidArgument(format!(
@@ -950,67 +957,95 @@ kernel_args_tuple!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l);
 /// Arguments stored inline, without allocating, up to this many; more spill to a `Vec`.
 pub const INLINE_ARGS: usize = 16;
 
-/// The `void*` list of a launch, with the size of each argument (for the launch check).
+/// The `void*` list of a launch, with the size of each argument (for the launch check):
+/// inline and uninitialised past `len` (nothing is zeroed for a launch), spilled to the heap
+/// past [`INLINE_ARGS`].
 struct ArgList {
-    inline: [*mut c_void; INLINE_ARGS],
-    inline_sizes: [usize; INLINE_ARGS],
+    inline: [MaybeUninit<*mut c_void>; INLINE_ARGS],
+    /// Sizes in bytes, saturated at `u16::MAX` (a kernel parameter is at most 32 764 bytes,
+    /// so a saturated size never matches one).
+    inline_sizes: [MaybeUninit<u16>; INLINE_ARGS],
     len: usize,
-    spill: Vec<*mut c_void>,
-    spill_sizes: Vec<usize>,
+    spill: Option<Box<Spill>>,
+}
+
+/// The arguments of a launch with more than [`INLINE_ARGS`], all of them.
+struct Spill {
+    ptrs: Vec<*mut c_void>,
+    sizes: Vec<u16>,
 }
 
 impl ArgList {
     #[inline]
     fn new() -> ArgList {
         ArgList {
-            inline: [std::ptr::null_mut(); INLINE_ARGS],
-            inline_sizes: [0; INLINE_ARGS],
+            inline: [MaybeUninit::uninit(); INLINE_ARGS],
+            inline_sizes: [MaybeUninit::uninit(); INLINE_ARGS],
             len: 0,
-            spill: Vec::new(),
-            spill_sizes: Vec::new(),
+            spill: None,
         }
     }
 
     #[inline]
     fn push(&mut self, p: *mut c_void, size: usize) {
+        let size = u16::try_from(size).unwrap_or(u16::MAX);
         if self.len < INLINE_ARGS {
-            self.inline[self.len] = p;
-            self.inline_sizes[self.len] = size;
+            self.inline[self.len] = MaybeUninit::new(p);
+            self.inline_sizes[self.len] = MaybeUninit::new(size);
         } else {
-            if self.spill.is_empty() {
-                self.spill.extend_from_slice(&self.inline);
-                self.spill_sizes.extend_from_slice(&self.inline_sizes);
-            }
-            self.spill.push(p);
-            self.spill_sizes.push(size);
+            self.push_spilled(p, size);
         }
         self.len += 1;
     }
 
+    #[cold]
+    fn push_spilled(&mut self, p: *mut c_void, size: u16) {
+        let (ptrs, sizes) = (self.inline_ptrs().to_vec(), self.inline_sizes().to_vec());
+        let spill = self
+            .spill
+            .get_or_insert_with(|| Box::new(Spill { ptrs, sizes }));
+        spill.ptrs.push(p);
+        spill.sizes.push(size);
+    }
+
+    /// The inline entries written so far.
+    #[inline]
+    fn inline_ptrs(&self) -> &[*mut c_void] {
+        let n = self.len.min(INLINE_ARGS);
+        // SAFETY: the first `n` entries were written by `push` (`MaybeUninit<T>` has `T`'s
+        // layout).
+        unsafe { std::slice::from_raw_parts(self.inline.as_ptr().cast(), n) }
+    }
+
+    #[inline]
+    fn inline_sizes(&self) -> &[u16] {
+        let n = self.len.min(INLINE_ARGS);
+        // SAFETY: as above.
+        unsafe { std::slice::from_raw_parts(self.inline_sizes.as_ptr().cast(), n) }
+    }
+
     #[inline]
     fn as_slice(&self) -> &[*mut c_void] {
-        if self.len <= INLINE_ARGS {
-            &self.inline[..self.len]
-        } else {
-            &self.spill
+        match &self.spill {
+            None => self.inline_ptrs(),
+            Some(s) => &s.ptrs,
         }
     }
 
     #[inline]
-    fn sizes(&self) -> &[usize] {
-        if self.len <= INLINE_ARGS {
-            &self.inline_sizes[..self.len]
-        } else {
-            &self.spill_sizes
+    fn sizes(&self) -> &[u16] {
+        match &self.spill {
+            None => self.inline_sizes(),
+            Some(s) => &s.sizes,
         }
     }
 
+    /// The list as CUDA takes it (`void**`); only the first `len` entries are initialised.
     #[inline]
     fn as_mut_ptr(&mut self) -> *mut *mut c_void {
-        if self.len <= INLINE_ARGS {
-            self.inline.as_mut_ptr()
-        } else {
-            self.spill.as_mut_ptr()
+        match &mut self.spill {
+            None => self.inline.as_mut_ptr().cast(),
+            Some(s) => s.ptrs.as_mut_ptr(),
         }
     }
 }
@@ -1055,6 +1090,7 @@ pub struct Launch<'a> {
 impl<'a> Launch<'a> {
     /// A launch of `kernel` on the legacy default stream, with a 1 × 1 × 1 grid and block,
     /// no shared memory and no arguments yet.
+    #[inline]
     pub fn new(kernel: &'a Kernel) -> Launch<'a> {
         Launch {
             kernel,
@@ -1071,30 +1107,35 @@ impl<'a> Launch<'a> {
     }
 
     /// The stream to launch on.
+    #[inline]
     pub fn stream(mut self, stream: &'a Stream) -> Self {
         self.stream = Some(stream);
         self
     }
 
     /// Blocks in the grid.
+    #[inline]
     pub fn grid(mut self, grid: impl Into<Dim3>) -> Self {
         self.grid = grid.into();
         self
     }
 
     /// Threads in a block.
+    #[inline]
     pub fn block(mut self, block: impl Into<Dim3>) -> Self {
         self.block = block.into();
         self
     }
 
     /// Dynamic shared memory per block, bytes.
+    #[inline]
     pub fn shared_mem(mut self, bytes: u32) -> Self {
         self.shared_mem_bytes = bytes;
         self
     }
 
     /// Grid, block and shared memory at once.
+    #[inline]
     pub fn config(self, config: LaunchConfig) -> Self {
         self.grid(config.grid)
             .block(config.block)
@@ -1119,6 +1160,7 @@ impl<'a> Launch<'a> {
 
     /// Thread-block clusters of this shape (`cudaLaunchAttributeClusterDimension`; compute
     /// capability 9.0 and later; the grid must be a multiple of it).
+    #[inline]
     pub fn cluster(mut self, dims: impl Into<Dim3>) -> Self {
         self.cluster = Some(dims.into());
         self
@@ -1126,12 +1168,14 @@ impl<'a> Launch<'a> {
 
     /// A cooperative launch (`cudaLaunchAttributeCooperative`): all blocks are resident at
     /// once, so they can synchronise grid-wide.
+    #[inline]
     pub fn cooperative(mut self, cooperative: bool) -> Self {
         self.cooperative = cooperative;
         self
     }
 
     /// The launch's priority (`cudaLaunchAttributePriority`).
+    #[inline]
     pub fn priority(mut self, priority: i32) -> Self {
         self.priority = Some(priority);
         self
@@ -1144,9 +1188,10 @@ impl<'a> Launch<'a> {
     }
 
     /// The size of each argument, bytes, in order: what [`run`](Launch::run) compares with
-    /// the kernel's parameters.
-    pub fn arg_sizes(&self) -> &[usize] {
-        self.args.sizes()
+    /// the kernel's parameters (a size past `u16::MAX` is given as `u16::MAX`: no kernel
+    /// parameter is that large).
+    pub fn arg_sizes(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
+        self.args.sizes().iter().map(|s| usize::from(*s))
     }
 
     /// Whether a launch attribute is set (then the launch goes through
@@ -1177,10 +1222,10 @@ impl<'a> Launch<'a> {
     #[doc(alias = "cudaLaunchKernel")]
     #[doc(alias = "cudaLaunchKernelExC")]
     #[inline]
-    pub unsafe fn run(self) -> Result<()> {
+    pub unsafe fn run(mut self) -> Result<()> {
         self.kernel.check_args(self.args.sizes())?;
         // SAFETY: the caller's promise, passed on.
-        unsafe { self.run_unchecked() }
+        unsafe { self.enqueue() }
     }
 
     /// [`run`](Launch::run) without comparing the arguments with the kernel's parameters.
@@ -1191,6 +1236,17 @@ impl<'a> Launch<'a> {
     #[doc(alias = "cudaLaunchKernelExC")]
     #[inline]
     pub unsafe fn run_unchecked(mut self) -> Result<()> {
+        // SAFETY: the caller's promise, passed on.
+        unsafe { self.enqueue() }
+    }
+
+    /// Sends the launch on its stream with the stream's device current, and records what
+    /// it does with the crate's memory (see [`Launch::run`]).
+    ///
+    /// # Safety
+    /// As [`Launch::run`].
+    #[inline]
+    unsafe fn enqueue(&mut self) -> Result<()> {
         let legacy;
         let stream = match self.stream {
             Some(s) => s,
@@ -1204,7 +1260,8 @@ impl<'a> Launch<'a> {
             None => crate::device::current_ordinal()?,
         };
         let memory = std::mem::take(&mut self.memory);
-        let module = &self.kernel._module;
+        let kernel: &Kernel = self.kernel;
+        let module = &kernel._module;
         track::enqueue(
             stream,
             device,
@@ -1321,6 +1378,7 @@ impl<'a> Launch<'a> {
 
 impl Stream {
     /// A launch of `kernel` on this stream (see [`Launch`]).
+    #[inline]
     pub fn launch<'a>(&'a self, kernel: &'a Kernel) -> Launch<'a> {
         Launch::new(kernel).stream(self)
     }

@@ -91,7 +91,9 @@ const RANGES_PER_STREAM: usize = 16;
 #[derive(Debug, Default)]
 pub(crate) struct Uses {
     list: Vec<Use>,
-    poisoned: Option<Box<Error>>,
+    poisoned: bool,
+    /// Why it is poisoned.
+    cause: Option<Box<Error>>,
 }
 
 // SAFETY: event handles may be used from any thread.
@@ -102,7 +104,8 @@ impl Uses {
     pub(crate) const fn new() -> Uses {
         Uses {
             list: Vec::new(),
-            poisoned: None,
+            poisoned: false,
+            cause: None,
         }
     }
 
@@ -114,12 +117,16 @@ impl Uses {
     /// Marks the allocation as used by work that could not be recorded, because of `cause`
     /// (the first cause is kept).
     pub(crate) fn poison(&mut self, cause: Error) {
-        self.poisoned.get_or_insert_with(|| Box::new(cause));
+        self.poisoned = true;
+        self.cause.get_or_insert_with(|| Box::new(cause));
     }
 
     /// The error for host access to, or a free of, poisoned memory.
     pub(crate) fn poisoned_error(&self) -> Option<Error> {
-        self.poisoned
+        if !self.poisoned {
+            return None;
+        }
+        self.cause
             .as_ref()
             .map(|cause| Error::Unsettled(cause.clone()))
     }
@@ -216,7 +223,7 @@ impl Uses {
     /// Whether every recorded use has completed (or can no longer run), without waiting;
     /// never for poisoned uses.
     pub(crate) fn all_done(&self) -> bool {
-        self.poisoned.is_none()
+        !self.poisoned
             && self.list.iter().all(|u| {
                 // SAFETY: a live event handle.
                 match status(unsafe { sys::cudaEventQuery(u.event) }) {

@@ -319,14 +319,19 @@ impl DeviceAlloc {
     }
 
     /// Makes `graph` keep the memory alive (once per graph and capture id).
-    fn keep_in(&self, st: &mut AllocState, graph: sys::cudaGraph_t, id: u64) -> Result<()> {
+    fn keep_in(
+        keeper: &mut Option<Arc<Keeper>>,
+        kept_in: &mut Option<(usize, u64)>,
+        graph: sys::cudaGraph_t,
+        id: u64,
+    ) -> Result<()> {
         let key = (graph.0 as usize, id);
-        if st.kept_in == Some(key) {
+        if *kept_in == Some(key) {
             return Ok(());
         }
-        let keeper = st.keeper.get_or_insert_with(Arc::default).clone();
+        let keeper = keeper.get_or_insert_with(Arc::default).clone();
         crate::graph::keep_in_graph(graph, Box::new(keeper))?;
-        st.kept_in = Some(key);
+        *kept_in = Some(key);
         Ok(())
     }
 
@@ -382,15 +387,18 @@ impl DeviceAlloc {
 impl Tracked for DeviceAlloc {
     fn track(&self, done: &Enqueued<'_>, access: Access) {
         let mut guard = self.lock();
-        let st = &mut *guard;
-        let mut uses = std::mem::take(&mut st.uses);
-        done.track(&mut uses, self.home_key, access, WHOLE, |graph, id| {
+        let AllocState {
+            uses,
+            captured_off_home,
+            keeper,
+            kept_in,
+        } = &mut *guard;
+        done.track(uses, self.home_key, access, WHOLE, |graph, id| {
             if done.key != self.home_key {
-                st.captured_off_home = Some(id);
+                *captured_off_home = Some(id);
             }
-            self.keep_in(st, graph, id)
+            Self::keep_in(keeper, kept_in, graph, id)
         });
-        st.uses = uses;
     }
 
     fn keeper(&self) -> crate::graph::Kept {
@@ -950,6 +958,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// allocation becomes a node of the graph (CUDA's graph memory nodes): its memory is
     /// valid in the graph's work and, once the graph has run, until the buffer is dropped.
     #[doc(alias = "cudaMallocAsync")]
+    #[inline]
     pub fn new(len: usize, stream: &Stream) -> Result<DeviceBuffer<T>> {
         match allocator::active() {
             None => Self::alloc_runtime(len, stream, None),
@@ -983,6 +992,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 
     /// The device of memory allocated on `stream`: the stream's, or for a default stream
     /// the current one (0 when the runtime cannot say: then nothing it allocates works).
+    #[inline]
     fn home_device(stream: &Stream) -> i32 {
         stream
             .ordinal()
@@ -990,6 +1000,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
             .unwrap_or(0)
     }
 
+    #[inline]
     fn alloc_runtime(len: usize, stream: &Stream, pool: Option<&MemPool>) -> Result<Self> {
         let bytes = bytes_of::<T>(len)?;
         let device = Self::home_device(stream);
@@ -1011,6 +1022,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         ))
     }
 
+    #[inline]
     fn wrap(alloc: DeviceAlloc, len: usize) -> DeviceBuffer<T> {
         alloc.note_allocation();
         DeviceBuffer {

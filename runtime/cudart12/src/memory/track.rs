@@ -95,8 +95,9 @@ const RANGES_PER_STREAM: usize = 16;
 pub(crate) struct Uses {
     list: Vec<Use>,
     poisoned: bool,
-    /// Why it is poisoned.
-    cause: Option<Box<Error>>,
+    /// Why it is poisoned; dropped by hand (only poisoned uses have one), so that dropping
+    /// the common, unpoisoned uses stays small.
+    cause: std::mem::ManuallyDrop<Option<Box<Error>>>,
 }
 
 // SAFETY: event handles may be used from any thread.
@@ -108,7 +109,7 @@ impl Uses {
         Uses {
             list: Vec::new(),
             poisoned: false,
-            cause: None,
+            cause: std::mem::ManuallyDrop::new(None),
         }
     }
 
@@ -256,7 +257,16 @@ impl Drop for Uses {
         for u in self.list.drain(..) {
             give_event(u.device, u.event);
         }
+        if self.poisoned {
+            drop_cause(&mut self.cause);
+        }
     }
+}
+
+#[cold]
+fn drop_cause(cause: &mut std::mem::ManuallyDrop<Option<Box<Error>>>) {
+    // SAFETY: dropped once, here, by the `Uses` that owns it.
+    unsafe { std::mem::ManuallyDrop::drop(cause) }
 }
 
 /// How an operation's stream stood right after the operation was enqueued.

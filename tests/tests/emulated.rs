@@ -526,6 +526,16 @@ fn smoke_hazards_are_logged() {
             sys::cudaEventDestroy(ev)?.result()?;
             let _ = sys::cudaEventDestroy(ev)?;
             let _ = sys::cudaEventRecord(ev, s.as_raw())?;
+            // Exported memory freed while an importer still maps it.
+            let mut exported = std::ptr::null_mut();
+            sys::cudaMalloc(&mut exported, 4096)?.result()?;
+            let mut handle = sys::cudaIpcMemHandle_t::default();
+            sys::cudaIpcGetMemHandle(&mut handle, exported)?.result()?;
+            let mut imported = std::ptr::null_mut();
+            sys::cudaIpcOpenMemHandle(&mut imported, handle, sys::cudaIpcMemLazyEnablePeerAccess)?
+                .result()?;
+            sys::cudaFree(exported)?.result()?;
+            sys::cudaIpcCloseMemHandle(imported)?.result()?;
         }
         s.synchronize()?;
         Ok(())
@@ -539,6 +549,7 @@ fn smoke_hazards_are_logged() {
         found,
         [
             "double-destroy",
+            "exported-free",
             "record-on-destroyed-event",
             "use-after-free"
         ],

@@ -1050,6 +1050,42 @@ impl ArgList {
     }
 }
 
+/// The crate's memory among a launch's arguments: inline for the first few (no allocation
+/// for a launch), spilled to a `Vec` past them.
+struct TrackedList<'a> {
+    inline: [Option<&'a dyn Tracked>; INLINE_TRACKED],
+    spill: Vec<&'a dyn Tracked>,
+}
+
+/// Buffers among a launch's arguments kept inline.
+const INLINE_TRACKED: usize = 4;
+
+impl<'a> TrackedList<'a> {
+    #[inline]
+    fn new() -> TrackedList<'a> {
+        TrackedList {
+            inline: [None; INLINE_TRACKED],
+            spill: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, m: &'a dyn Tracked) {
+        match self.inline.iter_mut().find(|slot| slot.is_none()) {
+            Some(slot) => *slot = Some(m),
+            None => self.spill.push(m),
+        }
+    }
+
+    #[inline]
+    fn iter(&self) -> impl Iterator<Item = &'a dyn Tracked> + '_ {
+        self.inline
+            .iter()
+            .map_while(|m| *m)
+            .chain(self.spill.iter().copied())
+    }
+}
+
 /// A kernel launch being built (see the [module documentation](self)). The arguments are
 /// borrowed until the launch is sent.
 ///
@@ -1081,7 +1117,7 @@ pub struct Launch<'a> {
     shared_mem_bytes: u32,
     args: ArgList,
     /// The crate's memory among the arguments (see [`KernelArg::tracked_memory`]).
-    memory: Vec<&'a dyn Tracked>,
+    memory: TrackedList<'a>,
     cluster: Option<Dim3>,
     cooperative: bool,
     priority: Option<i32>,
@@ -1099,7 +1135,7 @@ impl<'a> Launch<'a> {
             block: Dim3::new(1, 1, 1),
             shared_mem_bytes: 0,
             args: ArgList::new(),
-            memory: Vec::new(),
+            memory: TrackedList::new(),
             cluster: None,
             cooperative: false,
             priority: None,
@@ -1259,7 +1295,7 @@ impl<'a> Launch<'a> {
             Some(d) => d,
             None => crate::device::current_ordinal()?,
         };
-        let memory = std::mem::take(&mut self.memory);
+        let memory = std::mem::replace(&mut self.memory, TrackedList::new());
         let kernel: &Kernel = self.kernel;
         let module = &kernel._module;
         track::enqueue(
@@ -1268,7 +1304,7 @@ impl<'a> Launch<'a> {
             // SAFETY: the caller's promise, passed on.
             || unsafe { self.send(stream.as_raw()) },
             |done| {
-                for m in &memory {
+                for m in memory.iter() {
                     m.track(done, Access::Write);
                 }
                 if let (Ok(Capture::Into(graph, _)), Some(module)) = (&done.capture, module) {
@@ -1617,6 +1653,24 @@ mod tests {
             // SAFETY: pointers to the borrowed values.
             assert_eq!(unsafe { *p.cast::<u64>() }, i as u64);
         }
+    }
+
+    #[test]
+    fn buffers_past_the_inline_ones_are_tracked_too() {
+        let kernel = dummy_kernel();
+        let stream = Stream::legacy();
+        let buffers: Vec<DeviceBuffer<u8>> = (0..INLINE_TRACKED + 2)
+            .map(|_| DeviceBuffer::new(0, &stream).expect("empty buffer"))
+            .collect();
+        let mut launch = Launch::new(&kernel);
+        for b in &buffers {
+            launch = launch.arg(b);
+        }
+        let n = 3u32;
+        launch = launch.arg(&n);
+        assert_eq!(launch.memory.iter().count(), buffers.len());
+        assert_eq!(launch.arg_sizes().collect::<Vec<_>>().len(), buffers.len() + 1);
+        assert_eq!(launch.arg_sizes().last(), Some(4));
     }
 
     #[test]

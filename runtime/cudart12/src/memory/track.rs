@@ -94,10 +94,9 @@ const RANGES_PER_STREAM: usize = 16;
 #[derive(Debug, Default)]
 pub(crate) struct Uses {
     list: Vec<Use>,
-    poisoned: bool,
-    /// Why it is poisoned; dropped by hand (only poisoned uses have one), so that dropping
-    /// the common, unpoisoned uses stays small.
-    cause: std::mem::ManuallyDrop<Option<Box<Error>>>,
+    /// Why it is poisoned (`None`: it is not); dropped by hand, on the cold path, so that
+    /// dropping the common, unpoisoned uses stays small.
+    poisoned: std::mem::ManuallyDrop<Option<Box<Error>>>,
 }
 
 // SAFETY: event handles may be used from any thread.
@@ -108,8 +107,7 @@ impl Uses {
     pub(crate) const fn new() -> Uses {
         Uses {
             list: Vec::new(),
-            poisoned: false,
-            cause: std::mem::ManuallyDrop::new(None),
+            poisoned: std::mem::ManuallyDrop::new(None),
         }
     }
 
@@ -121,16 +119,12 @@ impl Uses {
     /// Marks the allocation as used by work that could not be recorded, because of `cause`
     /// (the first cause is kept).
     pub(crate) fn poison(&mut self, cause: Error) {
-        self.poisoned = true;
-        self.cause.get_or_insert_with(|| Box::new(cause));
+        self.poisoned.get_or_insert_with(|| Box::new(cause));
     }
 
     /// The error for host access to, or a free of, poisoned memory.
     pub(crate) fn poisoned_error(&self) -> Option<Error> {
-        if !self.poisoned {
-            return None;
-        }
-        self.cause
+        self.poisoned
             .as_ref()
             .map(|cause| Error::Unsettled(cause.clone()))
     }
@@ -227,7 +221,7 @@ impl Uses {
     /// Whether every recorded use has completed (or can no longer run), without waiting;
     /// never for poisoned uses.
     pub(crate) fn all_done(&self) -> bool {
-        !self.poisoned
+        self.poisoned.is_none()
             && self.list.iter().all(|u| {
                 // SAFETY: a live event handle.
                 match status(unsafe { sys::cudaEventQuery(u.event) }) {
@@ -257,8 +251,8 @@ impl Drop for Uses {
         for u in self.list.drain(..) {
             give_event(u.device, u.event);
         }
-        if self.poisoned {
-            drop_cause(&mut self.cause);
+        if self.poisoned.is_some() {
+            drop_cause(&mut self.poisoned);
         }
     }
 }

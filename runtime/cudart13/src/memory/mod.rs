@@ -65,7 +65,7 @@
 //! arrange, as in CUDA C: a mistake there gives wrong values (every bit pattern of a
 //! [`DeviceCopy`] type is a value), not undefined behaviour.
 //!
-//! Two contracts the borrow checker enforces:
+//! Contracts the borrow checker enforces:
 //!
 //! ```compile_fail
 //! # fn f(stream: &cudart13::Stream, dev: &cudart13::DeviceBuffer<u32>) -> cudart13::Result<()> {
@@ -82,6 +82,29 @@
 //! // Pinned memory is reached through views that wait, never by dereferencing the buffer.
 //! let host = cudart13::PinnedBuffer::<u32>::new(4)?;
 //! let first: u32 = host[0];
+//! # Ok(()) }
+//! ```
+//!
+//! ```compile_fail,E0502
+//! # fn f(stream: &cudart13::Stream, dev: &cudart13::DeviceBuffer<u32>) -> cudart13::Result<()> {
+//! // A part's host view cannot live across a copy into that part.
+//! let mut host = cudart13::PinnedBuffer::<u32>::new(8)?;
+//! let mut part = host.slice_mut(..4)?;
+//! let view = part.as_slice()?;
+//! dev.slice(..4)?.copy_to_pinned_async(&mut part, stream)?;
+//! println!("{}", view[0]);
+//! # Ok(()) }
+//! ```
+//!
+//! ```compile_fail,E0502
+//! # fn f(stream: &cudart13::Stream, dev: &mut cudart13::DeviceBuffer<u32>) -> cudart13::Result<()> {
+//! // While a part of the buffer is borrowed (here: for an upload), the host cannot take a
+//! // writable view of the whole buffer.
+//! let mut host = cudart13::PinnedBuffer::<u32>::new(8)?;
+//! let part = host.slice(..4)?;
+//! let mut whole = host.as_mut_slice()?;
+//! dev.slice_mut(..4)?.copy_from_pinned_async(&part, stream)?;
+//! whole[0] = 1;
 //! # Ok(()) }
 //! ```
 

@@ -1666,7 +1666,10 @@ mod tests {
         let n = 3u32;
         launch = launch.arg(&n);
         assert_eq!(launch.memory.iter().count(), buffers.len());
-        assert_eq!(launch.arg_sizes().collect::<Vec<_>>().len(), buffers.len() + 1);
+        assert_eq!(
+            launch.arg_sizes().collect::<Vec<_>>().len(),
+            buffers.len() + 1
+        );
         assert_eq!(launch.arg_sizes().last(), Some(4));
     }
 

@@ -1095,7 +1095,9 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         self.as_device_slice_mut()
     }
 
-    /// The device the memory is on.
+    /// The buffer's device: its home stream's, where its operations run and it is freed.
+    /// That is where the memory is, unless a pool or allocator of another device gave it
+    /// ([`new_in`](Self::new_in) with another device's pool).
     pub fn device(&self) -> crate::Device {
         crate::Device::from_ordinal(self.alloc.device)
     }

@@ -71,7 +71,8 @@ while IFS=$'\t' read -r name path; do
   staged+=("$name")
 done <<< "$benches"
 for want in gpu gpu_safe gpu_peer gpu_multi gpu-bench examples/device_query examples/vector_add examples/stream_timing \
-            examples/graph_capture examples/pool_stats; do
+            examples/graph_capture examples/pool_stats examples/simple_streams examples/peer_copy \
+            examples/ipc_handoff; do
   if [ ! -x "device-bin/$want" ]; then
     echo "gpu-test: $want was not built" >&2
     exit 1

@@ -36,6 +36,14 @@ pub const COPIED: &[(&str, &str)] = &[
         include_str!("../template/src/memory/pinned.rs"),
     ),
     (
+        "src/memory/pinned_slice.rs",
+        include_str!("../template/src/memory/pinned_slice.rs"),
+    ),
+    (
+        "src/memory/ipc.rs",
+        include_str!("../template/src/memory/ipc.rs"),
+    ),
+    (
         "src/memory/pool.rs",
         include_str!("../template/src/memory/pool.rs"),
     ),
@@ -48,6 +56,7 @@ pub const COPIED: &[(&str, &str)] = &[
         include_str!("../template/src/memory/track.rs"),
     ),
     ("src/kernel.rs", include_str!("../template/src/kernel.rs")),
+    ("src/global.rs", include_str!("../template/src/global.rs")),
     ("src/graph.rs", include_str!("../template/src/graph.rs")),
     ("src/texture.rs", include_str!("../template/src/texture.rs")),
     (

@@ -36,6 +36,8 @@ mod parse_html;
 mod parse_sphinx_text;
 #[path = "redteam.rs"]
 mod redteam;
+#[path = "safe_layer_docs.rs"]
+mod safe_layer_docs;
 #[path = "sphinx_forms.rs"]
 mod sphinx_forms;
 #[path = "timeline.rs"]

@@ -155,6 +155,7 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
 
         pub mod device;
         pub mod event;
+        pub mod global;
         pub mod graph;
         pub mod kernel;
         pub mod memory;
@@ -164,15 +165,18 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub mod stream;
         pub mod texture;
 
-        pub use device::{Device, DeviceGuard, DeviceProperties, MemInfo};
+        pub use device::{Device, DeviceAttribute, DeviceGuard, DeviceProperties, Limit, MemInfo};
         pub use error::{check, set_drop_error_hook, Error, Result};
-        pub use event::Event;
+        pub use event::{Event, EventFlags, IpcEventHandle};
+        pub use global::DeviceGlobal;
         pub use graph::{CaptureGuard, CaptureMode, Graph, GraphExec, GraphNode};
-        pub use kernel::{Dim3, Kernel, KernelArg, KernelArgs, Launch, LaunchConfig, Module};
+        pub use kernel::{Dim3, FuncAttribute, Kernel, KernelArg, KernelArgs};
+        pub use kernel::{Launch, LaunchConfig, Module, ParamInfo};
         pub use loader::{has_function, is_available, LazySymbol, Library};
         pub use memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut};
-        pub use memory::{ManagedBuffer, MemPool, PinnedBuffer, PinnedPool};
-        pub use stream::Stream;
+        pub use memory::{HostAllocFlags, IpcMemHandle, ManagedBuffer, MemPool, MemPoolStats};
+        pub use memory::{PinnedBuffer, PinnedPool, PinnedSlice, PinnedSliceMut};
+        pub use stream::{CaptureStatus, Stream, StreamFlags};
         pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
     }
 }

@@ -47,6 +47,14 @@ pub fn profile() -> Result<Profile> {
 }
 
 /// A profiled scope (see [`profile`]).
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// let profile = cudart12::profiler::profile()?; // cudaProfilerStart
+/// // … the work to look at in Nsight Systems …
+/// profile.stop()?; // cudaProfilerStop (also when dropped)
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 #[must_use = "profiling stops when the guard is dropped"]
 pub struct Profile {

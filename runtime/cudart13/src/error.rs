@@ -25,6 +25,16 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 ///
 /// `Debug` prints the same text as `Display`, so that `fn main() -> Result<()>` shows a
 /// readable message rather than the variant's fields.
+///
+/// ```no_run
+/// use cudart13::{Device, Error};
+/// match Device::count() {
+///     Ok(n) => println!("{n} device(s)"),
+///     Err(Error::LibraryNotFound { tried }) => println!("no CUDA runtime ({} places tried)", tried.len()),
+///     Err(e) if e.cuda_code() == Some(100) => println!("no device"), // cudaErrorNoDevice
+///     Err(e) => println!("{e}"),
+/// }
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
@@ -59,6 +69,11 @@ pub enum Error {
     /// panicked; the panic was caught at the C boundary and reported here, through the hook
     /// of [`set_drop_error_hook`].
     CallbackPanicked(String),
+    /// Memory was used by work whose completion could not be recorded or waited for (an
+    /// event record, a wait or a capture query failed: the error that did is the
+    /// [`source`](std::error::Error::source)): failing closed, the memory is never handed
+    /// to the host and never freed (it is leaked).
+    Unsettled(Box<Error>),
     /// A CUDA runtime call returned a status other than `cudaSuccess`.
     Cuda {
         /// The raw `cudaError_t` value.
@@ -92,6 +107,11 @@ impl std::fmt::Display for Error {
                 "{function} was called from inside a CUDA host callback, where CUDA forbids CUDA calls"
             ),
             Error::CallbackPanicked(what) => write!(f, "a host callback panicked: {what}"),
+            Error::Unsettled(cause) => write!(
+                f,
+                "this memory was used by work whose completion could not be recorded or \
+                 waited for ({cause}): it is never handed to the host and never freed"
+            ),
             Error::Cuda {
                 code,
                 name,
@@ -101,7 +121,16 @@ impl std::fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    /// The error this one wraps: for [`Error::Unsettled`], the failure that left the memory
+    /// unsettled; `None` for the others, which wrap nothing.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Unsettled(cause) => Some(&**cause),
+            _ => None,
+        }
+    }
+}
 
 impl std::fmt::Debug for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -457,6 +486,16 @@ mod tests {
         assert_eq!(panic_message(&*p), "static");
         let p = std::panic::catch_unwind(|| std::panic::panic_any(5u8)).unwrap_err();
         assert!(panic_message(&*p).contains("non-string"));
+    }
+
+    #[test]
+    fn unsettled_memory_names_its_cause_as_the_source() {
+        use std::error::Error as _;
+        let e = Error::Unsettled(Box::new(Error::from_code(999)));
+        let source = e.source().expect("a source");
+        assert_eq!(source.to_string(), Error::from_code(999).to_string());
+        assert!(e.to_string().contains("never freed"), "{e}");
+        assert!(Error::from_code(1).source().is_none());
     }
 
     #[test]

@@ -209,10 +209,7 @@ impl MemPool {
     /// pool's own device always has access.
     pub fn set_access(&self, peer: Device, access: bool) -> Result<()> {
         let desc = sys::cudaMemAccessDesc {
-            location: sys::cudaMemLocation {
-                type_: sys::cudaMemLocationType::DEVICE,
-                id: peer.ordinal(),
-            },
+            location: device_location(peer.ordinal()),
             flags: if access {
                 sys::cudaMemAccessFlags::READ_WRITE
             } else {

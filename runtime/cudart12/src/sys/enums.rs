@@ -3,20 +3,20 @@
 //
 // Documentation inputs:
 //   docs-src/nvidia-cuda-bindings-12.8.0/runtime.txt (bindings-text, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_egl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_gl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_profiler_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_runtime_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_vdpau_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_functions.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/library_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/surface_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/texture_types.h (doxygen-header, CUDA 12.8)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_egl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_gl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_profiler_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_runtime_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_vdpau_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_functions.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/library_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/surface_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/texture_types.h (doxygen-header, CUDA 12.9)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime-cu12 12.8.90, nvidia-cuda-nvcc-cu12 12.8.93, nvidia-cuda-profiler-api-cu12 12.8.90 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime-cu12 12.9.79, nvidia-cuda-nvcc-cu12 12.9.86, nvidia-cuda-profiler-api-cu12 12.9.79 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -2058,12 +2058,18 @@ impl cudaDeviceAttr {
     /// Device supports CIG with D3D12.
     #[doc(alias = "cudaDevAttrD3D12CigSupported")]
     pub const D3D12_CIG_SUPPORTED: Self = Self(135);
+    #[doc(alias = "cudaDevAttrVulkanCigSupported")]
+    pub const VULKAN_CIG_SUPPORTED: Self = Self(138);
     /// The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
     #[doc(alias = "cudaDevAttrGpuPciDeviceId")]
     pub const GPU_PCI_DEVICE_ID: Self = Self(139);
     /// The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
     #[doc(alias = "cudaDevAttrGpuPciSubsystemId")]
     pub const GPU_PCI_SUBSYSTEM_ID: Self = Self(140);
+    #[doc(alias = "cudaDevAttrReserved141")]
+    pub const RESERVED141: Self = Self(141);
+    #[doc(alias = "cudaDevAttrHostNumaMemoryPoolsSupported")]
+    pub const HOST_NUMA_MEMORY_POOLS_SUPPORTED: Self = Self(142);
     /// Device supports HostNuma location IPC between nodes in a multi-node system.
     #[doc(alias = "cudaDevAttrHostNumaMultinodeIpcSupported")]
     pub const HOST_NUMA_MULTINODE_IPC_SUPPORTED: Self = Self(143);
@@ -2203,8 +2209,11 @@ impl cudaDeviceAttr {
             133 => Some("cudaDevAttrMpsEnabled"),
             134 => Some("cudaDevAttrHostNumaId"),
             135 => Some("cudaDevAttrD3D12CigSupported"),
+            138 => Some("cudaDevAttrVulkanCigSupported"),
             139 => Some("cudaDevAttrGpuPciDeviceId"),
             140 => Some("cudaDevAttrGpuPciSubsystemId"),
+            141 => Some("cudaDevAttrReserved141"),
+            142 => Some("cudaDevAttrHostNumaMemoryPoolsSupported"),
             143 => Some("cudaDevAttrHostNumaMultinodeIpcSupported"),
             144 => Some("cudaDevAttrMax"),
             _ => None,
@@ -3014,6 +3023,39 @@ impl cudaGraphNodeType {
     }
 }
 c_enum!(cudaGraphNodeType, u32);
+/// Child graph node ownership
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphChildGraphNodeOwnership(pub u32);
+impl cudaGraphChildGraphNodeOwnership {
+    /// Default behavior for a child graph node. Child graph is cloned
+    /// into the parent and memory allocation/free nodes can't be present
+    /// in the child graph.
+    #[doc(alias = "cudaGraphChildGraphOwnershipClone")]
+    pub const CLONE: Self = Self(0);
+    /// The child graph is moved to the parent. The handle to the child graph
+    /// is owned by the parent and will be destroyed when the parent is
+    /// destroyed.
+    ///
+    /// The following restrictions apply to child graphs after they have been moved:
+    /// Cannot be independently instantiated or destroyed;
+    /// Cannot be added as a child graph of a separate parent graph;
+    /// Cannot be used as an argument to cudaGraphExecUpdate;
+    /// Cannot have additional memory allocation or free nodes added.
+    #[doc(alias = "cudaGraphChildGraphOwnershipMove")]
+    pub const MOVE: Self = Self(1);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("cudaGraphChildGraphOwnershipClone"),
+            1 => Some("cudaGraphChildGraphOwnershipMove"),
+            _ => None,
+        }
+    }
+}
+c_enum!(cudaGraphChildGraphNodeOwnership, u32);
 /// Type annotations that can be applied to graph edges as part of
 /// [`cudaGraphEdgeData`](crate::sys::cudaGraphEdgeData).
 ///

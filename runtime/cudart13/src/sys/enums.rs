@@ -2,21 +2,21 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-bindings-13.4.4/runtime.txt (bindings-text, CUDA 13.4)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_egl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_gl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_profiler_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_runtime_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_vdpau_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_functions.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/library_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/surface_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/texture_types.h (doxygen-header, CUDA 13.5)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime 13.5.37, nvidia-cuda-crt 13.5.37, nvidia-cuda-profiler-api 13.5.25 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -73,10 +73,14 @@ impl cudaError_t {
     /// This indicates that the symbol name/identifier passed to the API call is not a valid name or identifier.
     #[doc(alias = "cudaErrorInvalidSymbol")]
     pub const ERROR_INVALID_SYMBOL: Self = Self(13);
-    /// This indicates that at least one host pointer passed to the API call is not a valid host pointer. \[Deprecated\]
+    /// This indicates that at least one host pointer passed to the API call is not a valid host pointer.
+    ///
+    /// \[Deprecated\]
     #[doc(alias = "cudaErrorInvalidHostPointer")]
     pub const ERROR_INVALID_HOST_POINTER: Self = Self(16);
-    /// This indicates that at least one device pointer passed to the API call is not a valid device pointer. \[Deprecated\]
+    /// This indicates that at least one device pointer passed to the API call is not a valid device pointer.
+    ///
+    /// \[Deprecated\]
     #[doc(alias = "cudaErrorInvalidDevicePointer")]
     pub const ERROR_INVALID_DEVICE_POINTER: Self = Self(17);
     /// This indicates that the texture passed to the API call is not a valid texture.
@@ -91,16 +95,24 @@ impl cudaError_t {
     /// This indicates that the direction of the memcpy passed to the API call is not one of the types specified by cudaMemcpyKind.
     #[doc(alias = "cudaErrorInvalidMemcpyDirection")]
     pub const ERROR_INVALID_MEMCPY_DIRECTION: Self = Self(21);
-    /// This indicated that the user has taken the address of a constant variable, which was forbidden up until the CUDA 3.1 release. \[Deprecated\]
+    /// This indicated that the user has taken the address of a constant variable, which was forbidden up until the CUDA 3.1 release.
+    ///
+    /// \[Deprecated\]
     #[doc(alias = "cudaErrorAddressOfConstant")]
     pub const ERROR_ADDRESS_OF_CONSTANT: Self = Self(22);
-    /// This indicated that a texture fetch was not able to be performed. This was previously used for device emulation of texture operations. \[Deprecated\]
+    /// This indicated that a texture fetch was not able to be performed. This was previously used for device emulation of texture operations.
+    ///
+    /// \[Deprecated\]
     #[doc(alias = "cudaErrorTextureFetchFailed")]
     pub const ERROR_TEXTURE_FETCH_FAILED: Self = Self(23);
-    /// This indicated that a texture was not bound for access. This was previously used for device emulation of texture operations. \[Deprecated\]
+    /// This indicated that a texture was not bound for access. This was previously used for device emulation of texture operations.
+    ///
+    /// \[Deprecated\]
     #[doc(alias = "cudaErrorTextureNotBound")]
     pub const ERROR_TEXTURE_NOT_BOUND: Self = Self(24);
-    /// This indicated that a synchronization operation had failed. This was previously used for some device emulation functions. \[Deprecated\]
+    /// This indicated that a synchronization operation had failed. This was previously used for some device emulation functions.
+    ///
+    /// \[Deprecated\]
     #[doc(alias = "cudaErrorSynchronizationError")]
     pub const ERROR_SYNCHRONIZATION_ERROR: Self = Self(25);
     /// This indicates that a non-float texture was being accessed with linear filtering. This is not supported by CUDA.
@@ -109,13 +121,19 @@ impl cudaError_t {
     /// This indicates that an attempt was made to read an unsupported data type as a normalized float. This is not supported by CUDA.
     #[doc(alias = "cudaErrorInvalidNormSetting")]
     pub const ERROR_INVALID_NORM_SETTING: Self = Self(27);
-    /// Mixing of device and device emulation code was not allowed. \[Deprecated\]
+    /// Mixing of device and device emulation code was not allowed.
+    ///
+    /// \[Deprecated\]
     #[doc(alias = "cudaErrorMixedDeviceExecution")]
     pub const ERROR_MIXED_DEVICE_EXECUTION: Self = Self(28);
-    /// This indicates that the API call is not yet implemented. Production releases of CUDA will never return this error. \[Deprecated\]
+    /// This indicates that the API call is not yet implemented. Production releases of CUDA will never return this error.
+    ///
+    /// \[Deprecated\]
     #[doc(alias = "cudaErrorNotYetImplemented")]
     pub const ERROR_NOT_YET_IMPLEMENTED: Self = Self(31);
-    /// This indicated that an emulated device pointer exceeded the 32-bit address range. \[Deprecated\]
+    /// This indicated that an emulated device pointer exceeded the 32-bit address range.
+    ///
+    /// \[Deprecated\]
     #[doc(alias = "cudaErrorMemoryValueTooLarge")]
     pub const ERROR_MEMORY_VALUE_TOO_LARGE: Self = Self(32);
     /// This indicates that the CUDA driver that the application has loaded is a stub library. Applications that run with the stub rather than a real driver loaded will result in CUDA API returning this error.
@@ -142,13 +160,15 @@ impl cudaError_t {
     /// This indicates that all CUDA devices are busy or unavailable at the current time. Devices are often busy/unavailable due to use of cudaComputeModeProhibited, cudaComputeModeExclusiveProcess, or when long running CUDA kernels have filled up the GPU and are blocking new work from starting. They can also be unavailable due to memory constraints on a device that already has active CUDA work being performed.
     #[doc(alias = "cudaErrorDevicesUnavailable")]
     pub const ERROR_DEVICES_UNAVAILABLE: Self = Self(46);
-    /// This indicates that the current context is not compatible with this the CUDA Runtime. This can only occur if you are using CUDA Runtime/Driver interoperability and have created an existing Driver context using the driver API. The Driver context may be incompatible either because the Driver context was created using an older version of the API, because the Runtime API call expects a primary driver context and the Driver context is not primary, or because the Driver context has been destroyed. Please see `Interactions`with the CUDA Driver API” for more information.
+    /// This indicates that the current context is not compatible with this the CUDA Runtime. This can only occur if you are using CUDA Runtime/Driver interoperability and have created an existing Driver context using the driver API. The Driver context may be incompatible either because the Driver context was created using an older version of the API, because the Runtime API call expects a primary driver context and the Driver context is not primary, or because the Driver context has been destroyed. Please see Interactions with the CUDA Driver API for more information.
     #[doc(alias = "cudaErrorIncompatibleDriverContext")]
     pub const ERROR_INCOMPATIBLE_DRIVER_CONTEXT: Self = Self(49);
     /// The device function being invoked (usually via cudaLaunchKernel()) was not previously configured via the cudaConfigureCall() function.
     #[doc(alias = "cudaErrorMissingConfiguration")]
     pub const ERROR_MISSING_CONFIGURATION: Self = Self(52);
-    /// This indicated that a previous kernel launch failed. This was previously used for device emulation of kernel launches. \[Deprecated\]
+    /// This indicated that a previous kernel launch failed. This was previously used for device emulation of kernel launches.
+    ///
+    /// \[Deprecated\]
     #[doc(alias = "cudaErrorPriorLaunchFailure")]
     pub const ERROR_PRIOR_LAUNCH_FAILURE: Self = Self(53);
     /// This error indicates that a device runtime grid launch did not occur because the depth of the child grid would exceed the maximum supported number of nested grid launches.
@@ -256,6 +276,9 @@ impl cudaError_t {
     /// This indicates that an exception occurred on the device that is now contained by the GPU’s error containment capability. Common causes are - a. Certain types of invalid accesses of peer GPU memory over nvlink b. Certain classes of hardware errors This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
     #[doc(alias = "cudaErrorContained")]
     pub const ERROR_CONTAINED: Self = Self(226);
+    /// This indicates that loader version is insufficient for Fatbin
+    #[doc(alias = "cudaErrorInsufficientLoaderVersion")]
+    pub const ERROR_INSUFFICIENT_LOADER_VERSION: Self = Self(227);
     /// This indicates that the device kernel source is invalid.
     #[doc(alias = "cudaErrorInvalidSource")]
     pub const ERROR_INVALID_SOURCE: Self = Self(300);
@@ -436,6 +459,12 @@ impl cudaError_t {
     /// This error indicates that the requested operation is not permitted because the stream is in a detached state. This can occur if the green context associated with the stream has been destroyed, limiting the stream’s operational capabilities.
     #[doc(alias = "cudaErrorStreamDetached")]
     pub const ERROR_STREAM_DETACHED: Self = Self(917);
+    /// This error indicates that a graph recapture failed and had to be terminated.
+    #[doc(alias = "cudaErrorGraphRecaptureFailure")]
+    pub const ERROR_GRAPH_RECAPTURE_FAILURE: Self = Self(918);
+    /// This error indicates GPU fabric is not ready within the bounded wait while the fabric manager probe is still in progress. Applications may retry after a delay; for the initialization wait budget, see environment variables such as CUDA_FABRIC_INIT_TIMEOUT_MS.
+    #[doc(alias = "cudaErrorFabricNotReady")]
+    pub const ERROR_FABRIC_NOT_READY: Self = Self(919);
     /// This indicates that an unknown internal error has occurred.
     #[doc(alias = "cudaErrorUnknown")]
     pub const ERROR_UNKNOWN: Self = Self(999);
@@ -518,6 +547,7 @@ impl cudaError_t {
             224 => Some("cudaErrorUnsupportedExecAffinity"),
             225 => Some("cudaErrorUnsupportedDevSideSync"),
             226 => Some("cudaErrorContained"),
+            227 => Some("cudaErrorInsufficientLoaderVersion"),
             300 => Some("cudaErrorInvalidSource"),
             301 => Some("cudaErrorFileNotFound"),
             302 => Some("cudaErrorSharedObjectSymbolNotFound"),
@@ -578,6 +608,8 @@ impl cudaError_t {
             914 => Some("cudaErrorInvalidResourceType"),
             915 => Some("cudaErrorInvalidResourceConfiguration"),
             917 => Some("cudaErrorStreamDetached"),
+            918 => Some("cudaErrorGraphRecaptureFailure"),
+            919 => Some("cudaErrorFabricNotReady"),
             999 => Some("cudaErrorUnknown"),
             10000 => Some("cudaErrorApiFailureBase"),
             _ => None,
@@ -690,6 +722,48 @@ impl cudaChannelFormatKind {
     /// 4 channel unsigned normalized (10-bit, 10-bit, 10-bit, 2-bit) format
     #[doc(alias = "cudaChannelFormatKindUnsignedNormalized1010102")]
     pub const UNSIGNED_NORMALIZED1010102: Self = Self(31);
+    /// 4 channel unsigned 8-bit packed format, with 4:2:2 sampling
+    #[doc(alias = "cudaChannelFormatKindUnsigned8Packed422")]
+    pub const UNSIGNED8_PACKED422: Self = Self(32);
+    /// 4 channel unsigned 8-bit packed format, with 4:4:4 sampling
+    #[doc(alias = "cudaChannelFormatKindUnsigned8Packed444")]
+    pub const UNSIGNED8_PACKED444: Self = Self(33);
+    /// 3 channel unsigned 8-bit semi-planar format, with 4:2:0 sampling
+    #[doc(alias = "cudaChannelFormatKindUnsigned8SemiPlanar420")]
+    pub const UNSIGNED8_SEMI_PLANAR420: Self = Self(34);
+    /// 3 channel unsigned 16-bit semi-planar format, with 4:2:0 sampling
+    #[doc(alias = "cudaChannelFormatKindUnsigned16SemiPlanar420")]
+    pub const UNSIGNED16_SEMI_PLANAR420: Self = Self(35);
+    /// 3 channel unsigned 8-bit semi-planar format, with 4:2:2 sampling
+    #[doc(alias = "cudaChannelFormatKindUnsigned8SemiPlanar422")]
+    pub const UNSIGNED8_SEMI_PLANAR422: Self = Self(36);
+    /// 3 channel unsigned 16-bit semi-planar format, with 4:2:2 sampling
+    #[doc(alias = "cudaChannelFormatKindUnsigned16SemiPlanar422")]
+    pub const UNSIGNED16_SEMI_PLANAR422: Self = Self(37);
+    /// 3 channel unsigned 8-bit semi-planar format, with 4:4:4 sampling
+    #[doc(alias = "cudaChannelFormatKindUnsigned8SemiPlanar444")]
+    pub const UNSIGNED8_SEMI_PLANAR444: Self = Self(38);
+    /// 3 channel unsigned 16-bit semi-planar format, with 4:4:4 sampling
+    #[doc(alias = "cudaChannelFormatKindUnsigned16SemiPlanar444")]
+    pub const UNSIGNED16_SEMI_PLANAR444: Self = Self(39);
+    /// 3 channel unsigned 8-bit planar format, with 4:2:0 sampling
+    #[doc(alias = "cudaChannelFormatKindUnsigned8Planar420")]
+    pub const UNSIGNED8_PLANAR420: Self = Self(40);
+    /// 3 channel unsigned 16-bit planar format, with 4:2:0 sampling
+    #[doc(alias = "cudaChannelFormatKindUnsigned16Planar420")]
+    pub const UNSIGNED16_PLANAR420: Self = Self(41);
+    /// 3 channel unsigned 8-bit planar format, with 4:2:2 sampling
+    #[doc(alias = "cudaChannelFormatKindUnsigned8Planar422")]
+    pub const UNSIGNED8_PLANAR422: Self = Self(42);
+    /// 3 channel unsigned 16-bit planar format, with 4:2:2 sampling
+    #[doc(alias = "cudaChannelFormatKindUnsigned16Planar422")]
+    pub const UNSIGNED16_PLANAR422: Self = Self(43);
+    /// 3 channel unsigned 8-bit planar format, with 4:4:4 sampling
+    #[doc(alias = "cudaChannelFormatKindUnsigned8Planar444")]
+    pub const UNSIGNED8_PLANAR444: Self = Self(44);
+    /// 3 channel unsigned 16-bit planar format, with 4:4:4 sampling
+    #[doc(alias = "cudaChannelFormatKindUnsigned16Planar444")]
+    pub const UNSIGNED16_PLANAR444: Self = Self(45);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> Option<&'static str> {
         match self.0 {
@@ -725,6 +799,20 @@ impl cudaChannelFormatKind {
             29 => Some("cudaChannelFormatKindUnsignedBlockCompressed7"),
             30 => Some("cudaChannelFormatKindUnsignedBlockCompressed7SRGB"),
             31 => Some("cudaChannelFormatKindUnsignedNormalized1010102"),
+            32 => Some("cudaChannelFormatKindUnsigned8Packed422"),
+            33 => Some("cudaChannelFormatKindUnsigned8Packed444"),
+            34 => Some("cudaChannelFormatKindUnsigned8SemiPlanar420"),
+            35 => Some("cudaChannelFormatKindUnsigned16SemiPlanar420"),
+            36 => Some("cudaChannelFormatKindUnsigned8SemiPlanar422"),
+            37 => Some("cudaChannelFormatKindUnsigned16SemiPlanar422"),
+            38 => Some("cudaChannelFormatKindUnsigned8SemiPlanar444"),
+            39 => Some("cudaChannelFormatKindUnsigned16SemiPlanar444"),
+            40 => Some("cudaChannelFormatKindUnsigned8Planar420"),
+            41 => Some("cudaChannelFormatKindUnsigned16Planar420"),
+            42 => Some("cudaChannelFormatKindUnsigned8Planar422"),
+            43 => Some("cudaChannelFormatKindUnsigned16Planar422"),
+            44 => Some("cudaChannelFormatKindUnsigned8Planar444"),
+            45 => Some("cudaChannelFormatKindUnsigned16Planar444"),
             _ => None,
         }
     }
@@ -852,6 +940,34 @@ impl cudaStreamCaptureStatus {
     }
 }
 c_enum!(cudaStreamCaptureStatus, u32);
+/// Possible recapture statuses that can be returned to the user
+/// callback
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphRecaptureStatus(pub u32);
+impl cudaGraphRecaptureStatus {
+    /// Node is eligible for update in an instantiated graph.
+    #[doc(alias = "cudaGraphRecaptureEligibleForUpdate")]
+    pub const ELIGIBLE_FOR_UPDATE: Self = Self(0);
+    /// Parameter changes in the node cannot be applied to an instantiated graph.
+    #[doc(alias = "cudaGraphRecaptureIneligibleForUpdate")]
+    pub const INELIGIBLE_FOR_UPDATE: Self = Self(1);
+    /// Error while attempting to recapture the node. The recapture will be ended regardless of the return value from the callback.
+    #[doc(alias = "cudaGraphRecaptureError")]
+    pub const ERROR: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("cudaGraphRecaptureEligibleForUpdate"),
+            1 => Some("cudaGraphRecaptureIneligibleForUpdate"),
+            2 => Some("cudaGraphRecaptureError"),
+            _ => None,
+        }
+    }
+}
+c_enum!(cudaGraphRecaptureStatus, u32);
 /// Possible modes for stream capture thread interactions. For more
 /// details see [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture) and
 /// [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode)
@@ -920,12 +1036,15 @@ impl cudaClusterSchedulingPolicy {
     /// allow the hardware to load-balance the blocks in a cluster to the SMs
     #[doc(alias = "cudaClusterSchedulingPolicyLoadBalancing")]
     pub const LOAD_BALANCING: Self = Self(2);
+    #[doc(alias = "cudaClusterSchedulingPolicyRubinDsmemLocality")]
+    pub const RUBIN_DSMEM_LOCALITY: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> Option<&'static str> {
         match self.0 {
             0 => Some("cudaClusterSchedulingPolicyDefault"),
             1 => Some("cudaClusterSchedulingPolicySpread"),
             2 => Some("cudaClusterSchedulingPolicyLoadBalancing"),
+            3 => Some("cudaClusterSchedulingPolicyRubinDsmemLocality"),
             _ => None,
         }
     }
@@ -1300,6 +1419,42 @@ impl cudaResourceViewFormat {
     }
 }
 c_enum!(cudaResourceViewFormat, u32);
+/// Shared memory related attributes for use with
+/// `cuLaunchKernelEx`
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaSharedMemoryMode(pub u32);
+impl cudaSharedMemoryMode {
+    /// The default to use for allowing non-portable shared memory size on launch - uses current function attributes for cudaFuncAttributeMaxDynamicSharedMemorySize
+    #[doc(alias = "cudaSharedMemoryModeDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// Specifies that the shared memory size requested must be a portable size within cudaDevAttrMaxSharedMemoryPerBlock
+    #[doc(alias = "cudaSharedMemoryModeRequirePortable")]
+    pub const REQUIRE_PORTABLE: Self = Self(1);
+    /// Specifies that the shared memory size requested may be a non-portable size up to cudaDevAttrMaxSharedMemoryPerBlockOptin
+    #[doc(alias = "cudaSharedMemoryModeAllowNonPortable")]
+    pub const ALLOW_NON_PORTABLE: Self = Self(2);
+    /// Specifies that oversized shared memory configurations may be used (with the limitation of only 8kB L1 cache)
+    #[doc(alias = "cudaSharedMemoryModeAllowOversizedSharedMemory")]
+    pub const ALLOW_OVERSIZED_SHARED_MEMORY: Self = Self(3);
+    /// Specifies that oversized shared memory configurations may be used (with the limitation of only 8kB L1 cache), and prefer an oversized shared memory configuration
+    #[doc(alias = "cudaSharedMemoryModePreferOversizedSharedMemory")]
+    pub const PREFER_OVERSIZED_SHARED_MEMORY: Self = Self(4);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("cudaSharedMemoryModeDefault"),
+            1 => Some("cudaSharedMemoryModeRequirePortable"),
+            2 => Some("cudaSharedMemoryModeAllowNonPortable"),
+            3 => Some("cudaSharedMemoryModeAllowOversizedSharedMemory"),
+            4 => Some("cudaSharedMemoryModePreferOversizedSharedMemory"),
+            _ => None,
+        }
+    }
+}
+c_enum!(cudaSharedMemoryMode, u32);
 /// CUDA function attributes that can be set using
 /// [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute)
 ///
@@ -1332,8 +1487,11 @@ impl cudaFuncAttribute {
     /// Required cluster scheduling policy preference
     #[doc(alias = "cudaFuncAttributeClusterSchedulingPolicyPreference")]
     pub const CLUSTER_SCHEDULING_POLICY_PREFERENCE: Self = Self(15);
+    /// Setting that controls a kernel’s use of non-portable or oversized shared memory configurations
+    #[doc(alias = "cudaFuncAttributeSharedMemoryMode")]
+    pub const SHARED_MEMORY_MODE: Self = Self(16);
     #[doc(alias = "cudaFuncAttributeMax")]
-    pub const MAX: Self = Self(16);
+    pub const MAX: Self = Self(17);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> Option<&'static str> {
         match self.0 {
@@ -1345,7 +1503,8 @@ impl cudaFuncAttribute {
             13 => Some("cudaFuncAttributeRequiredClusterDepth"),
             14 => Some("cudaFuncAttributeNonPortableClusterSizeAllowed"),
             15 => Some("cudaFuncAttributeClusterSchedulingPolicyPreference"),
-            16 => Some("cudaFuncAttributeMax"),
+            16 => Some("cudaFuncAttributeSharedMemoryMode"),
+            17 => Some("cudaFuncAttributeMax"),
             _ => None,
         }
     }
@@ -1493,6 +1652,9 @@ impl cudaLimit {
     /// A size in bytes for L2 persisting lines cache size
     #[doc(alias = "cudaLimitPersistingL2CacheSize")]
     pub const PERSISTING_L2_CACHE_SIZE: Self = Self(6);
+    /// Per-block memory size
+    #[doc(alias = "cudaLimitPerBlockMemorySize")]
+    pub const PER_BLOCK_MEMORY_SIZE: Self = Self(10);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> Option<&'static str> {
         match self.0 {
@@ -1503,6 +1665,7 @@ impl cudaLimit {
             4 => Some("cudaLimitDevRuntimePendingLaunchCount"),
             5 => Some("cudaLimitMaxL2FetchGranularity"),
             6 => Some("cudaLimitPersistingL2CacheSize"),
+            10 => Some("cudaLimitPerBlockMemorySize"),
             _ => None,
         }
     }
@@ -2091,8 +2254,25 @@ impl cudaDeviceAttr {
     /// Link between the device and the host supports only some native atomic operations
     #[doc(alias = "cudaDevAttrOnlyPartialHostNativeAtomicSupported")]
     pub const ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED: Self = Self(147);
+    /// Device supports atomic reduction operations in stream batch memory operations
+    #[doc(alias = "cudaDevAttrAtomicReductionSupported")]
+    pub const ATOMIC_REDUCTION_SUPPORTED: Self = Self(148);
+    /// Number of locality domains
+    #[doc(alias = "cudaDevAttrLocalityDomainCount")]
+    pub const LOCALITY_DOMAIN_COUNT: Self = Self(149);
+    /// The maximum oversized shared memory per block. This value may vary by chip. See cudaFuncSetAttribute
+    #[doc(alias = "cudaDevAttrOversizedSharedMemoryPerBlock")]
+    pub const OVERSIZED_SHARED_MEMORY_PER_BLOCK: Self = Self(150);
+    /// Device supports CIG streams
+    #[doc(alias = "cudaDevAttrCigStreamsSupported")]
+    pub const CIG_STREAMS_SUPPORTED: Self = Self(151);
+    /// Number of multiprocessors on each locality domain
+    #[doc(alias = "cudaDevAttrLocalityDomainMultiprocessorCount")]
+    pub const LOCALITY_DOMAIN_MULTIPROCESSOR_COUNT: Self = Self(157);
+    #[doc(alias = "cudaDevAttrTensorMapLargeTensorMinSize")]
+    pub const TENSOR_MAP_LARGE_TENSOR_MIN_SIZE: Self = Self(160);
     #[doc(alias = "cudaDevAttrMax")]
-    pub const MAX: Self = Self(148);
+    pub const MAX: Self = Self(161);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> Option<&'static str> {
         match self.0 {
@@ -2233,7 +2413,13 @@ impl cudaDeviceAttr {
             144 => Some("cudaDevAttrHostMemoryPoolsSupported"),
             145 => Some("cudaDevAttrReserved145"),
             147 => Some("cudaDevAttrOnlyPartialHostNativeAtomicSupported"),
-            148 => Some("cudaDevAttrMax"),
+            148 => Some("cudaDevAttrAtomicReductionSupported"),
+            149 => Some("cudaDevAttrLocalityDomainCount"),
+            150 => Some("cudaDevAttrOversizedSharedMemoryPerBlock"),
+            151 => Some("cudaDevAttrCigStreamsSupported"),
+            157 => Some("cudaDevAttrLocalityDomainMultiprocessorCount"),
+            160 => Some("cudaDevAttrTensorMapLargeTensorMinSize"),
+            161 => Some("cudaDevAttrMax"),
             _ => None,
         }
     }
@@ -2288,6 +2474,9 @@ impl cudaMemPoolAttr {
     /// (value type = int) Indicates whether the pool has hardware compresssion enabled
     #[doc(alias = "cudaMemPoolAttrHwDecompressEnabled")]
     pub const ATTR_HW_DECOMPRESS_ENABLED: Self = Self(14);
+    /// (value type = int) The locality domain id for the mempool, if the mempool is localized to a locality domain. A value of -1 indicates that the mempool is not localized to a locality domain.
+    #[doc(alias = "cudaMemPoolAttrLocalityDomainId")]
+    pub const ATTR_LOCALITY_DOMAIN_ID: Self = Self(15);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> Option<&'static str> {
         match self.0 {
@@ -2305,6 +2494,7 @@ impl cudaMemPoolAttr {
             12 => Some("cudaMemPoolAttrLocationType"),
             13 => Some("cudaMemPoolAttrMaxPoolSize"),
             14 => Some("cudaMemPoolAttrHwDecompressEnabled"),
+            15 => Some("cudaMemPoolAttrLocalityDomainId"),
             _ => None,
         }
     }
@@ -2334,6 +2524,9 @@ impl cudaMemLocationType {
     /// Location is not visible but device is accessible, id is always cudaInvalidDeviceId
     #[doc(alias = "cudaMemLocationTypeInvisible")]
     pub const INVISIBLE: Self = Self(5);
+    /// Location is a portion of device memory, specified by the locality domain ID
+    #[doc(alias = "cudaMemLocationTypeDeviceLocalityDomain")]
+    pub const DEVICE_LOCALITY_DOMAIN: Self = Self(6);
     /// Location is unspecified. This is used when creating a managed memory pool to indicate no preferred location for the pool
     #[doc(alias = "cudaMemLocationTypeNone")]
     pub const NONE: Self = Self(0);
@@ -2346,6 +2539,7 @@ impl cudaMemLocationType {
             3 => Some("cudaMemLocationTypeHostNuma"),
             4 => Some("cudaMemLocationTypeHostNumaCurrent"),
             5 => Some("cudaMemLocationTypeInvisible"),
+            6 => Some("cudaMemLocationTypeDeviceLocalityDomain"),
             _ => None,
         }
     }
@@ -2791,14 +2985,21 @@ pub struct cudaDevSmResourceGroup_flags(pub u32);
 impl cudaDevSmResourceGroup_flags {
     #[doc(alias = "cudaDevSmResourceGroupDefault")]
     pub const DEFAULT: Self = Self(0);
-    /// Lets smCount be a non-multiple of minCoscheduledCount, filling the difference with other SMs.
+    /// Treats constraints as a hint, ignoring them if necessary to reach the requested smCount. Lets smCount be a non-multiple of coscheduledSmCount, filling the difference between SM count and already assigned co-scheduled groupings with other SMs. When used with cudaDevSmResourceGroupLocalityDomainId, backfill fills up to the requested smCount using the target locality domain first, then SMs not attributed to any locality domain, then SMs from other locality domains. If no SMs can be found in the requested locality domain, cudaErrorInvalidResourceConfiguration is returned.
     #[doc(alias = "cudaDevSmResourceGroupBackfill")]
     pub const BACKFILL: Self = Self(1);
+    /// The SMs must be located on a specific locality domain, specified by localityDomainId
+    #[doc(alias = "cudaDevSmResourceGroupLocalityDomainId")]
+    pub const LOCALITY_DOMAIN_ID: Self = Self(2);
+    #[doc(alias = "cudaDevSmResourceGroupLocalityDomainSupplementalSms")]
+    pub const LOCALITY_DOMAIN_SUPPLEMENTAL_SMS: Self = Self(4);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> Option<&'static str> {
         match self.0 {
             0 => Some("cudaDevSmResourceGroupDefault"),
             1 => Some("cudaDevSmResourceGroupBackfill"),
+            2 => Some("cudaDevSmResourceGroupLocalityDomainId"),
+            4 => Some("cudaDevSmResourceGroupLocalityDomainSupplementalSms"),
             _ => None,
         }
     }
@@ -3271,8 +3472,15 @@ impl cudaGraphNodeType {
     /// call cudaGraphSetConditional from device code.
     #[doc(alias = "cudaGraphNodeTypeConditional")]
     pub const CONDITIONAL: Self = Self(13);
+    #[doc(alias = "cudaGraphNodeTypeMemcpyBatch")]
+    pub const MEMCPY_BATCH: Self = Self(14);
+    /// Reserved.
+    #[doc(alias = "cudaGraphNodeTypeReserved16")]
+    pub const RESERVED16: Self = Self(16);
+    #[doc(alias = "cudaGraphNodeTypeExternalEngine")]
+    pub const EXTERNAL_ENGINE: Self = Self(17);
     #[doc(alias = "cudaGraphNodeTypeCount")]
-    pub const COUNT: Self = Self(14);
+    pub const COUNT: Self = Self(18);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> Option<&'static str> {
         match self.0 {
@@ -3289,7 +3497,10 @@ impl cudaGraphNodeType {
             10 => Some("cudaGraphNodeTypeMemAlloc"),
             11 => Some("cudaGraphNodeTypeMemFree"),
             13 => Some("cudaGraphNodeTypeConditional"),
-            14 => Some("cudaGraphNodeTypeCount"),
+            14 => Some("cudaGraphNodeTypeMemcpyBatch"),
+            16 => Some("cudaGraphNodeTypeReserved16"),
+            17 => Some("cudaGraphNodeTypeExternalEngine"),
+            18 => Some("cudaGraphNodeTypeCount"),
             _ => None,
         }
     }
@@ -3569,6 +3780,8 @@ impl cudaGraphDebugDotFlags {
     /// Adds cudaConditionalNodeParams to output
     #[doc(alias = "cudaGraphDebugDotFlagsConditionalNodeParams")]
     pub const CONDITIONAL_NODE_PARAMS: Self = Self(32768);
+    #[doc(alias = "cudaGraphDebugDotFlagsMemcpyBatchNodeParams")]
+    pub const MEMCPY_BATCH_NODE_PARAMS: Self = Self(65536);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> Option<&'static str> {
         match self.0 {
@@ -3583,6 +3796,7 @@ impl cudaGraphDebugDotFlags {
             512 => Some("cudaGraphDebugDotFlagsKernelNodeAttributes"),
             1024 => Some("cudaGraphDebugDotFlagsHandles"),
             32768 => Some("cudaGraphDebugDotFlagsConditionalNodeParams"),
+            65536 => Some("cudaGraphDebugDotFlagsMemcpyBatchNodeParams"),
             _ => None,
         }
     }
@@ -3695,34 +3909,6 @@ impl cudaLaunchAttributePortableClusterMode {
     }
 }
 c_enum!(cudaLaunchAttributePortableClusterMode, u32);
-/// Shared memory related attributes for use with
-/// `cuLaunchKernelEx`
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaSharedMemoryMode(pub u32);
-impl cudaSharedMemoryMode {
-    /// The default to use for allowing non-portable shared memory size on launch - uses current function attributes for cudaFuncAttributeMaxDynamicSharedMemorySize
-    #[doc(alias = "cudaSharedMemoryModeDefault")]
-    pub const DEFAULT: Self = Self(0);
-    /// Specifies that the shared memory size requested must be a portable size within cudaDevAttrMaxSharedMemoryPerBlock
-    #[doc(alias = "cudaSharedMemoryModeRequirePortable")]
-    pub const REQUIRE_PORTABLE: Self = Self(1);
-    /// Specifies that the shared memory size requested may be a non-portable size up to cudaDevAttrMaxSharedMemoryPerBlockOptin
-    #[doc(alias = "cudaSharedMemoryModeAllowNonPortable")]
-    pub const ALLOW_NON_PORTABLE: Self = Self(2);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> Option<&'static str> {
-        match self.0 {
-            0 => Some("cudaSharedMemoryModeDefault"),
-            1 => Some("cudaSharedMemoryModeRequirePortable"),
-            2 => Some("cudaSharedMemoryModeAllowNonPortable"),
-            _ => None,
-        }
-    }
-}
-c_enum!(cudaSharedMemoryMode, u32);
 /// Launch attributes enum; used as id field of
 /// [`cudaLaunchAttribute`](crate::sys::cudaLaunchAttribute)
 ///
@@ -3734,46 +3920,46 @@ impl cudaLaunchAttributeID {
     /// Ignored entry, for convenient composition
     #[doc(alias = "cudaLaunchAttributeIgnore")]
     pub const IGNORE: Self = Self(0);
-    /// Valid for streams, graph nodes, launches. See cudaLaunchAttributeValue::accessPolicyWindow.
+    /// Valid for streams, graph nodes, launches. See accessPolicyWindow.
     #[doc(alias = "cudaLaunchAttributeAccessPolicyWindow")]
     pub const ACCESS_POLICY_WINDOW: Self = Self(1);
-    /// Valid for graph nodes, launches. See cudaLaunchAttributeValue::cooperative.
+    /// Valid for graph nodes, launches. See cooperative.
     #[doc(alias = "cudaLaunchAttributeCooperative")]
     pub const COOPERATIVE: Self = Self(2);
-    /// Valid for streams. See cudaLaunchAttributeValue::syncPolicy.
+    /// Valid for streams. See syncPolicy.
     #[doc(alias = "cudaLaunchAttributeSynchronizationPolicy")]
     pub const SYNCHRONIZATION_POLICY: Self = Self(3);
-    /// Valid for graph nodes, launches. See cudaLaunchAttributeValue::clusterDim.
+    /// Valid for graph nodes, launches. See clusterDim.
     #[doc(alias = "cudaLaunchAttributeClusterDimension")]
     pub const CLUSTER_DIMENSION: Self = Self(4);
-    /// Valid for graph nodes, launches. See cudaLaunchAttributeValue::clusterSchedulingPolicyPreference.
+    /// Valid for graph nodes, launches. See clusterSchedulingPolicyPreference.
     #[doc(alias = "cudaLaunchAttributeClusterSchedulingPolicyPreference")]
     pub const CLUSTER_SCHEDULING_POLICY_PREFERENCE: Self = Self(5);
-    /// Valid for launches. Setting cudaLaunchAttributeValue::programmaticStreamSerializationAllowed to non-0 signals that the kernel will use programmatic means to resolve its stream dependency, so that the CUDA runtime should opportunistically allow the grid’s execution to overlap with the previous kernel in the stream, if that kernel requests the overlap. The dependent launches can choose to wait on the dependency using the programmatic sync (cudaGridDependencySynchronize() or equivalent PTX instructions).
+    /// Valid for launches. Setting programmaticStreamSerializationAllowed to non-0 signals that the kernel will use programmatic means to resolve its stream dependency, so that the CUDA runtime should opportunistically allow the grid’s execution to overlap with the previous kernel in the stream, if that kernel requests the overlap. The dependent launches can choose to wait on the dependency using the programmatic sync (cudaGridDependencySynchronize() or equivalent PTX instructions).
     #[doc(alias = "cudaLaunchAttributeProgrammaticStreamSerialization")]
     pub const PROGRAMMATIC_STREAM_SERIALIZATION: Self = Self(6);
-    /// Valid for launches. Set cudaLaunchAttributeValue::programmaticEvent to record the event. Event recorded through this launch attribute is guaranteed to only trigger after all block in the associated kernel trigger the event. A block can trigger the event programmatically in a future CUDA release. A trigger can also be inserted at the beginning of each block’s execution if triggerAtBlockStart is set to non-0. The dependent launches can choose to wait on the dependency using the programmatic sync (cudaGridDependencySynchronize() or equivalent PTX instructions). Note that dependents (including the CPU thread calling cudaEventSynchronize()) are not guaranteed to observe the release precisely when it is released. For example, cudaEventSynchronize() may only observe the event trigger long after the associated kernel has completed. This recording type is primarily meant for establishing programmatic dependency between device tasks. Note also this type of dependency allows, but does not guarantee, concurrent execution of tasks.
+    /// Valid for launches. Set programmaticEvent to record the event. Event recorded through this launch attribute is guaranteed to only trigger after all block in the associated kernel trigger the event. A block can trigger the event programmatically in a future CUDA release. A trigger can also be inserted at the beginning of each block’s execution if triggerAtBlockStart is set to non-0. The dependent launches can choose to wait on the dependency using the programmatic sync (cudaGridDependencySynchronize() or equivalent PTX instructions). Note that dependents (including the CPU thread calling cudaEventSynchronize()) are not guaranteed to observe the release precisely when it is released. For example, cudaEventSynchronize() may only observe the event trigger long after the associated kernel has completed. This recording type is primarily meant for establishing programmatic dependency between device tasks. Note also this type of dependency allows, but does not guarantee, concurrent execution of tasks.
     ///
     /// The event supplied must not be an interprocess or interop event. The event must disable timing (i.e. must be created with the cudaEventDisableTiming flag set).
     #[doc(alias = "cudaLaunchAttributeProgrammaticEvent")]
     pub const PROGRAMMATIC_EVENT: Self = Self(7);
-    /// Valid for streams, graph nodes, launches. See cudaLaunchAttributeValue::priority.
+    /// Valid for streams, graph nodes, launches. See priority.
     #[doc(alias = "cudaLaunchAttributePriority")]
     pub const PRIORITY: Self = Self(8);
-    /// Valid for streams, graph nodes, launches. See cudaLaunchAttributeValue::memSyncDomainMap.
+    /// Valid for streams, graph nodes, launches. See memSyncDomainMap.
     #[doc(alias = "cudaLaunchAttributeMemSyncDomainMap")]
     pub const MEM_SYNC_DOMAIN_MAP: Self = Self(9);
-    /// Valid for streams, graph nodes, launches. See cudaLaunchAttributeValue::memSyncDomain.
+    /// Valid for streams, graph nodes, launches. See memSyncDomain.
     #[doc(alias = "cudaLaunchAttributeMemSyncDomain")]
     pub const MEM_SYNC_DOMAIN: Self = Self(10);
-    /// Valid for graph nodes and launches. Set cudaLaunchAttributeValue::preferredClusterDim to allow the kernel launch to specify a preferred substitute cluster dimension. Blocks may be grouped according to either the dimensions specified with this attribute (grouped into a “preferred substitute cluster”), or the one specified with cudaLaunchAttributeClusterDimension attribute (grouped into a “regular cluster”). The cluster dimensions of a “preferred substitute cluster” shall be an integer multiple greater than zero of the regular cluster dimensions. The device will attempt - on a best-effort basis - to group thread blocks into preferred clusters over grouping them into regular clusters. When it deems necessary (primarily when the device temporarily runs out of physical resources to launch the larger preferred clusters), the device may switch to launch the regular clusters instead to attempt to utilize as much of the physical device resources as possible.
+    /// Valid for graph nodes and launches. Set preferredClusterDim to allow the kernel launch to specify a preferred substitute cluster dimension. Blocks may be grouped according to either the dimensions specified with this attribute (grouped into a “preferred substitute cluster”), or the one specified with cudaLaunchAttributeClusterDimension attribute (grouped into a “regular cluster”). The cluster dimensions of a “preferred substitute cluster” shall be an integer multiple greater than zero of the regular cluster dimensions. The device will attempt - on a best-effort basis - to group thread blocks into preferred clusters over grouping them into regular clusters. When it deems necessary (primarily when the device temporarily runs out of physical resources to launch the larger preferred clusters), the device may switch to launch the regular clusters instead to attempt to utilize as much of the physical device resources as possible.
     ///
     /// Each type of cluster will have its enumeration / coordinate setup as if the grid consists solely of its type of cluster. For example, if the preferred substitute cluster dimensions double the regular cluster dimensions, there might be simultaneously a regular cluster indexed at (1,0,0), and a preferred cluster indexed at (1,0,0). In this example, the preferred substitute cluster (1,0,0) replaces regular clusters (2,0,0) and (3,0,0) and groups their blocks.
     ///
     /// This attribute will only take effect when a regular cluster dimension has been specified. The preferred substitute cluster dimension must be an integer multiple greater than zero of the regular cluster dimension and must divide the grid. It must also be no more than maxBlocksPerCluster, if it is set in the kernel’s __launch_bounds__. Otherwise it must be less than the maximum value the driver can support. Otherwise, setting this attribute to a value physically unable to fit on any particular device is permitted.
     #[doc(alias = "cudaLaunchAttributePreferredClusterDimension")]
     pub const PREFERRED_CLUSTER_DIMENSION: Self = Self(11);
-    /// Valid for launches. Set cudaLaunchAttributeValue::launchCompletionEvent to record the event.
+    /// Valid for launches. Set launchCompletionEvent to record the event.
     ///
     /// Nominally, the event is triggered once all blocks of the kernel have begun execution. Currently this is a best effort. If a kernel B has a launch completion dependency on a kernel A, B may wait until A is complete. Alternatively, blocks of B may begin before all blocks of A have begun, for example if B can claim execution resources unavailable to A (e.g. they run on different GPUs) or if B is a higher priority than A. Exercise caution if such an ordering inversion could lead to deadlock.
     ///
@@ -3784,14 +3970,14 @@ impl cudaLaunchAttributeID {
     pub const LAUNCH_COMPLETION_EVENT: Self = Self(12);
     /// Valid for graph nodes, launches. This attribute is graphs-only, and passing it to a launch in a non-capturing stream will result in an error.
     ///
-    /// :cudaLaunchAttributeValue::deviceUpdatableKernelNode::deviceUpdatable can only be set to 0 or 1. Setting the field to 1 indicates that the corresponding kernel node should be device-updatable. On success, a handle will be returned via cudaLaunchAttributeValue::deviceUpdatableKernelNode::devNode which can be passed to the various device-side update functions to update the node’s kernel parameters from within another kernel. For more information on the types of device updates that can be made, as well as the relevant limitations thereof, see cudaGraphKernelNodeUpdatesApply.
+    /// deviceUpdatable can only be set to 0 or 1. Setting the field to 1 indicates that the corresponding kernel node should be device-updatable. On success, a handle will be returned via devNode which can be passed to the various device-side update functions to update the node’s kernel parameters from within another kernel. For more information on the types of device updates that can be made, as well as the relevant limitations thereof, see cudaGraphKernelNodeUpdatesApply.
     ///
     /// Nodes which are device-updatable have additional restrictions compared to regular kernel nodes. Firstly, device-updatable nodes cannot be removed from their graph via cudaGraphDestroyNode. Additionally, once opted-in to this functionality, a node cannot opt out, and any attempt to set the deviceUpdatable attribute to 0 will result in an error. Device-updatable kernel nodes also cannot have their attributes copied to/from another kernel node via cudaGraphKernelNodeCopyAttributes. Graphs containing one or more device-updatable nodes also do not allow multiple instantiation, and neither the graph nor its instantiated version can be passed to cudaGraphExecUpdate.
     ///
     /// If a graph contains device-updatable nodes and updates those nodes from the device from within the graph, the graph must be uploaded with cuGraphUpload before it is launched. For such a graph, if host-side executable graph updates are made to the device-updatable nodes, the graph must be uploaded before it is launched again.
     #[doc(alias = "cudaLaunchAttributeDeviceUpdatableKernelNode")]
     pub const DEVICE_UPDATABLE_KERNEL_NODE: Self = Self(13);
-    /// Valid for launches. On devices where the L1 cache and shared memory use the same hardware resources, setting cudaLaunchAttributeValue::sharedMemCarveout to a percentage between 0-100 signals sets the shared memory carveout preference in percent of the total shared memory for that kernel launch. This attribute takes precedence over cudaFuncAttributePreferredSharedMemoryCarveout. This is only a hint, and the driver can choose a different configuration if required for the launch.
+    /// Valid for launches. On devices where the L1 cache and shared memory use the same hardware resources, setting sharedMemCarveout to a percentage between 0-100 signals sets the shared memory carveout preference in percent of the total shared memory for that kernel launch. This attribute takes precedence over cudaFuncAttributePreferredSharedMemoryCarveout. This is only a hint, and the driver can choose a different configuration if required for the launch.
     #[doc(alias = "cudaLaunchAttributePreferredSharedMemoryCarveout")]
     pub const PREFERRED_SHARED_MEMORY_CARVEOUT: Self = Self(14);
     /// Valid for streams, graph nodes, launches. This attribute is a hint to the CUDA runtime that the launch should attempt to make the kernel maximize its NVLINK utilization.
@@ -3800,10 +3986,10 @@ impl cudaLaunchAttributeID {
     ///
     /// This attribute is a hint only. CUDA makes no functional or performance guarantee. Its applicability can be affected by many different factors, including driver version (i.e. CUDA doesn’t guarantee the performance characteristics will be maintained between driver versions or a driver update could alter or regress previously observed perf characteristics.) It also doesn’t guarantee a successful result, i.e. applying the attribute may not improve the performance of either the targeted kernel or the encapsulating application.
     ///
-    /// Valid values for cudaLaunchAttributeValue::nvlinkUtilCentricScheduling are 0 (disabled) and 1 (enabled).
+    /// Valid values for nvlinkUtilCentricScheduling are 0 (disabled) and 1 (enabled).
     #[doc(alias = "cudaLaunchAttributeNvlinkUtilCentricScheduling")]
     pub const NVLINK_UTIL_CENTRIC_SCHEDULING: Self = Self(16);
-    /// Valid for graph nodes, launches. This indicates whether the kernel launch is allowed to use a non-portable cluster size. Valid values for cudaLaunchAttributeValue::portableClusterSizeMode are values for cudaLaunchAttributePortableClusterMode Any other value will return cudaErrorInvalidValue
+    /// Valid for graph nodes, launches. This indicates whether the kernel launch is allowed to use a non-portable cluster size. Valid values for portableClusterSizeMode are values for cudaLaunchAttributePortableClusterMode Any other value will return cudaErrorInvalidValue
     #[doc(alias = "cudaLaunchAttributePortableClusterSizeMode")]
     pub const PORTABLE_CLUSTER_SIZE_MODE: Self = Self(17);
     /// Valid for graph nodes, launches. This indicates that the kernel launch is allowed to use a non-portable shared memory mode.
@@ -3900,6 +4086,51 @@ impl cudaLogLevel {
 c_enum!(cudaLogLevel, u32);
 /// Another name of [`cudaLogLevel`].
 pub type CUDAlogLevel_enum = cudaLogLevel;
+/// Fabric operation status source
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaFabricOpStatusSource(pub u32);
+impl cudaFabricOpStatusSource {
+    /// 1B-aligned 1B-wide status from an mbarrier.layout::v1
+    #[doc(alias = "cudaFabricOpStatusSourceMbarrierV1")]
+    pub const MBARRIER_V1: Self = Self(0);
+    #[doc(alias = "cudaFabricOpStatusSourceMax")]
+    pub const MAX: Self = Self(2147483647);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("cudaFabricOpStatusSourceMbarrierV1"),
+            2147483647 => Some("cudaFabricOpStatusSourceMax"),
+            _ => None,
+        }
+    }
+}
+c_enum!(cudaFabricOpStatusSource, u32);
+/// Fabric operation status info
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaFabricOpStatusInfo(pub u32);
+impl cudaFabricOpStatusInfo {
+    #[doc(alias = "cudaFabricOpStatusInfoSuccess")]
+    pub const SUCCESS: Self = Self(0);
+    #[doc(alias = "cudaFabricOpStatusInfoMax")]
+    pub const MAX: Self = Self(2147483647);
+    #[doc(alias = "cudaFabricOpStatusInfoLast")]
+    pub const LAST: Self = Self(0);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("cudaFabricOpStatusInfoSuccess"),
+            2147483647 => Some("cudaFabricOpStatusInfoMax"),
+            _ => None,
+        }
+    }
+}
+c_enum!(cudaFabricOpStatusInfo, u32);
 /// CUDA Surface boundary modes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.

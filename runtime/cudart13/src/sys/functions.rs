@@ -2,21 +2,21 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-bindings-13.4.4/runtime.txt (bindings-text, CUDA 13.4)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_egl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_gl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_profiler_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_runtime_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_vdpau_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_functions.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/library_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/surface_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/texture_types.h (doxygen-header, CUDA 13.5)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime 13.5.37, nvidia-cuda-crt 13.5.37, nvidia-cuda-profiler-api 13.5.25 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -83,6 +83,24 @@ pub unsafe fn cudaDeviceGetLimit(
     )
 }
 /// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
+    maxWidthInElements: *mut usize,
+    fmtDesc: *const cudaChannelFormatDesc,
+    device: c_int,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaDeviceGetTexture1DLinearMaxWidth", fn (maxWidthInElements : * mut usize,
+        fmtDesc : * const cudaChannelFormatDesc, device : c_int) -> cudaError_t
+    )
+}
+/// Returns the preferred cache configuration for the current device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_cache_config`](crate::api::device_get_cache_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
@@ -246,6 +264,24 @@ pub unsafe fn cudaIpcCloseMemHandle(devPtr: *mut c_void) -> crate::Result<cudaEr
     dynamic_call!(c"cudaIpcCloseMemHandle", fn (devPtr : * mut c_void) -> cudaError_t)
 }
 /// Blocks until remote writes are visible to the specified scope.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaDeviceFlushGPUDirectRDMAWrites(
+    target: cudaFlushGPUDirectRDMAWritesTarget,
+    scope: cudaFlushGPUDirectRDMAWritesScope,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaDeviceFlushGPUDirectRDMAWrites", fn (target :
+        cudaFlushGPUDirectRDMAWritesTarget, scope : cudaFlushGPUDirectRDMAWritesScope) ->
+        cudaError_t
+    )
+}
+/// Registers a callback function to receive async notifications.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_register_async_notification`](crate::api::device_register_async_notification). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
@@ -866,6 +902,26 @@ pub unsafe fn cudaStreamBeginCapture(
         cudaStreamCaptureMode) -> cudaError_t
     )
 }
+/// Begin graph capture on a stream to an existing graph.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_begin_recapture_to_graph`](crate::api::stream_begin_recapture_to_graph). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaStreamBeginRecaptureToGraph(
+    stream: cudaStream_t,
+    mode: cudaStreamCaptureMode,
+    graph: cudaGraph_t,
+    callbackData: *mut cudaGraphRecaptureCallbackData,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaStreamBeginRecaptureToGraph", fn (stream : cudaStream_t, mode :
+        cudaStreamCaptureMode, graph : cudaGraph_t, callbackData : * mut
+        cudaGraphRecaptureCallbackData) -> cudaError_t
+    )
+}
 /// Begins graph capture on a stream to an existing graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_begin_capture_to_graph`](crate::api::stream_begin_capture_to_graph). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
@@ -1030,6 +1086,24 @@ pub unsafe fn cudaEventRecord(
     )
 }
 /// Records an event.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_record_with_flags`](crate::api::event_record_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaEventRecordWithFlags(
+    event: cudaEvent_t,
+    stream: cudaStream_t,
+    flags: c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaEventRecordWithFlags", fn (event : cudaEvent_t, stream : cudaStream_t,
+        flags : c_uint) -> cudaError_t
+    )
+}
+/// Queries an event's status.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_query`](crate::api::event_query). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
@@ -1836,6 +1910,40 @@ pub unsafe fn cudaMipmappedArrayGetMemoryRequirements(
 }
 /// Returns the layout properties of a sparse CUDA array.
 ///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::array_get_sparse_properties`](crate::api::array_get_sparse_properties). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaArrayGetSparseProperties(
+    sparseProperties: *mut cudaArraySparseProperties,
+    array: cudaArray_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaArrayGetSparseProperties", fn (sparseProperties : * mut
+        cudaArraySparseProperties, array : cudaArray_t) -> cudaError_t
+    )
+}
+/// Returns the layout properties of a sparse CUDA mipmapped array.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mipmapped_array_get_sparse_properties`](crate::api::mipmapped_array_get_sparse_properties). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaMipmappedArrayGetSparseProperties(
+    sparseProperties: *mut cudaArraySparseProperties,
+    mipmap: cudaMipmappedArray_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMipmappedArrayGetSparseProperties", fn (sparseProperties : * mut
+        cudaArraySparseProperties, mipmap : cudaMipmappedArray_t) -> cudaError_t
+    )
+}
+/// Copies data between host and device.
+///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy`](crate::api::memcpy). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
@@ -2372,6 +2480,27 @@ pub unsafe fn cudaMemDiscardAndPrefetchBatchAsync(
         -> cudaError_t
     )
 }
+/// Gets location information for a memory address range.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_get_location_info`](crate::api::mem_get_location_info). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaMemGetLocationInfo(
+    devPtr: *mut c_void,
+    size: usize,
+    summaryGranularity: usize,
+    samplingGranularity: usize,
+    location_out: *mut cudaMemLocation,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMemGetLocationInfo", fn (devPtr : * mut c_void, size : usize,
+        summaryGranularity : usize, samplingGranularity : usize, location_out : * mut
+        cudaMemLocation) -> cudaError_t
+    )
+}
 /// Advise about the usage of a given memory range.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_advise`](crate::api::mem_advise). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
@@ -2854,7 +2983,7 @@ pub unsafe fn cudaGraphicsGLRegisterBuffer(
         buffer : GLuint, flags : c_uint) -> cudaError_t
     )
 }
-/// Gets the CUDA device associated with a VdpDevice.
+/// Gets the CUDA device associated with a [`VdpDevice`](crate::sys::VdpDevice).
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::vdpau_get_device`](crate::api::vdpau_get_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
@@ -2890,7 +3019,7 @@ pub unsafe fn cudaVDPAUSetVDPAUDevice(
         vdpGetProcAddress : VdpGetProcAddress) -> cudaError_t
     )
 }
-/// Register a VdpVideoSurface object.
+/// Register a [`VdpVideoSurface`](crate::sys::VdpVideoSurface) object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_vdpau_register_video_surface`](crate::api::graphics_vdpau_register_video_surface). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
@@ -2909,7 +3038,7 @@ pub unsafe fn cudaGraphicsVDPAURegisterVideoSurface(
         cudaError_t
     )
 }
-/// Register a VdpOutputSurface object.
+/// Register a [`VdpOutputSurface`](crate::sys::VdpOutputSurface) object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_vdpau_register_output_surface`](crate::api::graphics_vdpau_register_output_surface). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
@@ -3704,7 +3833,32 @@ pub unsafe fn cudaGraphAddMemcpyNode(
         pCopyParams : * const cudaMemcpy3DParms) -> cudaError_t
     )
 }
-/// Creates a memcpy node to copy to a symbol on the device and adds it to a graph.
+/// Creates a 1D memcpy node and adds it to a graph.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphAddMemcpyNode1D(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddMemcpyNode1D", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        dst : * mut c_void, src : * const c_void, count : usize, kind : cudaMemcpyKind)
+        -> cudaError_t
+    )
+}
+/// Returns a memcpy node's parameters.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memcpy_node_get_params`](crate::api::graph_memcpy_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
@@ -3738,7 +3892,28 @@ pub unsafe fn cudaGraphMemcpyNodeSetParams(
         const cudaMemcpy3DParms) -> cudaError_t
     )
 }
-/// Sets a memcpy node's parameters to copy to a symbol on the device.
+/// Sets a memcpy node's parameters to perform a 1-dimensional copy.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphMemcpyNodeSetParams1D(
+    node: cudaGraphNode_t,
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphMemcpyNodeSetParams1D", fn (node : cudaGraphNode_t, dst : * mut
+        c_void, src : * const c_void, count : usize, kind : cudaMemcpyKind) ->
+        cudaError_t
+    )
+}
+/// Creates a memset node and adds it to a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_memset_node`](crate::api::graph_add_memset_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
@@ -3907,6 +4082,351 @@ pub unsafe fn cudaGraphAddEmptyNode(
     )
 }
 /// Creates an event record node and adds it to a graph.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_event_record_node`](crate::api::graph_add_event_record_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphAddEventRecordNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddEventRecordNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        event : cudaEvent_t) -> cudaError_t
+    )
+}
+/// Returns the event associated with an event record node.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphEventRecordNodeGetEvent(
+    node: cudaGraphNode_t,
+    event_out: *mut cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphEventRecordNodeGetEvent", fn (node : cudaGraphNode_t, event_out : *
+        mut cudaEvent_t) -> cudaError_t
+    )
+}
+/// Sets an event record node's event.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphEventRecordNodeSetEvent(
+    node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphEventRecordNodeSetEvent", fn (node : cudaGraphNode_t, event :
+        cudaEvent_t) -> cudaError_t
+    )
+}
+/// Creates an event wait node and adds it to a graph.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_event_wait_node`](crate::api::graph_add_event_wait_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphAddEventWaitNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddEventWaitNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        event : cudaEvent_t) -> cudaError_t
+    )
+}
+/// Returns the event associated with an event wait node.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphEventWaitNodeGetEvent(
+    node: cudaGraphNode_t,
+    event_out: *mut cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphEventWaitNodeGetEvent", fn (node : cudaGraphNode_t, event_out : * mut
+        cudaEvent_t) -> cudaError_t
+    )
+}
+/// Sets an event wait node's event.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphEventWaitNodeSetEvent(
+    node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphEventWaitNodeSetEvent", fn (node : cudaGraphNode_t, event :
+        cudaEvent_t) -> cudaError_t
+    )
+}
+/// Creates an external semaphore signal node and adds it to a graph.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphAddExternalSemaphoresSignalNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddExternalSemaphoresSignalNode", fn (pGraphNode : * mut
+        cudaGraphNode_t, graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t,
+        numDependencies : usize, nodeParams : * const
+        cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
+    )
+}
+/// Returns an external semaphore signal node's parameters.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExternalSemaphoresSignalNodeGetParams(
+    hNode: cudaGraphNode_t,
+    params_out: *mut cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresSignalNodeGetParams", fn (hNode : cudaGraphNode_t,
+        params_out : * mut cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
+    )
+}
+/// Sets an external semaphore signal node's parameters.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExternalSemaphoresSignalNodeSetParams(
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresSignalNodeSetParams", fn (hNode : cudaGraphNode_t,
+        nodeParams : * const cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
+    )
+}
+/// Creates an external semaphore wait node and adds it to a graph.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphAddExternalSemaphoresWaitNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddExternalSemaphoresWaitNode", fn (pGraphNode : * mut
+        cudaGraphNode_t, graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t,
+        numDependencies : usize, nodeParams : * const
+        cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
+}
+/// Returns an external semaphore wait node's parameters.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExternalSemaphoresWaitNodeGetParams(
+    hNode: cudaGraphNode_t,
+    params_out: *mut cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresWaitNodeGetParams", fn (hNode : cudaGraphNode_t,
+        params_out : * mut cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
+}
+/// Sets an external semaphore wait node's parameters.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExternalSemaphoresWaitNodeSetParams(
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresWaitNodeSetParams", fn (hNode : cudaGraphNode_t,
+        nodeParams : * const cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
+}
+/// Creates an allocation node and adds it to a graph.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_mem_alloc_node`](crate::api::graph_add_mem_alloc_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphAddMemAllocNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *mut cudaMemAllocNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddMemAllocNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        nodeParams : * mut cudaMemAllocNodeParams) -> cudaError_t
+    )
+}
+/// Returns a memory alloc node's parameters.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphMemAllocNodeGetParams(
+    node: cudaGraphNode_t,
+    params_out: *mut cudaMemAllocNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphMemAllocNodeGetParams", fn (node : cudaGraphNode_t, params_out : * mut
+        cudaMemAllocNodeParams) -> cudaError_t
+    )
+}
+/// Creates a memory free node and adds it to a graph.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_mem_free_node`](crate::api::graph_add_mem_free_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphAddMemFreeNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    dptr: *mut c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddMemFreeNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        dptr : * mut c_void) -> cudaError_t
+    )
+}
+/// Returns a memory free node's parameters.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphMemFreeNodeGetParams(
+    node: cudaGraphNode_t,
+    dptr_out: *mut c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphMemFreeNodeGetParams", fn (node : cudaGraphNode_t, dptr_out : * mut
+        c_void) -> cudaError_t
+    )
+}
+/// Free unused memory that was cached on the specified device for use with graphs back to the OS.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_graph_mem_trim`](crate::api::device_graph_mem_trim). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaDeviceGraphMemTrim(device: c_int) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaDeviceGraphMemTrim", fn (device : c_int) -> cudaError_t)
+}
+/// Query asynchronous allocation attributes related to graphs.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaDeviceGetGraphMemAttribute(
+    device: c_int,
+    attr: cudaGraphMemAttributeType,
+    value: *mut c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaDeviceGetGraphMemAttribute", fn (device : c_int, attr :
+        cudaGraphMemAttributeType, value : * mut c_void) -> cudaError_t
+    )
+}
+/// Set asynchronous allocation attributes related to graphs.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaDeviceSetGraphMemAttribute(
+    device: c_int,
+    attr: cudaGraphMemAttributeType,
+    value: *mut c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaDeviceSetGraphMemAttribute", fn (device : c_int, attr :
+        cudaGraphMemAttributeType, value : * mut c_void) -> cudaError_t
+    )
+}
+/// Clones a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_clone`](crate::api::graph_clone). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
@@ -4213,6 +4733,24 @@ pub unsafe fn cudaGraphInstantiate(
 }
 /// Creates an executable graph from a graph.
 ///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphInstantiateWithFlags(
+    pGraphExec: *mut cudaGraphExec_t,
+    graph: cudaGraph_t,
+    flags: c_ulonglong,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphInstantiateWithFlags", fn (pGraphExec : * mut cudaGraphExec_t, graph :
+        cudaGraph_t, flags : c_ulonglong) -> cudaError_t
+    )
+}
+/// Creates an executable graph from a graph.
+///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_instantiate_with_params`](crate::api::graph_instantiate_with_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
@@ -4283,7 +4821,29 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParams(
         cudaGraphNode_t, pNodeParams : * const cudaMemcpy3DParms) -> cudaError_t
     )
 }
-/// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device.
+/// Sets the parameters for a memcpy node in the given graphExec to perform a 1-dimensional copy.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecMemcpyNodeSetParams1D", fn (hGraphExec : cudaGraphExec_t, node :
+        cudaGraphNode_t, dst : * mut c_void, src : * const c_void, count : usize, kind :
+        cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// Sets the parameters for a memset node in the given graphExec.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_memset_node_set_params`](crate::api::graph_exec_memset_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
@@ -4321,6 +4881,134 @@ pub unsafe fn cudaGraphExecHostNodeSetParams(
 }
 /// Updates node parameters in the child graph node in the given graphExec.
 ///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExecChildGraphNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    childGraph: cudaGraph_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecChildGraphNodeSetParams", fn (hGraphExec : cudaGraphExec_t, node :
+        cudaGraphNode_t, childGraph : cudaGraph_t) -> cudaError_t
+    )
+}
+/// Sets the event for an event record node in the given graphExec.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExecEventRecordNodeSetEvent(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecEventRecordNodeSetEvent", fn (hGraphExec : cudaGraphExec_t, hNode
+        : cudaGraphNode_t, event : cudaEvent_t) -> cudaError_t
+    )
+}
+/// Sets the event for an event wait node in the given graphExec.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExecEventWaitNodeSetEvent(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecEventWaitNodeSetEvent", fn (hGraphExec : cudaGraphExec_t, hNode :
+        cudaGraphNode_t, event : cudaEvent_t) -> cudaError_t
+    )
+}
+/// Sets the parameters for an external semaphore signal node in the given graphExec.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecExternalSemaphoresSignalNodeSetParams", fn (hGraphExec :
+        cudaGraphExec_t, hNode : cudaGraphNode_t, nodeParams : * const
+        cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
+    )
+}
+/// Sets the parameters for an external semaphore wait node in the given graphExec.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecExternalSemaphoresWaitNodeSetParams", fn (hGraphExec :
+        cudaGraphExec_t, hNode : cudaGraphNode_t, nodeParams : * const
+        cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
+}
+/// Enables or disables the specified node in the given graphExec.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_set_enabled`](crate::api::graph_node_set_enabled). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphNodeSetEnabled(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    isEnabled: c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphNodeSetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
+        cudaGraphNode_t, isEnabled : c_uint) -> cudaError_t
+    )
+}
+/// Query whether a node in the given graphExec is enabled.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_enabled`](crate::api::graph_node_get_enabled). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphNodeGetEnabled(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    isEnabled: *mut c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphNodeGetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
+        cudaGraphNode_t, isEnabled : * mut c_uint) -> cudaError_t
+    )
+}
+/// Check whether an executable graph can be updated with a graph and perform the update if possible.
+///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_update`](crate::api::graph_exec_update). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
@@ -4338,6 +5026,23 @@ pub unsafe fn cudaGraphExecUpdate(
     )
 }
 /// Uploads an executable graph in a stream.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_upload`](crate::api::graph_upload). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphUpload(
+    graphExec: cudaGraphExec_t,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphUpload", fn (graphExec : cudaGraphExec_t, stream : cudaStream_t) ->
+        cudaError_t
+    )
+}
+/// Launches an executable graph in a stream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_launch`](crate::api::graph_launch). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
@@ -5261,42 +5966,6 @@ pub unsafe fn cudaGLUnmapBufferObjectAsync(
         cudaError_t
     )
 }
-/// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
-    maxWidthInElements: *mut usize,
-    fmtDesc: *const cudaChannelFormatDesc,
-    device: c_int,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceGetTexture1DLinearMaxWidth", fn (maxWidthInElements : * mut usize,
-        fmtDesc : * const cudaChannelFormatDesc, device : c_int) -> cudaError_t
-    )
-}
-/// Blocks until remote writes are visible to the specified scope
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaDeviceFlushGPUDirectRDMAWrites(
-    target: cudaFlushGPUDirectRDMAWritesTarget,
-    scope: cudaFlushGPUDirectRDMAWritesScope,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceFlushGPUDirectRDMAWrites", fn (target :
-        cudaFlushGPUDirectRDMAWritesTarget, scope : cudaFlushGPUDirectRDMAWritesScope) ->
-        cudaError_t
-    )
-}
 /// Returns the shared memory configuration for the current device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_shared_mem_config`](crate::api::device_get_shared_mem_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
@@ -5342,24 +6011,6 @@ pub unsafe fn cudaSetValidDevices(
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaSetValidDevices", fn (device_arr : * mut c_int, len : c_int) -> cudaError_t
-    )
-}
-/// Records an event
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_record_with_flags`](crate::api::event_record_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaEventRecordWithFlags(
-    event: cudaEvent_t,
-    stream: cudaStream_t,
-    flags: c_uint,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaEventRecordWithFlags", fn (event : cudaEvent_t, stream : cudaStream_t,
-        flags : c_uint) -> cudaError_t
     )
 }
 /// Launches a device function
@@ -5511,40 +6162,6 @@ pub unsafe fn cudaOccupancyMaxActiveClusters(
     dynamic_call!(
         c"cudaOccupancyMaxActiveClusters", fn (numClusters : * mut c_int, func : * const
         c_void, launchConfig : * const cudaLaunchConfig_t) -> cudaError_t
-    )
-}
-/// Returns the layout properties of a sparse CUDA array
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::array_get_sparse_properties`](crate::api::array_get_sparse_properties). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaArrayGetSparseProperties(
-    sparseProperties: *mut cudaArraySparseProperties,
-    array: cudaArray_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaArrayGetSparseProperties", fn (sparseProperties : * mut
-        cudaArraySparseProperties, array : cudaArray_t) -> cudaError_t
-    )
-}
-/// Returns the layout properties of a sparse CUDA mipmapped array
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mipmapped_array_get_sparse_properties`](crate::api::mipmapped_array_get_sparse_properties). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaMipmappedArrayGetSparseProperties(
-    sparseProperties: *mut cudaArraySparseProperties,
-    mipmap: cudaMipmappedArray_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaMipmappedArrayGetSparseProperties", fn (sparseProperties : * mut
-        cudaArraySparseProperties, mipmap : cudaMipmappedArray_t) -> cudaError_t
     )
 }
 /// Copies data to the given symbol on the device
@@ -5829,31 +6446,6 @@ pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
         usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
-/// Creates a 1D memcpy node and adds it to a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphAddMemcpyNode1D(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    dst: *mut c_void,
-    src: *const c_void,
-    count: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddMemcpyNode1D", fn (pGraphNode : * mut cudaGraphNode_t, graph :
-        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        dst : * mut c_void, src : * const c_void, count : usize, kind : cudaMemcpyKind)
-        -> cudaError_t
-    )
-}
 /// Sets a memcpy node's parameters to copy to a symbol on the device
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memcpy_node_set_params_to_symbol`](crate::api::graph_memcpy_node_set_params_to_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
@@ -5896,390 +6488,6 @@ pub unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
         c"cudaGraphMemcpyNodeSetParamsFromSymbol", fn (node : cudaGraphNode_t, dst : *
         mut c_void, symbol : * const c_void, count : usize, offset : usize, kind :
         cudaMemcpyKind) -> cudaError_t
-    )
-}
-/// Sets a memcpy node's parameters to perform a 1-dimensional copy
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphMemcpyNodeSetParams1D(
-    node: cudaGraphNode_t,
-    dst: *mut c_void,
-    src: *const c_void,
-    count: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphMemcpyNodeSetParams1D", fn (node : cudaGraphNode_t, dst : * mut
-        c_void, src : * const c_void, count : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
-    )
-}
-/// Creates an event record node and adds it to a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_event_record_node`](crate::api::graph_add_event_record_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphAddEventRecordNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddEventRecordNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
-        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        event : cudaEvent_t) -> cudaError_t
-    )
-}
-/// Returns the event associated with an event record node
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphEventRecordNodeGetEvent(
-    node: cudaGraphNode_t,
-    event_out: *mut cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphEventRecordNodeGetEvent", fn (node : cudaGraphNode_t, event_out : *
-        mut cudaEvent_t) -> cudaError_t
-    )
-}
-/// Sets an event record node's event
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphEventRecordNodeSetEvent(
-    node: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphEventRecordNodeSetEvent", fn (node : cudaGraphNode_t, event :
-        cudaEvent_t) -> cudaError_t
-    )
-}
-/// Creates an event wait node and adds it to a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_event_wait_node`](crate::api::graph_add_event_wait_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphAddEventWaitNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddEventWaitNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
-        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        event : cudaEvent_t) -> cudaError_t
-    )
-}
-/// Returns the event associated with an event wait node
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphEventWaitNodeGetEvent(
-    node: cudaGraphNode_t,
-    event_out: *mut cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphEventWaitNodeGetEvent", fn (node : cudaGraphNode_t, event_out : * mut
-        cudaEvent_t) -> cudaError_t
-    )
-}
-/// Sets an event wait node's event
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphEventWaitNodeSetEvent(
-    node: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphEventWaitNodeSetEvent", fn (node : cudaGraphNode_t, event :
-        cudaEvent_t) -> cudaError_t
-    )
-}
-/// Creates an external semaphore signal node and adds it to a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphAddExternalSemaphoresSignalNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddExternalSemaphoresSignalNode", fn (pGraphNode : * mut
-        cudaGraphNode_t, graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t,
-        numDependencies : usize, nodeParams : * const
-        cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
-    )
-}
-/// Returns an external semaphore signal node's parameters
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExternalSemaphoresSignalNodeGetParams(
-    hNode: cudaGraphNode_t,
-    params_out: *mut cudaExternalSemaphoreSignalNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExternalSemaphoresSignalNodeGetParams", fn (hNode : cudaGraphNode_t,
-        params_out : * mut cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
-    )
-}
-/// Sets an external semaphore signal node's parameters
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExternalSemaphoresSignalNodeSetParams(
-    hNode: cudaGraphNode_t,
-    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExternalSemaphoresSignalNodeSetParams", fn (hNode : cudaGraphNode_t,
-        nodeParams : * const cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
-    )
-}
-/// Creates an external semaphore wait node and adds it to a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphAddExternalSemaphoresWaitNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddExternalSemaphoresWaitNode", fn (pGraphNode : * mut
-        cudaGraphNode_t, graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t,
-        numDependencies : usize, nodeParams : * const
-        cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
-    )
-}
-/// Returns an external semaphore wait node's parameters
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExternalSemaphoresWaitNodeGetParams(
-    hNode: cudaGraphNode_t,
-    params_out: *mut cudaExternalSemaphoreWaitNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExternalSemaphoresWaitNodeGetParams", fn (hNode : cudaGraphNode_t,
-        params_out : * mut cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
-    )
-}
-/// Sets an external semaphore wait node's parameters
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExternalSemaphoresWaitNodeSetParams(
-    hNode: cudaGraphNode_t,
-    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExternalSemaphoresWaitNodeSetParams", fn (hNode : cudaGraphNode_t,
-        nodeParams : * const cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
-    )
-}
-/// Creates an allocation node and adds it to a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_mem_alloc_node`](crate::api::graph_add_mem_alloc_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphAddMemAllocNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    nodeParams: *mut cudaMemAllocNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddMemAllocNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
-        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        nodeParams : * mut cudaMemAllocNodeParams) -> cudaError_t
-    )
-}
-/// Returns a memory alloc node's parameters
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphMemAllocNodeGetParams(
-    node: cudaGraphNode_t,
-    params_out: *mut cudaMemAllocNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphMemAllocNodeGetParams", fn (node : cudaGraphNode_t, params_out : * mut
-        cudaMemAllocNodeParams) -> cudaError_t
-    )
-}
-/// Creates a memory free node and adds it to a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_mem_free_node`](crate::api::graph_add_mem_free_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphAddMemFreeNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    dptr: *mut c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddMemFreeNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
-        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        dptr : * mut c_void) -> cudaError_t
-    )
-}
-/// Returns a memory free node's parameters
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphMemFreeNodeGetParams(
-    node: cudaGraphNode_t,
-    dptr_out: *mut c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphMemFreeNodeGetParams", fn (node : cudaGraphNode_t, dptr_out : * mut
-        c_void) -> cudaError_t
-    )
-}
-/// Free unused memory that was cached on the specified device for use with graphs back to the OS.
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_graph_mem_trim`](crate::api::device_graph_mem_trim). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaDeviceGraphMemTrim(device: c_int) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaDeviceGraphMemTrim", fn (device : c_int) -> cudaError_t)
-}
-/// Query asynchronous allocation attributes related to graphs
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaDeviceGetGraphMemAttribute(
-    device: c_int,
-    attr: cudaGraphMemAttributeType,
-    value: *mut c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceGetGraphMemAttribute", fn (device : c_int, attr :
-        cudaGraphMemAttributeType, value : * mut c_void) -> cudaError_t
-    )
-}
-/// Set asynchronous allocation attributes related to graphs
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaDeviceSetGraphMemAttribute(
-    device: c_int,
-    attr: cudaGraphMemAttributeType,
-    value: *mut c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceSetGraphMemAttribute", fn (device : c_int, attr :
-        cudaGraphMemAttributeType, value : * mut c_void) -> cudaError_t
-    )
-}
-/// Creates an executable graph from a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphInstantiateWithFlags(
-    pGraphExec: *mut cudaGraphExec_t,
-    graph: cudaGraph_t,
-    flags: c_ulonglong,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphInstantiateWithFlags", fn (pGraphExec : * mut cudaGraphExec_t, graph :
-        cudaGraph_t, flags : c_ulonglong) -> cudaError_t
     )
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device
@@ -6326,173 +6534,6 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
         c"cudaGraphExecMemcpyNodeSetParamsFromSymbol", fn (hGraphExec : cudaGraphExec_t,
         node : cudaGraphNode_t, dst : * mut c_void, symbol : * const c_void, count :
         usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
-    )
-}
-/// Sets the parameters for a memcpy node in the given graphExec to perform a 1-dimensional copy
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
-    hGraphExec: cudaGraphExec_t,
-    node: cudaGraphNode_t,
-    dst: *mut c_void,
-    src: *const c_void,
-    count: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecMemcpyNodeSetParams1D", fn (hGraphExec : cudaGraphExec_t, node :
-        cudaGraphNode_t, dst : * mut c_void, src : * const c_void, count : usize, kind :
-        cudaMemcpyKind) -> cudaError_t
-    )
-}
-/// Updates node parameters in the child graph node in the given graphExec.
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExecChildGraphNodeSetParams(
-    hGraphExec: cudaGraphExec_t,
-    node: cudaGraphNode_t,
-    childGraph: cudaGraph_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecChildGraphNodeSetParams", fn (hGraphExec : cudaGraphExec_t, node :
-        cudaGraphNode_t, childGraph : cudaGraph_t) -> cudaError_t
-    )
-}
-/// Sets the event for an event record node in the given graphExec
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExecEventRecordNodeSetEvent(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecEventRecordNodeSetEvent", fn (hGraphExec : cudaGraphExec_t, hNode
-        : cudaGraphNode_t, event : cudaEvent_t) -> cudaError_t
-    )
-}
-/// Sets the event for an event wait node in the given graphExec
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExecEventWaitNodeSetEvent(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecEventWaitNodeSetEvent", fn (hGraphExec : cudaGraphExec_t, hNode :
-        cudaGraphNode_t, event : cudaEvent_t) -> cudaError_t
-    )
-}
-/// Sets the parameters for an external semaphore signal node in the given graphExec
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecExternalSemaphoresSignalNodeSetParams", fn (hGraphExec :
-        cudaGraphExec_t, hNode : cudaGraphNode_t, nodeParams : * const
-        cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
-    )
-}
-/// Sets the parameters for an external semaphore wait node in the given graphExec
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecExternalSemaphoresWaitNodeSetParams", fn (hGraphExec :
-        cudaGraphExec_t, hNode : cudaGraphNode_t, nodeParams : * const
-        cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
-    )
-}
-/// Enables or disables the specified node in the given graphExec
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_set_enabled`](crate::api::graph_node_set_enabled). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphNodeSetEnabled(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    isEnabled: c_uint,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphNodeSetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
-        cudaGraphNode_t, isEnabled : c_uint) -> cudaError_t
-    )
-}
-/// Query whether a node in the given graphExec is enabled
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_enabled`](crate::api::graph_node_get_enabled). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphNodeGetEnabled(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    isEnabled: *mut c_uint,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphNodeGetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
-        cudaGraphNode_t, isEnabled : * mut c_uint) -> cudaError_t
-    )
-}
-/// Uploads an executable graph in a stream
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_upload`](crate::api::graph_upload). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphUpload(
-    graphExec: cudaGraphExec_t,
-    stream: cudaStream_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphUpload", fn (graphExec : cudaGraphExec_t, stream : cudaStream_t) ->
-        cudaError_t
     )
 }
 /// Get pointer to device entry function that matches entry function `symbolPtr`

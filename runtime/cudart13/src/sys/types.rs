@@ -2,21 +2,21 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-bindings-13.4.4/runtime.txt (bindings-text, CUDA 13.4)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_egl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_gl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_profiler_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_runtime_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_vdpau_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_functions.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/library_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/surface_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/texture_types.h (doxygen-header, CUDA 13.5)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime 13.5.37, nvidia-cuda-crt 13.5.37, nvidia-cuda-profiler-api 13.5.25 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -176,7 +176,6 @@ zeroed_default!(cudaMemcpy3DParms);
 pub struct cudaMemcpyNodeParams {
     /// Must be zero
     pub flags: c_int,
-    /// Must be zero
     pub reserved: c_int,
     /// Context in which to run the memcpy. If NULL will try to use the
     /// current context.
@@ -295,6 +294,8 @@ pub struct cudaHostNodeParamsV2 {
     pub userData: *mut c_void,
     /// The synchronization mode to use for the host task
     pub syncMode: c_uint,
+    /// CUDA Execution Context
+    pub ctx: cudaExecutionContext_t,
 }
 zeroed_default!(cudaHostNodeParamsV2);
 /// CUDA graphics interop resource
@@ -406,7 +407,6 @@ pub struct cudaResourceViewDesc {
     pub firstLayer: c_uint,
     /// Last layer index
     pub lastLayer: c_uint,
-    /// Must be zero
     pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaResourceViewDesc);
@@ -433,10 +433,53 @@ pub struct cudaPointerAttributes {
     /// unregistered memory is allocated so this field may contain invalid
     /// pointer if an invalid pointer has been passed to CUDA.
     pub hostPointer: *mut c_void,
-    /// Must be zero
-    pub reserved: [c_long; 8],
+    pub __bindgen_anon_1: cudaPointerAttributes__bindgen_ty_1,
+    pub reserved: [c_long; 7],
 }
 zeroed_default!(cudaPointerAttributes);
+impl cudaPointerAttributes {
+    /**The union member `localityDomainOrdinal` of `__bindgen_anon_1` (C: `cudaPointerAttributes.localityDomainOrdinal`).
+
+# Safety
+
+`localityDomainOrdinal` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn localityDomainOrdinal(&self) -> c_int {
+        unsafe { self.__bindgen_anon_1.localityDomainOrdinal }
+    }
+    ///Writes the union member `localityDomainOrdinal` of `__bindgen_anon_1` (C: `cudaPointerAttributes.localityDomainOrdinal`), making it the one in use.
+    #[inline]
+    pub fn set_localityDomainOrdinal(&mut self, value: c_int) {
+        self.__bindgen_anon_1.localityDomainOrdinal = value;
+    }
+    /**The union member `unused` of `__bindgen_anon_1` (C: `cudaPointerAttributes.unused`).
+
+# Safety
+
+`unused` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn unused(&self) -> c_long {
+        unsafe { self.__bindgen_anon_1.unused }
+    }
+    ///Writes the union member `unused` of `__bindgen_anon_1` (C: `cudaPointerAttributes.unused`), making it the one in use.
+    #[inline]
+    pub fn set_unused(&mut self, value: c_long) {
+        self.__bindgen_anon_1.unused = value;
+    }
+}
+/// An anonymous member type of [`cudaPointerAttributes`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaPointerAttributes__bindgen_ty_1 {
+    pub localityDomainOrdinal: c_int,
+    pub unused: c_long,
+}
+zeroed_default!(cudaPointerAttributes__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaPointerAttributes__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaPointerAttributes__bindgen_ty_1").finish_non_exhaustive()
+    }
+}
 /// CUDA function attributes
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -471,14 +514,18 @@ pub struct cudaFuncAttributes {
     pub cacheModeCA: c_int,
     /// The maximum size in bytes of dynamic shared memory per block for
     /// this function. Any launch must have a dynamic shared memory size
-    /// smaller than this value.
+    /// smaller than this value.  This attribute is ignored if the
+    /// sharedMemoryMode function or launch attribute is set.  This
+    /// attribute cannot be used to access oversized shared memory.
+    /// Oversized shared memory can only be accessed by setting the shared
+    /// memory mode.  See cudaFuncSetAttribute
     pub maxDynamicSharedSizeBytes: c_int,
     /// On devices where the L1 cache and shared memory use the same
     /// hardware resources, this sets the shared memory carveout
     /// preference, in percent of the maximum shared memory. Refer to
     /// cudaDevAttrMaxSharedMemoryPerMultiprocessor. This is only a hint,
     /// and the driver can choose a different ratio if required to execute
-    /// the function. See cudaFuncSetAttribute
+    /// the function.  See cudaFuncSetAttribute
     pub preferredShmemCarveout: c_int,
     /// If this attribute is set, the kernel must launch with a valid
     /// cluster dimension specified.
@@ -487,12 +534,13 @@ pub struct cudaFuncAttributes {
     /// either all be 0 or all be positive. The validity of the cluster
     /// dimensions is otherwise checked at launch time.  If the value is
     /// set during compile time, it cannot be set at runtime. Setting it at
-    /// runtime should return cudaErrorNotPermitted. See
+    /// runtime should return cudaErrorNotPermitted.  See
     /// cudaFuncSetAttribute
     pub requiredClusterWidth: c_int,
     pub requiredClusterHeight: c_int,
     pub requiredClusterDepth: c_int,
-    /// The block scheduling policy of a function. See cudaFuncSetAttribute
+    /// The block scheduling policy of a function.  See
+    /// cudaFuncSetAttribute
     pub clusterSchedulingPolicyPreference: c_int,
     /// Whether the function can be launched with non-portable cluster
     /// size. 1 is allowed, 0 is disallowed. A non-portable cluster size
@@ -505,12 +553,17 @@ pub struct cudaFuncAttributes {
     /// than the target compute capability. The portable cluster size for
     /// sm_90 is 8 blocks per cluster. This value may increase for future
     /// compute capabilities.  The specific hardware unit may support
-    /// higher cluster sizes that’s not guaranteed to be portable. See
+    /// higher cluster sizes that’s not guaranteed to be portable.  See
     /// cudaFuncSetAttribute
     pub nonPortableClusterSizeAllowed: c_int,
-    pub reserved0: c_int,
-    /// Reserved for future use.
-    pub reserved: [c_int; 15],
+    /// Whether the function can be updated on device. 1 means device node
+    /// update is supported, 0 is unsupported or driver is too old to check
+    /// the value.
+    pub deviceNodeUpdateStatus: c_int,
+    /// This controls a kernel's use of non-portable or oversized shared
+    /// memory configurations.  See cudaFuncSetAttribute
+    pub sharedMemoryMode: cudaSharedMemoryMode,
+    pub reserved: [c_int; 14],
 }
 zeroed_default!(cudaFuncAttributes);
 /// Specifies a memory location.  To specify a gpu, set type =
@@ -522,10 +575,60 @@ zeroed_default!(cudaFuncAttributes);
 pub struct cudaMemLocation {
     /// Specifies the location type, which modifies the meaning of id.
     pub type_: cudaMemLocationType,
-    /// identifier for a given this location's ::CUmemLocationType.
-    pub id: c_int,
+    pub __bindgen_anon_1: cudaMemLocation__bindgen_ty_1,
 }
 zeroed_default!(cudaMemLocation);
+impl cudaMemLocation {
+    /**The union member `id` of `__bindgen_anon_1` (C: `cudaMemLocation.id`).
+
+# Safety
+
+`id` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn id(&self) -> c_int {
+        unsafe { self.__bindgen_anon_1.id }
+    }
+    ///Writes the union member `id` of `__bindgen_anon_1` (C: `cudaMemLocation.id`), making it the one in use.
+    #[inline]
+    pub fn set_id(&mut self, value: c_int) {
+        self.__bindgen_anon_1.id = value;
+    }
+    /**The union member `localized` of `__bindgen_anon_1` (C: `cudaMemLocation.localized`).
+
+# Safety
+
+`localized` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn localized(&self) -> cudaMemLocation__bindgen_ty_1__bindgen_ty_1 {
+        unsafe { self.__bindgen_anon_1.localized }
+    }
+    ///Writes the union member `localized` of `__bindgen_anon_1` (C: `cudaMemLocation.localized`), making it the one in use.
+    #[inline]
+    pub fn set_localized(&mut self, value: cudaMemLocation__bindgen_ty_1__bindgen_ty_1) {
+        self.__bindgen_anon_1.localized = value;
+    }
+}
+/// An anonymous member type of [`cudaMemLocation`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaMemLocation__bindgen_ty_1 {
+    pub id: c_int,
+    pub localized: cudaMemLocation__bindgen_ty_1__bindgen_ty_1,
+}
+zeroed_default!(cudaMemLocation__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaMemLocation__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemLocation__bindgen_ty_1").finish_non_exhaustive()
+    }
+}
+/// An anonymous member type of [`cudaMemLocation__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct cudaMemLocation__bindgen_ty_1__bindgen_ty_1 {
+    pub deviceId: c_uchar,
+    pub localityDomainId: c_uchar,
+}
+zeroed_default!(cudaMemLocation__bindgen_ty_1__bindgen_ty_1);
 /// Memory access descriptor
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -558,8 +661,8 @@ pub struct cudaMemPoolProps {
     pub maxSize: usize,
     /// Bitmask indicating intended usage for the pool.
     pub usage: c_ushort,
-    /// reserved for future use, must be 0
-    pub reserved: [c_uchar; 54],
+    pub reserved: [c_uchar; 53],
+    pub reserved1: c_uchar,
 }
 zeroed_default!(cudaMemPoolProps);
 /// Opaque data for exporting a pool allocation
@@ -941,7 +1044,6 @@ pub struct cudaDeviceProp {
     /// 1 if the device supports HostNuma location IPC between nodes in a
     /// multi-node system.
     pub hostNumaMultinodeIpcSupported: c_int,
-    /// Reserved for future use
     pub reserved: [c_int; 56],
 }
 zeroed_default!(cudaDeviceProp);
@@ -1045,7 +1147,6 @@ pub struct cudaExternalMemoryHandleDesc {
     pub size: c_ulonglong,
     /// Flags must either be zero or cudaExternalMemoryDedicated
     pub flags: c_uint,
-    /// Must be zero
     pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaExternalMemoryHandleDesc);
@@ -1082,7 +1183,6 @@ pub struct cudaExternalMemoryBufferDesc {
     pub size: c_ulonglong,
     /// Flags reserved for future use. Must be zero.
     pub flags: c_uint,
-    /// Must be zero
     pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaExternalMemoryBufferDesc);
@@ -1102,7 +1202,6 @@ pub struct cudaExternalMemoryMipmappedArrayDesc {
     pub flags: c_uint,
     /// Total number of levels in the mipmap chain
     pub numLevels: c_uint,
-    /// Must be zero
     pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaExternalMemoryMipmappedArrayDesc);
@@ -1120,7 +1219,6 @@ pub struct cudaExternalSemaphoreHandleDesc {
     pub handle: cudaExternalSemaphoreHandleDesc__bindgen_ty_1,
     /// Flags reserved for the future. Must be zero.
     pub flags: c_uint,
-    /// Must be zero
     pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaExternalSemaphoreHandleDesc);
@@ -1294,6 +1392,9 @@ pub struct cudaDevSmResource {
     /// The flags set on this SM resource. For available flags see
     /// cudaDevSmResourceGroup_flags.
     pub flags: c_uint,
+    /// Locality domain that the SM must be located on. Only valid if
+    /// cudaDevSmResourceConstraintTypeLocalityDomainId is set in flags
+    pub localityDomainId: c_uint,
 }
 zeroed_default!(cudaDevSmResource);
 /// Data for workqueue configuration related resources
@@ -1312,7 +1413,6 @@ zeroed_default!(cudaDevWorkqueueConfigResource);
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDevWorkqueueResource {
-    /// Reserved for future use
     pub reserved: [c_uchar; 40],
 }
 zeroed_default!(cudaDevWorkqueueResource);
@@ -1331,8 +1431,10 @@ pub struct cudaDevSmResourceGroupParams_st {
     /// Combination of `cudaDevSmResourceGroup_flags` values to indicate
     /// this this group is created.
     pub flags: c_uint,
-    /// Reserved for future use - ensure this is is zero initialized.
-    pub reserved: [c_uint; 12],
+    /// Locality domain that the SM must be located on. Only valid if
+    /// cudaDevSmResourceGroupLocalityDomainId is set in flags
+    pub localityDomainId: c_uint,
+    pub reserved: [c_uint; 11],
 }
 zeroed_default!(cudaDevSmResourceGroupParams_st);
 /// A tagged union describing different resources identified by the
@@ -1620,6 +1722,8 @@ pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
     /// Number of handles and parameters supplied in extSemArray and
     /// paramsArray.
     pub numExtSems: c_uint,
+    /// CUDA Execution Context
+    pub ctx: cudaExecutionContext_t,
 }
 zeroed_default!(cudaExternalSemaphoreSignalNodeParamsV2);
 /// External semaphore wait node parameters
@@ -1646,6 +1750,8 @@ pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
     /// Number of handles and parameters supplied in extSemArray and
     /// paramsArray.
     pub numExtSems: c_uint,
+    /// CUDA Execution Context
+    pub ctx: cudaExecutionContext_t,
 }
 zeroed_default!(cudaExternalSemaphoreWaitNodeParamsV2);
 /// CUDA conditional node parameters
@@ -1668,7 +1774,7 @@ pub struct cudaConditionalNodeParams {
     /// empty nodes, child graphs, memsets, memcopies, and conditionals.
     /// This applies recursively to child graphs and conditional bodies.
     /// - All kernels, including kernels in nested conditionals or child
-    /// graphs at any level, must belong to the same CUDA context.
+    /// graphs at any level, must belong to the same device context.
     /// These graphs may be populated using graph node creation APIs or
     /// cudaStreamBeginCaptureToGraph. cudaGraphCondTypeIf: phGraph_out\[0\]
     /// is executed when the condition is non-zero. If `size` == 2,
@@ -1682,6 +1788,38 @@ pub struct cudaConditionalNodeParams {
     pub ctx: cudaExecutionContext_t,
 }
 zeroed_default!(cudaConditionalNodeParams);
+/// CUDA Batch Memcpy Node Parameters
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct cudaMemcpyBatchNodeParams {
+    /// Size of `dsts`, `srcs` and `sizes` arrays. This field
+    /// cannot be updated in an instantiated graph.
+    pub count: usize,
+    /// Array of destination pointers. This field can be updated
+    /// in an instantiated graph.
+    pub dsts: *mut *mut c_void,
+    /// Array of source pointers. This field can be updated in an
+    /// instantiated graph.
+    pub srcs: *mut *mut c_void,
+    /// Array of sizes for memcpy operations. This field can be
+    /// updated in an instantiated graph. A size of 0 disables
+    /// the individual copy operation.
+    pub sizes: *mut usize,
+    /// Array of memcpy attributes. This field cannot be updated
+    /// in an instantiated graph.
+    pub attrs: *mut cudaMemcpyAttributes,
+    /// Array of indices specifying which copies each entry in
+    /// `attrs` applies to. The array contents cannot be updated
+    /// in an instantiated graph.
+    pub attrsIdxs: *mut usize,
+    /// Size of `attrs` and `attrsIdxs` arrays. The array
+    /// contents cannot be updated in an instantiated graph.
+    pub numAttrs: usize,
+    /// Preferred CUDA Execution Context to use for the copies.
+    /// This field cannot be updated in an instantiated graph.
+    pub ctx: cudaExecutionContext_t,
+}
+zeroed_default!(cudaMemcpyBatchNodeParams);
 /// Child graph node parameters
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -1702,6 +1840,8 @@ zeroed_default!(cudaChildGraphNodeParams);
 pub struct cudaEventRecordNodeParams {
     /// The event to record when the node executes
     pub event: cudaEvent_t,
+    /// CUDA Execution Context
+    pub ctx: cudaExecutionContext_t,
 }
 zeroed_default!(cudaEventRecordNodeParams);
 /// Event wait node parameters
@@ -1718,10 +1858,8 @@ zeroed_default!(cudaEventWaitNodeParams);
 pub struct cudaGraphNodeParams {
     /// Type of the node
     pub type_: cudaGraphNodeType,
-    /// Reserved. Must be zero.
     pub reserved0: [c_int; 3],
     pub __bindgen_anon_1: cudaGraphNodeParams__bindgen_ty_1,
-    /// Reserved bytes. Must be zero.
     pub reserved2: c_longlong,
 }
 zeroed_default!(cudaGraphNodeParams);
@@ -1908,6 +2046,20 @@ impl cudaGraphNodeParams {
     pub fn set_conditional(&mut self, value: cudaConditionalNodeParams) {
         self.__bindgen_anon_1.conditional = value;
     }
+    /**The union member `memcpyBatch` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.memcpyBatch`).
+
+# Safety
+
+`memcpyBatch` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn memcpyBatch(&self) -> cudaMemcpyBatchNodeParams {
+        unsafe { self.__bindgen_anon_1.memcpyBatch }
+    }
+    ///Writes the union member `memcpyBatch` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.memcpyBatch`), making it the one in use.
+    #[inline]
+    pub fn set_memcpyBatch(&mut self, value: cudaMemcpyBatchNodeParams) {
+        self.__bindgen_anon_1.memcpyBatch = value;
+    }
 }
 /// An anonymous member type of [`cudaGraphNodeParams`].
 #[repr(C)]
@@ -1926,6 +2078,7 @@ pub union cudaGraphNodeParams__bindgen_ty_1 {
     pub alloc: cudaMemAllocNodeParamsV2,
     pub free: cudaMemFreeNodeParams,
     pub conditional: cudaConditionalNodeParams,
+    pub memcpyBatch: cudaMemcpyBatchNodeParams,
 }
 zeroed_default!(cudaGraphNodeParams__bindgen_ty_1);
 impl ::core::fmt::Debug for cudaGraphNodeParams__bindgen_ty_1 {
@@ -1961,8 +2114,6 @@ pub struct cudaGraphEdgeData_st {
     /// (It is typed as char due to compiler-specific layout of bitfields.)
     /// See cudaGraphDependencyType.
     pub type_: c_uchar,
-    /// These bytes are unused and must be zeroed. This ensures
-    /// compatibility if additional fields are added in the future.
     pub reserved: [c_uchar; 5],
 }
 zeroed_default!(cudaGraphEdgeData_st);
@@ -2089,10 +2240,9 @@ pub union cudaLaunchAttributeValue {
     /// Value of launch attribute cudaLaunchAttributeProgrammaticEvent with
     /// the following fields: - `cudaEvent_t` event - Event to fire when
     /// all blocks trigger it.    - `int` flags; - Event record flags, see
-    /// ::cudaEventRecordWithFlags. Does not accept
-    /// cudaEventRecordExternal.    - `int` triggerAtBlockStart - If this
-    /// is set to non-0, each block launch will automatically trigger the
-    /// event.
+    /// cudaEventRecordWithFlags. Does not accept cudaEventRecordExternal.
+    /// - `int` triggerAtBlockStart - If this is set to non-0, each block
+    /// launch will automatically trigger the event.
     pub programmaticEvent: cudaLaunchAttributeValue__bindgen_ty_2,
     /// Value of launch attribute cudaLaunchAttributePriority. Execution
     /// priority of the kernel.
@@ -2109,17 +2259,17 @@ pub union cudaLaunchAttributeValue {
     /// with the following fields: - `x` - The X dimension of the preferred
     /// cluster, in blocks. Must be a divisor of the grid X dimension, and
     /// must be a multiple of the `x` field of
-    /// ::cudaLaunchAttributeValue::clusterDim.    - `y` - The Y dimension
-    /// of the preferred cluster, in blocks. Must be a divisor of the grid
-    /// Y dimension, and must be a multiple of the `y` field of
-    /// ::cudaLaunchAttributeValue::clusterDim.    - `z` - The Z dimension
-    /// of the preferred cluster, in blocks. Must be equal to the `z` field
-    /// of ::cudaLaunchAttributeValue::clusterDim.
+    /// cudaLaunchAttributeValue::clusterDim.    - `y` - The Y dimension of
+    /// the preferred cluster, in blocks. Must be a divisor of the grid Y
+    /// dimension, and must be a multiple of the `y` field of
+    /// cudaLaunchAttributeValue::clusterDim.    - `z` - The Z dimension of
+    /// the preferred cluster, in blocks. Must be equal to the `z` field of
+    /// cudaLaunchAttributeValue::clusterDim.
     pub preferredClusterDim: cudaLaunchAttributeValue__bindgen_ty_3,
     /// Value of launch attribute cudaLaunchAttributeLaunchCompletionEvent
     /// with the following fields: - `cudaEvent_t` event - Event to fire
     /// when the last block launches.    - `int` flags - Event record
-    /// flags, see ::cudaEventRecordWithFlags. Does not accept
+    /// flags, see cudaEventRecordWithFlags. Does not accept
     /// cudaEventRecordExternal.
     pub launchCompletionEvent: cudaLaunchAttributeValue__bindgen_ty_4,
     /// Value of launch attribute
@@ -2318,6 +2468,17 @@ pub struct cudaTextureDesc {
     pub seamlessCubemap: c_int,
 }
 zeroed_default!(cudaTextureDesc);
+/// Struct of user callback data that is invoked when node parameter
+/// mismatches are detected while recapturing to an existing graph
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct cudaGraphRecaptureCallbackData {
+    /// Callback function that will be invoked
+    pub callbackFunc: cudaGraphRecaptureCallback_t,
+    /// Generic pointer that is passed to the callback function
+    pub userData: *mut c_void,
+}
+zeroed_default!(cudaGraphRecaptureCallbackData);
 /// CUDA EGL Plane Descriptor - structure defining each plane of a CUDA
 /// EGLFrame
 #[repr(C)]
@@ -2335,7 +2496,6 @@ pub struct cudaEglPlaneDesc_st {
     pub numChannels: c_uint,
     /// Channel Format Descriptor
     pub channelDesc: cudaChannelFormatDesc,
-    /// Reserved for future use
     pub reserved: [c_uint; 4],
 }
 zeroed_default!(cudaEglPlaneDesc_st);
@@ -2395,6 +2555,12 @@ pub type cudaResourceDesc_res_linear = cudaResourceDesc__bindgen_ty_1__bindgen_t
 pub type cudaResourceDesc_res_pitch2D = cudaResourceDesc__bindgen_ty_1__bindgen_ty_4;
 ///A readable name for [`cudaResourceDesc__bindgen_ty_1__bindgen_ty_5`]: the type of `cudaResourceDesc__bindgen_ty_1.reserved`.
 pub type cudaResourceDesc_res_reserved = cudaResourceDesc__bindgen_ty_1__bindgen_ty_5;
+///A readable name for [`cudaPointerAttributes__bindgen_ty_1`]: the type of `cudaPointerAttributes.__bindgen_anon_1`.
+pub type cudaPointerAttributes_anon1 = cudaPointerAttributes__bindgen_ty_1;
+///A readable name for [`cudaMemLocation__bindgen_ty_1`]: the type of `cudaMemLocation.__bindgen_anon_1`.
+pub type cudaMemLocation_anon1 = cudaMemLocation__bindgen_ty_1;
+///A readable name for [`cudaMemLocation__bindgen_ty_1__bindgen_ty_1`]: the type of `cudaMemLocation__bindgen_ty_1.localized`.
+pub type cudaMemLocation_anon1_localized = cudaMemLocation__bindgen_ty_1__bindgen_ty_1;
 ///A readable name for [`cudaMemcpy3DOperand__bindgen_ty_1`]: the type of `cudaMemcpy3DOperand.op`.
 pub type cudaMemcpy3DOperand_op = cudaMemcpy3DOperand__bindgen_ty_1;
 ///A readable name for [`cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1`]: the type of `cudaMemcpy3DOperand__bindgen_ty_1.ptr`.
@@ -2711,6 +2877,16 @@ pub type cudaStreamCallback_t = Option<
         status: cudaError_t,
         userData: *mut c_void,
     ),
+>;
+/// The C typedef `cudaGraphRecaptureCallback_t`.
+pub type cudaGraphRecaptureCallback_t = Option<
+    unsafe extern "C" fn(
+        data: *mut c_void,
+        node: cudaGraphNode_t,
+        originalParams: *const cudaGraphNodeParams,
+        recaptureParams: *const cudaGraphNodeParams,
+        status: cudaGraphRecaptureStatus,
+    ) -> cudaError_t,
 >;
 /// The C typedef `cudaLogsCallback_t`.
 pub type cudaLogsCallback_t = Option<

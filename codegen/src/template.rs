@@ -12,6 +12,11 @@ pub const COPIED: &[(&str, &str)] = &[
     ("src/error.rs", include_str!("../template/src/error.rs")),
     ("src/loader.rs", include_str!("../template/src/loader.rs")),
     ("src/macros.rs", include_str!("../template/src/macros.rs")),
+    (
+        "src/python_env.rs",
+        include_str!("../template/src/python_env.rs"),
+    ),
+    ("src/version.rs", include_str!("../template/src/version.rs")),
     ("src/device.rs", include_str!("../template/src/device.rs")),
     ("src/stream.rs", include_str!("../template/src/stream.rs")),
     ("src/event.rs", include_str!("../template/src/event.rs")),

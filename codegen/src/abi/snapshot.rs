@@ -54,6 +54,61 @@ pub fn path(root: &Path, release: &Release) -> PathBuf {
         .join(format!("{}.json", short_release(release)))
 }
 
+/// Where a snapshot made for a one-off crate (`cargo xtask codegen --release R --out DIR` of
+/// a release the repository has no snapshot of) is kept: `<root>/target/abi/<major>.<minor>.json`,
+/// a cache, never the committed folder.
+pub fn cache_path(root: &Path, release: &Release) -> PathBuf {
+    root.join("target")
+        .join("abi")
+        .join(format!("{}.json", short_release(release)))
+}
+
+/// The snapshot of `release` to read: the committed one when there is one, else the cached
+/// one ([`cache_path`]); the committed path when neither exists (for the error).
+pub fn find(root: &Path, release: &Release) -> PathBuf {
+    let committed = path(root, release);
+    let cached = cache_path(root, release);
+    if !committed.is_file() && cached.is_file() {
+        cached
+    } else {
+        committed
+    }
+}
+
+/// Every snapshot file in `dir` (`<X.Y>.json`), by release, oldest first.
+pub fn list_in(dir: &Path) -> Vec<(Release, PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(Release, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json") && p.is_file())
+        .filter_map(|p| {
+            let r = Release::parse(&p.file_stem()?.to_string_lossy())?;
+            Some((r, p))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Every snapshot under `root`: the committed ones (`abi/`) and the cached ones
+/// (`target/abi/`) of releases nothing is committed for, oldest first.
+pub fn list(root: &Path) -> Vec<(Release, PathBuf)> {
+    let mut all = list_in(&root.join("abi"));
+    for (r, p) in list_in(&root.join("target").join("abi")) {
+        if !all
+            .iter()
+            .any(|(c, _)| short_release(c) == short_release(&r))
+        {
+            all.push((r, p));
+        }
+    }
+    all.sort();
+    all
+}
+
 /// Reads the snapshot at `path` (its release, for messages, is taken from the file name).
 pub fn load(path: &Path) -> Result<Abi, SnapshotError> {
     let release = path

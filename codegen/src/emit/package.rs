@@ -141,6 +141,8 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         mod elf;
         pub mod error;
         pub mod loader;
+        mod python_env;
+        pub mod version;
 
         /// The raw layer, generated from the documentation: every documented type, constant and
         /// function the ABI declares, under its C name (`sys::cudaMalloc`, `sys::cudaMemcpyKind`).
@@ -174,5 +176,6 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub use memory::{ManagedBuffer, MemPool, PinnedBuffer, PinnedPool};
         pub use stream::Stream;
         pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
+        pub use version::{function_since, runtime_version, CudaVersion};
     }
 }

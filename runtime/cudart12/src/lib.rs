@@ -239,6 +239,8 @@ mod macros;
 mod elf;
 pub mod error;
 pub mod loader;
+mod python_env;
+pub mod version;
 /// The raw layer, generated from the documentation: every documented type, constant and
 /// function the ABI declares, under its C name (`sys::cudaMalloc`, `sys::cudaMemcpyKind`).
 #[allow(missing_docs)]
@@ -268,3 +270,4 @@ pub use memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMu
 pub use memory::{ManagedBuffer, MemPool, PinnedBuffer, PinnedPool};
 pub use stream::Stream;
 pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
+pub use version::{function_since, runtime_version, CudaVersion};

@@ -127,6 +127,8 @@ pub use crate::sys::types::*;
 ///
 /// The raw function is [`cudaDeviceReset`](crate::sys::cudaDeviceReset).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -157,6 +159,8 @@ pub unsafe fn device_reset() -> crate::Result<()> {
 /// work.
 ///
 /// The raw function is [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Errors
 ///
@@ -254,6 +258,8 @@ pub fn device_synchronize() -> crate::Result<()> {
 ///
 /// The raw function is [`cudaDeviceSetLimit`](crate::sys::cudaDeviceSetLimit).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `limit` — Limit to set
@@ -309,6 +315,8 @@ pub fn device_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaDeviceGetLimit`](crate::sys::cudaDeviceGetLimit).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `limit` — Limit to query
@@ -344,6 +352,8 @@ pub fn device_get_limit(limit: cudaLimit) -> crate::Result<usize> {
 /// `fmt_desc`.
 ///
 /// The raw function is [`cudaDeviceGetTexture1DLinearMaxWidth`](crate::sys::cudaDeviceGetTexture1DLinearMaxWidth).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -412,6 +422,8 @@ pub fn device_get_texture1d_linear_max_width(
 ///
 /// The raw function is [`cudaDeviceGetCacheConfig`](crate::sys::cudaDeviceGetCacheConfig).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Returns
 ///
 /// `p_cache_config`: Returned cache configuration
@@ -456,6 +468,8 @@ pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
 /// stream priorities (see [`cudaDeviceGetAttribute`](crate::api::device_get_attribute)).
 ///
 /// The raw function is [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Returns
 ///
@@ -530,6 +544,8 @@ pub fn device_get_stream_priority_range() -> crate::Result<(c_int, c_int)> {
 ///
 /// The raw function is [`cudaDeviceSetCacheConfig`](crate::sys::cudaDeviceSetCacheConfig).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `cache_config` — Requested cache configuration
@@ -559,6 +575,8 @@ pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 /// values
 ///
 /// The raw function is [`cudaDeviceGetByPCIBusId`](crate::sys::cudaDeviceGetByPCIBusId).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -600,6 +618,8 @@ pub fn device_get_by_pci_bus_id(pci_bus_id: &::core::ffi::CStr) -> crate::Result
 /// including the NULL-terminator.
 ///
 /// The raw function is [`cudaDeviceGetPCIBusId`](crate::sys::cudaDeviceGetPCIBusId).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -658,6 +678,8 @@ pub fn device_get_pci_bus_id(
 /// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
 ///
 /// The raw function is [`cudaIpcGetEventHandle`](crate::sys::cudaIpcGetEventHandle).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -722,6 +744,8 @@ pub unsafe fn ipc_get_event_handle(
 ///
 /// The raw function is [`cudaIpcOpenEventHandle`](crate::sys::cudaIpcOpenEventHandle).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `handle` — Interprocess handle to open
@@ -780,6 +804,8 @@ pub fn ipc_open_event_handle(
 /// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
 ///
 /// The raw function is [`cudaIpcGetMemHandle`](crate::sys::cudaIpcGetMemHandle).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -864,6 +890,8 @@ pub unsafe fn ipc_get_mem_handle(
 ///
 /// The raw function is [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `handle` — `cudaIpcMemHandle` to open
@@ -923,6 +951,8 @@ pub fn ipc_open_mem_handle(
 ///
 /// The raw function is [`cudaIpcCloseMemHandle`](crate::sys::cudaIpcCloseMemHandle).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Device pointer returned by [`cudaIpcOpenMemHandle`](crate::api::ipc_open_mem_handle)
@@ -971,6 +1001,8 @@ pub unsafe fn ipc_close_mem_handle(dev_ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaDeviceFlushGPUDirectRDMAWrites`](crate::sys::cudaDeviceFlushGPUDirectRDMAWrites).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `target` — The target of the operation, see [`cudaFlushGPUDirectRDMAWritesTarget`](crate::sys::cudaFlushGPUDirectRDMAWritesTarget)
@@ -1016,6 +1048,8 @@ pub fn device_flush_gpu_direct_rdma_writes(
 /// instance.
 ///
 /// The raw function is [`cudaDeviceRegisterAsyncNotification`](crate::sys::cudaDeviceRegisterAsyncNotification).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -1070,6 +1104,8 @@ pub unsafe fn device_register_async_notification(
 ///
 /// The raw function is [`cudaDeviceUnregisterAsyncNotification`](crate::sys::cudaDeviceUnregisterAsyncNotification).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `device` — The device from which to remove `callback`.
@@ -1107,6 +1143,8 @@ pub unsafe fn device_unregister_async_notification(
 ///
 /// The raw function is [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Returns
 ///
 /// `count`: Returns the number of devices with compute capability greater or equal to 2.0
@@ -1140,6 +1178,8 @@ pub fn get_device_count() -> crate::Result<c_int> {
 /// Returns as `prop`, the properties of device `dev`.
 ///
 /// The raw function is [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -1181,6 +1221,8 @@ pub fn get_device_properties(device: c_int) -> crate::Result<cudaDeviceProp> {
 /// `device`.
 ///
 /// The raw function is [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -1238,6 +1280,8 @@ pub fn device_get_attribute(
 ///
 /// The raw function is [`cudaDeviceGetHostAtomicCapabilities`](crate::sys::cudaDeviceGetHostAtomicCapabilities).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `capabilities` (list; its length gives `count`) — Returned capability details of each requested operation
@@ -1290,6 +1334,8 @@ pub fn device_get_host_atomic_capabilities(
 ///
 /// The raw function is [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `device` — None
@@ -1337,6 +1383,8 @@ pub fn device_get_default_mem_pool(device: c_int) -> crate::Result<cudaMemPool_t
 ///
 /// The raw function is [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `device` — None
@@ -1380,6 +1428,8 @@ pub unsafe fn device_set_mem_pool(
 /// [`cudaDeviceSetMemPool`](crate::api::device_set_mem_pool).
 ///
 /// The raw function is [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -1469,6 +1519,8 @@ pub fn device_get_mem_pool(device: c_int) -> crate::Result<cudaMemPool_t> {
 ///
 /// The raw function is [`cudaDeviceGetNvSciSyncAttributes`](crate::sys::cudaDeviceGetNvSciSyncAttributes).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `nv_sci_sync_attr_list` — Return NvSciSync attributes supported.
@@ -1542,6 +1594,8 @@ pub unsafe fn device_get_nv_sci_sync_attributes(
 ///
 /// The raw function is [`cudaDeviceGetP2PAttribute`](crate::sys::cudaDeviceGetP2PAttribute).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `attr` — The requested attribute of the link between `src_device` and `dst_device`.
@@ -1602,6 +1656,8 @@ pub fn device_get_p2p_attribute(
 ///
 /// The raw function is [`cudaDeviceGetP2PAtomicCapabilities`](crate::sys::cudaDeviceGetP2PAtomicCapabilities).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `capabilities` (list; its length gives `count`) — Returned capability details of each requested operation
@@ -1657,6 +1713,8 @@ pub fn device_get_p2p_atomic_capabilities(
 ///
 /// The raw function is [`cudaChooseDevice`](crate::sys::cudaChooseDevice).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `prop` — Desired device properties
@@ -1706,6 +1764,8 @@ pub fn choose_device(prop: &cudaDeviceProp) -> crate::Result<c_int> {
 /// process or if the device is in [`cudaComputeModeProhibited`](crate::sys::cudaComputeMode::PROHIBITED).
 ///
 /// The raw function is [`cudaInitDevice`](crate::sys::cudaInitDevice).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -1771,6 +1831,8 @@ pub fn init_device(
 ///
 /// The raw function is [`cudaSetDevice`](crate::sys::cudaSetDevice).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `device` — Device on which the active host thread should execute the device code.
@@ -1801,6 +1863,8 @@ pub fn set_device(device: c_int) -> crate::Result<()> {
 /// Returns as `device`, the current device for the calling host thread.
 ///
 /// The raw function is [`cudaGetDevice`](crate::sys::cudaGetDevice).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Returns
 ///
@@ -1895,6 +1959,8 @@ pub fn get_device() -> crate::Result<c_int> {
 ///
 /// The raw function is [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `flags` ([`DeviceFlags`](crate::sys::DeviceFlags)) — Parameters for device operation
@@ -1952,6 +2018,8 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaGetDeviceFlags`](crate::sys::cudaGetDeviceFlags).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Returns
 ///
 /// `flags` ([`DeviceFlags`](crate::sys::DeviceFlags); bits it does not name are kept): Pointer to store the device flags
@@ -1991,6 +2059,8 @@ pub fn get_device_flags() -> crate::Result<crate::sys::DeviceFlags> {
 ///
 /// The raw function is [`cudaGetLastError`](crate::sys::cudaGetLastError).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorMissingConfiguration`](crate::sys::cudaError_t::ERROR_MISSING_CONFIGURATION), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED), [`cudaErrorInvalidDevicePointer`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_POINTER), [`cudaErrorInvalidTexture`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE), [`cudaErrorInvalidTextureBinding`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE_BINDING), [`cudaErrorInvalidChannelDescriptor`](crate::sys::cudaError_t::ERROR_INVALID_CHANNEL_DESCRIPTOR), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorInvalidFilterSetting`](crate::sys::cudaError_t::ERROR_INVALID_FILTER_SETTING), [`cudaErrorInvalidNormSetting`](crate::sys::cudaError_t::ERROR_INVALID_NORM_SETTING), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER), [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS), [`cudaErrorStartupFailure`](crate::sys::cudaError_t::ERROR_STARTUP_FAILURE), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -2023,6 +2093,8 @@ pub fn get_last_error() -> crate::Result<()> {
 ///
 /// The raw function is [`cudaPeekAtLastError`](crate::sys::cudaPeekAtLastError).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorMissingConfiguration`](crate::sys::cudaError_t::ERROR_MISSING_CONFIGURATION), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED), [`cudaErrorInvalidDevicePointer`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_POINTER), [`cudaErrorInvalidTexture`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE), [`cudaErrorInvalidTextureBinding`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE_BINDING), [`cudaErrorInvalidChannelDescriptor`](crate::sys::cudaError_t::ERROR_INVALID_CHANNEL_DESCRIPTOR), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorInvalidFilterSetting`](crate::sys::cudaError_t::ERROR_INVALID_FILTER_SETTING), [`cudaErrorInvalidNormSetting`](crate::sys::cudaError_t::ERROR_INVALID_NORM_SETTING), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER), [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS), [`cudaErrorStartupFailure`](crate::sys::cudaError_t::ERROR_STARTUP_FAILURE), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -2051,6 +2123,8 @@ pub fn peek_at_last_error() -> crate::Result<()> {
 /// **Returns:** `char*` pointer to a NULL-terminated string
 ///
 /// The raw function is [`cudaGetErrorName`](crate::sys::cudaGetErrorName).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2096,6 +2170,8 @@ pub fn get_error_name(error: cudaError_t) -> crate::Result<&'static ::core::ffi:
 /// **Returns:** `char*` pointer to a NULL-terminated string
 ///
 /// The raw function is [`cudaGetErrorString`](crate::sys::cudaGetErrorString).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2143,6 +2219,8 @@ pub fn get_error_string(
 /// to the calling thread, and initialized before creating a stream on it.
 ///
 /// The raw function is [`cudaStreamCreate`](crate::sys::cudaStreamCreate).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Returns
 ///
@@ -2196,6 +2274,8 @@ pub fn stream_create() -> crate::Result<cudaStream_t> {
 ///   synchronization with stream 0.
 ///
 /// The raw function is [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2266,6 +2346,8 @@ pub fn stream_create_with_flags(
 ///
 /// The raw function is [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `flags` — Flags for stream creation. See [`cudaStreamCreateWithFlags`](crate::api::stream_create_with_flags) for a list of valid flags that can be passed
@@ -2319,6 +2401,8 @@ pub fn stream_create_with_priority(
 ///
 /// The raw function is [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_stream` — Handle to the stream to be queried
@@ -2361,6 +2445,8 @@ pub unsafe fn stream_get_priority(h_stream: cudaStream_t) -> crate::Result<c_int
 /// [`cudaStreamCreateWithFlags`](crate::api::stream_create_with_flags) for a list of valid flags.
 ///
 /// The raw function is [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2419,6 +2505,8 @@ pub unsafe fn stream_get_flags(
 ///
 /// The raw function is [`cudaStreamGetId`](crate::sys::cudaStreamGetId).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_stream` — Handle to the stream to be queried
@@ -2459,6 +2547,8 @@ pub unsafe fn stream_get_id(h_stream: cudaStream_t) -> crate::Result<c_ulonglong
 /// Returns as `device`, the device of the stream.
 ///
 /// The raw function is [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2503,6 +2593,8 @@ pub unsafe fn stream_get_device(h_stream: cudaStream_t) -> crate::Result<c_int> 
 ///
 /// The raw function is [`cudaCtxResetPersistingL2Cache`](crate::sys::cudaCtxResetPersistingL2Cache).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -2525,6 +2617,8 @@ pub fn ctx_reset_persisting_l2cache() -> crate::Result<()> {
 /// Both streams must have the same context.
 ///
 /// The raw function is [`cudaStreamCopyAttributes`](crate::sys::cudaStreamCopyAttributes).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2561,6 +2655,8 @@ pub unsafe fn stream_copy_attributes(
 /// member of the returned `value_out`.
 ///
 /// The raw function is [`cudaStreamGetAttribute`](crate::sys::cudaStreamGetAttribute).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2606,6 +2702,8 @@ pub unsafe fn stream_get_attribute(
 ///
 /// The raw function is [`cudaStreamSetAttribute`](crate::sys::cudaStreamSetAttribute).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_stream`
@@ -2650,6 +2748,8 @@ pub unsafe fn stream_set_attribute(
 /// automatically once the device has completed all work in `stream`.
 ///
 /// The raw function is [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2698,6 +2798,8 @@ pub unsafe fn stream_destroy(stream: cudaStream_t) -> crate::Result<()> {
 ///   an external event node when performing stream capture.
 ///
 /// The raw function is [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2786,6 +2888,8 @@ pub unsafe fn stream_wait_event(
 ///
 /// The raw function is [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream to add callback to
@@ -2839,6 +2943,8 @@ pub unsafe fn stream_add_callback(
 ///
 /// The raw function is [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream identifier
@@ -2879,6 +2985,8 @@ pub unsafe fn stream_synchronize(stream: cudaStream_t) -> crate::Result<()> {
 /// [`cudaStreamSynchronize`](crate::api::stream_synchronize).
 ///
 /// The raw function is [`cudaStreamQuery`](crate::sys::cudaStreamQuery).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2981,6 +3089,8 @@ pub unsafe fn stream_query(stream: cudaStream_t) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream in which to enqueue the attach operation
@@ -3047,6 +3157,8 @@ pub unsafe fn stream_attach_mem_async(
 ///
 /// The raw function is [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream in which to initiate capture
@@ -3107,6 +3219,8 @@ pub unsafe fn stream_begin_capture(
 ///
 /// The raw function is [`cudaStreamBeginRecaptureToGraph`](crate::sys::cudaStreamBeginRecaptureToGraph).
 ///
+/// Available since CUDA 13.3.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream in which to initiate capture
@@ -3116,7 +3230,7 @@ pub unsafe fn stream_begin_capture(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `cudaErrorDeinitialized`, `cudaErrorNotInitialized`, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `cudaErrorDeinitialized`, `cudaErrorNotInitialized`, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.3.
 ///
 /// # Safety
 ///
@@ -3176,6 +3290,8 @@ pub unsafe fn stream_begin_recapture_to_graph(
 /// Kernels captured using this API must not use texture and surface references. Reading or writing through any texture or surface reference is undefined behavior. This restriction does not apply to texture and surface objects.
 ///
 /// The raw function is [`cudaStreamBeginCaptureToGraph`](crate::sys::cudaStreamBeginCaptureToGraph).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -3279,6 +3395,8 @@ pub unsafe fn stream_begin_capture_to_graph(
 ///
 /// The raw function is [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `mode` (read and written back) — Pointer to mode value to swap with the current mode
@@ -3317,6 +3435,8 @@ pub fn thread_exchange_stream_capture_mode(
 /// same thread as [`cudaStreamBeginCapture`](crate::api::stream_begin_capture).
 ///
 /// The raw function is [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -3381,6 +3501,8 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
 ///
 /// The raw function is [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream to query
@@ -3439,6 +3561,8 @@ pub unsafe fn stream_is_capturing(
 /// dependencies, the call will return [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY).
 ///
 /// The raw function is [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -3554,6 +3678,8 @@ pub unsafe fn stream_get_capture_info(
 ///
 /// The raw function is [`cudaStreamUpdateCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependencies).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — The stream to update
@@ -3610,6 +3736,8 @@ pub unsafe fn stream_update_capture_dependencies(
 /// [`cudaEventDefault`](crate::sys::EventFlags::DEFAULT).
 ///
 /// The raw function is [`cudaEventCreate`](crate::sys::cudaEventCreate).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Returns
 ///
@@ -3668,6 +3796,8 @@ pub fn event_create() -> crate::Result<cudaEvent_t> {
 ///
 /// The raw function is [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `flags` ([`EventFlags`](crate::sys::EventFlags)) — Flags for new event
@@ -3720,6 +3850,8 @@ pub fn event_create_with_flags(
 /// [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS).
 ///
 /// The raw function is [`cudaEventRecord`](crate::sys::cudaEventRecord).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -3785,6 +3917,8 @@ pub unsafe fn event_record(
 ///
 /// The raw function is [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `event` — Event to record
@@ -3841,6 +3975,8 @@ pub unsafe fn event_record_with_flags(
 ///
 /// The raw function is [`cudaEventQuery`](crate::sys::cudaEventQuery).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `event` — Event to query
@@ -3885,6 +4021,8 @@ pub unsafe fn event_query(event: cudaEvent_t) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `event` — Event to wait for
@@ -3925,6 +4063,8 @@ pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
 /// automatically be released asynchronously at completion.
 ///
 /// The raw function is [`cudaEventDestroy`](crate::sys::cudaEventDestroy).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -3984,6 +4124,8 @@ pub unsafe fn event_destroy(event: cudaEvent_t) -> crate::Result<()> {
 /// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE).
 ///
 /// The raw function is [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -4144,6 +4286,8 @@ pub unsafe fn event_elapsed_time(
 ///
 /// The raw function is [`cudaImportExternalMemory`](crate::sys::cudaImportExternalMemory).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `mem_handle_desc` — Memory import handle descriptor
@@ -4213,6 +4357,8 @@ pub unsafe fn import_external_memory(
 /// The returned pointer the returned `dev_ptr` must be freed using [`cudaFree`](crate::api::free).
 ///
 /// The raw function is [`cudaExternalMemoryGetMappedBuffer`](crate::sys::cudaExternalMemoryGetMappedBuffer).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -4291,6 +4437,8 @@ pub unsafe fn external_memory_get_mapped_buffer(
 ///
 /// The raw function is [`cudaExternalMemoryGetMappedMipmappedArray`](crate::sys::cudaExternalMemoryGetMappedMipmappedArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `ext_mem` — Handle to external memory object
@@ -4343,6 +4491,8 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
 /// [`cudaFreeMipmappedArray`](crate::api::free_mipmapped_array) respectively.
 ///
 /// The raw function is [`cudaDestroyExternalMemory`](crate::sys::cudaDestroyExternalMemory).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -4489,6 +4639,8 @@ pub unsafe fn destroy_external_memory(
 ///
 /// The raw function is [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `sem_handle_desc` — Semaphore import handle descriptor
@@ -4620,6 +4772,8 @@ pub unsafe fn import_external_semaphore(
 ///
 /// The raw function is [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `ext_sem_array` (list; its length gives `num_ext_sems`) — Set of external semaphores to be signaled
@@ -4733,6 +4887,8 @@ pub unsafe fn signal_external_semaphores_async(
 ///
 /// The raw function is [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `ext_sem_array` (list; its length gives `num_ext_sems`) — External semaphores to be waited on
@@ -4791,6 +4947,8 @@ pub unsafe fn wait_external_semaphores_async(
 /// completed before the semaphore is destroyed.
 ///
 /// The raw function is [`cudaDestroyExternalSemaphore`](crate::sys::cudaDestroyExternalSemaphore).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -4862,6 +5020,8 @@ pub unsafe fn destroy_external_semaphore(
 ///
 /// The raw function is [`cudaFuncSetCacheConfig`](crate::sys::cudaFuncSetCacheConfig).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `func` — Device function symbol
@@ -4905,6 +5065,8 @@ pub unsafe fn func_set_cache_config(
 /// currently being used.
 ///
 /// The raw function is [`cudaFuncGetAttributes`](crate::sys::cudaFuncGetAttributes).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5001,6 +5163,8 @@ pub unsafe fn func_get_attributes(
 ///
 /// The raw function is [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `func` — Function to get attributes of
@@ -5034,6 +5198,8 @@ pub unsafe fn func_set_attribute(
 ///
 /// The raw function is [`cudaFuncGetParamCount`](crate::sys::cudaFuncGetParamCount).
 ///
+/// Available since CUDA 13.2.
+///
 /// # Arguments
 ///
 /// - `func` — The function to query
@@ -5044,7 +5210,7 @@ pub unsafe fn func_set_attribute(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -5104,6 +5270,8 @@ pub unsafe fn func_get_param_count(func: *const c_void) -> crate::Result<usize> 
 /// context.
 ///
 /// The raw function is [`cudaLaunchHostFunc`](crate::sys::cudaLaunchHostFunc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5189,6 +5357,8 @@ pub unsafe fn launch_host_func(
 ///
 /// The raw function is [`cudaLaunchHostFunc_v2`](crate::sys::cudaLaunchHostFunc_v2).
 ///
+/// Available since CUDA 13.2.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream to enqueue function call in
@@ -5198,7 +5368,7 @@ pub unsafe fn launch_host_func(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -5238,6 +5408,8 @@ pub unsafe fn launch_host_func_v2(
 /// streaming multiprocessor for the device function.
 ///
 /// The raw function is [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5296,6 +5468,8 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
 /// to allow `num_blocks` blocks per SM.
 ///
 /// The raw function is [`cudaOccupancyAvailableDynamicSMemPerBlock`](crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5368,6 +5542,8 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
 ///   "Unified L1/Texture Cache" section of the Maxwell tuning guide.
 ///
 /// The raw function is [`cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5527,6 +5703,8 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
 ///
 /// The raw function is [`cudaMallocManaged`](crate::sys::cudaMallocManaged).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `size` — Requested allocation size in bytes
@@ -5581,6 +5759,8 @@ pub fn malloc_managed(
 /// the returned `dev_ptr` allocated using the host API, and vice versa.
 ///
 /// The raw function is [`cudaMalloc`](crate::sys::cudaMalloc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5638,6 +5818,8 @@ pub fn malloc(size: usize) -> crate::Result<*mut c_void> {
 /// for data exchange between host and device.
 ///
 /// The raw function is [`cudaMallocHost`](crate::sys::cudaMallocHost).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5699,6 +5881,8 @@ pub fn malloc_host(size: usize) -> crate::Result<*mut c_void> {
 /// (whether linear memory or CUDA arrays).
 ///
 /// The raw function is [`cudaMallocPitch`](crate::sys::cudaMallocPitch).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5785,6 +5969,8 @@ pub fn malloc_pitch(width: usize, height: usize) -> crate::Result<(*mut c_void, 
 ///
 /// The raw function is [`cudaMallocArray`](crate::sys::cudaMallocArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `desc` — Requested channel format
@@ -5864,6 +6050,8 @@ pub fn malloc_array(
 ///
 /// The raw function is [`cudaFree`](crate::sys::cudaFree).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Device pointer to memory to free
@@ -5908,6 +6096,8 @@ pub unsafe fn free(dev_ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaFreeHost`](crate::sys::cudaFreeHost).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `ptr` — Pointer to memory to free
@@ -5949,6 +6139,8 @@ pub unsafe fn free_host(ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaFreeArray`](crate::sys::cudaFreeArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `array` — Pointer to array to free
@@ -5987,6 +6179,8 @@ pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
 /// If `devPtr` is 0, no operation is performed.
 ///
 /// The raw function is [`cudaFreeMipmappedArray`](crate::sys::cudaFreeMipmappedArray).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -6077,6 +6271,8 @@ pub unsafe fn free_mipmapped_array(
 /// [`cudaFreeHost`](crate::api::free_host).
 ///
 /// The raw function is [`cudaHostAlloc`](crate::sys::cudaHostAlloc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -6202,6 +6398,8 @@ pub fn host_alloc(
 ///
 /// The raw function is [`cudaHostRegister`](crate::sys::cudaHostRegister).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `ptr` — Host pointer to memory to page-lock
@@ -6244,6 +6442,8 @@ pub unsafe fn host_register(
 /// [`cudaHostRegister`](crate::api::host_register).
 ///
 /// The raw function is [`cudaHostUnregister`](crate::sys::cudaHostUnregister).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -6303,6 +6503,8 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `p_host` — Requested host pointer mapping
@@ -6347,6 +6549,8 @@ pub unsafe fn host_get_device_pointer(
 /// reside in an address range allocated by [`cudaHostAlloc`](crate::api::host_alloc).
 ///
 /// The raw function is [`cudaHostGetFlags`](crate::sys::cudaHostGetFlags).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -6402,6 +6606,8 @@ pub unsafe fn host_get_flags(p_host: *mut c_void) -> crate::Result<c_uint> {
 /// arrays).
 ///
 /// The raw function is [`cudaMalloc3D`](crate::sys::cudaMalloc3D).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -6530,6 +6736,8 @@ pub fn malloc3d(extent: cudaExtent) -> crate::Result<cudaPitchedPtr> {
 /// **View CUDA Toolkit Documentation for a table example**
 ///
 /// The raw function is [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -6671,6 +6879,8 @@ pub fn malloc3d_array(
 ///
 /// The raw function is [`cudaMallocMipmappedArray`](crate::sys::cudaMallocMipmappedArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `desc` — Requested channel format
@@ -6735,6 +6945,8 @@ pub fn malloc_mipmapped_array(
 /// is returned.
 ///
 /// The raw function is [`cudaGetMipmappedArrayLevel`](crate::sys::cudaGetMipmappedArrayLevel).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -6840,6 +7052,8 @@ pub unsafe fn get_mipmapped_array_level(
 ///
 /// The raw function is [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `p` — 3D memory copy parameters
@@ -6897,6 +7111,8 @@ pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> crate::Result<()> {
 /// [`cudaMemcpy3DPeerAsync`](crate::api::memcpy3d_peer_async) to avoid this synchronization).
 ///
 /// The raw function is [`cudaMemcpy3DPeer`](crate::sys::cudaMemcpy3DPeer).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -6996,6 +7212,8 @@ pub unsafe fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `p` — 3D memory copy parameters
@@ -7053,6 +7271,8 @@ pub unsafe fn memcpy3d_async(
 ///
 /// The raw function is [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `p` — Parameters for the memory copy
@@ -7109,6 +7329,8 @@ pub unsafe fn memcpy3d_peer_async(
 ///
 /// The raw function is [`cudaMemGetInfo`](crate::sys::cudaMemGetInfo).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Returns
 ///
 /// A tuple, in this order:
@@ -7146,6 +7368,8 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 /// Any of the returned `desc`, the returned `extent` and the returned `flags` may be specified as NULL.
 ///
 /// The raw function is [`cudaArrayGetInfo`](crate::sys::cudaArrayGetInfo).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -7210,6 +7434,8 @@ pub unsafe fn array_get_info(
 ///
 /// The raw function is [`cudaArrayGetPlane`](crate::sys::cudaArrayGetPlane).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_array` — CUDA array
@@ -7259,6 +7485,8 @@ pub unsafe fn array_get_plane(
 /// alignment necessary for mapping the CUDA array.
 ///
 /// The raw function is [`cudaArrayGetMemoryRequirements`](crate::sys::cudaArrayGetMemoryRequirements).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -7317,6 +7545,8 @@ pub unsafe fn array_get_memory_requirements(
 /// the alignment necessary for mapping the CUDA mipmapped array.
 ///
 /// The raw function is [`cudaMipmappedArrayGetMemoryRequirements`](crate::sys::cudaMipmappedArrayGetMemoryRequirements).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -7384,6 +7614,8 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
 ///
 /// The raw function is [`cudaArrayGetSparseProperties`](crate::sys::cudaArrayGetSparseProperties).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `array` — The CUDA array to get the sparse properties of
@@ -7442,6 +7674,8 @@ pub unsafe fn array_get_sparse_properties(
 /// if `miptailSize` is non-zero.
 ///
 /// The raw function is [`cudaMipmappedArrayGetSparseProperties`](crate::sys::cudaMipmappedArrayGetSparseProperties).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -7520,6 +7754,8 @@ pub unsafe fn mipmapped_array_get_sparse_properties(
 ///
 /// The raw function is [`cudaMemcpy`](crate::sys::cudaMemcpy).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -7583,6 +7819,8 @@ pub unsafe fn memcpy(
 ///
 /// The raw function is [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination device pointer
@@ -7644,6 +7882,8 @@ pub unsafe fn memcpy_peer(
 /// `spitch` exceeds the maximum allowed.
 ///
 /// The raw function is [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -7718,6 +7958,8 @@ pub unsafe fn memcpy2d(
 /// the maximum allowed.
 ///
 /// The raw function is [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -7806,6 +8048,8 @@ pub unsafe fn memcpy2d_to_array(
 ///
 /// The raw function is [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -7890,6 +8134,8 @@ pub unsafe fn memcpy2d_from_array(
 /// the width of the CUDA array `src`.
 ///
 /// The raw function is [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -7988,6 +8234,8 @@ pub unsafe fn memcpy2d_array_to_array(
 ///
 /// The raw function is [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -8051,6 +8299,8 @@ pub unsafe fn memcpy_async(
 /// all work on other devices.
 ///
 /// The raw function is [`cudaMemcpyPeerAsync`](crate::sys::cudaMemcpyPeerAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -8169,6 +8419,8 @@ pub unsafe fn memcpy_peer_async(
 /// platform and other parameters of the copy.
 ///
 /// The raw function is [`cudaMemcpyBatchAsync`](crate::sys::cudaMemcpyBatchAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -8320,6 +8572,8 @@ pub unsafe fn memcpy_batch_async(
 ///
 /// The raw function is [`cudaMemcpy3DBatchAsync`](crate::sys::cudaMemcpy3DBatchAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `op_list` (list; its length gives `num_ops`) — Array of size the length of `op_list` containing the actual memcpy operations.
@@ -8373,6 +8627,8 @@ pub unsafe fn memcpy3d_batch_async(
 ///
 /// The raw function is [`cudaMemcpyWithAttributesAsync`](crate::sys::cudaMemcpyWithAttributesAsync).
 ///
+/// Available since CUDA 13.2.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination device pointer
@@ -8383,7 +8639,7 @@ pub unsafe fn memcpy3d_batch_async(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -8430,6 +8686,8 @@ pub unsafe fn memcpy_with_attributes_async(
 ///
 /// The raw function is [`cudaMemcpy3DWithAttributesAsync`](crate::sys::cudaMemcpy3DWithAttributesAsync).
 ///
+/// Available since CUDA 13.2.
+///
 /// # Arguments
 ///
 /// - `op` — Operation to perform
@@ -8438,7 +8696,7 @@ pub unsafe fn memcpy_with_attributes_async(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -8500,6 +8758,8 @@ pub unsafe fn memcpy3d_with_attributes_async(
 /// copies and cannot be given local or shared pointers.
 ///
 /// The raw function is [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -8599,6 +8859,8 @@ pub unsafe fn memcpy2d_async(
 ///
 /// The raw function is [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -8695,6 +8957,8 @@ pub unsafe fn memcpy2d_to_array_async(
 ///
 /// The raw function is [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -8771,6 +9035,8 @@ pub unsafe fn memcpy2d_from_array_async(
 ///
 /// The raw function is [`cudaMemset`](crate::sys::cudaMemset).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Pointer to device memory
@@ -8815,6 +9081,8 @@ pub unsafe fn memset(
 /// `dev_ptr` refers to pinned host memory.
 ///
 /// The raw function is [`cudaMemset2D`](crate::sys::cudaMemset2D).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -8885,6 +9153,8 @@ pub unsafe fn memset2d(
 ///
 /// The raw function is [`cudaMemset3D`](crate::sys::cudaMemset3D).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `pitched_dev_ptr` — Pointer to pitched device memory
@@ -8937,6 +9207,8 @@ pub unsafe fn memset3d(
 /// copies and cannot be given local or shared pointers.
 ///
 /// The raw function is [`cudaMemsetAsync`](crate::sys::cudaMemsetAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -8996,6 +9268,8 @@ pub unsafe fn memset_async(
 /// copies and cannot be given local or shared pointers.
 ///
 /// The raw function is [`cudaMemset2DAsync`](crate::sys::cudaMemset2DAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -9077,6 +9351,8 @@ pub unsafe fn memset2d_async(
 /// copies and cannot be given local or shared pointers.
 ///
 /// The raw function is [`cudaMemset3DAsync`](crate::sys::cudaMemset3DAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -9200,6 +9476,8 @@ pub unsafe fn memset3d_async(
 ///
 /// The raw function is [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Pointer to be prefetched
@@ -9276,6 +9554,8 @@ pub unsafe fn mem_prefetch_async(
 /// Furthermore, the length of `prefetch_locs` must be lesser than or equal to the length of `dptrs`.
 ///
 /// The raw function is [`cudaMemPrefetchBatchAsync`](crate::sys::cudaMemPrefetchBatchAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -9371,6 +9651,8 @@ pub unsafe fn mem_prefetch_batch_async(
 ///
 /// The raw function is [`cudaMemDiscardBatchAsync`](crate::sys::cudaMemDiscardBatchAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dptrs` (list; its length gives `count`) — Array of pointers to be discarded
@@ -9461,6 +9743,8 @@ pub unsafe fn mem_discard_batch_async(
 /// or equal to the length of `dptrs`.
 ///
 /// The raw function is [`cudaMemDiscardAndPrefetchBatchAsync`](crate::sys::cudaMemDiscardAndPrefetchBatchAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -9572,6 +9856,8 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
 ///
 /// The raw function is [`cudaMemGetLocationInfo`](crate::sys::cudaMemGetLocationInfo).
 ///
+/// Available since CUDA 13.4.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Starting address of the memory range to query
@@ -9582,7 +9868,7 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.4.
 ///
 /// # Safety
 ///
@@ -9778,6 +10064,8 @@ pub unsafe fn mem_get_location_info(
 ///
 /// The raw function is [`cudaMemAdvise`](crate::sys::cudaMemAdvise).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Pointer to memory to set the advice for
@@ -9928,6 +10216,8 @@ pub unsafe fn mem_advise(
 ///
 /// The raw function is [`cudaMemRangeGetAttribute`](crate::sys::cudaMemRangeGetAttribute).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `data` — A pointers to a memory location where the result of each attribute query will be written to.
@@ -10000,6 +10290,8 @@ pub unsafe fn mem_range_get_attribute(
 /// - :: cudaMemRangeAttributeLastPrefetchLocationId
 ///
 /// The raw function is [`cudaMemRangeGetAttributes`](crate::sys::cudaMemRangeGetAttributes).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10079,6 +10371,8 @@ pub unsafe fn mem_range_get_attributes(
 ///
 /// The raw function is [`cudaMallocAsync`](crate::sys::cudaMallocAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `size` — Number of bytes to allocate
@@ -10136,6 +10430,8 @@ pub unsafe fn malloc_async(
 ///
 /// The raw function is [`cudaFreeAsync`](crate::sys::cudaFreeAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — memory to free
@@ -10183,6 +10479,8 @@ pub unsafe fn free_async(
 /// : Allocations that have been asynchronously freed but whose completion has not been observed on the host (eg. by a synchronize) can count as outstanding.
 ///
 /// The raw function is [`cudaMemPoolTrimTo`](crate::sys::cudaMemPoolTrimTo).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10256,6 +10554,8 @@ pub unsafe fn mem_pool_trim_to(
 ///   attribute to a non-zero value.
 ///
 /// The raw function is [`cudaMemPoolSetAttribute`](crate::sys::cudaMemPoolSetAttribute).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10375,6 +10675,8 @@ pub unsafe fn mem_pool_set_attribute(
 ///
 /// The raw function is [`cudaMemPoolGetAttribute`](crate::sys::cudaMemPoolGetAttribute).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `mem_pool` — The memory pool to get attributes of
@@ -10414,6 +10716,8 @@ pub unsafe fn mem_pool_get_attribute(
 /// Controls visibility of pools between devices.
 ///
 /// The raw function is [`cudaMemPoolSetAccess`](crate::sys::cudaMemPoolSetAccess).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10460,6 +10764,8 @@ pub unsafe fn mem_pool_set_access(
 /// location.
 ///
 /// The raw function is [`cudaMemPoolGetAccess`](crate::sys::cudaMemPoolGetAccess).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10587,6 +10893,8 @@ pub unsafe fn mem_pool_get_access(
 ///
 /// The raw function is [`cudaMemPoolCreate`](crate::sys::cudaMemPoolCreate).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `pool_props` — None
@@ -10645,6 +10953,8 @@ pub unsafe fn mem_pool_create(
 ///
 /// The raw function is [`cudaMemPoolDestroy`](crate::sys::cudaMemPoolDestroy).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `mem_pool` — None
@@ -10692,6 +11002,8 @@ pub unsafe fn mem_pool_destroy(mem_pool: cudaMemPool_t) -> crate::Result<()> {
 /// cases, the call return [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
 ///
 /// The raw function is [`cudaMemGetDefaultMemPool`](crate::sys::cudaMemGetDefaultMemPool).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10763,6 +11075,8 @@ pub fn mem_get_default_mem_pool(
 /// with [`cudaDeviceSetMemPool`](crate::api::device_set_mem_pool).
 ///
 /// The raw function is [`cudaMemGetMemPool`](crate::sys::cudaMemGetMemPool).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10840,6 +11154,8 @@ pub fn mem_get_mem_pool(
 ///
 /// The raw function is [`cudaMemSetMemPool`](crate::sys::cudaMemSetMemPool).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `location` — None
@@ -10890,6 +11206,8 @@ pub unsafe fn mem_set_mem_pool(
 /// During stream capture, this function results in the creation of an allocation node. In this case, the allocation is owned by the graph instead of the memory pool. The memory pool's properties are used to set the node's creation parameters.
 ///
 /// The raw function is [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10954,6 +11272,8 @@ pub unsafe fn malloc_from_pool_async(
 ///
 /// The raw function is [`cudaMemPoolExportToShareableHandle`](crate::sys::cudaMemPoolExportToShareableHandle).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `shareable_handle` — pointer to the location in which to store the requested handle
@@ -11008,6 +11328,8 @@ pub unsafe fn mem_pool_export_to_shareable_handle(
 /// Imported memory pools do not support creating new allocations. As such imported memory pools may not be used in [`cudaDeviceSetMemPool`](crate::api::device_set_mem_pool) or [`cudaMallocFromPoolAsync`](crate::api::malloc_from_pool_async) calls.
 ///
 /// The raw function is [`cudaMemPoolImportFromShareableHandle`](crate::sys::cudaMemPoolImportFromShareableHandle).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11066,6 +11388,8 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
 ///
 /// The raw function is [`cudaMemPoolExportPointer`](crate::sys::cudaMemPoolExportPointer).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `ptr` — pointer to memory being exported
@@ -11117,6 +11441,8 @@ pub unsafe fn mem_pool_export_pointer(
 /// The [`cudaFreeAsync`](crate::api::free_async) api may be used in the exporting process before the [`cudaFreeAsync`](crate::api::free_async) operation completes in its stream as long as the [`cudaFreeAsync`](crate::api::free_async) in the exporting process specifies a stream with a stream dependency on the importing process's [`cudaFreeAsync`](crate::api::free_async).
 ///
 /// The raw function is [`cudaMemPoolImportPointer`](crate::sys::cudaMemPoolImportPointer).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11209,6 +11535,8 @@ pub unsafe fn mem_pool_import_pointer(
 ///
 /// The raw function is [`cudaPointerGetAttributes`](crate::sys::cudaPointerGetAttributes).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `ptr` — Pointer to get attributes for
@@ -11255,6 +11583,8 @@ pub unsafe fn pointer_get_attributes(
 /// may be enabled by calling [`cudaDeviceEnablePeerAccess`](crate::api::device_enable_peer_access).
 ///
 /// The raw function is [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11320,6 +11650,8 @@ pub fn device_can_access_peer(
 ///
 /// The raw function is [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `peer_device` — Peer device to enable direct access to from the current device
@@ -11353,6 +11685,8 @@ pub fn device_enable_peer_access(
 /// device.
 ///
 /// The raw function is [`cudaDeviceDisablePeerAccess`](crate::sys::cudaDeviceDisablePeerAccess).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11390,6 +11724,8 @@ pub fn device_disable_peer_access(peer_device: c_int) -> crate::Result<()> {
 /// This function is not supported on Mac OS X.
 ///
 /// The raw function is [`cudaGLGetDevices`](crate::sys::cudaGLGetDevices).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11492,6 +11828,8 @@ pub fn gl_get_devices(
 ///
 /// The raw function is [`cudaGraphicsGLRegisterImage`](crate::sys::cudaGraphicsGLRegisterImage).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `image` — name of texture or renderbuffer object to be registered
@@ -11552,6 +11890,8 @@ pub fn graphics_gl_register_image(
 ///
 /// The raw function is [`cudaGraphicsGLRegisterBuffer`](crate::sys::cudaGraphicsGLRegisterBuffer).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `buffer` — name of buffer object to be registered
@@ -11593,6 +11933,8 @@ pub fn graphics_gl_register_buffer(
 /// applicable.
 ///
 /// The raw function is [`cudaVDPAUGetDevice`](crate::sys::cudaVDPAUGetDevice).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11648,6 +11990,8 @@ pub unsafe fn vdpau_get_device(
 /// VDPAU interoperability on `device` may be enabled.
 ///
 /// The raw function is [`cudaVDPAUSetVDPAUDevice`](crate::sys::cudaVDPAUSetVDPAUDevice).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11705,6 +12049,8 @@ pub unsafe fn vdpau_set_vdpau_device(
 ///   the resource will be preserved.
 ///
 /// The raw function is [`cudaGraphicsVDPAURegisterVideoSurface`](crate::sys::cudaGraphicsVDPAURegisterVideoSurface).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11768,6 +12114,8 @@ pub fn graphics_vdpau_register_video_surface(
 ///   the resource will be preserved.
 ///
 /// The raw function is [`cudaGraphicsVDPAURegisterOutputSurface`](crate::sys::cudaGraphicsVDPAURegisterOutputSurface).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11851,6 +12199,8 @@ pub fn graphics_vdpau_register_output_surface(
 ///
 /// The raw function is [`cudaGraphicsEGLRegisterImage`](crate::sys::cudaGraphicsEGLRegisterImage).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `image` — An [`EGLImageKHR`](crate::sys::EGLImageKHR) image which can be used to create target resource.
@@ -11903,6 +12253,8 @@ pub unsafe fn graphics_egl_register_image(
 ///
 /// The raw function is [`cudaEGLStreamConsumerConnect`](crate::sys::cudaEGLStreamConsumerConnect).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `egl_stream` — [`EGLStreamKHR`](crate::sys::EGLStreamKHR) handle
@@ -11952,6 +12304,8 @@ pub unsafe fn egl_stream_consumer_connect(
 ///
 /// The raw function is [`cudaEGLStreamConsumerConnectWithFlags`](crate::sys::cudaEGLStreamConsumerConnectWithFlags).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `egl_stream` — [`EGLStreamKHR`](crate::sys::EGLStreamKHR) handle
@@ -11999,6 +12353,8 @@ pub unsafe fn egl_stream_consumer_connect_with_flags(
 ///
 /// The raw function is [`cudaEGLStreamConsumerDisconnect`](crate::sys::cudaEGLStreamConsumerDisconnect).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `conn` (read and written back) — Conection to disconnect.
@@ -12036,6 +12392,8 @@ pub unsafe fn egl_stream_consumer_disconnect(
 /// `p_cuda_resource` to get [`cudaEglFrame`](crate::sys::cudaEglFrame).
 ///
 /// The raw function is [`cudaEGLStreamConsumerAcquireFrame`](crate::sys::cudaEGLStreamConsumerAcquireFrame).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12088,6 +12446,8 @@ pub unsafe fn egl_stream_consumer_acquire_frame(
 /// [`EGLStreamKHR`](crate::sys::EGLStreamKHR).
 ///
 /// The raw function is [`cudaEGLStreamConsumerReleaseFrame`](crate::sys::cudaEGLStreamConsumerReleaseFrame).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12142,6 +12502,8 @@ pub unsafe fn egl_stream_consumer_release_frame(
 ///
 /// The raw function is [`cudaEGLStreamProducerConnect`](crate::sys::cudaEGLStreamProducerConnect).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `egl_stream` — [`EGLStreamKHR`](crate::sys::EGLStreamKHR) handle
@@ -12191,6 +12553,8 @@ pub unsafe fn egl_stream_producer_connect(
 ///
 /// The raw function is [`cudaEGLStreamProducerDisconnect`](crate::sys::cudaEGLStreamProducerDisconnect).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `conn` (read and written back) — Conection to disconnect.
@@ -12232,6 +12596,8 @@ pub unsafe fn egl_stream_producer_disconnect(
 /// specify the dimensions of the sub-region.
 ///
 /// The raw function is [`cudaEGLStreamProducerPresentFrame`](crate::sys::cudaEGLStreamProducerPresentFrame).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12282,6 +12648,8 @@ pub unsafe fn egl_stream_producer_present_frame(
 /// application can retry.
 ///
 /// The raw function is [`cudaEGLStreamProducerReturnFrame`](crate::sys::cudaEGLStreamProducerReturnFrame).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12338,6 +12706,8 @@ pub unsafe fn egl_stream_producer_return_frame(
 /// Note that in case of multiplanar the returned `egl_frame`, pitch of only first plane (unsigned int `pitch`) is to be considered by the application.
 ///
 /// The raw function is [`cudaGraphicsResourceGetMappedEglFrame`](crate::sys::cudaGraphicsResourceGetMappedEglFrame).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12406,6 +12776,8 @@ pub unsafe fn graphics_resource_get_mapped_egl_frame(
 ///
 /// The raw function is [`cudaEventCreateFromEGLSync`](crate::sys::cudaEventCreateFromEGLSync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `egl_sync` — Opaque handle to EGLSync object
@@ -12455,6 +12827,8 @@ pub unsafe fn event_create_from_egl_sync(
 /// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned.
 ///
 /// The raw function is [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12513,6 +12887,8 @@ pub unsafe fn graphics_unregister_resource(
 ///
 /// The raw function is [`cudaGraphicsResourceSetMapFlags`](crate::sys::cudaGraphicsResourceSetMapFlags).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `resource` — Registered resource to set flags for
@@ -12561,6 +12937,8 @@ pub unsafe fn graphics_resource_set_map_flags(
 /// [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
 ///
 /// The raw function is [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12623,6 +13001,8 @@ pub unsafe fn graphics_map_resources(
 ///
 /// The raw function is [`cudaGraphicsUnmapResources`](crate::sys::cudaGraphicsUnmapResources).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `resources` (list; its length gives `count`) — Resources to unmap
@@ -12676,6 +13056,8 @@ pub unsafe fn graphics_unmap_resources(
 /// mapped then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
 ///
 /// The raw function is [`cudaGraphicsResourceGetMappedPointer`](crate::sys::cudaGraphicsResourceGetMappedPointer).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12741,6 +13123,8 @@ pub unsafe fn graphics_resource_get_mapped_pointer(
 ///
 /// The raw function is [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `resource` — Mapped resource to access
@@ -12799,6 +13183,8 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
 ///
 /// The raw function is [`cudaGraphicsResourceGetMappedMipmappedArray`](crate::sys::cudaGraphicsResourceGetMappedMipmappedArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `resource` — Mapped resource to access
@@ -12844,6 +13230,8 @@ pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
 /// Returns as `desc`, the channel descriptor of the CUDA array `array`.
 ///
 /// The raw function is [`cudaGetChannelDesc`](crate::sys::cudaGetChannelDesc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12893,6 +13281,8 @@ pub unsafe fn get_channel_desc(
 /// **Returns:** Channel descriptor with format `f`
 ///
 /// The raw function is [`cudaCreateChannelDesc`](crate::sys::cudaCreateChannelDesc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13137,6 +13527,8 @@ pub fn create_channel_desc(
 ///
 /// The raw function is [`cudaCreateTextureObject`](crate::sys::cudaCreateTextureObject).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `p_res_desc` — Resource descriptor
@@ -13189,6 +13581,8 @@ pub unsafe fn create_texture_object(
 ///
 /// The raw function is [`cudaDestroyTextureObject`](crate::sys::cudaDestroyTextureObject).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `tex_object` — Texture object to destroy
@@ -13222,6 +13616,8 @@ pub unsafe fn destroy_texture_object(
 /// `tex_object`.
 ///
 /// The raw function is [`cudaGetTextureObjectResourceDesc`](crate::sys::cudaGetTextureObjectResourceDesc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13261,6 +13657,8 @@ pub fn get_texture_object_resource_desc(
 ///
 /// The raw function is [`cudaGetTextureObjectTextureDesc`](crate::sys::cudaGetTextureObjectTextureDesc).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `tex_object` — Texture object
@@ -13299,6 +13697,8 @@ pub fn get_texture_object_texture_desc(
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
 ///
 /// The raw function is [`cudaGetTextureObjectResourceViewDesc`](crate::sys::cudaGetTextureObjectResourceViewDesc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13351,6 +13751,8 @@ pub fn get_texture_object_resource_view_desc(
 ///
 /// The raw function is [`cudaCreateSurfaceObject`](crate::sys::cudaCreateSurfaceObject).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `p_res_desc` — Resource descriptor
@@ -13397,6 +13799,8 @@ pub unsafe fn create_surface_object(
 ///
 /// The raw function is [`cudaDestroySurfaceObject`](crate::sys::cudaDestroySurfaceObject).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `surf_object` — Surface object to destroy
@@ -13427,6 +13831,8 @@ pub unsafe fn destroy_surface_object(
 /// Returns a surface object's resource descriptor Returns the resource descriptor for the surface object specified by `surf_object`.
 ///
 /// The raw function is [`cudaGetSurfaceObjectResourceDesc`](crate::sys::cudaGetSurfaceObjectResourceDesc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13473,6 +13879,8 @@ pub fn get_surface_object_resource_desc(
 ///
 /// The raw function is [`cudaDriverGetVersion`](crate::sys::cudaDriverGetVersion).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Returns
 ///
 /// `driver_version`: Returns the CUDA driver version.
@@ -13517,6 +13925,8 @@ pub fn driver_get_version() -> crate::Result<c_int> {
 ///
 /// The raw function is [`cudaRuntimeGetVersion`](crate::sys::cudaRuntimeGetVersion).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Returns
 ///
 /// `runtime_version`: Returns the CUDA Runtime version.
@@ -13544,6 +13954,8 @@ pub fn runtime_get_version() -> crate::Result<c_int> {
 /// Register a callback function to receive error log messages.
 ///
 /// The raw function is [`cudaLogsRegisterCallback`](crate::sys::cudaLogsRegisterCallback).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13584,6 +13996,8 @@ pub unsafe fn logs_register_callback(
 ///
 /// The raw function is [`cudaLogsUnregisterCallback`](crate::sys::cudaLogsUnregisterCallback).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `callback` — The callback instance to unregister from receiving log messages
@@ -13610,6 +14024,8 @@ pub unsafe fn logs_unregister_callback(
 /// Sets log iterator to point to the end of log buffer, where the next message would be written.
 ///
 /// The raw function is [`cudaLogsCurrent`](crate::sys::cudaLogsCurrent).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13647,6 +14063,8 @@ pub fn logs_current(flags: c_uint) -> crate::Result<cudaLogIterator> {
 /// The driver reserves limited memory for storing logs. The oldest logs may be overwritten and become unrecoverable. An indication will appear in the destination outupt if the logs have been truncated. Call dump after each failed API to mitigate this risk.
 ///
 /// The raw function is [`cudaLogsDumpToFile`](crate::sys::cudaLogsDumpToFile).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13724,6 +14142,8 @@ pub fn logs_dump_to_file(
 ///
 /// The raw function is [`cudaLogsDumpToMemory`](crate::sys::cudaLogsDumpToMemory).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `iterator` (optional: `None` passes NULL) — Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
@@ -13764,6 +14184,8 @@ pub fn logs_dump_to_memory(
 /// Creates an empty graph, which is returned via the returned `p_graph`.
 ///
 /// The raw function is [`cudaGraphCreate`](crate::sys::cudaGraphCreate).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13866,6 +14288,8 @@ pub fn graph_create(flags: c_uint) -> crate::Result<cudaGraph_t> {
 ///
 /// The raw function is [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which to add the node
@@ -13945,6 +14369,8 @@ pub unsafe fn graph_add_kernel_node(
 ///
 /// The raw function is [`cudaGraphKernelNodeGetParams`](crate::sys::cudaGraphKernelNodeGetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -13987,6 +14413,8 @@ pub unsafe fn graph_kernel_node_get_params(
 /// Sets the parameters of kernel node `node` to `p_node_params`.
 ///
 /// The raw function is [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14033,6 +14461,8 @@ pub unsafe fn graph_kernel_node_set_params(
 ///
 /// The raw function is [`cudaGraphKernelNodeCopyAttributes`](crate::sys::cudaGraphKernelNodeCopyAttributes).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_dst` — Destination node
@@ -14068,6 +14498,8 @@ pub unsafe fn graph_kernel_node_copy_attributes(
 /// corresponding member of the returned `value_out`.
 ///
 /// The raw function is [`cudaGraphKernelNodeGetAttribute`](crate::sys::cudaGraphKernelNodeGetAttribute).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14111,6 +14543,8 @@ pub unsafe fn graph_kernel_node_get_attribute(
 /// `value`.
 ///
 /// The raw function is [`cudaGraphKernelNodeSetAttribute`](crate::sys::cudaGraphKernelNodeSetAttribute).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14168,6 +14602,8 @@ pub unsafe fn graph_kernel_node_set_attribute(
 /// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
 ///
 /// The raw function is [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14265,6 +14701,8 @@ pub unsafe fn graph_add_memcpy_node(
 ///
 /// The raw function is [`cudaGraphAddMemcpyNode1D`](crate::sys::cudaGraphAddMemcpyNode1D).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which to add the node
@@ -14346,6 +14784,8 @@ pub unsafe fn graph_add_memcpy_node1d(
 ///
 /// The raw function is [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -14388,6 +14828,8 @@ pub unsafe fn graph_memcpy_node_get_params(
 /// Sets the parameters of memcpy node `node` to `p_node_params`.
 ///
 /// The raw function is [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14450,6 +14892,8 @@ pub unsafe fn graph_memcpy_node_set_params(
 ///
 /// The raw function is [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to set the parameters for
@@ -14502,6 +14946,8 @@ pub unsafe fn graph_memcpy_node_set_params1d(
 /// the node will perform the memset described by `p_memset_params`.
 ///
 /// The raw function is [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14573,6 +15019,8 @@ pub unsafe fn graph_add_memset_node(
 ///
 /// The raw function is [`cudaGraphMemsetNodeGetParams`](crate::sys::cudaGraphMemsetNodeGetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -14615,6 +15063,8 @@ pub unsafe fn graph_memset_node_get_params(
 /// Sets the parameters of memset node `node` to `p_node_params`.
 ///
 /// The raw function is [`cudaGraphMemsetNodeSetParams`](crate::sys::cudaGraphMemsetNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14667,6 +15117,8 @@ pub unsafe fn graph_memset_node_set_params(
 /// function. Host nodes are not supported under MPS with pre-Volta GPUs.
 ///
 /// The raw function is [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14738,6 +15190,8 @@ pub unsafe fn graph_add_host_node(
 ///
 /// The raw function is [`cudaGraphHostNodeGetParams`](crate::sys::cudaGraphHostNodeGetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -14780,6 +15234,8 @@ pub unsafe fn graph_host_node_get_params(
 /// Sets the parameters of host node `node` to `nodeParams`.
 ///
 /// The raw function is [`cudaGraphHostNodeSetParams`](crate::sys::cudaGraphHostNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14835,6 +15291,8 @@ pub unsafe fn graph_host_node_set_params(
 /// this call.
 ///
 /// The raw function is [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14910,6 +15368,8 @@ pub unsafe fn graph_add_child_graph_node(
 ///
 /// The raw function is [`cudaGraphChildGraphNodeGetGraph`](crate::sys::cudaGraphChildGraphNodeGetGraph).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the embedded graph for
@@ -14961,6 +15421,8 @@ pub unsafe fn graph_child_graph_node_get_graph(
 /// n^2 dependency edges.
 ///
 /// The raw function is [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -15035,6 +15497,8 @@ pub unsafe fn graph_add_empty_node(
 ///
 /// The raw function is [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which to add the node
@@ -15102,6 +15566,8 @@ pub unsafe fn graph_add_event_record_node(
 ///
 /// The raw function is [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the event for
@@ -15145,6 +15611,8 @@ pub unsafe fn graph_event_record_node_get_event(
 /// Sets the event of event record node `hNode` to `event`.
 ///
 /// The raw function is [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -15198,6 +15666,8 @@ pub unsafe fn graph_event_record_node_set_event(
 /// These nodes may not be used in loops or conditionals.
 ///
 /// The raw function is [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -15266,6 +15736,8 @@ pub unsafe fn graph_add_event_wait_node(
 ///
 /// The raw function is [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the event for
@@ -15309,6 +15781,8 @@ pub unsafe fn graph_event_wait_node_get_event(
 /// Sets the event of event wait node `hNode` to `event`.
 ///
 /// The raw function is [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -15358,6 +15832,8 @@ pub unsafe fn graph_event_wait_node_set_event(
 /// all of the node's dependencies have completed.
 ///
 /// The raw function is [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -15441,6 +15917,8 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
 ///
 /// The raw function is [`cudaGraphExternalSemaphoresSignalNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_node` — Node to get the parameters for
@@ -15494,6 +15972,8 @@ pub unsafe fn graph_external_semaphores_signal_node_get_params(
 /// `node_params`.
 ///
 /// The raw function is [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -15549,6 +16029,8 @@ pub unsafe fn graph_external_semaphores_signal_node_set_params(
 /// launched until the wait operation has completed.
 ///
 /// The raw function is [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -15632,6 +16114,8 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
 ///
 /// The raw function is [`cudaGraphExternalSemaphoresWaitNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_node` — Node to get the parameters for
@@ -15682,6 +16166,8 @@ pub unsafe fn graph_external_semaphores_wait_node_get_params(
 /// `node_params`.
 ///
 /// The raw function is [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -15777,6 +16263,8 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
 ///
 /// The raw function is [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which to add the node
@@ -15858,6 +16346,8 @@ pub unsafe fn graph_add_mem_alloc_node(
 ///
 /// The raw function is [`cudaGraphMemAllocNodeGetParams`](crate::sys::cudaGraphMemAllocNodeGetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -15925,6 +16415,8 @@ pub unsafe fn graph_mem_alloc_node_get_params(
 /// - The graph cannot be cloned.
 ///
 /// The raw function is [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -16005,6 +16497,8 @@ pub unsafe fn graph_add_mem_free_node(
 ///
 /// The raw function is [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -16043,6 +16537,8 @@ pub unsafe fn graph_mem_free_node_get_params(
 /// system.
 ///
 /// The raw function is [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -16089,6 +16585,8 @@ pub fn device_graph_mem_trim(device: c_int) -> crate::Result<()> {
 ///   asynchronous allocator.
 ///
 /// The raw function is [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -16139,6 +16637,8 @@ pub unsafe fn device_get_graph_mem_attribute(
 ///   asynchronous allocator.
 ///
 /// The raw function is [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -16192,6 +16692,8 @@ pub unsafe fn device_set_graph_mem_attribute(
 ///
 /// The raw function is [`cudaGraphClone`](crate::sys::cudaGraphClone).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `original_graph` — Graph to clone
@@ -16237,6 +16739,8 @@ pub unsafe fn graph_clone(original_graph: cudaGraph_t) -> crate::Result<cudaGrap
 ///
 /// The raw function is [`cudaGraphNodeFindInClone`](crate::sys::cudaGraphNodeFindInClone).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `original_node` — Handle to the original node
@@ -16281,6 +16785,8 @@ pub unsafe fn graph_node_find_in_clone(
 /// Returns the node type of `node` in the returned `p_type`.
 ///
 /// The raw function is [`cudaGraphNodeGetType`](crate::sys::cudaGraphNodeGetType).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -16332,6 +16838,8 @@ pub unsafe fn graph_node_get_type(
 ///
 /// The raw function is [`cudaGraphNodeGetContainingGraph`](crate::sys::cudaGraphNodeGetContainingGraph).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `h_node` — Node to query
@@ -16342,7 +16850,7 @@ pub unsafe fn graph_node_get_type(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -16375,6 +16883,8 @@ pub unsafe fn graph_node_get_containing_graph(
 ///
 /// The raw function is [`cudaGraphNodeGetLocalId`](crate::sys::cudaGraphNodeGetLocalId).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `h_node` — Node to query
@@ -16385,7 +16895,7 @@ pub unsafe fn graph_node_get_containing_graph(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -16411,6 +16921,8 @@ pub unsafe fn graph_node_get_local_id(h_node: cudaGraphNode_t) -> crate::Result<
 ///
 /// The raw function is [`cudaGraphNodeGetToolsId`](crate::sys::cudaGraphNodeGetToolsId).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `h_node` — Node to query
@@ -16421,7 +16933,7 @@ pub unsafe fn graph_node_get_local_id(h_node: cudaGraphNode_t) -> crate::Result<
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -16453,6 +16965,8 @@ pub unsafe fn graph_node_get_tools_id(
 ///
 /// The raw function is [`cudaGraphGetId`](crate::sys::cudaGraphGetId).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `h_graph` — Graph to query
@@ -16463,7 +16977,7 @@ pub unsafe fn graph_node_get_tools_id(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -16492,6 +17006,8 @@ pub unsafe fn graph_get_id(h_graph: cudaGraph_t) -> crate::Result<c_uint> {
 ///
 /// The raw function is [`cudaGraphExecGetId`](crate::sys::cudaGraphExecGetId).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — Graph to query
@@ -16502,7 +17018,7 @@ pub unsafe fn graph_get_id(h_graph: cudaGraph_t) -> crate::Result<c_uint> {
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -16534,6 +17050,8 @@ pub unsafe fn graph_exec_get_id(h_graph_exec: cudaGraphExec_t) -> crate::Result<
 /// the length of the returned `nodes`.
 ///
 /// The raw function is [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -16621,6 +17139,8 @@ pub unsafe fn graph_get_nodes(
 /// of nodes actually obtained will be returned in the length of the returned `p_root_nodes`.
 ///
 /// The raw function is [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -16723,6 +17243,8 @@ pub unsafe fn graph_get_root_nodes(
 /// and the returned `to` must be as well.
 ///
 /// The raw function is [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -16862,6 +17384,8 @@ pub unsafe fn graph_get_edges(
 ///
 /// The raw function is [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to query
@@ -16990,6 +17514,8 @@ pub unsafe fn graph_node_get_dependencies(
 ///
 /// The raw function is [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to query
@@ -17112,6 +17638,8 @@ pub unsafe fn graph_node_get_dependent_nodes(
 ///
 /// The raw function is [`cudaGraphAddDependencies`](crate::sys::cudaGraphAddDependencies).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which dependencies are added
@@ -17182,6 +17710,8 @@ pub unsafe fn graph_add_dependencies(
 ///
 /// The raw function is [`cudaGraphRemoveDependencies`](crate::sys::cudaGraphRemoveDependencies).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph from which to remove dependencies
@@ -17247,6 +17777,8 @@ pub unsafe fn graph_remove_dependencies(
 /// free nodes. Any attempt to do so will return an error.
 ///
 /// The raw function is [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -17344,6 +17876,8 @@ pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
 /// multiple devices, this will result in an error.
 ///
 /// The raw function is [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -17453,6 +17987,8 @@ pub unsafe fn graph_instantiate(
 ///   current device must match the device of other nodes in the graph.
 ///
 /// The raw function is [`cudaGraphInstantiateWithFlags`](crate::sys::cudaGraphInstantiateWithFlags).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -17604,6 +18140,8 @@ pub unsafe fn graph_instantiate_with_flags(
 ///
 /// The raw function is [`cudaGraphInstantiateWithParams`](crate::sys::cudaGraphInstantiateWithParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to instantiate
@@ -17658,6 +18196,8 @@ pub unsafe fn graph_instantiate_with_params(
 /// graph.
 ///
 /// The raw function is [`cudaGraphExecGetFlags`](crate::sys::cudaGraphExecGetFlags).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -17734,6 +18274,8 @@ pub unsafe fn graph_exec_get_flags(
 ///
 /// The raw function is [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
@@ -17807,6 +18349,8 @@ pub unsafe fn graph_exec_kernel_node_set_params(
 /// multidimensional.
 ///
 /// The raw function is [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -17882,6 +18426,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 /// mappings changed or the original memory operands are multidimensional.
 ///
 /// The raw function is [`cudaGraphExecMemcpyNodeSetParams1D`](crate::sys::cudaGraphExecMemcpyNodeSetParams1D).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -17974,6 +18520,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params1d(
 ///
 /// The raw function is [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
@@ -18037,6 +18585,8 @@ pub unsafe fn graph_exec_memset_node_set_params(
 /// call. `node` is also not modified by this call.
 ///
 /// The raw function is [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -18110,6 +18660,8 @@ pub unsafe fn graph_exec_host_node_set_params(
 ///
 /// The raw function is [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
@@ -18169,6 +18721,8 @@ pub unsafe fn graph_exec_child_graph_node_set_params(
 /// call. `h_node` is also not modified by this call.
 ///
 /// The raw function is [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -18232,6 +18786,8 @@ pub unsafe fn graph_exec_event_record_node_set_event(
 /// call. `h_node` is also not modified by this call.
 ///
 /// The raw function is [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -18299,6 +18855,8 @@ pub unsafe fn graph_exec_event_wait_node_set_event(
 /// Changing `nodeParams->numExtSems` is not supported.
 ///
 /// The raw function is [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -18369,6 +18927,8 @@ pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
 /// Changing `nodeParams->numExtSems` is not supported.
 ///
 /// The raw function is [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -18445,6 +19005,8 @@ pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
 ///
 /// The raw function is [`cudaGraphNodeSetEnabled`](crate::sys::cudaGraphNodeSetEnabled).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
@@ -18493,6 +19055,8 @@ pub unsafe fn graph_node_set_enabled(
 /// Currently only kernel, memset and memcpy nodes are supported.
 ///
 /// The raw function is [`cudaGraphNodeGetEnabled`](crate::sys::cudaGraphNodeGetEnabled).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -18667,6 +19231,8 @@ pub unsafe fn graph_node_get_enabled(
 ///
 /// The raw function is [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The instantiated graph to be updated
@@ -18716,6 +19282,8 @@ pub unsafe fn graph_exec_update(
 ///
 /// The raw function is [`cudaGraphUpload`](crate::sys::cudaGraphUpload).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph_exec` — Executable graph to upload
@@ -18762,6 +19330,8 @@ pub unsafe fn graph_upload(
 ///
 /// The raw function is [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph_exec` — Executable graph to launch
@@ -18800,6 +19370,8 @@ pub unsafe fn graph_launch(
 ///
 /// The raw function is [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph_exec` — Executable graph to destroy
@@ -18832,6 +19404,8 @@ pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<(
 /// Destroys the graph specified by `graph`, as well as all of its nodes.
 ///
 /// The raw function is [`cudaGraphDestroy`](crate::sys::cudaGraphDestroy).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -18867,6 +19441,8 @@ pub unsafe fn graph_destroy(graph: cudaGraph_t) -> crate::Result<()> {
 /// values, kernel attributes, node and function handles.
 ///
 /// The raw function is [`cudaGraphDebugDotPrint`](crate::sys::cudaGraphDebugDotPrint).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -18909,6 +19485,8 @@ pub unsafe fn graph_debug_dot_print(
 /// information on user objects.
 ///
 /// The raw function is [`cudaUserObjectCreate`](crate::sys::cudaUserObjectCreate).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -18973,6 +19551,8 @@ pub unsafe fn user_object_create(
 ///
 /// The raw function is [`cudaUserObjectRetain`](crate::sys::cudaUserObjectRetain).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `object` — The object to retain
@@ -19018,6 +19598,8 @@ pub unsafe fn user_object_retain(
 ///
 /// The raw function is [`cudaUserObjectRelease`](crate::sys::cudaUserObjectRelease).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `object` — The object to release
@@ -19060,6 +19642,8 @@ pub unsafe fn user_object_release(
 /// information on user objects.
 ///
 /// The raw function is [`cudaGraphRetainUserObject`](crate::sys::cudaGraphRetainUserObject).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -19107,6 +19691,8 @@ pub unsafe fn graph_retain_user_object(
 /// information on user objects.
 ///
 /// The raw function is [`cudaGraphReleaseUserObject`](crate::sys::cudaGraphReleaseUserObject).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -19166,6 +19752,8 @@ pub unsafe fn graph_release_user_object(
 /// A handle to the new node will be returned in `phGraphNode`.
 ///
 /// The raw function is [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -19238,6 +19826,8 @@ pub unsafe fn graph_add_node(
 ///
 /// The raw function is [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to set the parameters for
@@ -19291,6 +19881,8 @@ pub unsafe fn graph_node_set_params(
 ///
 /// The raw function is [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams).
 ///
+/// Available since CUDA 13.2.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -19301,7 +19893,7 @@ pub unsafe fn graph_node_set_params(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -19343,6 +19935,8 @@ pub unsafe fn graph_node_get_params(
 /// **View CUDA Toolkit Documentation for a table example**
 ///
 /// The raw function is [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -19396,6 +19990,8 @@ pub unsafe fn graph_exec_node_set_params(
 /// instantiation to fail.
 ///
 /// The raw function is [`cudaGraphConditionalHandleCreate`](crate::sys::cudaGraphConditionalHandleCreate).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -19454,6 +20050,8 @@ pub unsafe fn graph_conditional_handle_create(
 ///
 /// The raw function is [`cudaGraphConditionalHandleCreate_v2`](crate::sys::cudaGraphConditionalHandleCreate_v2).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph which will contain the conditional node using this handle.
@@ -19467,7 +20065,7 @@ pub unsafe fn graph_conditional_handle_create(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`, `CUDA_ERROR_NOT_SUPPORTED`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`, `CUDA_ERROR_NOT_SUPPORTED`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -19568,6 +20166,8 @@ pub unsafe fn graph_conditional_handle_create_v2(
 /// This API is deprecated and [`cudaGetDriverEntryPointByVersion`](crate::api::get_driver_entry_point_by_version) (with a hardcoded `cudaVersion`) should be used instead.
 ///
 /// The raw function is [`cudaGetDriverEntryPoint`](crate::sys::cudaGetDriverEntryPoint).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -19686,6 +20286,8 @@ pub fn get_driver_entry_point(
 ///
 /// The raw function is [`cudaGetDriverEntryPointByVersion`](crate::sys::cudaGetDriverEntryPointByVersion).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `symbol` — The base name of the driver API function to look for. As an example, for the driver API `cuMemAlloc_v2`, `symbol` would be cuMemAlloc.
@@ -19774,6 +20376,8 @@ pub fn get_driver_entry_point_by_version(
 /// the length of `library_options`.
 ///
 /// The raw function is [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -19890,6 +20494,8 @@ pub unsafe fn library_load_data(
 ///
 /// The raw function is [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `file_name` — File to load from
@@ -19970,6 +20576,8 @@ pub unsafe fn library_load_from_file(
 ///
 /// The raw function is [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `library` — Library to unload
@@ -20004,6 +20612,8 @@ pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
 /// [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND).
 ///
 /// The raw function is [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -20056,6 +20666,8 @@ pub unsafe fn library_get_kernel(
 /// [`cudaGetSymbolAddress`](crate::api::get_symbol_address), or [`cudaGetSymbolSize`](crate::api::get_symbol_size).
 ///
 /// The raw function is [`cudaLibraryGetGlobal`](crate::sys::cudaLibraryGetGlobal).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -20120,6 +20732,8 @@ pub unsafe fn library_get_global(
 ///
 /// The raw function is [`cudaLibraryGetManaged`](crate::sys::cudaLibraryGetManaged).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `library` — Library to retrieve managed memory from
@@ -20178,6 +20792,8 @@ pub unsafe fn library_get_managed(
 ///
 /// The raw function is [`cudaLibraryGetUnifiedFunction`](crate::sys::cudaLibraryGetUnifiedFunction).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `library` — Library to retrieve function pointer memory from
@@ -20225,6 +20841,8 @@ pub unsafe fn library_get_unified_function(
 ///
 /// The raw function is [`cudaLibraryGetKernelCount`](crate::sys::cudaLibraryGetKernelCount).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `lib` — Library to query
@@ -20266,6 +20884,8 @@ pub unsafe fn library_get_kernel_count(lib: cudaLibrary_t) -> crate::Result<c_ui
 /// library is unloaded.
 ///
 /// The raw function is [`cudaLibraryEnumerateKernels`](crate::sys::cudaLibraryEnumerateKernels).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -20378,6 +20998,8 @@ pub unsafe fn library_enumerate_kernels(
 ///
 /// The raw function is [`cudaKernelSetAttributeForDevice`](crate::sys::cudaKernelSetAttributeForDevice).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `kernel` — Kernel to set attribute of
@@ -20427,6 +21049,8 @@ pub unsafe fn kernel_set_attribute_for_device(
 ///
 /// The raw function is [`cudaDeviceGetDevResource`](crate::sys::cudaDeviceGetDevResource).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `device` — Device to get resource for
@@ -20438,7 +21062,7 @@ pub unsafe fn kernel_set_attribute_for_device(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # See also
 ///
@@ -20526,6 +21150,8 @@ pub fn device_get_dev_resource(
 ///
 /// The raw function is [`cudaDevSmResourceSplitByCount`](crate::sys::cudaDevSmResourceSplitByCount).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `input` (optional: `None` passes NULL) — Input SM resource to be split. Must be a valid `cudaDevSmResource` resource.
@@ -20541,7 +21167,7 @@ pub fn device_get_dev_resource(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -20727,6 +21353,8 @@ pub unsafe fn dev_sm_resource_split_by_count(
 ///
 /// The raw function is [`cudaDevSmResourceSplit`](crate::sys::cudaDevSmResourceSplit).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `result` (optional list; its length gives `nb_groups`) — Output array of `cudaDevResource` resources. Can be NULL, alongside an smCount of 0, for discovery purpose.
@@ -20740,7 +21368,7 @@ pub unsafe fn dev_sm_resource_split_by_count(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -20811,6 +21439,8 @@ pub unsafe fn dev_sm_resource_split(
 ///
 /// The raw function is [`cudaDevResourceGenerateDesc`](crate::sys::cudaDevResourceGenerateDesc).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `resources` (list; its length gives `nb_resources`) — Array of resources to be included in the descriptor
@@ -20821,7 +21451,7 @@ pub unsafe fn dev_sm_resource_split(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), `cudaErrorOutOfMemory`, [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), `cudaErrorOutOfMemory`, [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -20882,6 +21512,8 @@ pub unsafe fn dev_resource_generate_desc(
 ///
 /// The raw function is [`cudaGreenCtxCreate`](crate::sys::cudaGreenCtxCreate).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `desc` — Descriptor generated via [`cudaDevResourceGenerateDesc`](crate::api::dev_resource_generate_desc) which contains the set of resources to be used
@@ -20894,7 +21526,7 @@ pub unsafe fn dev_resource_generate_desc(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), `cudaErrorOutOfMemory`, [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), `cudaErrorOutOfMemory`, [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -20956,13 +21588,15 @@ pub unsafe fn green_ctx_create(
 ///
 /// The raw function is [`cudaExecutionCtxDestroy`](crate::sys::cudaExecutionCtxDestroy).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Execution context to destroy (required parameter, see note below)
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -20989,6 +21623,8 @@ pub unsafe fn execution_ctx_destroy(ctx: cudaExecutionContext_t) -> crate::Resul
 ///
 /// The raw function is [`cudaExecutionCtxGetDevResource`](crate::sys::cudaExecutionCtxGetDevResource).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Execution context to get resource for (required parameter, see note below)
@@ -21000,7 +21636,7 @@ pub unsafe fn execution_ctx_destroy(ctx: cudaExecutionContext_t) -> crate::Resul
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -21035,6 +21671,8 @@ pub unsafe fn execution_ctx_get_dev_resource(
 ///
 /// The raw function is [`cudaExecutionCtxGetDevice`](crate::sys::cudaExecutionCtxGetDevice).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Execution context for which to obtain the device (required parameter, see note below)
@@ -21045,7 +21683,7 @@ pub unsafe fn execution_ctx_get_dev_resource(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -21078,6 +21716,8 @@ pub unsafe fn execution_ctx_get_device(
 ///
 /// The raw function is [`cudaExecutionCtxGetId`](crate::sys::cudaExecutionCtxGetId).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Context for which to obtain the Id (required parameter, see note below)
@@ -21088,7 +21728,7 @@ pub unsafe fn execution_ctx_get_device(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -21150,6 +21790,8 @@ pub unsafe fn execution_ctx_get_id(
 ///
 /// The raw function is [`cudaExecutionCtxStreamCreate`](crate::sys::cudaExecutionCtxStreamCreate).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Execution context to initialize the stream with (required parameter, see note below)
@@ -21162,7 +21804,7 @@ pub unsafe fn execution_ctx_get_id(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), `cudaErrorOutOfMemory`, [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), `cudaErrorOutOfMemory`, [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -21219,13 +21861,15 @@ pub unsafe fn execution_ctx_stream_create(
 ///
 /// The raw function is [`cudaExecutionCtxSynchronize`](crate::sys::cudaExecutionCtxSynchronize).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Execution context to synchronize (required parameter, see note below)
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -21259,6 +21903,8 @@ pub unsafe fn execution_ctx_synchronize(
 ///
 /// The raw function is [`cudaStreamGetDevResource`](crate::sys::cudaStreamGetDevResource).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `h_stream` — Stream to get resource for
@@ -21270,7 +21916,7 @@ pub unsafe fn execution_ctx_synchronize(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorInvalidHandle`, [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorCallRequiresNewerDriver`](crate::sys::cudaError_t::ERROR_CALL_REQUIRES_NEWER_DRIVER). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorInvalidHandle`, [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorCallRequiresNewerDriver`](crate::sys::cudaError_t::ERROR_CALL_REQUIRES_NEWER_DRIVER). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -21319,6 +21965,8 @@ pub unsafe fn stream_get_dev_resource(
 ///
 /// The raw function is [`cudaExecutionCtxRecordEvent`](crate::sys::cudaExecutionCtxRecordEvent).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Execution context to record event for (required parameter, see note below)
@@ -21326,7 +21974,7 @@ pub unsafe fn stream_get_dev_resource(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), `cudaErrorInvalidHandle`, [`cudaErrorStreamCaptureUnsupported`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), `cudaErrorInvalidHandle`, [`cudaErrorStreamCaptureUnsupported`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -21370,6 +22018,8 @@ pub unsafe fn execution_ctx_record_event(
 ///
 /// The raw function is [`cudaExecutionCtxWaitEvent`](crate::sys::cudaExecutionCtxWaitEvent).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Execution context to wait for (required parameter, see note below)
@@ -21377,7 +22027,7 @@ pub unsafe fn execution_ctx_record_event(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), `cudaErrorInvalidHandle`, [`cudaErrorStreamCaptureUnsupported`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), `cudaErrorInvalidHandle`, [`cudaErrorStreamCaptureUnsupported`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -21416,6 +22066,8 @@ pub unsafe fn execution_ctx_wait_event(
 ///
 /// The raw function is [`cudaDeviceGetExecutionCtx`](crate::sys::cudaDeviceGetExecutionCtx).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `device` — Device to get the execution context for
@@ -21426,7 +22078,7 @@ pub unsafe fn execution_ctx_wait_event(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # See also
 ///
@@ -21459,6 +22111,8 @@ pub fn device_get_execution_ctx(device: c_int) -> crate::Result<cudaExecutionCon
 /// units.
 ///
 /// The raw function is [`cudaGetKernel`](crate::sys::cudaGetKernel).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -21503,6 +22157,8 @@ pub unsafe fn get_kernel(entry_func_addr: *const c_void) -> crate::Result<cudaKe
 ///
 /// The raw function is [`cudaProfilerStart`](crate::sys::cudaProfilerStart).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -21531,6 +22187,8 @@ pub fn profiler_start() -> crate::Result<()> {
 /// profiling to be done only on selective pieces of code.
 ///
 /// The raw function is [`cudaProfilerStop`](crate::sys::cudaProfilerStop).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Errors
 ///
@@ -21563,6 +22221,8 @@ pub fn profiler_stop() -> crate::Result<()> {
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// The raw function is [`cudaGLSetGLDevice`](crate::sys::cudaGLSetGLDevice).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -21598,6 +22258,8 @@ pub fn gl_set_gl_device(device: c_int) -> crate::Result<()> {
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// The raw function is [`cudaGLRegisterBufferObject`](crate::sys::cudaGLRegisterBufferObject).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -21638,6 +22300,8 @@ pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// The raw function is [`cudaGLMapBufferObject`](crate::sys::cudaGLMapBufferObject).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -21684,6 +22348,8 @@ pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut c_void> {
 ///
 /// The raw function is [`cudaGLUnmapBufferObject`](crate::sys::cudaGLUnmapBufferObject).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `buf_obj` — Buffer object to unmap
@@ -21718,6 +22384,8 @@ pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// The raw function is [`cudaGLUnregisterBufferObject`](crate::sys::cudaGLUnregisterBufferObject).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -21770,6 +22438,8 @@ pub unsafe fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> 
 ///
 /// The raw function is [`cudaGLSetBufferObjectMapFlags`](crate::sys::cudaGLSetBufferObjectMapFlags).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `buf_obj` — Registered buffer object to set flags for
@@ -21812,6 +22482,8 @@ pub fn gl_set_buffer_object_map_flags(
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// The raw function is [`cudaGLMapBufferObjectAsync`](crate::sys::cudaGLMapBufferObjectAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -21866,6 +22538,8 @@ pub unsafe fn gl_map_buffer_object_async(
 ///
 /// The raw function is [`cudaGLUnmapBufferObjectAsync`](crate::sys::cudaGLUnmapBufferObjectAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `buf_obj` — Buffer object to unmap
@@ -21916,6 +22590,8 @@ pub unsafe fn gl_unmap_buffer_object_async(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaDeviceGetSharedMemConfig`](crate::sys::cudaDeviceGetSharedMemConfig).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Returns
 ///
@@ -21980,6 +22656,8 @@ pub fn device_get_shared_mem_config() -> crate::Result<cudaSharedMemConfig> {
 ///
 /// The raw function is [`cudaDeviceSetSharedMemConfig`](crate::sys::cudaDeviceSetSharedMemConfig).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `config` — Requested cache configuration
@@ -22024,6 +22702,8 @@ pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Resul
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaSetValidDevices`](crate::sys::cudaSetValidDevices).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -22090,6 +22770,8 @@ pub fn set_valid_devices(device_arr: &[c_int]) -> crate::Result<()> {
 /// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
 ///
 /// The raw function is [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -22187,6 +22869,8 @@ pub unsafe fn launch_kernel(
 ///
 /// The raw function is [`cudaLaunchKernelExC`](crate::sys::cudaLaunchKernelExC).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `config` — Launch configuration
@@ -22270,6 +22954,8 @@ pub unsafe fn launch_kernel_ex_c(
 ///
 /// The raw function is [`cudaLaunchCooperativeKernel`](crate::sys::cudaLaunchCooperativeKernel).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `func` — Device function symbol
@@ -22342,6 +23028,8 @@ pub unsafe fn launch_cooperative_kernel(
 ///
 /// The raw function is [`cudaFuncGetName`](crate::sys::cudaFuncGetName).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `func` — The function pointer to retrieve name for
@@ -22391,6 +23079,8 @@ pub unsafe fn func_get_name(func: *const c_void) -> crate::Result<::std::ffi::CS
 /// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
 ///
 /// The raw function is [`cudaFuncGetParamInfo`](crate::sys::cudaFuncGetParamInfo).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -22482,6 +23172,8 @@ pub unsafe fn func_get_param_info(
 ///
 /// The raw function is [`cudaFuncSetSharedMemConfig`](crate::sys::cudaFuncSetSharedMemConfig).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `func` — Device function symbol
@@ -22538,6 +23230,8 @@ pub unsafe fn func_set_shared_mem_config(
 /// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
 ///
 /// The raw function is [`cudaOccupancyMaxPotentialClusterSize`](crate::sys::cudaOccupancyMaxPotentialClusterSize).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -22608,6 +23302,8 @@ pub unsafe fn occupancy_max_potential_cluster_size(
 ///
 /// The raw function is [`cudaOccupancyMaxActiveClusters`](crate::sys::cudaOccupancyMaxActiveClusters).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `func` — Kernel function for which maximum number of clusters are calculated
@@ -22675,6 +23371,8 @@ pub unsafe fn occupancy_max_active_clusters(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -22748,6 +23446,8 @@ pub unsafe fn memcpy_to_symbol(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -22829,6 +23529,8 @@ pub unsafe fn memcpy_from_symbol(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -22916,6 +23618,8 @@ pub unsafe fn memcpy_to_symbol_async(
 ///
 /// The raw function is [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -22989,6 +23693,8 @@ pub unsafe fn memcpy_from_symbol_async(
 ///
 /// The raw function is [`cudaGetSymbolAddress`](crate::sys::cudaGetSymbolAddress).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `symbol` — Device symbol address
@@ -23038,6 +23744,8 @@ pub unsafe fn get_symbol_address(symbol: *const c_void) -> crate::Result<*mut c_
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaGetSymbolSize`](crate::sys::cudaGetSymbolSize).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -23095,6 +23803,8 @@ pub unsafe fn get_symbol_size(symbol: *const c_void) -> crate::Result<usize> {
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaMemcpyToArray`](crate::sys::cudaMemcpyToArray).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -23175,6 +23885,8 @@ pub unsafe fn memcpy_to_array(
 ///
 /// The raw function is [`cudaMemcpyFromArray`](crate::sys::cudaMemcpyFromArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -23254,6 +23966,8 @@ pub unsafe fn memcpy_from_array(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaMemcpyArrayToArray`](crate::sys::cudaMemcpyArrayToArray).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -23357,6 +24071,8 @@ pub unsafe fn memcpy_array_to_array(
 ///
 /// The raw function is [`cudaMemcpyToArrayAsync`](crate::sys::cudaMemcpyToArrayAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -23457,6 +24173,8 @@ pub unsafe fn memcpy_to_array_async(
 ///
 /// The raw function is [`cudaMemcpyFromArrayAsync`](crate::sys::cudaMemcpyFromArrayAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -23556,6 +24274,8 @@ pub unsafe fn memcpy_from_array_async(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -23668,6 +24388,8 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
 ///
 /// The raw function is [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which to add the node
@@ -23771,6 +24493,8 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
 ///
 /// The raw function is [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to set the parameters for
@@ -23845,6 +24569,8 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -23924,6 +24650,8 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -24019,6 +24747,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
 ///
 /// The raw function is [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
@@ -24091,6 +24821,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
 /// Returns as `function_ptr`, the device entry function corresponding to the symbol `symbol_ptr`.
 ///
 /// The raw function is [`cudaGetFuncBySymbol`](crate::sys::cudaGetFuncBySymbol).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///

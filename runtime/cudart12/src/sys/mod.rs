@@ -34,6 +34,7 @@ pub(crate) mod errors;
 pub(crate) mod enums;
 pub(crate) mod flags;
 mod functions;
+pub(crate) mod since;
 pub(crate) mod types;
 pub use constants::*;
 pub use enums::*;

@@ -28,6 +28,8 @@
 )]
 use super::*;
 /// `dim3`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct dim3 {
@@ -37,16 +39,22 @@ pub struct dim3 {
 }
 zeroed_default!(dim3);
 /// `CUdevResourceDesc_st`: not described by the documentation; emitted because other items use it.
+///
+/// Available since CUDA 13.1.
 #[repr(C)]
 pub struct CUdevResourceDesc_st {
     _opaque: [u8; 0],
 }
 /// `cudaExecutionContext_st`: not described by the documentation; emitted because other items use it.
+///
+/// Available since CUDA 13.1.
 #[repr(C)]
 pub struct cudaExecutionContext_st {
     _opaque: [u8; 0],
 }
 /// CUDA Channel format descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaChannelFormatDesc {
@@ -63,16 +71,22 @@ pub struct cudaChannelFormatDesc {
 }
 zeroed_default!(cudaChannelFormatDesc);
 /// `cudaArray`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct cudaArray {
     _opaque: [u8; 0],
 }
 /// `cudaMipmappedArray`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct cudaMipmappedArray {
     _opaque: [u8; 0],
 }
 /// Sparse CUDA array and CUDA mipmapped array properties
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaArraySparseProperties {
@@ -99,6 +113,8 @@ pub struct cudaArraySparseProperties__bindgen_ty_1 {
 }
 zeroed_default!(cudaArraySparseProperties__bindgen_ty_1);
 /// CUDA array and CUDA mipmapped array memory requirements
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaArrayMemoryRequirements {
@@ -110,6 +126,8 @@ pub struct cudaArrayMemoryRequirements {
 }
 zeroed_default!(cudaArrayMemoryRequirements);
 /// CUDA Pitched memory pointer  make_cudaPitchedPtr
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaPitchedPtr {
@@ -124,6 +142,8 @@ pub struct cudaPitchedPtr {
 }
 zeroed_default!(cudaPitchedPtr);
 /// CUDA extent  make_cudaExtent
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExtent {
@@ -137,6 +157,8 @@ pub struct cudaExtent {
 }
 zeroed_default!(cudaExtent);
 /// CUDA 3D position  make_cudaPos
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaPos {
@@ -149,6 +171,8 @@ pub struct cudaPos {
 }
 zeroed_default!(cudaPos);
 /// CUDA 3D memory copying parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DParms {
@@ -171,6 +195,8 @@ pub struct cudaMemcpy3DParms {
 }
 zeroed_default!(cudaMemcpy3DParms);
 /// Memcpy node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpyNodeParams {
@@ -185,6 +211,8 @@ pub struct cudaMemcpyNodeParams {
 }
 zeroed_default!(cudaMemcpyNodeParams);
 /// CUDA 3D cross-device memory copying parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DPeerParms {
@@ -209,6 +237,8 @@ pub struct cudaMemcpy3DPeerParms {
 }
 zeroed_default!(cudaMemcpy3DPeerParms);
 /// CUDA Memset node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemsetParams {
@@ -227,6 +257,10 @@ pub struct cudaMemsetParams {
 }
 zeroed_default!(cudaMemsetParams);
 /// CUDA Memset node parameters
+///
+/// In every CUDA 13.x release.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.1: size 40 bytes → 48 bytes; field `ctx` added: cudaExecutionContext_t ctx (offset 40).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemsetParamsV2 {
@@ -255,6 +289,8 @@ zeroed_default!(cudaMemsetParamsV2);
 /// fitted to the capabilities of the architecture. Accesses in a hit
 /// segment apply the hitProp access policy. Accesses in a miss segment
 /// apply the missProp access policy.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaAccessPolicyWindow {
@@ -275,6 +311,8 @@ pub struct cudaAccessPolicyWindow {
 }
 zeroed_default!(cudaAccessPolicyWindow);
 /// CUDA host node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaHostNodeParams {
@@ -285,6 +323,10 @@ pub struct cudaHostNodeParams {
 }
 zeroed_default!(cudaHostNodeParams);
 /// CUDA host node parameters
+///
+/// In every CUDA 13.x release.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.2: size 16 bytes → 24 bytes; field `syncMode` added: unsigned int syncMode (offset 16). CUDA 13.4: size 24 bytes → 32 bytes; field `ctx` added: cudaExecutionContext_t ctx (offset 24).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaHostNodeParamsV2 {
@@ -299,11 +341,15 @@ pub struct cudaHostNodeParamsV2 {
 }
 zeroed_default!(cudaHostNodeParamsV2);
 /// CUDA graphics interop resource
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct cudaGraphicsResource {
     _opaque: [u8; 0],
 }
 /// CUDA resource descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaResourceDesc {
@@ -388,6 +434,8 @@ pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_5 {
 }
 zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_5);
 /// CUDA resource view descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaResourceViewDesc {
@@ -411,6 +459,8 @@ pub struct cudaResourceViewDesc {
 }
 zeroed_default!(cudaResourceViewDesc);
 /// CUDA pointer attributes
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaPointerAttributes {
@@ -481,6 +531,8 @@ impl ::core::fmt::Debug for cudaPointerAttributes__bindgen_ty_1 {
     }
 }
 /// CUDA function attributes
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaFuncAttributes {
@@ -570,6 +622,8 @@ zeroed_default!(cudaFuncAttributes);
 /// cudaMemLocationTypeDevice and set id = the gpu's device ordinal. To
 /// specify a cpu NUMA node, set type = cudaMemLocationTypeHostNuma and
 /// set id = host NUMA node id.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemLocation {
@@ -630,6 +684,8 @@ pub struct cudaMemLocation__bindgen_ty_1__bindgen_ty_1 {
 }
 zeroed_default!(cudaMemLocation__bindgen_ty_1__bindgen_ty_1);
 /// Memory access descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemAccessDesc {
@@ -640,6 +696,8 @@ pub struct cudaMemAccessDesc {
 }
 zeroed_default!(cudaMemAccessDesc);
 /// Specifies the properties of allocations made from the pool.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemPoolProps {
@@ -666,6 +724,8 @@ pub struct cudaMemPoolProps {
 }
 zeroed_default!(cudaMemPoolProps);
 /// Opaque data for exporting a pool allocation
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemPoolPtrExportData {
@@ -673,6 +733,8 @@ pub struct cudaMemPoolPtrExportData {
 }
 zeroed_default!(cudaMemPoolPtrExportData);
 /// Memory allocation node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemAllocNodeParams {
@@ -693,6 +755,8 @@ pub struct cudaMemAllocNodeParams {
 }
 zeroed_default!(cudaMemAllocNodeParams);
 /// Memory allocation node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemAllocNodeParamsV2 {
@@ -713,6 +777,8 @@ pub struct cudaMemAllocNodeParamsV2 {
 }
 zeroed_default!(cudaMemAllocNodeParamsV2);
 /// Memory free node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemFreeNodeParams {
@@ -722,6 +788,8 @@ pub struct cudaMemFreeNodeParams {
 zeroed_default!(cudaMemFreeNodeParams);
 /// Attributes specific to copies within a batch. For more details on
 /// usage see cudaMemcpyBatchAsync.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpyAttributes {
@@ -740,6 +808,8 @@ pub struct cudaMemcpyAttributes {
 }
 zeroed_default!(cudaMemcpyAttributes);
 /// Struct representing offset into a cudaArray_t in elements
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaOffset3D {
@@ -749,6 +819,8 @@ pub struct cudaOffset3D {
 }
 zeroed_default!(cudaOffset3D);
 /// Struct representing an operand for copy with cudaMemcpy3DBatchAsync
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DOperand {
@@ -796,6 +868,8 @@ pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
 }
 zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2);
 /// `cudaMemcpy3DBatchOp`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DBatchOp {
@@ -813,6 +887,8 @@ pub struct cudaMemcpy3DBatchOp {
 }
 zeroed_default!(cudaMemcpy3DBatchOp);
 /// CUDA UUID types
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct CUuuid_st {
@@ -834,6 +910,8 @@ impl CUuuid_st {
     }
 }
 /// CUDA device properties
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDeviceProp {
@@ -1072,6 +1150,8 @@ impl cudaDeviceProp {
     }
 }
 /// CUDA IPC event handle
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaIpcEventHandle_st {
@@ -1092,6 +1172,8 @@ impl cudaIpcEventHandle_st {
     }
 }
 /// CUDA IPC memory handle
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaIpcMemHandle_st {
@@ -1112,6 +1194,8 @@ impl cudaIpcMemHandle_st {
     }
 }
 /// `cudaMemFabricHandle_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemFabricHandle_st {
@@ -1132,6 +1216,8 @@ impl cudaMemFabricHandle_st {
     }
 }
 /// External memory handle descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalMemoryHandleDesc {
@@ -1174,6 +1260,8 @@ pub struct cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1 {
 }
 zeroed_default!(cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1);
 /// External memory buffer descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalMemoryBufferDesc {
@@ -1187,6 +1275,8 @@ pub struct cudaExternalMemoryBufferDesc {
 }
 zeroed_default!(cudaExternalMemoryBufferDesc);
 /// External memory mipmap descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalMemoryMipmappedArrayDesc {
@@ -1206,6 +1296,8 @@ pub struct cudaExternalMemoryMipmappedArrayDesc {
 }
 zeroed_default!(cudaExternalMemoryMipmappedArrayDesc);
 /// External semaphore handle descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreHandleDesc {
@@ -1246,6 +1338,8 @@ pub struct cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1 {
 }
 zeroed_default!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1);
 /// External semaphore signal parameters, compatible with driver type
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalParams {
@@ -1310,6 +1404,8 @@ pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3 {
 }
 zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3);
 /// External semaphore wait parameters, compatible with driver type
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitParams {
@@ -1376,6 +1472,10 @@ pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3 {
 zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3);
 /// Data for SM-related resources All parameters in this structure are
 /// OUTPUT only. Do not write to any of the fields in this structure.
+///
+/// Available since CUDA 13.1.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.4: size 16 bytes → 20 bytes; field `localityDomainId` added: unsigned int localityDomainId (offset 16).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDevSmResource {
@@ -1398,6 +1498,8 @@ pub struct cudaDevSmResource {
 }
 zeroed_default!(cudaDevSmResource);
 /// Data for workqueue configuration related resources
+///
+/// Available since CUDA 13.1.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDevWorkqueueConfigResource {
@@ -1410,6 +1512,8 @@ pub struct cudaDevWorkqueueConfigResource {
 }
 zeroed_default!(cudaDevWorkqueueConfigResource);
 /// Handle to a pre-existing workqueue related resource
+///
+/// Available since CUDA 13.1.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDevWorkqueueResource {
@@ -1417,6 +1521,8 @@ pub struct cudaDevWorkqueueResource {
 }
 zeroed_default!(cudaDevWorkqueueResource);
 /// Input data for splitting SMs
+///
+/// Available since CUDA 13.1.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDevSmResourceGroupParams_st {
@@ -1452,6 +1558,8 @@ zeroed_default!(cudaDevSmResourceGroupParams_st);
 /// cudaDevWorkqueueConfigResource structure `wqConfig` is filled in.
 /// - If `typename` is `cudaDevResourceTypeWorkqueue`, the
 /// cudaDevWorkqueueResource structure `wq` is filled in.
+///
+/// Available since CUDA 13.1.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDevResource_st {
@@ -1536,51 +1644,71 @@ impl ::core::fmt::Debug for cudaDevResource_st__bindgen_ty_1 {
     }
 }
 /// `CUstream_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUstream_st {
     _opaque: [u8; 0],
 }
 /// `CUevent_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUevent_st {
     _opaque: [u8; 0],
 }
 /// `CUexternalMemory_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUexternalMemory_st {
     _opaque: [u8; 0],
 }
 /// `CUexternalSemaphore_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUexternalSemaphore_st {
     _opaque: [u8; 0],
 }
 /// `CUgraph_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUgraph_st {
     _opaque: [u8; 0],
 }
 /// `CUgraphNode_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUgraphNode_st {
     _opaque: [u8; 0],
 }
 /// `CUuserObject_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUuserObject_st {
     _opaque: [u8; 0],
 }
 /// `CUfunc_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUfunc_st {
     _opaque: [u8; 0],
 }
 /// `CUkern_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUkern_st {
     _opaque: [u8; 0],
 }
 /// `cudalibraryHostUniversalFunctionAndDataTable`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudalibraryHostUniversalFunctionAndDataTable {
@@ -1591,16 +1719,22 @@ pub struct cudalibraryHostUniversalFunctionAndDataTable {
 }
 zeroed_default!(cudalibraryHostUniversalFunctionAndDataTable);
 /// `CUlib_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUlib_st {
     _opaque: [u8; 0],
 }
 /// `CUmemPoolHandle_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUmemPoolHandle_st {
     _opaque: [u8; 0],
 }
 /// CUDA GPU kernel node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaKernelNodeParams {
@@ -1619,6 +1753,10 @@ pub struct cudaKernelNodeParams {
 }
 zeroed_default!(cudaKernelNodeParams);
 /// CUDA GPU kernel node parameters
+///
+/// In every CUDA 13.x release.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.1: size 56 bytes → 64 bytes; field `ctx` added: cudaExecutionContext_t ctx (offset 56). CUDA 13.2: size 64 bytes → 72 bytes; field `kern` added: cudaKernel_t kern (offset 0); field `cuFunc` added: cudaFunction_t cuFunc (offset 0); field `functionType` added: cudaKernelFunctionType functionType (offset 64).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaKernelNodeParamsV2 {
@@ -1699,6 +1837,8 @@ impl ::core::fmt::Debug for cudaKernelNodeParamsV2__bindgen_ty_1 {
     }
 }
 /// External semaphore signal node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalNodeParams {
@@ -1712,6 +1852,10 @@ pub struct cudaExternalSemaphoreSignalNodeParams {
 }
 zeroed_default!(cudaExternalSemaphoreSignalNodeParams);
 /// External semaphore signal node parameters
+///
+/// In every CUDA 13.x release.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.4: size 24 bytes → 32 bytes; field `ctx` added: cudaExecutionContext_t ctx (offset 24).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
@@ -1727,6 +1871,8 @@ pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
 }
 zeroed_default!(cudaExternalSemaphoreSignalNodeParamsV2);
 /// External semaphore wait node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitNodeParams {
@@ -1740,6 +1886,10 @@ pub struct cudaExternalSemaphoreWaitNodeParams {
 }
 zeroed_default!(cudaExternalSemaphoreWaitNodeParams);
 /// External semaphore wait node parameters
+///
+/// In every CUDA 13.x release.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.4: size 24 bytes → 32 bytes; field `ctx` added: cudaExecutionContext_t ctx (offset 24).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
@@ -1755,6 +1905,10 @@ pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
 }
 zeroed_default!(cudaExternalSemaphoreWaitNodeParamsV2);
 /// CUDA conditional node parameters
+///
+/// In every CUDA 13.x release.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.1: size 24 bytes → 32 bytes; field `ctx` added: cudaExecutionContext_t ctx (offset 24).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaConditionalNodeParams {
@@ -1789,6 +1943,8 @@ pub struct cudaConditionalNodeParams {
 }
 zeroed_default!(cudaConditionalNodeParams);
 /// CUDA Batch Memcpy Node Parameters
+///
+/// Available since CUDA 13.5.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpyBatchNodeParams {
@@ -1821,6 +1977,8 @@ pub struct cudaMemcpyBatchNodeParams {
 }
 zeroed_default!(cudaMemcpyBatchNodeParams);
 /// Child graph node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaChildGraphNodeParams {
@@ -1835,6 +1993,10 @@ pub struct cudaChildGraphNodeParams {
 }
 zeroed_default!(cudaChildGraphNodeParams);
 /// Event record node parameters
+///
+/// In every CUDA 13.x release.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.4: size 8 bytes → 16 bytes; field `ctx` added: cudaExecutionContext_t ctx (offset 8).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaEventRecordNodeParams {
@@ -1845,6 +2007,8 @@ pub struct cudaEventRecordNodeParams {
 }
 zeroed_default!(cudaEventRecordNodeParams);
 /// Event wait node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaEventWaitNodeParams {
@@ -1853,6 +2017,8 @@ pub struct cudaEventWaitNodeParams {
 }
 zeroed_default!(cudaEventWaitNodeParams);
 /// Graph node parameters. See cudaGraphAddNode.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphNodeParams {
@@ -2090,6 +2256,8 @@ impl ::core::fmt::Debug for cudaGraphNodeParams__bindgen_ty_1 {
 /// implicitly have annotations and default to a zero-initialized value
 /// if not specified. A zero-initialized struct indicates a standard
 /// full serialization of two nodes with memory visibility.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphEdgeData_st {
@@ -2118,11 +2286,15 @@ pub struct cudaGraphEdgeData_st {
 }
 zeroed_default!(cudaGraphEdgeData_st);
 /// `CUgraphExec_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUgraphExec_st {
     _opaque: [u8; 0],
 }
 /// Graph instantiation parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphInstantiateParams_st {
@@ -2137,6 +2309,8 @@ pub struct cudaGraphInstantiateParams_st {
 }
 zeroed_default!(cudaGraphInstantiateParams_st);
 /// Result information returned by cudaGraphExecUpdate
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphExecUpdateResultInfo_st {
@@ -2152,12 +2326,16 @@ pub struct cudaGraphExecUpdateResultInfo_st {
 }
 zeroed_default!(cudaGraphExecUpdateResultInfo_st);
 /// `CUgraphDeviceUpdatableNode_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUgraphDeviceUpdatableNode_st {
     _opaque: [u8; 0],
 }
 /// Struct to specify a single node update to pass as part of a larger
 /// array to ::cudaGraphKernelNodeUpdatesApply
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphKernelNodeUpdate {
@@ -2200,6 +2378,8 @@ zeroed_default!(cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1);
 /// specific stream / graph node / kernel launch. See
 /// cudaLaunchAttributeMemSyncDomainMap.  Domain ID range is available
 /// through cudaDevAttrMemSyncDomainCount.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchMemSyncDomainMap_st {
@@ -2210,6 +2390,8 @@ pub struct cudaLaunchMemSyncDomainMap_st {
 }
 zeroed_default!(cudaLaunchMemSyncDomainMap_st);
 /// Launch attributes union; used as value field of cudaLaunchAttribute
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union cudaLaunchAttributeValue {
@@ -2355,6 +2537,8 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_5 {
 }
 zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_5);
 /// Launch attribute
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchAttribute_st {
@@ -2379,6 +2563,8 @@ impl cudaLaunchAttribute_st {
     }
 }
 /// CUDA extensible launch configuration
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchConfig_st {
@@ -2397,11 +2583,15 @@ pub struct cudaLaunchConfig_st {
 }
 zeroed_default!(cudaLaunchConfig_st);
 /// `cudaAsyncCallbackEntry`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct cudaAsyncCallbackEntry {
     _opaque: [u8; 0],
 }
 /// Information describing an async notification event
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaAsyncNotificationInfo {
@@ -2432,11 +2622,15 @@ pub struct cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1 {
 }
 zeroed_default!(cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1);
 /// `CUlogsCallbackEntry_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUlogsCallbackEntry_st {
     _opaque: [u8; 0],
 }
 /// CUDA texture descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaTextureDesc {
@@ -2470,6 +2664,8 @@ pub struct cudaTextureDesc {
 zeroed_default!(cudaTextureDesc);
 /// Struct of user callback data that is invoked when node parameter
 /// mismatches are detected while recapturing to an existing graph
+///
+/// Available since CUDA 13.3.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphRecaptureCallbackData {
@@ -2481,6 +2677,8 @@ pub struct cudaGraphRecaptureCallbackData {
 zeroed_default!(cudaGraphRecaptureCallbackData);
 /// CUDA EGL Plane Descriptor - structure defining each plane of a CUDA
 /// EGLFrame
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaEglPlaneDesc_st {
@@ -2507,6 +2705,8 @@ zeroed_default!(cudaEglPlaneDesc_st);
 /// unsignedintheight; unsignedintdepth; unsignedintpitch;
 /// unsignedintnumChannels; structcudaChannelFormatDescchannelDesc;
 /// unsignedintreserved\[4\]; cudaEglPlaneDesc;
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaEglFrame_st {
@@ -2537,6 +2737,8 @@ impl ::core::fmt::Debug for cudaEglFrame_st__bindgen_ty_1 {
     }
 }
 /// `CUeglStreamConnection_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUeglStreamConnection_st {
     _opaque: [u8; 0],
@@ -2618,28 +2820,52 @@ pub type cudaAsyncNotificationInfo_info_overBudget = cudaAsyncNotificationInfo__
 ///A readable name for [`cudaEglFrame_st__bindgen_ty_1`]: the type of `cudaEglFrame_st.frame`.
 pub type cudaEglFrame_st_frame = cudaEglFrame_st__bindgen_ty_1;
 /// The C typedef `GLenum`.
+///
+/// In every CUDA 13.x release.
 pub type GLenum = c_uint;
 /// The C typedef `GLuint`.
+///
+/// In every CUDA 13.x release.
 pub type GLuint = c_uint;
 /// The C typedef `EGLint`.
+///
+/// In every CUDA 13.x release.
 pub type EGLint = c_int;
 /// The C typedef `EGLImageKHR`.
+///
+/// In every CUDA 13.x release.
 pub type EGLImageKHR = *mut c_void;
 /// The C typedef `EGLStreamKHR`.
+///
+/// In every CUDA 13.x release.
 pub type EGLStreamKHR = *mut c_void;
 /// The C typedef `EGLSyncKHR`.
+///
+/// In every CUDA 13.x release.
 pub type EGLSyncKHR = *mut c_void;
 /// The C typedef `VdpDevice`.
+///
+/// In every CUDA 13.x release.
 pub type VdpDevice = u32;
 /// The C typedef `VdpVideoSurface`.
+///
+/// In every CUDA 13.x release.
 pub type VdpVideoSurface = u32;
 /// The C typedef `VdpOutputSurface`.
+///
+/// In every CUDA 13.x release.
 pub type VdpOutputSurface = u32;
 /// The C typedef `VdpFuncId`.
+///
+/// In every CUDA 13.x release.
 pub type VdpFuncId = u32;
 /// The C typedef `VdpStatus`.
+///
+/// In every CUDA 13.x release.
 pub type VdpStatus = c_uint;
 /// The C typedef `VdpGetProcAddress`.
+///
+/// In every CUDA 13.x release.
 pub type VdpGetProcAddress = Option<
     unsafe extern "C" fn(
         device: VdpDevice,
@@ -2649,12 +2875,16 @@ pub type VdpGetProcAddress = Option<
 >;
 /// An opaque descriptor handle. The descriptor encapsulates multiple created and configured resources. Created via ::cudaDeviceResourceGenerateDesc
 ///
+/// Available since CUDA 13.1.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaDevResourceDesc_t(pub *mut CUdevResourceDesc_st);
 c_handle!(cudaDevResourceDesc_t, * mut CUdevResourceDesc_st);
 /// An opaque handle to a CUDA execution context. It represents an execution context created via CUDA Runtime APIs such as cudaGreenCtxCreate.
+///
+/// Available since CUDA 13.1.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2663,12 +2893,16 @@ pub struct cudaExecutionContext_t(pub *mut cudaExecutionContext_st);
 c_handle!(cudaExecutionContext_t, * mut cudaExecutionContext_st);
 /// CUDA array
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaArray_t(pub *mut cudaArray);
 c_handle!(cudaArray_t, * mut cudaArray);
 /// The C typedef `cudaArray_const_t`.
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2677,6 +2911,8 @@ pub struct cudaArray_const_t(pub *const cudaArray);
 c_handle!(cudaArray_const_t, * const cudaArray);
 /// CUDA mipmapped array
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -2684,24 +2920,40 @@ pub struct cudaMipmappedArray_t(pub *mut cudaMipmappedArray);
 c_handle!(cudaMipmappedArray_t, * mut cudaMipmappedArray);
 /// The C typedef `cudaMipmappedArray_const_t`.
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaMipmappedArray_const_t(pub *const cudaMipmappedArray);
 c_handle!(cudaMipmappedArray_const_t, * const cudaMipmappedArray);
 /// The C typedef `cudaHostFn_t`.
+///
+/// In every CUDA 13.x release.
 pub type cudaHostFn_t = Option<unsafe extern "C" fn(userData: *mut c_void)>;
 /// The C typedef `CUuuid`.
+///
+/// In every CUDA 13.x release.
 pub type CUuuid = CUuuid_st;
 /// The C typedef `cudaUUID_t`.
+///
+/// In every CUDA 13.x release.
 pub type cudaUUID_t = CUuuid_st;
 /// CUDA IPC event handle
+///
+/// In every CUDA 13.x release.
 pub type cudaIpcEventHandle_t = cudaIpcEventHandle_st;
 /// CUDA IPC memory handle
+///
+/// In every CUDA 13.x release.
 pub type cudaIpcMemHandle_t = cudaIpcMemHandle_st;
 /// The C typedef `cudaMemFabricHandle_t`.
+///
+/// In every CUDA 13.x release.
 pub type cudaMemFabricHandle_t = cudaMemFabricHandle_st;
 /// Input data for splitting SMs
+///
+/// Available since CUDA 13.1.
 pub type cudaDevSmResourceGroupParams = cudaDevSmResourceGroupParams_st;
 /// A tagged union describing different resources identified by the
 /// type field. This structure should not be directly modified outside
@@ -2718,8 +2970,12 @@ pub type cudaDevSmResourceGroupParams = cudaDevSmResourceGroupParams_st;
 /// cudaDevWorkqueueConfigResource structure `wqConfig` is filled in.
 /// - If `typename` is `cudaDevResourceTypeWorkqueue`, the
 /// cudaDevWorkqueueResource structure `wq` is filled in.
+///
+/// Available since CUDA 13.1.
 pub type cudaDevResource = cudaDevResource_st;
 /// CUDA stream
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2728,12 +2984,16 @@ pub struct cudaStream_t(pub *mut CUstream_st);
 c_handle!(cudaStream_t, * mut CUstream_st);
 /// CUDA event types
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaEvent_t(pub *mut CUevent_st);
 c_handle!(cudaEvent_t, * mut CUevent_st);
 /// CUDA graphics resource types
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2742,12 +3002,16 @@ pub struct cudaGraphicsResource_t(pub *mut cudaGraphicsResource);
 c_handle!(cudaGraphicsResource_t, * mut cudaGraphicsResource);
 /// CUDA external memory
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaExternalMemory_t(pub *mut CUexternalMemory_st);
 c_handle!(cudaExternalMemory_t, * mut CUexternalMemory_st);
 /// CUDA external semaphore
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2756,12 +3020,16 @@ pub struct cudaExternalSemaphore_t(pub *mut CUexternalSemaphore_st);
 c_handle!(cudaExternalSemaphore_t, * mut CUexternalSemaphore_st);
 /// CUDA graph
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaGraph_t(pub *mut CUgraph_st);
 c_handle!(cudaGraph_t, * mut CUgraph_st);
 /// CUDA graph node.
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2770,14 +3038,20 @@ pub struct cudaGraphNode_t(pub *mut CUgraphNode_st);
 c_handle!(cudaGraphNode_t, * mut CUgraphNode_st);
 /// CUDA user object for graphs
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaUserObject_t(pub *mut CUuserObject_st);
 c_handle!(cudaUserObject_t, * mut CUuserObject_st);
 /// CUDA handle for conditional graph nodes
+///
+/// In every CUDA 13.x release.
 pub type cudaGraphConditionalHandle = c_ulonglong;
 /// CUDA function
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2786,6 +3060,8 @@ pub struct cudaFunction_t(pub *mut CUfunc_st);
 c_handle!(cudaFunction_t, * mut CUfunc_st);
 /// CUDA kernel
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -2793,12 +3069,16 @@ pub struct cudaKernel_t(pub *mut CUkern_st);
 c_handle!(cudaKernel_t, * mut CUkern_st);
 /// CUDA library
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaLibrary_t(pub *mut CUlib_st);
 c_handle!(cudaLibrary_t, * mut CUlib_st);
 /// CUDA memory pool
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2809,8 +3089,12 @@ c_handle!(cudaMemPool_t, * mut CUmemPoolHandle_st);
 /// implicitly have annotations and default to a zero-initialized value
 /// if not specified. A zero-initialized struct indicates a standard
 /// full serialization of two nodes with memory visibility.
+///
+/// In every CUDA 13.x release.
 pub type cudaGraphEdgeData = cudaGraphEdgeData_st;
 /// The C typedef `cudaGraphExec_t`.
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2818,10 +3102,16 @@ pub type cudaGraphEdgeData = cudaGraphEdgeData_st;
 pub struct cudaGraphExec_t(pub *mut CUgraphExec_st);
 c_handle!(cudaGraphExec_t, * mut CUgraphExec_st);
 /// Graph instantiation parameters
+///
+/// In every CUDA 13.x release.
 pub type cudaGraphInstantiateParams = cudaGraphInstantiateParams_st;
 /// Result information returned by cudaGraphExecUpdate
+///
+/// In every CUDA 13.x release.
 pub type cudaGraphExecUpdateResultInfo = cudaGraphExecUpdateResultInfo_st;
 /// CUDA device node handle for device-side node update
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2835,12 +3125,20 @@ c_handle!(cudaGraphDeviceNode_t, * mut CUgraphDeviceUpdatableNode_st);
 /// specific stream / graph node / kernel launch. See
 /// cudaLaunchAttributeMemSyncDomainMap.  Domain ID range is available
 /// through cudaDevAttrMemSyncDomainCount.
+///
+/// In every CUDA 13.x release.
 pub type cudaLaunchMemSyncDomainMap = cudaLaunchMemSyncDomainMap_st;
 /// Launch attribute
+///
+/// In every CUDA 13.x release.
 pub type cudaLaunchAttribute = cudaLaunchAttribute_st;
 /// CUDA extensible launch configuration
+///
+/// In every CUDA 13.x release.
 pub type cudaLaunchConfig_t = cudaLaunchConfig_st;
 /// CUDA async callback handle
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2848,8 +3146,12 @@ pub type cudaLaunchConfig_t = cudaLaunchConfig_st;
 pub struct cudaAsyncCallbackHandle_t(pub *mut cudaAsyncCallbackEntry);
 c_handle!(cudaAsyncCallbackHandle_t, * mut cudaAsyncCallbackEntry);
 /// Information describing an async notification event
+///
+/// In every CUDA 13.x release.
 pub type cudaAsyncNotificationInfo_t = cudaAsyncNotificationInfo;
 /// The C typedef `cudaAsyncCallback`.
+///
+/// In every CUDA 13.x release.
 pub type cudaAsyncCallback = Option<
     unsafe extern "C" fn(
         arg1: *mut cudaAsyncNotificationInfo_t,
@@ -2859,18 +3161,28 @@ pub type cudaAsyncCallback = Option<
 >;
 /// The C typedef `cudaLogsCallbackHandle`.
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaLogsCallbackHandle(pub *mut CUlogsCallbackEntry_st);
 c_handle!(cudaLogsCallbackHandle, * mut CUlogsCallbackEntry_st);
 /// The C typedef `cudaLogIterator`.
+///
+/// In every CUDA 13.x release.
 pub type cudaLogIterator = c_uint;
 /// An opaque value that represents a CUDA Surface object
+///
+/// In every CUDA 13.x release.
 pub type cudaSurfaceObject_t = c_ulonglong;
 /// An opaque value that represents a CUDA texture object
+///
+/// In every CUDA 13.x release.
 pub type cudaTextureObject_t = c_ulonglong;
 /// The C typedef `cudaStreamCallback_t`.
+///
+/// In every CUDA 13.x release.
 pub type cudaStreamCallback_t = Option<
     unsafe extern "C" fn(
         stream: cudaStream_t,
@@ -2879,6 +3191,8 @@ pub type cudaStreamCallback_t = Option<
     ),
 >;
 /// The C typedef `cudaGraphRecaptureCallback_t`.
+///
+/// Available since CUDA 13.3.
 pub type cudaGraphRecaptureCallback_t = Option<
     unsafe extern "C" fn(
         data: *mut c_void,
@@ -2889,6 +3203,8 @@ pub type cudaGraphRecaptureCallback_t = Option<
     ) -> cudaError_t,
 >;
 /// The C typedef `cudaLogsCallback_t`.
+///
+/// In every CUDA 13.x release.
 pub type cudaLogsCallback_t = Option<
     unsafe extern "C" fn(
         data: *mut c_void,
@@ -2899,6 +3215,8 @@ pub type cudaLogsCallback_t = Option<
 >;
 /// CUDA EGL Plane Descriptor - structure defining each plane of a CUDA
 /// EGLFrame
+///
+/// In every CUDA 13.x release.
 pub type cudaEglPlaneDesc = cudaEglPlaneDesc_st;
 /// CUDA EGLFrame Descriptor - structure defining one frame of EGL.
 /// Each frame may contain one or more planes depending on whether the
@@ -2908,8 +3226,12 @@ pub type cudaEglPlaneDesc = cudaEglPlaneDesc_st;
 /// unsignedintheight; unsignedintdepth; unsignedintpitch;
 /// unsignedintnumChannels; structcudaChannelFormatDescchannelDesc;
 /// unsignedintreserved\[4\]; cudaEglPlaneDesc;
+///
+/// In every CUDA 13.x release.
 pub type cudaEglFrame = cudaEglFrame_st;
 /// CUDA EGLSream Connection
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]

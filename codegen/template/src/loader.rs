@@ -185,10 +185,12 @@ impl Library {
         if let Some(lib) = try_places(crate::python_env::others(), &mut tried) {
             return Ok(lib);
         }
-        let installs = install_folders().into_iter().map(|dir| crate::python_env::Place {
-            dir,
-            why: String::new(),
-        });
+        let installs = install_folders()
+            .into_iter()
+            .map(|dir| crate::python_env::Place {
+                dir,
+                why: String::new(),
+            });
         if let Some(lib) = try_places(installs.collect(), &mut tried) {
             return Ok(lib);
         }

@@ -250,9 +250,9 @@ mod tests {
         let mut places = Vec::new();
         wheel_folders(&found[0], "test", &mut places);
         let major = format!("cu{}", crate::sys::CUDA_MAJOR);
-        assert!(places
-            .iter()
-            .any(|p| p.dir.ends_with(Path::new("nvidia").join(&major).join("lib"))));
+        assert!(places.iter().any(|p| p
+            .dir
+            .ends_with(Path::new("nvidia").join(&major).join("lib"))));
         assert!(places
             .iter()
             .any(|p| p.dir.ends_with("nvidia/cuda_runtime/lib")));

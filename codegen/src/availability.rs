@@ -253,6 +253,16 @@ impl Availability {
                 .item(ItemKind::Enum, &e.abi.name)
                 .or_else(|| self.item(ItemKind::Typedef, &e.name))
                 .cloned();
+            e.alias_since = e
+                .aliases
+                .iter()
+                .map(|a| {
+                    self.item(ItemKind::Typedef, a)
+                        .or_else(|| self.item(ItemKind::Enum, a))
+                        .or_else(|| self.item(ItemKind::Alias, a))
+                        .cloned()
+                })
+                .collect();
             e.member_since = e
                 .abi
                 .values

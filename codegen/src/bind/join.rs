@@ -548,6 +548,7 @@ impl<'a> Joiner<'a> {
                 source: doc.map(|d| d.source.clone()),
                 since: None,
                 member_since: Vec::new(),
+                alias_since: Vec::new(),
             });
         }
         let enum_names: BTreeSet<String> = self

@@ -191,6 +191,9 @@ pub struct BoundEnum {
     /// The same for each member, in the order of `abi.values` (empty before annotation).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub member_since: Vec<Option<Since>>,
+    /// The same for each of `aliases`, in order (empty before annotation).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alias_since: Vec<Option<Since>>,
 }
 
 /// A typedef to emit.

@@ -176,7 +176,7 @@ fn enum_items(
     items.push(syn::Item::Struct(def));
     items.push(syn::Item::Impl(imp));
     items.push(syn::Item::Macro(mac));
-    for a in &e.aliases {
+    for (i, a) in e.aliases.iter().enumerate() {
         let mut alias = fill!(
             syn::ItemType,
             {
@@ -185,9 +185,10 @@ fn enum_items(
             __A = ident(a),
             __T = ty.clone(),
         )?;
-        alias.attrs.extend(docs::attr_syntax(&format!(
-            "Another name of [`{}`].",
-            e.name
+        let since = e.alias_since.get(i).and_then(Option::as_ref);
+        alias.attrs.extend(docs::attr_syntax(&docs::with_note(
+            &format!("Another name of [`{}`].", e.name),
+            &docs::since_note(since),
         )));
         items.push(syn::Item::Type(alias));
     }

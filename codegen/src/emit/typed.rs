@@ -1342,9 +1342,10 @@ pub fn attributes(b: &crate::bind::Bindings, names: &Names) -> TokenStream {
                 ""
             }
         );
+        let doc = docs::attrs(&docs::with_note(&doc, &docs::since_note(f.since.as_ref())));
         let c_name = &f.name;
         out.push(quote! {
-            #[doc = #doc]
+            #doc
             #[doc(alias = #c_name)]
             pub #unsafety fn #name(#all_params) -> crate::Result<#ret> {
                 #body

@@ -24510,11 +24510,13 @@ impl GraphMemAttributeTypeValue {
         }
     }
 }
-/**Writes an attribute through [`mem_pool_set_attribute`](crate::api::mem_pool_set_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)).
-
-# Safety
-
-As for the `void*` wrapper, except the value pointer, which this function makes.*/
+/// Writes an attribute through [`mem_pool_set_attribute`](crate::api::mem_pool_set_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)).
+///
+/// In every CUDA 12.x release.
+///
+/// # Safety
+///
+/// As for the `void*` wrapper, except the value pointer, which this function makes.
 #[doc(alias = "cudaMemPoolSetAttribute")]
 pub unsafe fn mem_pool_set_attribute_typed(
     mem_pool: cudaMemPool_t,
@@ -24619,11 +24621,13 @@ pub unsafe fn mem_pool_set_attribute_typed(
         }
     }
 }
-/**Reads an attribute through [`mem_pool_get_attribute`](crate::api::mem_pool_get_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
-
-# Safety
-
-As for the `void*` wrapper, except the value pointer, which this function makes.*/
+/// Reads an attribute through [`mem_pool_get_attribute`](crate::api::mem_pool_get_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// In every CUDA 12.x release.
+///
+/// # Safety
+///
+/// As for the `void*` wrapper, except the value pointer, which this function makes.
 #[doc(alias = "cudaMemPoolGetAttribute")]
 pub unsafe fn mem_pool_get_attribute_typed(
     mem_pool: cudaMemPool_t,
@@ -24711,7 +24715,9 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     Err(crate::error::invalid_value())
 }
-///Reads an attribute through [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
+/// Reads an attribute through [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// In every CUDA 12.x release.
 #[doc(alias = "cudaDeviceGetGraphMemAttribute")]
 pub fn device_get_graph_mem_attribute_typed(
     device: c_int,
@@ -24775,7 +24781,9 @@ pub fn device_get_graph_mem_attribute_typed(
     }
     Err(crate::error::invalid_value())
 }
-///Writes an attribute through [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)).
+/// Writes an attribute through [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)).
+///
+/// In every CUDA 12.x release.
 #[doc(alias = "cudaDeviceSetGraphMemAttribute")]
 pub fn device_set_graph_mem_attribute_typed(
     device: c_int,

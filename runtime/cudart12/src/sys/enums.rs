@@ -867,6 +867,8 @@ impl cudaError_t {
 }
 c_enum!(cudaError_t, u32);
 /// Another name of [`cudaError_t`].
+///
+/// In every CUDA 12.x release.
 pub type cudaError = cudaError_t;
 /// Channel format kind
 ///
@@ -4241,6 +4243,8 @@ impl cudaGraphDependencyType {
 }
 c_enum!(cudaGraphDependencyType, u32);
 /// Another name of [`cudaGraphDependencyType`].
+///
+/// Available since CUDA 12.3.
 pub type cudaGraphDependencyType_enum = cudaGraphDependencyType;
 /// CUDA Graph Update error types
 ///
@@ -4838,6 +4842,8 @@ impl cudaAsyncNotificationType {
 }
 c_enum!(cudaAsyncNotificationType, u32);
 /// Another name of [`cudaAsyncNotificationType`].
+///
+/// Available since CUDA 12.4.
 pub type cudaAsyncNotificationType_enum = cudaAsyncNotificationType;
 /// CUDA Surface boundary modes
 ///
@@ -5102,6 +5108,8 @@ impl cudaEglFrameType {
 }
 c_enum!(cudaEglFrameType, u32);
 /// Another name of [`cudaEglFrameType`].
+///
+/// In every CUDA 12.x release.
 pub type cudaEglFrameType_enum = cudaEglFrameType;
 /// Resource location flags- sysmem or vidmem  For CUDA context on
 /// iGPU, since video and system memory are equivalent - these flags
@@ -5143,6 +5151,8 @@ impl cudaEglResourceLocationFlags {
 }
 c_enum!(cudaEglResourceLocationFlags, u32);
 /// Another name of [`cudaEglResourceLocationFlags`].
+///
+/// In every CUDA 12.x release.
 pub type cudaEglResourceLocationFlags_enum = cudaEglResourceLocationFlags;
 /// CUDA EGL Color Format - The different planar and multiplanar
 /// formats currently supported for CUDA_EGL interops.
@@ -5841,4 +5851,6 @@ impl cudaEglColorFormat {
 }
 c_enum!(cudaEglColorFormat, u32);
 /// Another name of [`cudaEglColorFormat`].
+///
+/// In every CUDA 12.x release.
 pub type cudaEglColorFormat_enum = cudaEglColorFormat;

@@ -897,6 +897,8 @@ impl cudaError_t {
 }
 c_enum!(cudaError_t, u32);
 /// Another name of [`cudaError_t`].
+///
+/// In every CUDA 13.x release.
 pub type cudaError = cudaError_t;
 /// Channel format kind
 ///
@@ -4893,6 +4895,8 @@ impl cudaGraphDependencyType {
 }
 c_enum!(cudaGraphDependencyType, u32);
 /// Another name of [`cudaGraphDependencyType`].
+///
+/// In every CUDA 13.x release.
 pub type cudaGraphDependencyType_enum = cudaGraphDependencyType;
 /// CUDA Graph Update error types
 ///
@@ -5554,6 +5558,8 @@ impl cudaAsyncNotificationType {
 }
 c_enum!(cudaAsyncNotificationType, u32);
 /// Another name of [`cudaAsyncNotificationType`].
+///
+/// In every CUDA 13.x release.
 pub type cudaAsyncNotificationType_enum = cudaAsyncNotificationType;
 /// In every CUDA 13.x release.
 ///
@@ -5579,6 +5585,8 @@ impl cudaLogLevel {
 }
 c_enum!(cudaLogLevel, u32);
 /// Another name of [`cudaLogLevel`].
+///
+/// In every CUDA 13.x release.
 pub type CUDAlogLevel_enum = cudaLogLevel;
 /// Fabric operation status source
 ///
@@ -5908,6 +5916,8 @@ impl cudaEmulationStrategy {
 }
 c_enum!(cudaEmulationStrategy, u32);
 /// Another name of [`cudaEmulationStrategy`].
+///
+/// In every CUDA 13.x release.
 pub type cudaEmulationStrategy_t = cudaEmulationStrategy;
 /// Enum to configure the mantissa related parameters for floating-point
 ///  emulation algorithms
@@ -5942,6 +5952,8 @@ impl cudaEmulationMantissaControl {
 }
 c_enum!(cudaEmulationMantissaControl, u32);
 /// Another name of [`cudaEmulationMantissaControl`].
+///
+/// In every CUDA 13.x release.
 pub type cudaEmulationMantissaControl_t = cudaEmulationMantissaControl;
 /// Enum to configure how special floating-point values will be handled by
 ///  emulation algorithms
@@ -5989,6 +6001,8 @@ impl cudaEmulationSpecialValuesSupport {
 }
 c_enum!(cudaEmulationSpecialValuesSupport, u32);
 /// Another name of [`cudaEmulationSpecialValuesSupport`].
+///
+/// In every CUDA 13.x release.
 pub type cudaEmulationSpecialValuesSupport_t = cudaEmulationSpecialValuesSupport;
 /// CUDA EglFrame type - array or pointer
 ///
@@ -6020,6 +6034,8 @@ impl cudaEglFrameType {
 }
 c_enum!(cudaEglFrameType, u32);
 /// Another name of [`cudaEglFrameType`].
+///
+/// In every CUDA 13.x release.
 pub type cudaEglFrameType_enum = cudaEglFrameType;
 /// Resource location flags- sysmem or vidmem  For CUDA context on
 /// iGPU, since video and system memory are equivalent - these flags
@@ -6061,6 +6077,8 @@ impl cudaEglResourceLocationFlags {
 }
 c_enum!(cudaEglResourceLocationFlags, u32);
 /// Another name of [`cudaEglResourceLocationFlags`].
+///
+/// In every CUDA 13.x release.
 pub type cudaEglResourceLocationFlags_enum = cudaEglResourceLocationFlags;
 /// CUDA EGL Color Format - The different planar and multiplanar
 /// formats currently supported for CUDA_EGL interops.
@@ -6759,4 +6777,6 @@ impl cudaEglColorFormat {
 }
 c_enum!(cudaEglColorFormat, u32);
 /// Another name of [`cudaEglColorFormat`].
+///
+/// In every CUDA 13.x release.
 pub type cudaEglColorFormat_enum = cudaEglColorFormat;

@@ -75,7 +75,10 @@ fn availability(all: &[(String, Abi)]) -> Availability {
 fn check_major(major: u32, expected_releases: &[&str]) {
     let all = major_snapshots(major);
     let releases: Vec<&str> = all.iter().map(|(r, _)| r.as_str()).collect();
-    assert_eq!(releases, expected_releases, "the committed snapshots of {major}");
+    assert_eq!(
+        releases, expected_releases,
+        "the committed snapshots of {major}"
+    );
     let marks = availability(&all);
     assert_eq!(marks.releases, releases);
     let every = format!("In every CUDA {major}.x release.");
@@ -120,12 +123,16 @@ fn check_major(major: u32, expected_releases: &[&str]) {
                 "{kind:?} {name}"
             );
             let (maj, min) = release.split_once('.').unwrap();
-            let encoded: i32 = maj.parse::<i32>().unwrap() * 1000 + min.parse::<i32>().unwrap() * 10;
+            let encoded: i32 =
+                maj.parse::<i32>().unwrap() * 1000 + min.parse::<i32>().unwrap() * 10;
             assert_eq!(m.runtime_version(), encoded, "{kind:?} {name}");
         }
         for (kind, name) in now.intersection(&seen) {
             let m = marks.item(*kind, name).unwrap();
-            assert_ne!(&m.release, release, "{kind:?} {name} was declared before {release}");
+            assert_ne!(
+                &m.release, release,
+                "{kind:?} {name} was declared before {release}"
+            );
         }
         let now_members = members(abi);
         for (e, v) in now_members.difference(&seen_members) {
@@ -147,7 +154,9 @@ fn check_major(major: u32, expected_releases: &[&str]) {
             .as_ref()
             .unwrap_or_else(|| panic!("{kind:?} {name}"));
         *by_release.entry(removed.clone()).or_default() += 1;
-        assert!(m.sentence().ends_with(&format!(" Removed in CUDA {removed}.")));
+        assert!(m
+            .sentence()
+            .ends_with(&format!(" Removed in CUDA {removed}.")));
     }
 }
 
@@ -172,7 +181,11 @@ fn records_whose_layout_changed_are_listed_with_the_release() {
     let changes = marks.layout_changes("cudaKernelNodeParamsV2");
     let releases: Vec<&str> = changes.iter().map(|c| c.release.as_str()).collect();
     assert_eq!(releases, ["13.1", "13.2"]);
-    assert!(changes[0].sentence().contains("size 56 bytes → 64 bytes"), "{:?}", changes[0]);
+    assert!(
+        changes[0].sentence().contains("size 56 bytes → 64 bytes"),
+        "{:?}",
+        changes[0]
+    );
     // A record whose layout stayed has none.
     assert!(marks.layout_changes("cudaMemcpy3DParms").is_empty());
     let changed: Vec<&str> = marks.changed_records().iter().map(|(n, _)| *n).collect();

@@ -170,8 +170,9 @@ fn cudart_path_and_global_probes() {
     let e = Error::from_code(1);
     assert!(e.to_string().contains("cudaErrorInvalidValue"), "{e}");
 
-    static VERSION: LazySymbol<GetVersion> = unsafe { LazySymbol::new(c"cudaRuntimeGetVersion") };
-    static NOTHING: LazySymbol<GetVersion> = unsafe { LazySymbol::new(c"cudaNoSuchFunction") };
+    static VERSION: LazySymbol<GetVersion> =
+        unsafe { LazySymbol::new(c"cudaRuntimeGetVersion", 0) };
+    static NOTHING: LazySymbol<GetVersion> = unsafe { LazySymbol::new(c"cudaNoSuchFunction", 0) };
     let get_version = VERSION.get().expect("cached cudaRuntimeGetVersion");
     let mut v = 0;
     check(unsafe { get_version(&mut v) }).expect("cudaRuntimeGetVersion");
@@ -194,7 +195,8 @@ fn child_global_probes_without_a_library() {
     let first = Library::get().expect_err("loaded a library from a missing CUDART_PATH");
     assert!(matches!(first, Error::LibraryNotFound { .. }), "{first:?}");
     assert_eq!(Library::get().expect_err("second call"), first);
-    static VERSION: LazySymbol<GetVersion> = unsafe { LazySymbol::new(c"cudaRuntimeGetVersion") };
+    static VERSION: LazySymbol<GetVersion> =
+        unsafe { LazySymbol::new(c"cudaRuntimeGetVersion", 0) };
     assert_eq!(VERSION.get().expect_err("no library"), first);
     // Without a library a code still becomes an error that keeps its number (its name can
     // only come from the generated table then).

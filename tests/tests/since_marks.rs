@@ -73,15 +73,22 @@ fn items(path: &Path) -> Vec<Item> {
         if t.starts_with("#[") {
             continue;
         }
-        let name = ["pub unsafe fn ", "pub fn ", "pub struct ", "pub union ", "pub type ", "pub const "]
-            .iter()
-            .find_map(|p| t.strip_prefix(p))
-            .map(|rest| {
-                rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .next()
-                    .unwrap_or("")
-                    .to_string()
-            });
+        let name = [
+            "pub unsafe fn ",
+            "pub fn ",
+            "pub struct ",
+            "pub union ",
+            "pub type ",
+            "pub const ",
+        ]
+        .iter()
+        .find_map(|p| t.strip_prefix(p))
+        .map(|rest| {
+            rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("")
+                .to_string()
+        });
         if let (Some(name), false) = (name, doc.is_empty()) {
             let mut call_since = None;
             if t.starts_with("pub unsafe fn ") {
@@ -137,7 +144,10 @@ fn check_crate(dir: &str, major: u32) {
             let Some(since) = first.get(&item.name) else {
                 // Not a C item of any snapshot (a method, a Rust-only type): no mark.
                 assert!(
-                    !item.doc.iter().any(|l| l == &every || l.starts_with("Available since CUDA")),
+                    !item
+                        .doc
+                        .iter()
+                        .any(|l| l == &every || l.starts_with("Available since CUDA")),
                     "{file}: {} is no C item but is marked",
                     item.name
                 );

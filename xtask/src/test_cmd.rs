@@ -27,6 +27,9 @@ const FUZZ_SECONDS: u64 = 60;
 
 /// Environment variable the tests read: the wheel's `libcudart.so.13`.
 pub const WHEEL_LIB_VAR: &str = "CUDART_WHEEL_LIB";
+/// Environment variable the tests read: the `libcudart` of the oldest CUDA 13 release with a
+/// snapshot (13.0), for the run-time release checks.
+pub const OLDEST_LIB_VAR: &str = "CUDART_OLDEST_LIB";
 /// Environment variable the tests read: the wheel's include folder.
 pub const WHEEL_INCLUDE_VAR: &str = "CUDA_WHEEL_INCLUDE";
 /// Environment variable the ABI snapshot freshness test reads: `1` once its inputs are there.
@@ -80,6 +83,22 @@ pub fn run(root: &Path) -> Result<ExitCode> {
             eprintln!("  {}: CUDA {release}, {}", pkg.name, w.root.display());
             audits.push((include_var, includes));
             audits.push((lib_var, w.lib.display().to_string()));
+            // The oldest runtime of the crate's major with a snapshot (13.0): the tests that a
+            // function newer than the loaded runtime is refused (`tests/tests/runtime_release.rs`).
+            if pkg.name == "cudart13" {
+                let oldest = codegen::abi::snapshot::list_in(&root.join("abi"))
+                    .into_iter()
+                    .map(|(r, _)| r)
+                    .find(|r| r.0.first() == release.0.first())
+                    .with_context(|| format!("no ABI snapshot of CUDA {}", pkg.major))?;
+                let w = crate::audit_cmd::release_wheel(root, &oldest)?;
+                eprintln!(
+                    "  oldest CUDA {} runtime: CUDA {oldest}, {}",
+                    pkg.major,
+                    w.lib.display()
+                );
+                audits.push((OLDEST_LIB_VAR.to_string(), w.lib.display().to_string()));
+            }
         }
         Ok(())
     })?;

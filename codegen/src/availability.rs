@@ -168,7 +168,7 @@ impl Availability {
         // `13.0`, or `13` alone (the major's first release).
         let from_first = releases
             .first()
-            .is_some_and(|r| r.split('.').nth(1).map_or(true, |m| m.parse() == Ok(0u32)));
+            .is_some_and(|r| !matches!(r.split('.').nth(1), Some(m) if m.parse() != Ok(0u32)));
         let oldest = releases.first().cloned().unwrap_or_default();
         let since = |release: &str, removed_in: &Option<String>| Since {
             major,

@@ -275,7 +275,7 @@ fn add<T: Item>(map: &mut IndexMap<String, (T, Option<u32>)>, items: Vec<T>, ran
                 if !sources.contains(&src) {
                     sources.insert(0, src);
                 }
-                map.insert(item.key().to_string(), (item, rank.clone()));
+                map.insert(item.key().to_string(), (item, *rank));
             }
             Some((kept, kept_rank)) => {
                 // Same major and more detail: the newcomer wins, keeping the sources so far.

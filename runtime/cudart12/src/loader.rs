@@ -421,7 +421,7 @@ pub fn has_function(name: &str) -> bool {
         return false;
     };
     Library::get().is_ok_and(|lib| {
-        crate::version::function_since(name).map_or(true, |since| lib.version >= since.as_raw())
+        !matches!(crate::version::function_since(name), Some(since) if lib.version < since.as_raw())
             && lib.has_symbol(&c_name)
     })
 }

@@ -205,14 +205,50 @@ pub fn run(args: ReleaseArgs, root: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The `[[crate]]` whose documents are of `major`.
+/// The manifest's `[[document]]` entries by file (as the `[[crate]]` entries name them).
+struct Entries(Vec<codegen::load::ManifestEntry>);
+
+impl Entries {
+    fn read(docs_src: &Path) -> Result<Entries> {
+        Ok(Entries(codegen::load::documents(docs_src)?))
+    }
+
+    fn get(&self, file: &str) -> Option<&codegen::load::ManifestEntry> {
+        let file = file.trim_end_matches('/');
+        self.0.iter().find(|e| e.file.trim_end_matches('/') == file)
+    }
+
+    /// The release the entry of `file` states, when it states a minor of `major`.
+    fn minor_of(&self, file: &str, major: u32) -> Option<Release> {
+        self.get(file)
+            .and_then(|e| e.release.as_deref().and_then(Release::parse))
+            .filter(|r| r.0.first() == Some(&major) && r.0.len() > 1)
+    }
+
+    fn is_headers(&self, file: &str) -> bool {
+        self.get(file).and_then(|e| e.format.as_deref()) == Some("doxygen-header")
+    }
+
+    /// The newest release the entries of `docs` state (what the crate is generated for).
+    fn release_of(&self, docs: &[String]) -> Option<Release> {
+        docs.iter()
+            .filter_map(|d| self.get(d)?.release.as_deref().and_then(Release::parse))
+            .max()
+    }
+}
+
+/// The `[[crate]]` whose documents are of `major` (by their manifest entries; the files need
+/// not be there yet).
 fn crate_of_major(docs_src: &Path, major: u32) -> Result<codegen::load::CrateEntry> {
     let crates = codegen::load::crates(docs_src)?;
+    let entries = Entries::read(docs_src)?;
     let found: Vec<&codegen::load::CrateEntry> = crates
         .iter()
         .filter(|c| {
-            let docs: Vec<PathBuf> = c.docs.iter().map(|d| docs_src.join(d)).collect();
-            codegen::load::manifest_release(&docs).and_then(|r| r.0.first().copied()) == Some(major)
+            entries
+                .release_of(&c.docs)
+                .and_then(|r| r.0.first().copied())
+                == Some(major)
         })
         .collect();
     match found.as_slice() {
@@ -230,9 +266,9 @@ fn crate_of_major(docs_src: &Path, major: u32) -> Result<codegen::load::CrateEnt
 }
 
 /// The crate's documents after this release: its header folder of the major becomes
-/// `folder` when `release` is at least the crate's release now, and `pages`, when given,
-/// replace its pages of the major (documents stating a minor release of it). Other
-/// documents stay as they are, in order.
+/// `folder` when `release` is at least the crate's release now (added after its pages when
+/// it had none), and `pages`, when given, take the place of its pages of the major
+/// (documents stating a minor release of it). Other documents stay as they are, in order.
 fn crate_documents(
     docs_src: &Path,
     krate: &codegen::load::CrateEntry,
@@ -240,20 +276,9 @@ fn crate_documents(
     folder: &str,
     pages: &[PathBuf],
 ) -> Result<Vec<String>> {
-    let major = release.0.first().copied();
-    let entry = |d: &str| {
-        codegen::load::manifest_entry(&docs_src.join(d))
-            .ok()
-            .flatten()
-    };
-    let of_major = |d: &str| {
-        entry(d)
-            .and_then(|e| e.release.as_deref().and_then(Release::parse))
-            .filter(|r| r.0.first().copied() == major && r.0.len() > 1)
-    };
-    let is_headers = |d: &str| entry(d).and_then(|e| e.format).as_deref() == Some("doxygen-header");
-    let current: Vec<PathBuf> = krate.docs.iter().map(|d| docs_src.join(d)).collect();
-    let newest = !matches!(codegen::load::manifest_release(&current), Some(r) if r > *release);
+    let major = release.0[0];
+    let entries = Entries::read(docs_src)?;
+    let newest = !matches!(entries.release_of(&krate.docs), Some(r) if r > *release);
     let mut given = Vec::new();
     for p in pages {
         let full = std::fs::canonicalize(p).with_context(|| format!("--page {}", p.display()))?;
@@ -263,44 +288,54 @@ fn crate_documents(
             .with_context(|| format!("--page {}: not a file under docs-src/", p.display()))?
             .to_string_lossy()
             .into_owned();
-        if of_major(&rel).is_none() {
+        if entries.minor_of(&rel, major).is_none() || entries.is_headers(&rel) {
             bail!(
-                "--page {}: docs-src/manifest.toml has no [[document]] entry stating a CUDA {} \
-                 release for it: add one (file, publisher, module, release)",
-                p.display(),
-                release.0[0]
+                "--page {}: docs-src/manifest.toml has no [[document]] entry stating a CUDA                  {major} release for it: add one (file, publisher, module, release)",
+                p.display()
             );
         }
         given.push(rel);
     }
+    let replace_pages = !given.is_empty();
     let mut out: Vec<String> = Vec::new();
-    let mut pages_placed = false;
+    let (mut pages_in, mut headers_in) = (false, false);
     for d in &krate.docs {
-        if of_major(d).is_some() && is_headers(d) {
+        let of_major = entries.minor_of(d, major).is_some();
+        let headers = of_major && entries.is_headers(d);
+        if of_major && !headers && replace_pages {
+            if !pages_in {
+                out.extend(given.iter().cloned());
+                pages_in = true;
+            }
+            continue;
+        }
+        if headers {
             out.push(if newest {
                 folder.to_string()
             } else {
                 d.clone()
             });
-        } else if of_major(d).is_some() && !given.is_empty() {
-            if !pages_placed {
+            headers_in = true;
+            continue;
+        }
+        if !of_major {
+            // Documents of other majors fill gaps only: this major's come first.
+            if replace_pages && !pages_in {
                 out.extend(given.iter().cloned());
-                pages_placed = true;
+                pages_in = true;
             }
-        } else {
-            out.push(d.clone());
+            if newest && !headers_in {
+                out.push(folder.to_string());
+                headers_in = true;
+            }
         }
+        out.push(d.clone());
     }
-    if newest && !out.iter().any(|d| d == folder) {
-        out.insert(
-            usize::from(!out.is_empty() && !is_headers(&out[0])),
-            folder.to_string(),
-        );
+    if replace_pages && !pages_in {
+        out.extend(given.iter().cloned());
     }
-    if !pages_placed {
-        for (i, p) in given.into_iter().enumerate() {
-            out.insert(i, p);
-        }
+    if newest && !headers_in {
+        out.push(folder.to_string());
     }
     let mut seen = std::collections::HashSet::new();
     out.retain(|d| seen.insert(d.clone()));
@@ -372,4 +407,52 @@ fn cargo(root: &Path, args: &[&str]) -> Result<()> {
         bail!("`cargo {}` failed ({status})", args.join(" "));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MANIFEST: &str = "[[crate]]\nname = \"c13\"\ndir = \"runtime/c13\"\n\
+        docs = [\"p-13.4.txt\", \"h-13.4\", \"old-12.txt\"]\n\n\
+        [[document]]\nfile = \"p-13.4.txt\"\nrelease = \"13.4\"\n\n\
+        [[document]]\nfile = \"p-13.5.txt\"\nrelease = \"13.5\"\n\n\
+        [[document]]\nfile = \"h-13.4\"\nrelease = \"13.4\"\nformat = \"doxygen-header\"\n\n\
+        [[document]]\nfile = \"old-12.txt\"\nrelease = \"12\"\n";
+
+    #[test]
+    fn the_crate_follows_the_newest_release_and_the_pages_given() {
+        let dir = std::env::temp_dir().join(format!("xtask-release-docs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("manifest.toml"), MANIFEST).unwrap();
+        std::fs::write(dir.join("p-13.5.txt"), "page").unwrap();
+        std::fs::write(dir.join("stray.txt"), "page").unwrap();
+        let krate = crate_of_major(&dir, 13).unwrap();
+        assert_eq!(krate.name, "c13");
+        assert!(crate_of_major(&dir, 11).is_err());
+        let r = |s: &str| Release::parse(s).unwrap();
+        let docs = |release: &str, pages: &[&str]| {
+            let pages: Vec<PathBuf> = pages.iter().map(|p| dir.join(p)).collect();
+            crate_documents(&dir, &krate, &r(release), &format!("h-{release}"), &pages)
+        };
+        // A newer minor: its headers replace the old ones; the page stays.
+        assert_eq!(
+            docs("13.5", &[]).unwrap(),
+            ["p-13.4.txt", "h-13.5", "old-12.txt"]
+        );
+        // With its page.
+        assert_eq!(
+            docs("13.5", &["p-13.5.txt"]).unwrap(),
+            ["p-13.5.txt", "h-13.5", "old-12.txt"]
+        );
+        // An older minor leaves the crate's documents as they are.
+        assert_eq!(
+            docs("13.3", &[]).unwrap(),
+            ["p-13.4.txt", "h-13.4", "old-12.txt"]
+        );
+        // A page without a manifest entry is refused, naming what to add.
+        let err = docs("13.5", &["stray.txt"]).unwrap_err().to_string();
+        assert!(err.contains("no [[document]] entry"), "{err}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }

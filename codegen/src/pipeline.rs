@@ -185,7 +185,7 @@ pub fn package_for(release: &Release, opts: &Options) -> Package {
             .crate_name
             .clone()
             .unwrap_or_else(|| format!("cudart{major}")),
-        version: emit::package::VERSION.to_string(),
+        version: emit::package::version_for(release),
         release: release.to_string(),
         major,
         standalone: opts.standalone,

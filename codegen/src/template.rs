@@ -8,6 +8,9 @@
 pub const COPIED: &[(&str, &str)] = &[
     ("README.md", include_str!("../template/README.md")),
     ("NOTICE", include_str!("../template/NOTICE")),
+    // The workspace's licence texts (MIT OR Apache-2.0), shipped in every emitted package.
+    ("LICENSE-MIT", include_str!("../../LICENSE-MIT")),
+    ("LICENSE-APACHE", include_str!("../../LICENSE-APACHE")),
     ("src/elf.rs", include_str!("../template/src/elf.rs")),
     ("src/error.rs", include_str!("../template/src/error.rs")),
     ("src/loader.rs", include_str!("../template/src/loader.rs")),

@@ -28,8 +28,32 @@ pub struct Package {
     pub standalone: bool,
 }
 
-/// The version of every crate this generator emits.
-pub const VERSION: &str = "0.2.0";
+/// The revision of the generator's output for one CUDA release: the patch part of an emitted
+/// crate's version. Bump it when the generator changes what it emits for a release whose
+/// crate was published already; [`version_for`] resets nothing by itself.
+pub const GENERATION: u32 = 0;
+
+/// The version of the crate generated from CUDA `release`: `0.<major·1000 + minor·10>.<G>`
+/// (`0.13050.0` for 13.5, `0.12090.0` for 12.9; G is [`GENERATION`]). The CUDA release is in
+/// the version itself, not in build metadata (which crates.io ignores when it compares
+/// versions), so two crates generated from different releases of one major never share a
+/// name and version; and, the crates being `0.x`, each release's crate is its own
+/// semver-compatible line (`cudart13 = "0.13050"`): a newer release's documents may change
+/// the typed layer, which cargo must not take as a compatible update.
+pub fn version_for(release: &crate::ir::Release) -> String {
+    let part = |i: usize| release.0.get(i).copied().unwrap_or(0);
+    let encoded = part(0)
+        .saturating_mul(1000)
+        .saturating_add(part(1).saturating_mul(10));
+    format!("0.{encoded}.{GENERATION}")
+}
+
+/// The repository, homepage, licence and minimum Rust of every emitted crate: the
+/// workspace's `[workspace.package]`, which `codegen`'s own package inherits.
+const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
+const HOMEPAGE: &str = env!("CARGO_PKG_HOMEPAGE");
+const LICENSE: &str = env!("CARGO_PKG_LICENSE");
+const RUST_VERSION: &str = env!("CARGO_PKG_RUST_VERSION");
 
 impl Package {
     fn values<'a>(&'a self, abi: &'a str) -> Values<'a> {
@@ -87,18 +111,25 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
     s.push_str(&format!(
         "description = {}\n",
         quoted(&format!(
-            "CUDA Runtime API bindings for CUDA {}, generated from NVIDIA's documentation, loaded at run time",
-            pkg.release
+            "CUDA Runtime API bindings for every CUDA {}.x release, generated from NVIDIA's documentation of CUDA {}, loaded at run time",
+            pkg.major, pkg.release
         ))
     ));
+    for (key, value) in [
+        ("edition", "2021"),
+        ("rust-version", RUST_VERSION),
+        ("license", LICENSE),
+        ("repository", REPOSITORY),
+        ("homepage", HOMEPAGE),
+        ("documentation", &format!("https://docs.rs/{}", pkg.name)),
+        ("readme", "README.md"),
+    ] {
+        s.push_str(&format!("{key} = {}\n", quoted(value)));
+    }
     s.push_str(
-        "edition = \"2021\"\n\
-         rust-version = \"1.80\"\n\
-         license = \"MIT OR Apache-2.0\"\n\
-         readme = \"README.md\"\n\
-         keywords = [\"cuda\", \"gpu\", \"ffi\", \"bindings\"]\n\
+        "keywords = [\"cuda\", \"gpu\", \"ffi\", \"bindings\"]\n\
          categories = [\"external-ffi-bindings\", \"hardware-support\"]\n\
-         include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\"]\n\
+         include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\", \"LICENSE-MIT\", \"LICENSE-APACHE\"]\n\
          \n\
          [dependencies]\n\
          bitflags = \"2\"\n\
@@ -111,7 +142,11 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
          # The `nvtx` module (NVIDIA Tools Extension markers for Nsight).\n\
          nvtx = [\"dep:nvtx\"]\n\
          \n\
+         # Every feature is documented: `nvtx` builds NVIDIA's C part with `cc` and its bindings\n\
+         # with bindgen, which the docs.rs build image provides (libclang), as it does for the\n\
+         # `nvtx-sys` crate's own documentation. `cargo xtask test` builds the docs the same way.\n\
          [package.metadata.docs.rs]\n\
+         all-features = true\n\
          targets = [\"x86_64-unknown-linux-gnu\"]\n",
     );
     // What `cargo xtask audit DIR` needs to find the release's headers and library.

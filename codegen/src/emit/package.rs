@@ -48,12 +48,30 @@ pub fn version_for(release: &crate::ir::Release) -> String {
     format!("0.{encoded}.{GENERATION}")
 }
 
-/// The repository, homepage, licence and minimum Rust of every emitted crate: the
-/// workspace's `[workspace.package]`, which `codegen`'s own package inherits.
-const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
-const HOMEPAGE: &str = env!("CARGO_PKG_HOMEPAGE");
-const LICENSE: &str = env!("CARGO_PKG_LICENSE");
-const RUST_VERSION: &str = env!("CARGO_PKG_RUST_VERSION");
+/// The generator's workspace manifest, whose `[workspace.package]` table is the one place of
+/// the metadata every emitted crate shares (repository, homepage, licence, minimum Rust).
+const WORKSPACE_MANIFEST: &str = include_str!("../../../Cargo.toml");
+
+/// The string `key` of the workspace's `[workspace.package]` (empty when absent: a test
+/// checks that each one the crates need is there).
+pub fn workspace_package(key: &str) -> String {
+    static TABLE: std::sync::OnceLock<toml::Table> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        WORKSPACE_MANIFEST
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|t| t.get("workspace")?.get("package")?.as_table().cloned())
+            .unwrap_or_default()
+    });
+    table
+        .get(key)
+        .and_then(toml::Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The keys of `[workspace.package]` every emitted `Cargo.toml` carries.
+pub const SHARED_KEYS: [&str; 4] = ["rust-version", "license", "repository", "homepage"];
 
 impl Package {
     fn values<'a>(&'a self, abi: &'a str) -> Values<'a> {
@@ -115,17 +133,14 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
             pkg.major, pkg.release
         ))
     ));
-    for (key, value) in [
-        ("edition", "2021"),
-        ("rust-version", RUST_VERSION),
-        ("license", LICENSE),
-        ("repository", REPOSITORY),
-        ("homepage", HOMEPAGE),
-        ("documentation", &format!("https://docs.rs/{}", pkg.name)),
-        ("readme", "README.md"),
-    ] {
-        s.push_str(&format!("{key} = {}\n", quoted(value)));
+    s.push_str("edition = \"2021\"\n");
+    for key in SHARED_KEYS {
+        s.push_str(&format!("{key} = {}\n", quoted(&workspace_package(key))));
     }
+    s.push_str(&format!(
+        "documentation = {}\nreadme = \"README.md\"\n",
+        quoted(&format!("https://docs.rs/{}", pkg.name))
+    ));
     s.push_str(
         "keywords = [\"cuda\", \"gpu\", \"ffi\", \"bindings\"]\n\
          categories = [\"external-ffi-bindings\", \"hardware-support\"]\n\
@@ -212,5 +227,29 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub use stream::Stream;
         pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
         pub use version::{function_since, runtime_version, CudaVersion};
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shared_metadata_is_in_the_workspace_manifest() {
+        for key in SHARED_KEYS {
+            assert!(
+                !workspace_package(key).is_empty(),
+                "[workspace.package] {key}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_version_names_the_release() {
+        let v = |r: &[u32]| version_for(&crate::ir::Release(r.to_vec()));
+        assert_eq!(v(&[13, 5]), format!("0.13050.{GENERATION}"));
+        assert_eq!(v(&[12, 9]), format!("0.12090.{GENERATION}"));
+        assert_ne!(v(&[13, 4]), v(&[13, 5]));
+        assert_eq!(v(&[13]), format!("0.13000.{GENERATION}"));
     }
 }

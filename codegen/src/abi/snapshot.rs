@@ -259,6 +259,38 @@ mod tests {
     }
 
     #[test]
+    fn committed_snapshots_win_over_cached_ones() {
+        let root = std::env::temp_dir().join(format!("abi-snapshot-find-{}", std::process::id()));
+        let r = |s: &str| Release::parse(s).unwrap();
+        std::fs::create_dir_all(root.join("abi")).unwrap();
+        std::fs::create_dir_all(root.join("target/abi")).unwrap();
+        for p in [
+            "abi/13.0.json",
+            "abi/13.2.json",
+            "target/abi/13.1.json",
+            "target/abi/13.2.json",
+        ] {
+            std::fs::write(root.join(p), "{}").unwrap();
+        }
+        std::fs::write(root.join("abi/notes.txt"), "").unwrap();
+        assert_eq!(find(&root, &r("13.2")), root.join("abi/13.2.json"));
+        assert_eq!(find(&root, &r("13.1")), root.join("target/abi/13.1.json"));
+        // Neither: the committed path, for the error.
+        assert_eq!(find(&root, &r("13.9")), root.join("abi/13.9.json"));
+        assert_eq!(
+            cache_path(&root, &r("13.9.1")),
+            root.join("target/abi/13.9.json")
+        );
+        let listed: Vec<PathBuf> = list(&root).into_iter().map(|(_, p)| p).collect();
+        let expected: Vec<PathBuf> = ["abi/13.0.json", "target/abi/13.1.json", "abi/13.2.json"]
+            .iter()
+            .map(|p| root.join(p))
+            .collect();
+        std::fs::remove_dir_all(&root).ok();
+        assert_eq!(listed, expected);
+    }
+
+    #[test]
     fn load_errors_say_what_to_do() {
         let dir = std::env::temp_dir().join(format!("abi-snapshot-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

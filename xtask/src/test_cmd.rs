@@ -62,14 +62,9 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     let mut fetched = None;
     let mut audits: Vec<(String, String)> = Vec::new();
     step(3, "fetch wheels", &mut || {
-        // The default documents' release: the wheel the tests of the workspace use.
-        let release = wheel::newest_release(&root.join("docs-src"))?;
-        let w = crate::audit_cmd::release_wheel(root, &release)?;
-        eprintln!("  include: {}", w.include.display());
-        eprintln!("  library: {}", w.lib.display());
-        fetched = Some(w);
         // Each crate of the workspace is audited against its own release's headers and
-        // library (`<CRATE>_AUDIT_INCLUDE`, `<CRATE>_AUDIT_LIB`).
+        // library (`<CRATE>_AUDIT_INCLUDE`, `<CRATE>_AUDIT_LIB`); the first crate's
+        // (`cudart13`) is also the wheel the workspace's tests use.
         for opts in codegen::pipeline::Options::workspace(root, true)? {
             let docs = codegen::load::load_all(&opts.docs, None)?;
             let api = codegen::merge::merge(docs);
@@ -77,6 +72,10 @@ pub fn run(root: &Path) -> Result<ExitCode> {
                 .with_context(|| format!("{}: no release", opts.out_dir.display()))?;
             let pkg = codegen::pipeline::package_for(&release, &opts);
             let w = crate::audit_cmd::release_wheel(root, &release)?;
+            if fetched.is_none() {
+                eprintln!("  include: {}", w.include.display());
+                eprintln!("  library: {}", w.lib.display());
+            }
             let includes = std::env::join_paths(&w.include_dirs)?
                 .to_string_lossy()
                 .into_owned();
@@ -84,6 +83,9 @@ pub fn run(root: &Path) -> Result<ExitCode> {
             eprintln!("  {}: CUDA {release}, {}", pkg.name, w.root.display());
             audits.push((include_var, includes));
             audits.push((lib_var, w.lib.display().to_string()));
+            if fetched.is_none() {
+                fetched = Some(w);
+            }
             // The oldest runtime of the crate's major with a snapshot (13.0): the tests that a
             // function newer than the loaded runtime is refused (`tests/tests/runtime_release.rs`).
             if pkg.name == "cudart13" {

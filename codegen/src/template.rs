@@ -8,9 +8,6 @@
 pub const COPIED: &[(&str, &str)] = &[
     ("README.md", include_str!("../template/README.md")),
     ("NOTICE", include_str!("../template/NOTICE")),
-    // The workspace's licence texts (MIT OR Apache-2.0), shipped in every emitted package.
-    ("LICENSE-MIT", include_str!("../../LICENSE-MIT")),
-    ("LICENSE-APACHE", include_str!("../../LICENSE-APACHE")),
     ("src/elf.rs", include_str!("../template/src/elf.rs")),
     ("src/error.rs", include_str!("../template/src/error.rs")),
     ("src/loader.rs", include_str!("../template/src/loader.rs")),
@@ -64,6 +61,13 @@ pub const COPIED: &[(&str, &str)] = &[
     ),
     ("src/nvtx.rs", include_str!("../template/src/nvtx.rs")),
     ("tests/audit.rs", include_str!("../template/tests/audit.rs")),
+];
+
+/// The workspace's licence texts (the crates are MIT OR Apache-2.0), copied as they are into
+/// every emitted crate, whose package must carry them.
+pub const LICENCES: &[(&str, &str)] = &[
+    ("LICENSE-MIT", include_str!("../../LICENSE-MIT")),
+    ("LICENSE-APACHE", include_str!("../../LICENSE-APACHE")),
 ];
 
 /// The crate documentation (the body of the generated `src/lib.rs`'s `//!` comment).

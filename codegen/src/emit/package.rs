@@ -101,6 +101,12 @@ pub fn files(pkg: &Package, preamble: &str, abi: &str) -> Result<Vec<GeneratedFi
         contents: cargo_toml(pkg, preamble),
     }];
     out.push(format_file("src/lib.rs", preamble, lib_rs(pkg, abi))?);
+    for (path, text) in template::LICENCES {
+        out.push(GeneratedFile {
+            name: (*path).to_string(),
+            contents: (*text).to_string(),
+        });
+    }
     for (path, text) in template::COPIED {
         let body = template::render(text, &values);
         let contents = if path.ends_with(".rs") {

@@ -132,7 +132,15 @@ fn prefix_site_packages(prefix: &Path) -> Vec<PathBuf> {
     }
     // Debian's system Python keeps its packages in `lib/python3/dist-packages`.
     out.push(prefix.join("lib").join("python3").join("dist-packages"));
-    out.into_iter().filter(|p| p.is_dir()).collect()
+    // One folder reached two ways (`/lib` linked to `/usr/lib`) is listed once.
+    let mut found: Vec<PathBuf> = Vec::new();
+    for p in out.into_iter().filter(|p| p.is_dir()) {
+        let p = std::fs::canonicalize(&p).unwrap_or(p);
+        if !found.contains(&p) {
+            found.push(p);
+        }
+    }
+    found
 }
 
 /// The `python3.N` folders in `lib`, the highest `N` first.
@@ -230,6 +238,7 @@ mod tests {
         for v in ["python3.9", "python3.12", "python3.11x", "python2.7"] {
             std::fs::create_dir_all(root.join("lib").join(v).join("site-packages")).unwrap();
         }
+        let root = std::fs::canonicalize(&root).unwrap();
         let found = prefix_site_packages(&root);
         let names: Vec<String> = found
             .iter()

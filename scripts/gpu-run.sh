@@ -36,7 +36,7 @@ for lib in wheel system; do
     fi
     envs=(env "CUDART_PATH=$wheel_lib")
   else
-    envs=(env -u CUDART_PATH)
+    envs=(env -u CUDART_PATH -u VIRTUAL_ENV -u CONDA_PREFIX)  # the loader looks in activated Python environments first
   fi
   for t in gpu gpu_safe gpu_peer gpu_multi; do
     run "$t ($lib cudart)" "${envs[@]}" CUDA_GPU_TESTS=1 "./device-bin/$t" --include-ignored --test-threads=1

@@ -79,7 +79,7 @@ for want in gpu gpu_safe gpu_peer gpu_multi gpu-bench examples/device_query exam
   fi
 done
 echo "gpu-test: staged ${staged[*]} in device-bin/"
-lib="$(ls target/cuda-wheel-13.2/nvidia/cu*/lib/libcudart.so.13 2>/dev/null | head -n 1 || true)"  # the release cudart13 binds
+lib="$(ls target/cuda-wheel-13.2/nvidia/cu*/lib/libcudart.so.13 2>/dev/null | head -n 1 || true)"  # a newer 13.x than the GPU machine's own 13.0 (cudart13 serves every 13.x)
 if [ -n "$lib" ]; then
   cp "$lib" device-bin/
   echo "gpu-test: staged $(basename "$lib") (the wheel's runtime) in device-bin/"

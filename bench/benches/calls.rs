@@ -324,7 +324,10 @@ fn child(variant: &str, n: u64, library: &Path) {
 }
 
 fn standin(dir: &Path) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("c/standin.c");
+    // The source is carried in the binary, so that a copy of this harness built elsewhere
+    // (`bench/downstream`) compiles the same stand-in.
+    let src = dir.join("standin.c");
+    std::fs::write(&src, include_str!("../c/standin.c")).expect("writing the stand-in source");
     let lib = dir.join("libcudart.so.13");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let ok = Command::new(&cc)
@@ -363,7 +366,7 @@ fn count(variant: &str, n: u64, lib: &Path) -> Option<u64> {
         .flatten()
 }
 
-fn main() {
+pub fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() == 5 && args[1] == "--child" {
         let n = args[3].parse().expect("N");

@@ -12,6 +12,11 @@ pub const COPIED: &[(&str, &str)] = &[
     ("src/error.rs", include_str!("../template/src/error.rs")),
     ("src/loader.rs", include_str!("../template/src/loader.rs")),
     ("src/macros.rs", include_str!("../template/src/macros.rs")),
+    (
+        "src/python_env.rs",
+        include_str!("../template/src/python_env.rs"),
+    ),
+    ("src/version.rs", include_str!("../template/src/version.rs")),
     ("src/device.rs", include_str!("../template/src/device.rs")),
     ("src/stream.rs", include_str!("../template/src/stream.rs")),
     ("src/event.rs", include_str!("../template/src/event.rs")),
@@ -65,6 +70,13 @@ pub const COPIED: &[(&str, &str)] = &[
     ),
     ("src/nvtx.rs", include_str!("../template/src/nvtx.rs")),
     ("tests/audit.rs", include_str!("../template/tests/audit.rs")),
+];
+
+/// The workspace's licence texts (the crates are MIT OR Apache-2.0), copied as they are into
+/// every emitted crate, whose package must carry them.
+pub const LICENCES: &[(&str, &str)] = &[
+    ("LICENSE-MIT", include_str!("../../LICENSE-MIT")),
+    ("LICENSE-APACHE", include_str!("../../LICENSE-APACHE")),
 ];
 
 /// The crate documentation (the body of the generated `src/lib.rs`'s `//!` comment).

@@ -7,6 +7,8 @@ mod abi;
 mod abi_snapshots;
 #[path = "audits_linear.rs"]
 mod audits_linear;
+#[path = "availability.rs"]
+mod availability;
 mod common;
 #[path = "corpus.rs"]
 mod corpus;

@@ -72,7 +72,7 @@ pub fn read_crate(dir: &Path) -> Result<CrateUnderAudit> {
 /// The wheels of `release` at the package versions its committed ABI snapshot names (so an
 /// audit reads the very headers the snapshot was made from), fetched unless already there.
 pub fn release_wheel(root: &Path, release: &Release) -> Result<wheel::Wheel> {
-    let snapshot = codegen::abi::snapshot::load(&codegen::abi::snapshot::path(root, release))?;
+    let snapshot = codegen::abi::snapshot::load(&codegen::abi::snapshot::find(root, release))?;
     let pins: Vec<(String, String)> = snapshot.packages.into_iter().collect();
     wheel::fetch_pinned(root, release, &pins)
 }

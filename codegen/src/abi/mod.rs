@@ -404,12 +404,13 @@ pub fn workspace_root() -> std::path::PathBuf {
         .map_or_else(|| manifest.clone(), std::path::Path::to_path_buf)
 }
 
-/// The committed snapshot of `release` in the workspace `root` (`abi/13.2.json`).
+/// The snapshot of `release` in the workspace `root`: the committed one (`abi/13.2.json`),
+/// else the cached one (`target/abi/13.2.json`; see [`snapshot::find`]).
 pub fn load_snapshot(
     root: &std::path::Path,
     release: &Release,
 ) -> Result<Abi, snapshot::SnapshotError> {
-    snapshot::load(&snapshot::path(root, release))
+    snapshot::load(&snapshot::find(root, release))
 }
 
 #[cfg(test)]

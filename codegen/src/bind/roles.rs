@@ -1005,6 +1005,7 @@ mod tests {
             symbol: "cudaTest".into(),
             documented: true,
             typed: Typed::default(),
+            since: None,
         }
     }
 

@@ -309,6 +309,7 @@ mod tests {
             symbol: "cudaTest".into(),
             documented: true,
             typed: Typed::default(),
+            since: None,
         }
     }
 

@@ -28,8 +28,50 @@ pub struct Package {
     pub standalone: bool,
 }
 
-/// The version of every crate this generator emits.
-pub const VERSION: &str = "0.2.0";
+/// The revision of the generator's output for one CUDA release: the patch part of an emitted
+/// crate's version. Bump it when the generator changes what it emits for a release whose
+/// crate was published already; [`version_for`] resets nothing by itself.
+pub const GENERATION: u32 = 0;
+
+/// The version of the crate generated from CUDA `release`: `0.<major·1000 + minor·10>.<G>`
+/// (`0.13050.0` for 13.5, `0.12090.0` for 12.9; G is [`GENERATION`]). The CUDA release is in
+/// the version itself, not in build metadata (which crates.io ignores when it compares
+/// versions), so two crates generated from different releases of one major never share a
+/// name and version; and, the crates being `0.x`, each release's crate is its own
+/// semver-compatible line (`cudart13 = "0.13050"`): a newer release's documents may change
+/// the typed layer, which cargo must not take as a compatible update.
+pub fn version_for(release: &crate::ir::Release) -> String {
+    let part = |i: usize| release.0.get(i).copied().unwrap_or(0);
+    let encoded = part(0)
+        .saturating_mul(1000)
+        .saturating_add(part(1).saturating_mul(10));
+    format!("0.{encoded}.{GENERATION}")
+}
+
+/// The generator's workspace manifest, whose `[workspace.package]` table is the one place of
+/// the metadata every emitted crate shares (repository, homepage, licence, minimum Rust).
+const WORKSPACE_MANIFEST: &str = include_str!("../../../Cargo.toml");
+
+/// The string `key` of the workspace's `[workspace.package]` (empty when absent: a test
+/// checks that each one the crates need is there).
+pub fn workspace_package(key: &str) -> String {
+    static TABLE: std::sync::OnceLock<toml::Table> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        WORKSPACE_MANIFEST
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|t| t.get("workspace")?.get("package")?.as_table().cloned())
+            .unwrap_or_default()
+    });
+    table
+        .get(key)
+        .and_then(toml::Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The keys of `[workspace.package]` every emitted `Cargo.toml` carries.
+pub const SHARED_KEYS: [&str; 4] = ["rust-version", "license", "repository", "homepage"];
 
 impl Package {
     fn values<'a>(&'a self, abi: &'a str) -> Values<'a> {
@@ -59,6 +101,12 @@ pub fn files(pkg: &Package, preamble: &str, abi: &str) -> Result<Vec<GeneratedFi
         contents: cargo_toml(pkg, preamble),
     }];
     out.push(format_file("src/lib.rs", preamble, lib_rs(pkg, abi))?);
+    for (path, text) in template::LICENCES {
+        out.push(GeneratedFile {
+            name: (*path).to_string(),
+            contents: (*text).to_string(),
+        });
+    }
     for (path, text) in template::COPIED {
         let body = template::render(text, &values);
         let contents = if path.ends_with(".rs") {
@@ -87,18 +135,22 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
     s.push_str(&format!(
         "description = {}\n",
         quoted(&format!(
-            "CUDA Runtime API bindings for CUDA {}, generated from NVIDIA's documentation, loaded at run time",
-            pkg.release
+            "CUDA Runtime API bindings for every CUDA {}.x release, generated from NVIDIA's documentation of CUDA {}, loaded at run time",
+            pkg.major, pkg.release
         ))
     ));
+    s.push_str("edition = \"2021\"\n");
+    for key in SHARED_KEYS {
+        s.push_str(&format!("{key} = {}\n", quoted(&workspace_package(key))));
+    }
+    s.push_str(&format!(
+        "documentation = {}\nreadme = \"README.md\"\n",
+        quoted(&format!("https://docs.rs/{}", pkg.name))
+    ));
     s.push_str(
-        "edition = \"2021\"\n\
-         rust-version = \"1.80\"\n\
-         license = \"MIT OR Apache-2.0\"\n\
-         readme = \"README.md\"\n\
-         keywords = [\"cuda\", \"gpu\", \"ffi\", \"bindings\"]\n\
+        "keywords = [\"cuda\", \"gpu\", \"ffi\", \"bindings\"]\n\
          categories = [\"external-ffi-bindings\", \"hardware-support\"]\n\
-         include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\"]\n\
+         include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\", \"LICENSE-MIT\", \"LICENSE-APACHE\"]\n\
          \n\
          [dependencies]\n\
          bitflags = \"2\"\n\
@@ -111,7 +163,11 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
          # The `nvtx` module (NVIDIA Tools Extension markers for Nsight).\n\
          nvtx = [\"dep:nvtx\"]\n\
          \n\
+         # Every feature is documented: `nvtx` builds NVIDIA's C part with `cc` and its bindings\n\
+         # with bindgen, which the docs.rs build image provides (libclang), as it does for the\n\
+         # `nvtx-sys` crate's own documentation. `cargo xtask test` builds the docs the same way.\n\
          [package.metadata.docs.rs]\n\
+         all-features = true\n\
          targets = [\"x86_64-unknown-linux-gnu\"]\n",
     );
     // What `cargo xtask audit DIR` needs to find the release's headers and library.
@@ -141,6 +197,8 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         mod elf;
         pub mod error;
         pub mod loader;
+        mod python_env;
+        pub mod version;
 
         /// The raw layer, generated from the documentation: every documented type, constant and
         /// function the ABI declares, under its C name (`sys::cudaMalloc`, `sys::cudaMemcpyKind`).
@@ -178,5 +236,30 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub use memory::{PinnedBuffer, PinnedPool, PinnedSlice, PinnedSliceMut};
         pub use stream::{CaptureStatus, Stream, StreamFlags};
         pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
+        pub use version::{function_since, runtime_version, CudaVersion};
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shared_metadata_is_in_the_workspace_manifest() {
+        for key in SHARED_KEYS {
+            assert!(
+                !workspace_package(key).is_empty(),
+                "[workspace.package] {key}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_version_names_the_release() {
+        let v = |r: &[u32]| version_for(&crate::ir::Release(r.to_vec()));
+        assert_eq!(v(&[13, 5]), format!("0.13050.{GENERATION}"));
+        assert_eq!(v(&[12, 9]), format!("0.12090.{GENERATION}"));
+        assert_ne!(v(&[13, 4]), v(&[13, 5]));
+        assert_eq!(v(&[13]), format!("0.13000.{GENERATION}"));
     }
 }

@@ -516,10 +516,10 @@ fn get_device_properties() -> Result<GetDeviceProperties> {
     // SAFETY: both have the C signature `cudaError_t (struct cudaDeviceProp*, int)`, with
     // the layout of their release's header.
     static V13: crate::loader::LazySymbol<GetDeviceProperties> =
-        unsafe { crate::loader::LazySymbol::new(c"cudaGetDeviceProperties") };
+        unsafe { crate::loader::LazySymbol::new(c"cudaGetDeviceProperties", 0) };
     // SAFETY: as above.
     static V2: crate::loader::LazySymbol<GetDeviceProperties> =
-        unsafe { crate::loader::LazySymbol::new(c"cudaGetDeviceProperties_v2") };
+        unsafe { crate::loader::LazySymbol::new(c"cudaGetDeviceProperties_v2", 0) };
     if sys::CUDA_MAJOR >= 13 {
         V13.get()
     } else {

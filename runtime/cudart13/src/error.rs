@@ -54,6 +54,19 @@ pub enum Error {
         /// The loaded runtime's `cudaRuntimeGetVersion` (e.g. `13020`), when it could be read.
         version: Option<i32>,
     },
+    /// The function needs a newer CUDA 13 release than the runtime that was loaded: its
+    /// first release (from the headers of every minor release) is `since`, the runtime's
+    /// `cudaRuntimeGetVersion` said `loaded`. Nothing was called; decided once per function,
+    /// when it is first resolved. [`runtime_version`](crate::runtime_version) and
+    /// [`function_since`](crate::function_since) tell it beforehand.
+    NotInRuntime {
+        /// The C function (`cudaFoo`).
+        function: String,
+        /// The first release that declares it.
+        since: crate::version::CudaVersion,
+        /// The loaded runtime's version.
+        loaded: crate::version::CudaVersion,
+    },
     /// An argument the safe layer checks before calling CUDA was refused: a range outside a
     /// buffer, two lengths that must agree, a string with an interior NUL, more launch
     /// attributes than a launch can hold. Nothing was sent to CUDA.
@@ -100,6 +113,14 @@ impl std::fmt::Display for Error {
                 "symbol `{symbol}` is not exported by the CUDA runtime library {library} ({}); \
                  it needs a newer CUDA runtime (point CUDART_PATH at one) or a fallback",
                 render_version(*version)
+            ),
+            Error::NotInRuntime {
+                function,
+                since,
+                loaded,
+            } => write!(
+                f,
+                "{function} needs CUDA {since}; the loaded runtime is {loaded}"
             ),
             Error::InvalidArgument(why) => write!(f, "invalid argument: {why}"),
             Error::InCallback { function } => write!(
@@ -290,7 +311,9 @@ fn default_drop_hook(resource: &'static str, error: &Error) {
     static SEEN: std::sync::Mutex<Vec<(&'static str, Option<i32>)>> =
         std::sync::Mutex::new(Vec::new());
     let code = match error {
-        Error::LibraryNotFound { .. } | Error::SymbolNotFound { .. } => return,
+        Error::LibraryNotFound { .. }
+        | Error::SymbolNotFound { .. }
+        | Error::NotInRuntime { .. } => return,
         Error::Cuda { code, .. } if *code == CUDART_UNLOADING => return,
         other => other.cuda_code(),
     };
@@ -437,6 +460,20 @@ mod tests {
             version: None,
         };
         assert!(unknown.to_string().contains("version unknown"));
+    }
+
+    #[test]
+    fn not_in_runtime_names_the_function_and_both_releases() {
+        use crate::version::CudaVersion;
+        let e = Error::NotInRuntime {
+            function: "cudaFoo".into(),
+            since: CudaVersion::new(13, 4),
+            loaded: CudaVersion::from_raw(13000),
+        };
+        assert_eq!(
+            e.to_string(),
+            "cudaFoo needs CUDA 13.4; the loaded runtime is 13.0"
+        );
     }
 
     #[test]

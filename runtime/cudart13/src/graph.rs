@@ -1098,15 +1098,18 @@ type CaptureInfoV2 = unsafe extern "C" fn(
 pub(crate) fn capture_graph(stream: &Stream) -> Result<Capture> {
     // SAFETY: the C signatures of their releases.
     static V3: crate::loader::LazySymbol<CaptureInfoV3> = unsafe {
-        crate::loader::LazySymbol::new(if sys::CUDA_MAJOR >= 13 {
-            c"cudaStreamGetCaptureInfo"
-        } else {
-            c"cudaStreamGetCaptureInfo_v3"
-        })
+        crate::loader::LazySymbol::new(
+            if sys::CUDA_MAJOR >= 13 {
+                c"cudaStreamGetCaptureInfo"
+            } else {
+                c"cudaStreamGetCaptureInfo_v3"
+            },
+            0,
+        )
     };
     // SAFETY: as above.
     static V2: crate::loader::LazySymbol<CaptureInfoV2> =
-        unsafe { crate::loader::LazySymbol::new(c"cudaStreamGetCaptureInfo_v2") };
+        unsafe { crate::loader::LazySymbol::new(c"cudaStreamGetCaptureInfo_v2", 0) };
     let mut st = sys::cudaStreamCaptureStatus::NONE;
     let mut id: c_ulonglong = 0;
     let mut graph = sys::cudaGraph_t::null();

@@ -2,24 +2,39 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-bindings-13.4.4/runtime.txt (bindings-text, CUDA 13.4)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_egl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_gl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_profiler_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_runtime_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_vdpau_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_functions.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/library_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/surface_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/texture_types.h (doxygen-header, CUDA 13.5)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime 13.5.37, nvidia-cuda-crt 13.5.37, nvidia-cuda-profiler-api 13.5.25 via bindgen 0.72.1, libclang 18.1.1
 
-//! CUDA Runtime API bindings for CUDA 13.2, generated from NVIDIA's documentation of the
-//! CUDA Runtime, with the runtime library (`libcudart.so.13`) loaded at run time.
+//! CUDA Runtime API bindings for every CUDA 13 release, generated from NVIDIA's
+//! documentation of CUDA 13.5, with the runtime library (`libcudart.so.13`) loaded at
+//! run time.
+//!
+//! # Releases
+//!
+//! One crate serves every minor release of CUDA 13. It binds the newest (13.5), and
+//! each function, type, enum member and constant says in its documentation the first release of
+//! CUDA 13 that declares it — "In every CUDA 13.x release" or "Available since CUDA
+//! 13.4" — from the headers of every minor release (NVIDIA's wheels), nothing kept by hand;
+//! records whose layout changed between minor releases say so too. The runtime's version is
+//! read once, when the library is loaded ([`runtime_version`]); a function newer than it
+//! returns [`Error::NotInRuntime`] ("cudaFoo needs CUDA 13.4; the loaded runtime is
+//! 13.0") without calling anything, decided once when the function is first resolved, so
+//! calls cost nothing more. [`function_since`] and [`has_function`] tell beforehand, for a
+//! fallback. The crate's version names the release it was generated from:
+//! `0.<major·1000 + minor·10>.<revision>` (0.13050.0).
 //!
 //! # Loading
 //!
@@ -27,8 +42,13 @@
 //! documentation builds, on a machine without CUDA. `libcudart` is opened with `libloading` the
 //! first time a function needs it ([`Library::get`]), once per process and thread-safely.
 //! The search order is `CUDART_PATH` (a file or a folder; when set, it is the only place
-//! looked at), then `libcudart.so.13` / `libcudart.so` through the system loader, then the
-//! usual install folders (`/usr/local/cuda/lib64`, `$CUDA_PATH/lib64`, …); see [`loader`].
+//! looked at), then NVIDIA's runtime wheel in the activated Python environment (`$VIRTUAL_ENV`,
+//! `$CONDA_PREFIX`: `site-packages/nvidia/cu13/lib`, `nvidia/cuda_runtime/lib`) and
+//! `$CONDA_PREFIX/lib`, then `libcudart.so.13` / `libcudart.so` through the system loader,
+//! then the wheels of the other Python environments in reach (`PYTHONPATH`, the user site, the
+//! interpreters on `PATH`, pyenv; Python is never run), then the usual install folders
+//! (`/usr/local/cuda/lib64`, `$CUDA_PATH/lib64`, …); see [`loader`]. When nothing loads, the
+//! error lists every place tried.
 //! Every library opened must be a CUDA 13 runtime: its `cudaRuntimeGetVersion` is read
 //! once, when it is opened, and a runtime of another major is refused with an error naming
 //! both (this crate's functions would hand it records of the wrong size). On Linux the file is
@@ -253,6 +273,8 @@ mod macros;
 mod elf;
 pub mod error;
 pub mod loader;
+mod python_env;
+pub mod version;
 /// The raw layer, generated from the documentation: every documented type, constant and
 /// function the ABI declares, under its C name (`sys::cudaMalloc`, `sys::cudaMemcpyKind`).
 #[allow(missing_docs)]
@@ -286,3 +308,4 @@ pub use memory::{HostAllocFlags, IpcMemHandle, ManagedBuffer, MemPool, MemPoolSt
 pub use memory::{PinnedBuffer, PinnedPool, PinnedSlice, PinnedSliceMut};
 pub use stream::{CaptureStatus, Stream, StreamFlags};
 pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
+pub use version::{function_since, runtime_version, CudaVersion};

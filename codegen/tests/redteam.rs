@@ -525,7 +525,11 @@ fn codegen_on_garbage_writes_nothing() {
     // A copy of a committed crate: the real one is never the target here.
     let out_dir = tmp.join("cudart13");
     copy_folder(&root.join("runtime/cudart13/src"), &out_dir.join("src"));
-    std::fs::copy(root.join("runtime/cudart13/Cargo.toml"), out_dir.join("Cargo.toml")).expect("copy");
+    std::fs::copy(
+        root.join("runtime/cudart13/Cargo.toml"),
+        out_dir.join("Cargo.toml"),
+    )
+    .expect("copy");
     let before = (snapshot(&out_dir), snapshot(&out_dir.join("src")));
     let opts = codegen::pipeline::Options {
         release: Some(codegen::ir::Release(vec![13, 2])),

@@ -46,7 +46,7 @@ pub fn check(root: &Path) -> Result<()> {
         opts.abi_root = root.to_path_buf();
         let report = codegen::pipeline::run(&opts)
             .with_context(|| format!("regenerating CUDA {release} from {}", page.display()))?;
-        eprintln!(
+        errln!(
             "  CUDA {release}: {} functions bound ({} documented), {} typed, into {}",
             report.bindings.functions.len(),
             report
@@ -83,7 +83,7 @@ pub fn check(root: &Path) -> Result<()> {
                 .iter()
                 .find(|u| u.name == f.name)
                 .map_or("not listed", |u| u.reason.as_str());
-            eprintln!(
+            errln!(
                 "    documented and exported, not bound: {}: {reason}",
                 f.name
             );

@@ -61,8 +61,8 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         // The default documents' release: the wheel the tests of the workspace use.
         let release = wheel::newest_release(&root.join("docs-src"))?;
         let w = crate::audit_cmd::release_wheel(root, &release)?;
-        eprintln!("  include: {}", w.include.display());
-        eprintln!("  library: {}", w.lib.display());
+        errln!("  include: {}", w.include.display());
+        errln!("  library: {}", w.lib.display());
         fetched = Some(w);
         // Each crate of the workspace is audited against its own release's headers and
         // library (`<CRATE>_AUDIT_INCLUDE`, `<CRATE>_AUDIT_LIB`).
@@ -77,7 +77,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
                 .to_string_lossy()
                 .into_owned();
             let (include_var, lib_var) = pkg.audit_vars();
-            eprintln!("  {}: CUDA {release}, {}", pkg.name, w.root.display());
+            errln!("  {}: CUDA {release}, {}", pkg.name, w.root.display());
             audits.push((include_var, includes));
             audits.push((lib_var, w.lib.display().to_string()));
         }
@@ -89,14 +89,14 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     let mut abi_libclang = None;
     step(4, "abi inputs", &mut || {
         let lc = libclang::ensure(root)?;
-        eprintln!("  libclang: {}", lc.display());
+        errln!("  libclang: {}", lc.display());
         for r in ABI_CHECKED {
             let release = codegen::ir::Release::parse(r).context("a release")?;
             let snapshot =
                 codegen::abi::snapshot::load(&codegen::abi::snapshot::path(root, &release))?;
             let pins: Vec<(String, String)> = snapshot.packages.into_iter().collect();
             let w = wheel::fetch_pinned(root, &release, &pins)?;
-            eprintln!("  CUDA {r}: {}", w.root.display());
+            errln!("  CUDA {r}: {}", w.root.display());
         }
         abi_libclang = Some(lc.display().to_string());
         Ok(())

@@ -388,15 +388,17 @@ fn save(
         .map_or("txt".to_string(), |e| e.to_string_lossy().into_owned());
     let stem = format!("{kind}-seed{seed}-case{case}");
     let input = dir.join(format!("{stem}.{ext}"));
-    std::fs::write(&input, &c.input).with_context(|| format!("writing {}", input.display()))?;
+    codegen::output::write_file(&input, &c.input)?;
     let reason = format!(
         "{kind}: {msg} [base {base}{}, mutations {}, {} bytes; replay: cargo xtask fuzz --seed {seed} --case {case}]",
         if c.whole { "" } else { " (a window)" },
         c.mutations.join("+"),
         c.input.len()
     );
-    std::fs::write(dir.join(format!("{stem}.reason")), format!("{reason}\n"))
-        .with_context(|| format!("writing the reason of {}", input.display()))?;
+    codegen::output::write_file(
+        &dir.join(format!("{stem}.reason")),
+        format!("{reason}\n").as_bytes(),
+    )?;
     errln!("fuzz: FAILED case {case}: {reason}");
     Ok(reason)
 }
@@ -461,7 +463,7 @@ fn replay_case(root: &Path, seed: u64, case: u64) -> Result<ExitCode> {
     let seeds = target::seeds(root)?;
     let c = make_case(&seeds, seed, case, &CaseShape::for_build());
     let saved = root.join("target/fuzz-replay.bin");
-    std::fs::write(&saved, &c.input).with_context(|| format!("writing {}", saved.display()))?;
+    codegen::output::write_file(&saved, &c.input)?;
     errln!(
         "fuzz: case {case} of seed {seed}: base {}{}, mutations {}, {} bytes (written to {})",
         seeds[c.seed].name,

@@ -200,7 +200,7 @@ pub fn replace(dir: &Path, files: &[(&str, &[u8])], adopt: bool) -> Result<(), O
         super::unique()
     ));
     let mut guard = Staging(Some(staging.clone()));
-    write_tree(&staging, files)?;
+    write_tree(&staging, files, &dir)?;
     if st == State::Absent {
         std::fs::rename(&staging, &dir).map_err(io(&dir))?;
         guard.0 = None;
@@ -282,17 +282,19 @@ impl Drop for Staging {
 }
 
 /// Writes `files` into the new folder `root`, the manifest first (so a folder cut short by a
-/// kill lists every file it holds).
-fn write_tree(root: &Path, files: &[(&str, &[u8])]) -> Result<(), OutputError> {
-    std::fs::create_dir(root).map_err(io(root))?;
+/// kill lists every file it holds); a failure names the file under `shown`, the folder `root`
+/// is made to become.
+fn write_tree(root: &Path, files: &[(&str, &[u8])], shown: &Path) -> Result<(), OutputError> {
+    std::fs::create_dir(root).map_err(io(shown))?;
     let manifest_first = files
         .iter()
         .filter(|(f, _)| *f == MANIFEST)
         .chain(files.iter().filter(|(f, _)| *f != MANIFEST));
     for (f, bytes) in manifest_first {
         let path = root.join(f);
+        let named = shown.join(f);
         if let Some(p) = path.parent() {
-            std::fs::create_dir_all(p).map_err(io(p))?;
+            std::fs::create_dir_all(p).map_err(io(&named))?;
         }
         use std::io::Write;
         std::fs::OpenOptions::new()
@@ -300,7 +302,7 @@ fn write_tree(root: &Path, files: &[(&str, &[u8])]) -> Result<(), OutputError> {
             .create_new(true)
             .open(&path)
             .and_then(|mut w| w.write_all(bytes))
-            .map_err(io(&path))?;
+            .map_err(io(&named))?;
     }
     Ok(())
 }
@@ -683,7 +685,7 @@ mod tests {
         // staging name; the new one in place without it.
         let old = t.join(".crate.codegen-new-1-0");
         std::fs::rename(&dir, &old).expect("aside");
-        write_tree(&dir, &[]).expect("new in place");
+        write_tree(&dir, &[], &dir).expect("new in place");
         let two = crate_files("2");
         for (n, b) in &two {
             let p = dir.join(n);
@@ -692,7 +694,12 @@ mod tests {
         }
         // A run killed while writing its staging folder.
         let half = t.join(".crate.codegen-new-2-0");
-        write_tree(&half, &[(MANIFEST, manifest_text(["a.rs"]).as_bytes())]).expect("half");
+        write_tree(
+            &half,
+            &[(MANIFEST, manifest_text(["a.rs"]).as_bytes())],
+            &dir,
+        )
+        .expect("half");
         // A stray file under a leftover name.
         std::fs::write(t.join(".crate.codegen-new-3-0"), "x").expect("stray");
         write(&dir, &crate_files("2"), false).expect("next run");
@@ -706,7 +713,7 @@ mod tests {
         );
         // A run killed between the two renames of the fallback: `crate` missing.
         std::fs::rename(&dir, t.join(".crate.codegen-old-4-0")).expect("aside");
-        write_tree(&t.join(".crate.codegen-new-4-1"), &[]).expect("new");
+        write_tree(&t.join(".crate.codegen-new-4-1"), &[], &dir).expect("new");
         write(&dir, &crate_files("3"), false).expect("recovers");
         let got = listing(&dir);
         assert!(

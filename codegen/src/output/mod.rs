@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 /// A refused or failed output.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The output would replace, or be written inside, one of the run's inputs.
     #[error("{out}: {why} the input {input}; choose another output")]
@@ -31,9 +31,9 @@ pub enum OutputError {
 
 /// An [`OutputError::Io`] for `path`.
 pub(crate) fn io(path: &Path) -> impl Fn(std::io::Error) -> OutputError + '_ {
-    move |source| OutputError::Io {
+    move |error| OutputError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     }
 }
 
@@ -44,7 +44,7 @@ pub(crate) fn io(path: &Path) -> impl Fn(std::io::Error) -> OutputError + '_ {
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
     let name = path.file_name().ok_or_else(|| OutputError::Io {
         path: path.to_path_buf(),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"),
+        error: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"),
     })?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -70,7 +70,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
         let _ = std::fs::remove_file(&tmp);
         return Err(OutputError::Io {
             path: path.to_path_buf(),
-            source: e,
+            error: e,
         });
     }
     Ok(())

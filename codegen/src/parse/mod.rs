@@ -8,6 +8,7 @@
 
 pub mod autodoc;
 pub mod blocks;
+pub mod census;
 pub mod cudart_text;
 pub mod detect;
 pub mod docstring;
@@ -93,6 +94,9 @@ pub fn parse_document(file: &str, bytes: &[u8], forced: Option<Format>) -> Api {
     let mut pre = diags.into_vec();
     pre.append(&mut api.diagnostics);
     api.diagnostics = pre;
+    // The independent count: an object the reader lost without a word is an error.
+    let lost = census::check(file, format, &text, &api);
+    api.diagnostics.extend(lost);
     api.documents = vec![Document {
         file: file.to_string(),
         format,

@@ -54,10 +54,14 @@ pub fn check(file: &str, format: Format, text: &str, api: &Api) -> Vec<Diagnosti
         .collect();
     let mut diags = Diagnostics::new(file);
     for c in lost.iter().take(NAMED) {
+        let why = match crate::text::identifier_problem(&c.name) {
+            Some(problem) => format!("{problem}, so no reader takes it for a name"),
+            None => "the reader lost it: the text before it may be damaged".into(),
+        };
         diags.error(
             c.line,
             format!(
-                "`{}` is declared here but was not read into the IR, and no diagnostic says why (an independent count of the document's objects found it; the reader lost it: the text before it may be damaged)",
+                "`{}` is declared here but was not read into the IR, and no diagnostic says why (an independent count of the document's objects found it; {why})",
                 c.name.escape_debug()
             ),
         );

@@ -14,6 +14,7 @@ pub mod detect;
 pub mod docstring;
 pub mod doxygen;
 pub mod html;
+pub mod names;
 pub mod signature;
 pub mod sphinx_blocks;
 pub mod sphinx_text;
@@ -58,6 +59,17 @@ pub fn parse_document(file: &str, bytes: &[u8], forced: Option<Format>) -> Api {
             String::from_utf8_lossy(bytes)
         }
     };
+    // A byte-order mark before the first line is no part of the document (a header's first
+    // declaration would otherwise start with it).
+    let decoded = match decoded {
+        std::borrow::Cow::Borrowed(t) => {
+            std::borrow::Cow::Borrowed(t.strip_prefix('\u{feff}').unwrap_or(t))
+        }
+        std::borrow::Cow::Owned(t) => match t.strip_prefix('\u{feff}') {
+            Some(rest) => std::borrow::Cow::Owned(rest.to_string()),
+            None => std::borrow::Cow::Owned(t),
+        },
+    };
     let (text, endings) = crate::text::normalize_line_endings(&decoded);
     if endings.any() {
         diags.note(
@@ -94,7 +106,10 @@ pub fn parse_document(file: &str, bytes: &[u8], forced: Option<Format>) -> Api {
     let mut pre = diags.into_vec();
     pre.append(&mut api.diagnostics);
     api.diagnostics = pre;
-    // The independent count: an object the reader lost without a word is an error.
+    // Names with characters no generated code can use, then the independent count: an object
+    // the reader lost without a word is an error.
+    let bad_names = names::check(&api);
+    api.diagnostics.extend(bad_names);
     let lost = census::check(file, format, &text, &api);
     api.diagnostics.extend(lost);
     api.documents = vec![Document {

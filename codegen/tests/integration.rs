@@ -30,5 +30,7 @@ mod parse_html;
 mod parse_sphinx_text;
 #[path = "redteam.rs"]
 mod redteam;
+#[path = "redteam_2026_11_25.rs"]
+mod redteam_2026_11_25;
 #[path = "sphinx_forms.rs"]
 mod sphinx_forms;

@@ -5,9 +5,6 @@
 //! work on the machine does not count), the best of three runs.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
-
-use codegen::clock::Stopwatch;
 
 use codegen::diag::Severity;
 use codegen::doctype::{TypeExpr, MAX_NESTING};
@@ -42,33 +39,7 @@ fn messages(api: &Api, severity: Severity) -> Vec<String> {
         .collect()
 }
 
-/// The least of three timings of `f` (CPU time of this thread).
-fn best_of_three(f: &dyn Fn()) -> Duration {
-    (0..3)
-        .map(|_| {
-            let t = Stopwatch::start();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
-}
-
-/// Asserts that `work(4n)` takes less than 8 times `work(n)` (linear: 4×, quadratic: 16×).
-fn assert_linear(what: &str, n: usize, work: &dyn Fn(usize)) {
-    work(n); // warm up
-    let small = best_of_three(&|| work(n));
-    let large = best_of_three(&|| work(4 * n));
-    let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-6);
-    println!(
-        "{what}: {n} → {small:?}, {} → {large:?} ({ratio:.1}×)",
-        4 * n
-    );
-    assert!(
-        ratio < 8.0,
-        "{what}: 4× the input took {ratio:.1}× the time ({small:?} → {large:?})"
-    );
-}
+use crate::common::assert_linear;
 
 #[test]
 fn no_break_space_before_a_parameter_name_is_read_as_a_space() {

@@ -1,5 +1,10 @@
 //! Helpers shared by the integration tests of `codegen`: a checker for the subset of JSON
-//! Schema the committed report schemas (`docs/*.schema.json`) use.
+//! Schema the committed report schemas (`docs/*.schema.json`) use, and a check that work grows
+//! linearly with its input.
+
+use std::time::Duration;
+
+use codegen::clock::Stopwatch;
 
 /// Checks `value` against `schema` for the subset of JSON Schema the report schemas use
 /// (type, const, enum, required, properties, additionalProperties: false, items, $ref,
@@ -84,4 +89,32 @@ pub fn check(
         }
     }
     Ok(())
+}
+
+/// The least of three timings of `f` (CPU time of this thread).
+pub fn best_of_three(f: &dyn Fn()) -> Duration {
+    (0..3)
+        .map(|_| {
+            let t = Stopwatch::start();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+/// Asserts that `work(4n)` takes less than 8 times `work(n)` (linear: 4×, quadratic: 16×).
+pub fn assert_linear(what: &str, n: usize, work: &dyn Fn(usize)) {
+    work(n); // warm up
+    let small = best_of_three(&|| work(n));
+    let large = best_of_three(&|| work(4 * n));
+    let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-6);
+    println!(
+        "{what}: {n} → {small:?}, {} → {large:?} ({ratio:.1}×)",
+        4 * n
+    );
+    assert!(
+        ratio < 8.0,
+        "{what}: 4× the input took {ratio:.1}× the time ({small:?} → {large:?})"
+    );
 }

@@ -538,3 +538,68 @@ pub fn load_all(paths: &[PathBuf], forced: Option<Format>) -> Result<Vec<Api>, L
     .map(|r| r.unwrap_or_else(|payload| std::panic::resume_unwind(payload)))
     .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("codegen-load-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp folder");
+        dir
+    }
+
+    #[test]
+    fn only_regular_files_of_bounded_size_are_read() {
+        let dir = tmp("regular");
+        let file = dir.join("page.txt");
+        std::fs::write(&file, "text").expect("page");
+        assert_eq!(read_input(&file).expect("reads"), b"text");
+        let e = read_input(&dir).expect_err("a folder");
+        assert!(
+            e.to_string().contains("not a regular file (a folder)"),
+            "{e}"
+        );
+        let e = read_input(&dir.join("none")).expect_err("missing");
+        assert!(matches!(e, LoadError::Missing { .. }), "{e}");
+        // Sparse: no disk is used, the length alone is refused.
+        let big = dir.join("big.txt");
+        std::fs::File::create(&big)
+            .and_then(|f| f.set_len(MAX_INPUT + 1))
+            .expect("sparse file");
+        let e = read_input(&big).expect_err("too large");
+        assert!(matches!(e, LoadError::TooLarge { .. }), "{e}");
+        #[cfg(unix)]
+        {
+            let e = read_input(Path::new("/dev/null")).expect_err("a device");
+            assert!(e.to_string().contains("(a device)"), "{e}");
+            let fifo = dir.join("fifo");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|s| s.success()) {
+                let e = read_input(&fifo).expect_err("a FIFO, refused without blocking");
+                assert!(e.to_string().contains("(a FIFO)"), "{e}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_walk_lists_each_file_once_and_ends_at_links_back_up() {
+        let dir = tmp("walk");
+        std::fs::create_dir_all(dir.join("sub")).expect("sub");
+        std::fs::write(dir.join("a.txt"), "a").expect("a");
+        std::fs::write(dir.join("sub/b.txt"), "b").expect("b");
+        std::os::unix::fs::symlink(".", dir.join("self")).expect("self");
+        std::os::unix::fs::symlink("..", dir.join("sub/up")).expect("up");
+        std::os::unix::fs::symlink("a.txt", dir.join("again.txt")).expect("again");
+        let listed = list_documents(std::slice::from_ref(&dir)).expect("lists");
+        let names: Vec<String> = listed
+            .iter()
+            .map(|p| p.strip_prefix(&dir).expect("under").display().to_string())
+            .collect();
+        assert_eq!(names, ["a.txt", "sub/b.txt"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

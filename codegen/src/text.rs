@@ -355,6 +355,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn odd_names_are_described_by_their_first_odd_character() {
+        assert_eq!(identifier_problem("cudaMalloc"), None);
+        assert_eq!(identifier_problem("cuda.bindings.runtime.cudaMalloc"), None);
+        let said = |n: &str| identifier_problem(n).unwrap_or_default();
+        assert!(said("").contains("empty"));
+        assert!(
+            said("cud\u{430}Foo").contains("non-ASCII")
+                && said("cud\u{430}Foo").contains("U+0430, at character 4")
+        );
+        assert!(said("cuda\u{200b}Foo").contains("invisible"));
+        assert!(said("cuda\0Foo").contains("control"));
+        assert!(said("a b").contains("punctuation") || said("a b").contains("space"));
+        assert!(said("a\u{a0}b").contains("space"));
+        assert!(is_invisible('\u{feff}') && is_invisible('\u{e0041}') && !is_invisible('a'));
+    }
+
+    #[test]
+    fn tabs_expand_to_stops_of_eight_columns() {
+        assert_eq!(expand_tabs("no tab"), "no tab");
+        assert_eq!(
+            expand_tabs("..\tx::\ty\n\tz"),
+            "..      x::     y\n        z"
+        );
+        assert_eq!(expand_tabs("é\tx"), "é       x");
+    }
+
+    #[test]
+    fn runs_written_indented_lose_their_indentation() {
+        let mut lines = vec![
+            "f(a)#", "text", "\tg(b)#", "\tdoc", "\t", "", "\tmore", "h(c)#", "  not(x)",
+        ];
+        let runs = dedent_runs(&mut lines, |l| l.ends_with('#'));
+        assert_eq!(runs, [(2, 6)]);
+        assert_eq!(
+            lines,
+            ["f(a)#", "text", "g(b)#", "doc", "", "", "more", "h(c)#", "  not(x)"]
+        );
+    }
+
+    #[test]
     fn lines_and_pieces_are_those_of_str_lines_and_split() {
         for text in [
             "",

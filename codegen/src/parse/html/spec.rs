@@ -599,6 +599,48 @@ mod tests {
     }
 
     #[test]
+    fn attributes_past_the_bound_are_blanked_and_lines_kept() {
+        let many: Vec<String> = (0..MAX_ATTRIBUTES + 3)
+            .map(|i| format!("a{i}='{i}'"))
+            .collect();
+        let text = format!("<p>x</p>\n<div\n{}>y</div>", many.join("\n"));
+        let (out, dropped) = limit_attributes(&text);
+        assert_eq!(dropped, [(2, 3)]);
+        assert_eq!(out.len(), text.len());
+        assert_eq!(out.matches('\n').count(), text.matches('\n').count());
+        assert!(out.contains("a255='255'") && !out.contains("a256="));
+        let (same, none) = limit_attributes("<a href=x title=\"y > z\">t</a>");
+        assert!(none.is_empty() && matches!(same, Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn an_unclosed_script_holding_the_objects_is_read_as_markup() {
+        let text = "<body><dl><dt>a</dt></dl>\n<script>\n<dl><dt>b</dt></dl></body>";
+        let parsed = parse(text);
+        assert_eq!(parsed.unclosed_raw_text, [(2, "script".to_string())]);
+        let dts: Vec<String> = parsed
+            .page
+            .root()
+            .descendants()
+            .filter_map(El::wrap)
+            .filter(|e| e.is("dt"))
+            .map(|e| e.text())
+            .collect();
+        assert_eq!(dts, ["a", "b"]);
+        // A script of code is code.
+        assert!(parse("<script>var x = 1 < 2;</script><p>t</p>")
+            .unclosed_raw_text
+            .is_empty());
+    }
+
+    #[test]
+    fn parse_errors_are_counted_past_the_ones_kept() {
+        let parsed = parse(&"<<".repeat(1000));
+        assert_eq!(parsed.errors.len(), KEPT_ERRORS);
+        assert!(parsed.error_count >= 1000, "{}", parsed.error_count);
+    }
+
+    #[test]
     fn template_contents_and_noscript_markup() {
         let page = parse("<body><template><p>t</p></template><noscript><p>n</p></noscript>").page;
         let noscript = find(&page, |e| e.is("noscript")).expect("noscript");

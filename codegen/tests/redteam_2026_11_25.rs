@@ -381,3 +381,25 @@ fn many_manifest_entries_are_found_in_linear_time() {
     });
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_census_reads_damaged_input_in_linear_time() {
+    // Comment openers inside an unclosed comment, openers between declarations that never
+    // end, `<dt` with no `>`: each byte of the input is looked at a bounded number of times.
+    let inputs: [(&str, Format, fn(usize) -> String); 3] = [
+        ("openers", Format::DoxygenHeader, |n| {
+            format!("/** a\n{}", "/** b\n".repeat(n))
+        }),
+        ("undeclared", Format::DoxygenHeader, |n| {
+            "/** a */ x ".repeat(n)
+        }),
+        ("dt", Format::Html, |n| {
+            format!("<html><body>{}", "<dt id=\"a.b\" ".repeat(n))
+        }),
+    ];
+    for (what, format, make) in inputs {
+        assert_linear(what, 20_000, &|n| {
+            parse_document("c", make(n).as_bytes(), Some(format));
+        });
+    }
+}

@@ -305,8 +305,9 @@ fn dt_ids(text: &str) -> Vec<Counted> {
         if !matches!(b.get(at + 3), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             continue;
         }
-        // The tag ends at the next `>` (attribute values of real pages hold none).
-        let end = memchr::memchr(b'>', &b[at..]).map_or(b.len(), |e| at + e);
+        // The tag ends at the next `>` (attribute values of real pages hold none), or before
+        // the next `<` of an unterminated one: each byte is looked at once.
+        let end = memchr::memchr2(b'>', b'<', &b[at + 1..]).map_or(b.len(), |e| at + 1 + e);
         let tag = &text[at..end];
         let Some(id) = attribute(tag, "id") else {
             continue;
@@ -361,8 +362,9 @@ fn doxygen(text: &str) -> Vec<Counted> {
     let b = text.as_bytes();
     let close = memchr::memmem::Finder::new(b"*/");
     let open = memchr::memmem::Finder::new(b"/**");
-    // Comments to count: the opener and the end of the comment it is in.
-    let mut candidates: Vec<(usize, usize)> = Vec::new();
+    // Comments to count: the opener, where its text ends, whether it is the last opener of its
+    // comment, and the end of that comment.
+    let mut candidates: Vec<(usize, usize, bool, usize)> = Vec::new();
     // Open braces, `true` for `extern "C" {` (which does not nest what it holds).
     let mut braces: Vec<bool> = Vec::new();
     let mut line_start = true;
@@ -373,18 +375,30 @@ fn doxygen(text: &str) -> Vec<Counted> {
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 let end = close.find(&b[i + 2..]).map_or(b.len(), |e| i + 2 + e);
                 if braces.iter().all(|&linkage| linkage) {
+                    // Each opener's text runs to the next opener inside the same comment (the
+                    // reader ends a comment there too), the last one's to the comment's end;
+                    // only the last is followed by a declaration. So each byte of the comment
+                    // is looked at once.
+                    let mut openers = Vec::new();
                     let mut at = i;
                     loop {
                         if b[at..].starts_with(b"/**")
                             && !matches!(b.get(at + 3), Some(b'*' | b'<' | b'/'))
                             && at + 3 <= end
                         {
-                            candidates.push((at, end));
+                            openers.push(at);
                         }
                         match open.find(&b[(at + 1).min(end)..end]) {
                             Some(k) => at = at + 1 + k,
                             None => break,
                         }
+                    }
+                    for (k, &at) in openers.iter().enumerate() {
+                        let (body_end, last) = match openers.get(k + 1) {
+                            Some(&next) => (next, false),
+                            None => (end, true),
+                        };
+                        candidates.push((at, body_end, last, end));
                     }
                 }
                 i = end + 2;
@@ -439,13 +453,12 @@ fn doxygen(text: &str) -> Vec<Counted> {
     let mut out = Vec::new();
     let mut line = 1u32;
     let mut counted_to = 0usize;
-    // The declaration after the last comment counted, so comments ending at the same `*/`
-    // count its declaration once.
+    // The declaration after the last comment counted (counted once).
     let mut last_decl = usize::MAX;
-    for (at, end) in candidates {
+    for (at, body_end, last, end) in candidates {
         line += memchr::memchr_iter(b'\n', &b[counted_to..at]).count() as u32;
         counted_to = at;
-        if is_grouping(&text[at + 3..end]) {
+        if !last || is_grouping(&text[at + 3..body_end]) {
             continue;
         }
         let Some((decl_at, names)) = declaration_after(text, (end + 2).min(b.len())) else {
@@ -544,6 +557,12 @@ fn declaration_after(text: &str, from: usize) -> Option<(usize, Vec<String>)> {
     while j < limit {
         match b[j] {
             b';' | b'{' => break,
+            // The next documented object: this comment documents nothing before it.
+            b'/' if b[j..].starts_with(b"/**")
+                && !matches!(b.get(j + 3), Some(b'<' | b'/' | b'*')) =>
+            {
+                return Some((start, Vec::new()));
+            }
             b'/' if b.get(j + 1) == Some(&b'*') => {
                 j = memchr::memmem::find(&b[(j + 2).min(limit)..limit], b"*/")
                     .map_or(limit, |e| j + 2 + e + 2);

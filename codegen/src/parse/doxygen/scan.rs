@@ -59,6 +59,10 @@ struct Scanner<'a> {
     /// Whether the current physical line has had code or a literal yet (a `#` after it
     /// does not start a directive).
     line_has_code: bool,
+    /// The last search for a `*/`: where it started and what it found. Comments cut short at
+    /// a nested `/**` start before the `*/` found last time, so that search is not repeated
+    /// (thousands of openers in one unclosed comment would each scan to the end).
+    close_memo: Option<(usize, Option<usize>)>,
 }
 
 /// Splits `text` into events; problems (an unterminated comment) go to `diags`.
@@ -73,6 +77,7 @@ pub fn scan(text: &str, diags: &mut Diagnostics) -> Scan {
         code_line: 1,
         directive: None,
         line_has_code: false,
+        close_memo: None,
     };
     s.run(diags);
     s.out
@@ -236,7 +241,16 @@ impl Scanner<'_> {
         let start_line = self.line;
         let start = self.i;
         let body_start = self.i + 2;
-        let close = find(self.b, body_start, b"*/");
+        let close = match self.close_memo {
+            Some((from, found)) if from <= body_start && found.is_none_or(|e| e >= body_start) => {
+                found
+            }
+            _ => {
+                let found = find(self.b, body_start, b"*/");
+                self.close_memo = Some((body_start, found));
+                found
+            }
+        };
         // A `/**` that starts a line inside the comment opens the next comment: the `*/`
         // before it was mistyped (`* /`). C reads one comment up to the next `*/`, which
         // would swallow the next comment's text and leave its declaration undocumented; it is

@@ -466,15 +466,20 @@ fn exchange(_a: &Path, _b: &Path) -> std::io::Result<bool> {
     Ok(false)
 }
 
+/// Runs of this process take turns without a word (the workspace's crates are written by two
+/// threads into one parent folder); the file lock is for other processes.
+static IN_PROCESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// An exclusive lock on the folder that holds the output, held until dropped.
 struct Lock {
-    #[allow(dead_code)]
-    file: std::fs::File,
+    _file: std::fs::File,
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
 
 impl Lock {
     /// Locks `parent` (for writing `dir`), waiting for another run that holds it.
     fn take(parent: &Path, dir: &Path) -> Result<Lock, OutputError> {
+        let turn = IN_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
         let file = std::fs::File::open(parent).map_err(io(parent))?;
         #[cfg(unix)]
         {
@@ -503,7 +508,10 @@ impl Lock {
             }
         }
         let _ = dir;
-        Ok(Lock { file })
+        Ok(Lock {
+            _file: file,
+            _turn: turn,
+        })
     }
 }
 

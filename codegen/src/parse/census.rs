@@ -455,13 +455,24 @@ fn doxygen(text: &str) -> Vec<Counted> {
     let mut counted_to = 0usize;
     // The declaration after the last comment counted (counted once).
     let mut last_decl = usize::MAX;
-    for (at, body_end, last, end) in candidates {
+    // Where each candidate's declaration may be looked for: up to the next candidate, so that
+    // no byte is looked at for two of them.
+    let stops: Vec<usize> = candidates
+        .iter()
+        .skip(1)
+        .map(|c| c.0)
+        .chain([b.len()])
+        .collect();
+    for ((at, body_end, last, end), stop) in candidates.into_iter().zip(stops) {
         line += memchr::memchr_iter(b'\n', &b[counted_to..at]).count() as u32;
         counted_to = at;
         if !last || is_grouping(&text[at + 3..body_end]) {
             continue;
         }
-        let Some((decl_at, names)) = declaration_after(text, (end + 2).min(b.len())) else {
+        let Some((decl_at, names)) = declaration_after(
+            &text[..stop.max(end + 2).min(b.len())],
+            (end + 2).min(b.len()),
+        ) else {
             continue;
         };
         if decl_at == last_decl {
@@ -508,9 +519,10 @@ fn is_grouping(body: &str) -> bool {
 /// Longest declaration looked at after a comment, in bytes.
 const DECLARATION: usize = 16 << 10;
 
-/// The declaration that starts after `from` (blanks, ordinary comments and preprocessor lines
-/// other than `#define` skipped; another `/**` or the end first: none) and the names it
-/// declares, most likely first: its start and the names.
+/// The declaration that starts after `from` in `text` (blanks, ordinary comments and
+/// preprocessor lines other than `#define` skipped; another `/**` or the end first: none) and
+/// the names it declares, most likely first: its start and the names. The caller cuts `text`
+/// where the next comment to count starts.
 fn declaration_after(text: &str, from: usize) -> Option<(usize, Vec<String>)> {
     let b = text.as_bytes();
     let mut i = from;

@@ -389,7 +389,7 @@ pub fn parse(toks: &[Token], docs: &mut Vec<usize>) -> Decl {
 fn fn_pointer(c: &[Token]) -> Option<Decl> {
     let open = c.iter().position(|t| is_punct(&t.tok, '('))?;
     let close = skip_group(c, open);
-    let inner = &c[open + 1..close.saturating_sub(1)];
+    let inner = inside(c, open, close);
     let star = inner.iter().position(|t| is_punct(&t.tok, '*'))?;
     let name = ident(&inner.get(star + 1)?.tok)?.to_string();
     if !c.get(close).is_some_and(|t| is_punct(&t.tok, '(')) {
@@ -441,7 +441,7 @@ fn function(c: &[Token]) -> Option<Decl> {
     Some(Decl::Function {
         name,
         ret: type_text(&ret),
-        params: params(&c[open + 1..close.saturating_sub(1)]),
+        params: params(inside(c, open, close)),
     })
 }
 
@@ -561,7 +561,8 @@ fn body_decl(
 /// The tokens between the bracket at `open` and its match (`close` is [`skip_group`]'s
 /// answer; an unclosed group runs to the end).
 fn inside(toks: &[Token], open: usize, close: usize) -> &[Token] {
-    let end = if close > open + 1 && toks.get(close - 1).is_some_and(|t| is_punct(&t.tok, '}')) {
+    let closing = |t: &Token| matches!(t.tok, Tok::Punct(')' | ']' | '}'));
+    let end = if close > open + 1 && toks.get(close - 1).is_some_and(closing) {
         close - 1
     } else {
         close.max(open + 1)

@@ -384,11 +384,14 @@ fn many_manifest_entries_are_found_in_linear_time() {
 
 #[test]
 fn the_census_reads_damaged_input_in_linear_time() {
-    // Comment openers inside an unclosed comment, openers between declarations that never
-    // end, `<dt` with no `>`: each byte of the input is looked at a bounded number of times.
-    let inputs: [(&str, Format, fn(usize) -> String); 3] = [
+    // Comment openers inside an unclosed comment or on every line of ordinary comments,
+    // openers between declarations that never end, `<dt` with no `>`: each byte of the input is looked at a bounded number of times.
+    let inputs: [(&str, Format, fn(usize) -> String); 4] = [
         ("openers", Format::DoxygenHeader, |n| {
             format!("/** a\n{}", "/** b\n".repeat(n))
+        }),
+        ("openers in comments", Format::DoxygenHeader, |n| {
+            "/*/**hello, not a doc\n".repeat(n)
         }),
         ("undeclared", Format::DoxygenHeader, |n| {
             "/** a */ x ".repeat(n)

@@ -386,7 +386,9 @@ fn many_manifest_entries_are_found_in_linear_time() {
 fn the_census_reads_damaged_input_in_linear_time() {
     // Comment openers inside an unclosed comment or on every line of ordinary comments,
     // openers between declarations that never end, `<dt` with no `>`: each byte of the input is looked at a bounded number of times.
-    let inputs: [(&str, Format, fn(usize) -> String); 4] = [
+    /// A damaged input of size `n`.
+    type Make = fn(usize) -> String;
+    let inputs: [(&str, Format, Make); 4] = [
         ("openers", Format::DoxygenHeader, |n| {
             format!("/** a\n{}", "/** b\n".repeat(n))
         }),

@@ -373,12 +373,11 @@ fn a_file_size_limit_is_an_error_that_leaves_the_old_crate() {
     let out = xtask(&codegen_args(&old_page(), &dir, "12.8", &[]));
     assert!(out.status.success(), "{}", text(&out));
     let before = files(&dir);
-    let script =
-        format!("ulimit -f 500; exec \"$0\" codegen --docs \"$1\" --out \"$2\" --release 13.2");
+    let script = "ulimit -f 500; exec \"$0\" codegen --docs \"$1\" --out \"$2\" --release 13.2";
     let child = Command::new("sh")
         .args([
             "-c",
-            &script,
+            script,
             env!("CARGO_BIN_EXE_xtask"),
             s(&page()),
             s(&dir),
@@ -472,13 +471,17 @@ fn codegen_killed_at_any_moment_or_run_twice_at_once_leaves_a_whole_crate() {
             .spawn()
             .expect("xtask");
         // Half the kills anywhere in a run, half in its last third (where it writes).
-        let at = if rng.next() % 2 == 0 {
+        let at = if rng.next().is_multiple_of(2) {
             rng.next() % span
         } else {
             span * 2 / 3 + rng.next() % (span / 3 + 1)
         };
         std::thread::sleep(Duration::from_micros(at));
-        let signal = if rng.next() % 2 == 0 { "-KILL" } else { "-INT" };
+        let signal = if rng.next().is_multiple_of(2) {
+            "-KILL"
+        } else {
+            "-INT"
+        };
         let _ = Command::new("kill")
             .args([signal, &child.id().to_string()])
             .status();

@@ -215,7 +215,8 @@ mod tests {
                 "{out:?}: {e}"
             );
         }
-        let e = refuse_inputs(&docs.join("new/out.json"), &[docs.clone()]).expect_err("inside");
+        let e = refuse_inputs(&docs.join("new/out.json"), std::slice::from_ref(&docs))
+            .expect_err("inside");
         assert!(e.to_string().contains("is inside the input"), "{e}");
         refuse_inputs(&dir.join("out.json"), &inputs).expect("another file");
         refuse_inputs(&dir.join("crate"), &[docs]).expect("a sibling folder");

@@ -115,6 +115,15 @@ const LOOK_ALIKES: &[(u8, char)] = &[
     (b'v', '\u{3bd}'),
 ];
 
+/// Comment openers put where no comment was.
+const OPENERS: &[&[u8]] = &[b"/*", b"/**", b"<!--", b".. "];
+
+/// What a C comment's `*/` becomes when mistyped.
+const BROKEN_C_CLOSE: &[&[u8]] = &[b"* /", b"*\\/", b"*", b"", b"**", b"*\n/"];
+
+/// What an HTML comment's `-->` becomes when mistyped.
+const BROKEN_HTML_CLOSE: &[&[u8]] = &[b"-- >", b"->", b"--", b""];
+
 /// Tags left open or closing what is not theirs: formatting elements the tree builder reopens
 /// around every later block, end tags that close the page's containers early, raw-text
 /// elements that swallow what follows, an unterminated tag and an unclosed comment.
@@ -642,17 +651,17 @@ fn comment_terminator(mut data: Vec<u8>, rng: &mut Rng) -> Vec<u8> {
         .chain(occurrences(&data, b"-->"))
         .collect();
     if ends.is_empty() || rng.chance(0.2) {
-        let opener: &[u8] = *rng.pick(&[&b"/*"[..], b"/**", b"<!--", b".. "]);
+        let opener = *rng.pick(OPENERS);
         let at = *rng.pick(&line_starts(&data));
         let at = at.min(data.len());
         data.splice(at..at, opener.iter().copied());
         return data;
     }
     let at = *rng.pick(&ends);
-    let broken: &[u8] = if data[at] == b'*' {
-        *rng.pick(&[&b"* /"[..], b"*\\/", b"*", b"", b"**", b"*\n/"])
+    let broken = if data[at] == b'*' {
+        *rng.pick(BROKEN_C_CLOSE)
     } else {
-        *rng.pick(&[&b"-- >"[..], b"->", b"--", b""])
+        *rng.pick(BROKEN_HTML_CLOSE)
     };
     let len = if data[at] == b'*' { 2 } else { 3 };
     data.splice(at..at + len, broken.iter().copied());

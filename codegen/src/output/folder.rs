@@ -491,7 +491,10 @@ impl Lock {
                 if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
                     return Err(io(parent)(e));
                 }
-                eprintln!(
+                // Said on standard error, best-effort (a closed one is no reason to fail).
+                use std::io::Write;
+                let _ = writeln!(
+                    std::io::stderr(),
                     "{}: another run is writing a crate in this folder; waiting for it",
                     dir.display()
                 );

@@ -24,6 +24,7 @@ pub mod emit;
 pub mod ir;
 pub mod load;
 pub mod merge;
+pub mod output;
 pub mod parallel;
 pub mod parse;
 pub mod pipeline;

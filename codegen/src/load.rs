@@ -31,6 +31,114 @@ pub enum LoadError {
     Manifest { path: PathBuf, message: String },
     #[error("{path}: holds no documents")]
     Empty { path: PathBuf },
+    /// A FIFO, device, socket or folder where a file is read: reading it could block forever
+    /// or never end.
+    #[error("{path}: not a regular file ({kind}); give a document file")]
+    NotRegular { path: PathBuf, kind: &'static str },
+    #[error("{path}: larger than {limit} MiB, the most an input may hold: is it a documentation file?", limit = MAX_INPUT >> 20)]
+    TooLarge { path: PathBuf },
+}
+
+/// The largest input read, in bytes (64 MiB; the biggest real page is about 2 MB): a bigger
+/// one, or a file that never ends, is [`LoadError::TooLarge`].
+pub const MAX_INPUT: u64 = 64 << 20;
+
+/// Reads the regular file `path` whole, at most [`MAX_INPUT`] bytes. Anything else (a FIFO, a
+/// device such as `/dev/zero`, a socket, a folder) is [`LoadError::NotRegular`], decided on the
+/// opened file itself, without blocking (the file is opened non-blocking, so a FIFO with no
+/// writer does not hang the open). A link is followed to what it names.
+pub fn read_input(path: &Path) -> Result<Vec<u8>, LoadError> {
+    use std::io::Read;
+    let (mut file, len) = open_regular(path)?;
+    if len > MAX_INPUT {
+        return Err(LoadError::TooLarge {
+            path: path.to_path_buf(),
+        });
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    // One byte more than the limit: a file that grew past it while read is refused too.
+    (&mut file)
+        .take(MAX_INPUT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if bytes.len() as u64 > MAX_INPUT {
+        return Err(LoadError::TooLarge {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(bytes)
+}
+
+/// Checks, without reading it and without blocking, that `path` names a regular file (for an
+/// input that is mapped or loaded rather than read, such as a library).
+pub fn check_regular(path: &Path) -> Result<(), LoadError> {
+    open_regular(path).map(|_| ())
+}
+
+/// `path` opened for reading, with its length, when it is a regular file.
+fn open_regular(path: &Path) -> Result<(std::fs::File, u64), LoadError> {
+    let io = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = open_nonblocking(path).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            LoadError::Missing {
+                path: path.to_path_buf(),
+            }
+        } else {
+            io(source)
+        }
+    })?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(LoadError::NotRegular {
+            path: path.to_path_buf(),
+            kind: file_kind(&meta.file_type()),
+        });
+    }
+    Ok((file, meta.len()))
+}
+
+/// `path` opened for reading without waiting for a writer (a FIFO) or a carrier (a device).
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
+/// What a file that is not a regular file is, in words.
+pub fn file_kind(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "not a file"
+    }
 }
 
 /// Why an API read from documents cannot stand for them: reading failed in part, or found
@@ -123,9 +231,10 @@ struct Manifest {
 }
 
 fn read_manifest(path: &Path) -> Result<Manifest, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+    let bytes = read_input(path)?;
+    let text = String::from_utf8(bytes).map_err(|e| LoadError::Manifest {
         path: path.to_path_buf(),
-        source,
+        message: format!("not UTF-8: {e}"),
     })?;
     toml::from_str(&text).map_err(|e| LoadError::Manifest {
         path: path.to_path_buf(),
@@ -190,7 +299,7 @@ fn list_documents_in(paths: &[PathBuf], manifests: &Manifests) -> Result<Vec<Pat
         if p.is_dir() {
             let before = out.len();
             let mut found = Vec::new();
-            walk(p, &mut found)?;
+            walk(p, &mut found, &mut Visited::default())?;
             for f in found {
                 let skipped = match manifest_entry_at(&f, manifests)? {
                     Some((entry, dir)) if entry.default == Some(false) => holds(p, &dir),
@@ -210,11 +319,48 @@ fn list_documents_in(paths: &[PathBuf], manifests: &Manifests) -> Result<Vec<Pat
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
-    let rd = std::fs::read_dir(dir).map_err(|source| LoadError::Io {
-        path: dir.into(),
-        source,
-    })?;
+/// Files and folders met by one folder walk, by (device, inode).
+#[derive(Default)]
+struct Visited(foldhash::HashSet<(u64, u64)>);
+
+impl Visited {
+    /// Whether the file or folder `meta` describes is met for the first time.
+    fn first(&mut self, meta: &std::fs::Metadata) -> bool {
+        match file_id(meta) {
+            Some(id) => self.0.insert(id),
+            None => true,
+        }
+    }
+}
+
+/// A file's (device, inode): what makes two paths the same file.
+pub fn file_id(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}
+
+/// Lists the documents under `dir` into `out`, sorted, following links to files and folders;
+/// a folder or file already met (through a link: `ln -s . a`) is not listed again, so the walk
+/// ends, in time linear in what it lists. Anything that is neither a file nor a folder (a FIFO,
+/// a device, a socket) is [`LoadError::NotRegular`].
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, visited: &mut Visited) -> Result<(), LoadError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| LoadError::Io { path, source }
+    };
+    let meta = std::fs::metadata(dir).map_err(io(dir))?;
+    if !visited.first(&meta) {
+        return Ok(());
+    }
+    let rd = std::fs::read_dir(dir).map_err(io(dir))?;
     let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for e in entries {
@@ -228,9 +374,15 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
         {
             continue;
         }
-        if e.is_dir() {
-            walk(&e, out)?;
-        } else {
+        let meta = std::fs::metadata(&e).map_err(io(&e))?;
+        if meta.is_dir() {
+            walk(&e, out, visited)?;
+        } else if !meta.is_file() {
+            return Err(LoadError::NotRegular {
+                kind: file_kind(&meta.file_type()),
+                path: e,
+            });
+        } else if visited.first(&meta) {
             out.push(e);
         }
     }
@@ -243,9 +395,32 @@ pub fn manifest_entry(file: &Path) -> Result<Option<ManifestEntry>, LoadError> {
     Ok(manifest_entry_at(file, &Manifests::default())?.map(|(e, _)| e))
 }
 
-/// The `[[document]]` entries of a manifest, each with the canonical path it names and
-/// whether that is a folder.
-type Entries = Vec<(ManifestEntry, PathBuf, bool)>;
+/// The `[[document]]` entries of a manifest, found by the canonical path they name.
+#[derive(Default)]
+struct Entries {
+    entries: Vec<ManifestEntry>,
+    /// Canonical path of a file entry → its first entry.
+    files: foldhash::HashMap<PathBuf, usize>,
+    /// Canonical path of a folder entry → its first entry.
+    folders: foldhash::HashMap<PathBuf, usize>,
+}
+
+impl Entries {
+    /// The entry describing the file `abs` (canonical): the one naming it, else the first (in
+    /// the manifest's order) naming a folder that holds it. Linear in `abs`'s depth, whatever
+    /// the number of entries.
+    fn describing(&self, abs: &Path) -> Option<&ManifestEntry> {
+        let i = match self.files.get(abs) {
+            Some(&i) => i,
+            None => abs
+                .ancestors()
+                .skip(1)
+                .filter_map(|a| self.folders.get(a).copied())
+                .min()?,
+        };
+        self.entries.get(i)
+    }
+}
 
 /// The manifests read so far by one [`load_all`] (or one look-up), by folder: a crate's
 /// documents share one manifest, which is then read and its paths resolved once, not once
@@ -265,16 +440,18 @@ impl Manifests {
         if let Some(entries) = cached {
             return Ok(entries);
         }
-        let entries: Entries = read_manifest(m)?
-            .document
-            .into_iter()
-            .map(|entry| {
-                let candidate = std::fs::canonicalize(d.join(&entry.file))
-                    .unwrap_or_else(|_| d.join(&entry.file));
-                let is_dir = candidate.is_dir();
-                (entry, candidate, is_dir)
-            })
-            .collect();
+        let mut entries = Entries::default();
+        for (i, entry) in read_manifest(m)?.document.into_iter().enumerate() {
+            let candidate =
+                std::fs::canonicalize(d.join(&entry.file)).unwrap_or_else(|_| d.join(&entry.file));
+            let by_path = if candidate.is_dir() {
+                &mut entries.folders
+            } else {
+                &mut entries.files
+            };
+            by_path.entry(candidate).or_insert(i);
+            entries.entries.push(entry);
+        }
         let entries = std::sync::Arc::new(entries);
         self.0
             .lock()
@@ -296,16 +473,9 @@ fn manifest_entry_at(
         let m = d.join("manifest.toml");
         if m.is_file() {
             let entries = manifests.entries(d, &m)?;
-            let mut folder_entry = None;
-            for (entry, candidate, is_dir) in entries.iter() {
-                if *candidate == abs {
-                    return Ok(Some((entry.clone(), d.to_path_buf())));
-                }
-                if folder_entry.is_none() && *is_dir && abs.starts_with(candidate) {
-                    folder_entry = Some(entry.clone());
-                }
-            }
-            return Ok(folder_entry.map(|e| (e, d.to_path_buf())));
+            return Ok(entries
+                .describing(&abs)
+                .map(|e| (e.clone(), d.to_path_buf())));
         }
         dir = d.parent();
     }
@@ -329,10 +499,7 @@ fn load_document_in(
     forced: Option<Format>,
     manifests: &Manifests,
 ) -> Result<Api, LoadError> {
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
-        path: path.into(),
-        source,
-    })?;
+    let bytes = read_input(path)?;
     let entry = manifest_entry_at(path, manifests)?.map(|(e, _)| e);
     let manifest_format = entry
         .as_ref()
@@ -376,4 +543,69 @@ pub fn load_all(paths: &[PathBuf], forced: Option<Format>) -> Result<Vec<Api>, L
     .into_iter()
     .map(|r| r.unwrap_or_else(|payload| std::panic::resume_unwind(payload)))
     .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("codegen-load-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp folder");
+        dir
+    }
+
+    #[test]
+    fn only_regular_files_of_bounded_size_are_read() {
+        let dir = tmp("regular");
+        let file = dir.join("page.txt");
+        std::fs::write(&file, "text").expect("page");
+        assert_eq!(read_input(&file).expect("reads"), b"text");
+        let e = read_input(&dir).expect_err("a folder");
+        assert!(
+            e.to_string().contains("not a regular file (a folder)"),
+            "{e}"
+        );
+        let e = read_input(&dir.join("none")).expect_err("missing");
+        assert!(matches!(e, LoadError::Missing { .. }), "{e}");
+        // Sparse: no disk is used, the length alone is refused.
+        let big = dir.join("big.txt");
+        std::fs::File::create(&big)
+            .and_then(|f| f.set_len(MAX_INPUT + 1))
+            .expect("sparse file");
+        let e = read_input(&big).expect_err("too large");
+        assert!(matches!(e, LoadError::TooLarge { .. }), "{e}");
+        #[cfg(unix)]
+        {
+            let e = read_input(Path::new("/dev/null")).expect_err("a device");
+            assert!(e.to_string().contains("(a device)"), "{e}");
+            let fifo = dir.join("fifo");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|s| s.success()) {
+                let e = read_input(&fifo).expect_err("a FIFO, refused without blocking");
+                assert!(e.to_string().contains("(a FIFO)"), "{e}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_walk_lists_each_file_once_and_ends_at_links_back_up() {
+        let dir = tmp("walk");
+        std::fs::create_dir_all(dir.join("sub")).expect("sub");
+        std::fs::write(dir.join("a.txt"), "a").expect("a");
+        std::fs::write(dir.join("sub/b.txt"), "b").expect("b");
+        std::os::unix::fs::symlink(".", dir.join("self")).expect("self");
+        std::os::unix::fs::symlink("..", dir.join("sub/up")).expect("up");
+        std::os::unix::fs::symlink("a.txt", dir.join("again.txt")).expect("again");
+        let listed = list_documents(std::slice::from_ref(&dir)).expect("lists");
+        let names: Vec<String> = listed
+            .iter()
+            .map(|p| p.strip_prefix(&dir).expect("under").display().to_string())
+            .collect();
+        assert_eq!(names, ["a.txt", "sub/b.txt"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

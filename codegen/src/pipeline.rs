@@ -28,6 +28,11 @@ pub enum PipelineError {
     Abi(#[from] abi::snapshot::SnapshotError),
     #[error(transparent)]
     Emit(#[from] emit::files::EmitError),
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
+    /// `--name` is not a name a crate can have.
+    #[error("--name {0:?}: {1}")]
+    Name(String, &'static str),
     /// The documents were read but yield no function, type or constant.
     #[error("the documents yield no API item; nothing was written: check that they are CUDA Runtime API documents (the diagnostics say what was not read)")]
     Empty { report: Box<Report> },
@@ -55,6 +60,9 @@ pub struct Options {
     pub standalone: bool,
     /// Compare instead of writing; stale files are an error.
     pub check: bool,
+    /// Write into a folder that has files but no generator's manifest (the generated files
+    /// replace theirs; every other file stays). See [`crate::output::folder`].
+    pub adopt: bool,
     /// The folder holding `abi/`, the committed ABI snapshots (the workspace root).
     pub abi_root: PathBuf,
 }
@@ -70,6 +78,7 @@ impl Options {
             release: None,
             standalone: true,
             check: false,
+            adopt: false,
             abi_root: abi::workspace_root(),
         }
     }
@@ -87,6 +96,8 @@ impl Options {
                 release: None,
                 standalone: false,
                 check,
+                // The manifest's `[[crate]]` entry declares the folder generated.
+                adopt: true,
                 abi_root: root.to_path_buf(),
             })
             .collect())
@@ -123,8 +134,44 @@ pub fn release_of(api: &Api) -> Option<Release> {
     api.documents.iter().filter_map(|d| d.release.clone()).max()
 }
 
+/// Checks, before any work, what a run could only find out at its end: the crate name is
+/// one, the output folder may be written (not a link, not a folder of someone else's files
+/// unless adopted) and is none of the inputs.
+pub fn check_options(opts: &Options) -> Result<(), PipelineError> {
+    if let Some(name) = &opts.crate_name {
+        check_crate_name(name).map_err(|why| PipelineError::Name(name.clone(), why))?;
+    }
+    if !opts.check {
+        crate::output::refuse_inputs(&opts.out_dir, &opts.docs)?;
+        crate::output::folder::check_writable(&opts.out_dir, opts.adopt)?;
+    }
+    Ok(())
+}
+
+/// Whether `name` can name a crate (package and library): ASCII letters, digits, `_` and `-`,
+/// starting with a letter, at most 64 characters, and no Rust keyword.
+pub fn check_crate_name(name: &str) -> Result<(), &'static str> {
+    if name.is_empty() || name.len() > 64 {
+        return Err("a crate name has 1 to 64 characters");
+    }
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return Err("a crate name starts with an ASCII letter");
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err("a crate name holds only ASCII letters, digits, `_` and `-`");
+    }
+    if syn::parse_str::<syn::Ident>(&name.replace('-', "_")).is_err() {
+        return Err("a crate name is no Rust keyword");
+    }
+    Ok(())
+}
+
 /// Reads, joins and emits. Formats are detected from content.
 pub fn run(opts: &Options) -> Result<Report, PipelineError> {
+    check_options(opts)?;
     let mut span = crate::clock::Span::start();
     // The ABI snapshot of the release the manifests forecast is read on a thread of its own
     // while the documents are read (it is most of the work between reading and binding).
@@ -260,7 +307,12 @@ pub fn run_with(
             report: Box::new(report),
         });
     }
-    report.changed = emit::files::write_all_over(&opts.out_dir, &on_disk, &out.files, opts.check)?;
+    let mode = if opts.check {
+        emit::files::Mode::Check
+    } else {
+        emit::files::Mode::Write { adopt: opts.adopt }
+    };
+    report.changed = emit::files::write_all_over(&opts.out_dir, &on_disk, &out.files, mode)?;
     span.end("compare or write");
     Ok(report)
 }

@@ -9,6 +9,126 @@
 
 use std::borrow::Cow;
 
+/// What is wrong with `name` as an identifier of the API, or `None` for a plain one (ASCII
+/// letters, digits and `_`, dots between parts): empty, or holding a control character, an
+/// invisible one (a zero-width space, a soft hyphen, a byte-order mark) or another non-ASCII
+/// one (a look-alike such as the Cyrillic `а` in `cudаFoo`), named by its code point.
+pub fn identifier_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("the name is empty".into());
+    }
+    let bad = name
+        .char_indices()
+        .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))?;
+    let (at, c) = bad;
+    let what = if c.is_control() {
+        "a control character"
+    } else if is_invisible(c) {
+        "an invisible character"
+    } else if c.is_whitespace() {
+        "a space"
+    } else if c.is_ascii() {
+        "a punctuation character"
+    } else {
+        "a non-ASCII character (a look-alike of a Latin letter?)"
+    };
+    Some(format!(
+        "the name holds {what}, U+{:04X}, at character {}",
+        c as u32,
+        name[..at].chars().count() + 1
+    ))
+}
+
+/// Whether `c` is a character that shows nothing (Unicode's format characters and the like):
+/// inside a name, it makes two names look the same.
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF0}'..='\u{FFF8}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
+    )
+}
+
+/// `text` with every tab replaced by the spaces up to the next stop of every 8 columns (as
+/// docutils reads reStructuredText); borrowed when it has no tab.
+pub fn expand_tabs(text: &str) -> Cow<'_, str> {
+    if !text.contains('\t') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let mut column = 0usize;
+    for c in text.chars() {
+        match c {
+            '\t' => {
+                let n = 8 - column % 8;
+                for _ in 0..n {
+                    out.push(' ');
+                }
+                column += n;
+            }
+            '\n' => {
+                out.push(c);
+                column = 0;
+            }
+            _ => {
+                out.push(c);
+                column += 1;
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Runs of lines written indented as a whole (a block pasted with a tab in front): where a
+/// line without its leading blanks is one for which `starts` holds, it and the lines after it
+/// that share its indentation (or are blank) lose that indentation, in place. Returns each
+/// run's first and last index, for the caller to report. Linear in the lines.
+pub fn dedent_runs(lines: &mut [&str], starts: impl Fn(&str) -> bool) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let l = lines[i];
+        let body = l.trim_start_matches([' ', '\t']);
+        let indent = l.len() - body.len();
+        if indent == 0 || body.is_empty() || !starts(body) {
+            i += 1;
+            continue;
+        }
+        let prefix = &l[..indent];
+        let first = i;
+        let mut last = i;
+        lines[i] = body;
+        i += 1;
+        while i < lines.len() {
+            if let Some(rest) = lines[i].strip_prefix(prefix) {
+                lines[i] = rest;
+                last = i;
+            } else if !lines[i].trim().is_empty() {
+                break;
+            }
+            i += 1;
+        }
+        runs.push((first, last));
+    }
+    runs
+}
+
 /// Splits `text` at `sep` where it stands outside `()`, `[]` and `{}`; the pieces are not
 /// trimmed and empty ones are kept. An unbalanced closing bracket does not stop the splitting.
 pub fn split_outside_brackets(text: &str, sep: char) -> Vec<&str> {
@@ -233,6 +353,46 @@ pub fn line_at(bytes: &[u8], offset: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn odd_names_are_described_by_their_first_odd_character() {
+        assert_eq!(identifier_problem("cudaMalloc"), None);
+        assert_eq!(identifier_problem("cuda.bindings.runtime.cudaMalloc"), None);
+        let said = |n: &str| identifier_problem(n).unwrap_or_default();
+        assert!(said("").contains("empty"));
+        assert!(
+            said("cud\u{430}Foo").contains("non-ASCII")
+                && said("cud\u{430}Foo").contains("U+0430, at character 4")
+        );
+        assert!(said("cuda\u{200b}Foo").contains("invisible"));
+        assert!(said("cuda\0Foo").contains("control"));
+        assert!(said("a b").contains("punctuation") || said("a b").contains("space"));
+        assert!(said("a\u{a0}b").contains("space"));
+        assert!(is_invisible('\u{feff}') && is_invisible('\u{e0041}') && !is_invisible('a'));
+    }
+
+    #[test]
+    fn tabs_expand_to_stops_of_eight_columns() {
+        assert_eq!(expand_tabs("no tab"), "no tab");
+        assert_eq!(
+            expand_tabs("..\tx::\ty\n\tz"),
+            "..      x::     y\n        z"
+        );
+        assert_eq!(expand_tabs("é\tx"), "é       x");
+    }
+
+    #[test]
+    fn runs_written_indented_lose_their_indentation() {
+        let mut lines = vec![
+            "f(a)#", "text", "\tg(b)#", "\tdoc", "\t", "", "\tmore", "h(c)#", "  not(x)",
+        ];
+        let runs = dedent_runs(&mut lines, |l| l.ends_with('#'));
+        assert_eq!(runs, [(2, 6)]);
+        assert_eq!(
+            lines,
+            ["f(a)#", "text", "g(b)#", "doc", "", "", "more", "h(c)#", "  not(x)"]
+        );
+    }
 
     #[test]
     fn lines_and_pieces_are_those_of_str_lines_and_split() {

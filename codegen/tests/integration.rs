@@ -40,6 +40,8 @@ mod parse_sphinx_text;
 mod redteam;
 #[path = "safe_layer_docs.rs"]
 mod safe_layer_docs;
+#[path = "redteam_2026_11_25.rs"]
+mod redteam_2026_11_25;
 #[path = "sphinx_forms.rs"]
 mod sphinx_forms;
 #[path = "timeline.rs"]

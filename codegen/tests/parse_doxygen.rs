@@ -525,10 +525,11 @@ fn megabytes_of_pathological_input_are_read_in_one_pass() {
     );
     let api =
         codegen::parse::parse_document("big.h", input.as_bytes(), Some(Format::DoxygenHeader));
-    assert!(api
-        .diagnostics
-        .iter()
-        .any(|d| d.message.contains("ends inside a declaration")));
+    // The unclosed `(` run at the end is said not read: as too long a statement (it is
+    // longer than the bound on one statement) or as input ending inside a declaration.
+    assert!(api.diagnostics.iter().any(|d| d.line == 4
+        && (d.message.contains("ends inside a declaration")
+            || d.message.contains("a statement longer than"))));
 }
 
 proptest! {

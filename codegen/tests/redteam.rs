@@ -5,9 +5,6 @@
 //! work on the machine does not count), the best of three runs.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
-
-use codegen::clock::Stopwatch;
 
 use codegen::diag::Severity;
 use codegen::doctype::{TypeExpr, MAX_NESTING};
@@ -42,33 +39,7 @@ fn messages(api: &Api, severity: Severity) -> Vec<String> {
         .collect()
 }
 
-/// The least of three timings of `f` (CPU time of this thread).
-fn best_of_three(f: &dyn Fn()) -> Duration {
-    (0..3)
-        .map(|_| {
-            let t = Stopwatch::start();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
-}
-
-/// Asserts that `work(4n)` takes less than 8 times `work(n)` (linear: 4×, quadratic: 16×).
-fn assert_linear(what: &str, n: usize, work: &dyn Fn(usize)) {
-    work(n); // warm up
-    let small = best_of_three(&|| work(n));
-    let large = best_of_three(&|| work(4 * n));
-    let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-6);
-    println!(
-        "{what}: {n} → {small:?}, {} → {large:?} ({ratio:.1}×)",
-        4 * n
-    );
-    assert!(
-        ratio < 8.0,
-        "{what}: 4× the input took {ratio:.1}× the time ({small:?} → {large:?})"
-    );
-}
+use crate::common::assert_linear;
 
 #[test]
 fn no_break_space_before_a_parameter_name_is_read_as_a_space() {
@@ -531,8 +502,10 @@ fn codegen_on_garbage_writes_nothing() {
     )
     .expect("copy");
     let before = (snapshot(&out_dir), snapshot(&out_dir.join("src")));
+    // Adopted: the copy has no generator's manifest, and what is refused here is the input.
     let opts = codegen::pipeline::Options {
         release: Some(codegen::ir::Release(vec![13, 2])),
+        adopt: true,
         ..codegen::pipeline::Options::standalone(
             vec![redteam("codegen-garbage-with-manifest")],
             out_dir.clone(),
@@ -556,30 +529,53 @@ fn codegen_on_garbage_writes_nothing() {
 
 #[test]
 fn staged_writes_replace_every_file_or_none() {
-    use codegen::emit::files::{write_all, GeneratedFile};
+    use codegen::emit::files::{write_all, GeneratedFile, Mode};
+    const WRITE: Mode = Mode::Write { adopt: false };
     let tmp = std::env::temp_dir().join(format!("codegen-staged-rt-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     let a = tmp.join("a");
-    std::fs::create_dir_all(&a).expect("a");
-    std::fs::write(a.join("old.rs"), "old").expect("old");
     let file = |name: &str, contents: &str| GeneratedFile {
         name: name.into(),
         contents: contents.into(),
     };
-    let changed = write_all(&a, &[file("x.rs", "x1")], false).expect("writes");
-    assert_eq!(changed, ["x.rs", "old.rs (no longer generated)"]);
-    assert_eq!(snapshot(&a), [("x.rs".to_string(), b"x1".to_vec())]);
-    // One file cannot be written (a file stands where its folder should be): the other is not
-    // replaced either, and no temporary file is left behind.
-    std::fs::write(a.join("blocked"), "a file, not a folder").expect("blocker");
-    let files = [file("x.rs", "x2"), file("blocked/y.rs", "y1")];
-    assert!(write_all(&a, &files, false).is_err());
+    let changed =
+        write_all(&a, &[file("x.rs", "x1"), file("old.rs", "old")], WRITE).expect("writes");
+    assert_eq!(changed, ["x.rs", "old.rs", ".codegen-manifest"]);
+    let changed = write_all(&a, &[file("x.rs", "x1")], WRITE).expect("writes");
+    assert_eq!(
+        changed,
+        [".codegen-manifest", "old.rs (no longer generated)"]
+    );
+    let manifest = std::fs::read(a.join(".codegen-manifest")).expect("manifest");
     assert_eq!(
         snapshot(&a),
         [
+            (".codegen-manifest".to_string(), manifest.clone()),
+            ("x.rs".to_string(), b"x1".to_vec())
+        ]
+    );
+    // One file cannot be written (a file the generator did not write stands where its folder
+    // should be): the other is not replaced either, and nothing is left behind.
+    std::fs::write(a.join("blocked"), "a file, not a folder").expect("blocker");
+    let files = [file("x.rs", "x2"), file("blocked/y.rs", "y1")];
+    let err = write_all(&a, &files, WRITE).expect_err("refused");
+    assert!(
+        err.to_string()
+            .contains("`blocked` is not a file the generator wrote"),
+        "{err}"
+    );
+    assert_eq!(
+        snapshot(&a),
+        [
+            (".codegen-manifest".to_string(), manifest),
             ("blocked".to_string(), b"a file, not a folder".to_vec()),
             ("x.rs".to_string(), b"x1".to_vec())
         ]
+    );
+    assert_eq!(
+        std::fs::read_dir(&tmp).expect("tmp").count(),
+        1,
+        "no leftovers"
     );
     let _ = std::fs::remove_dir_all(&tmp);
 }

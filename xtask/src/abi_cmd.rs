@@ -78,16 +78,16 @@ pub fn run(args: AbiArgs, root: &Path) -> Result<ExitCode> {
     let json = snapshot::to_json(&abi);
 
     if args.check {
-        print!("{report}");
+        out!("{report}")?;
         let old_text = std::fs::read_to_string(&committed)
             .with_context(|| format!("reading {}", committed.display()))?;
         if old_text == json {
-            println!("{} is fresh", committed.display());
+            outln!("{} is fresh", committed.display())?;
             return Ok(ExitCode::SUCCESS);
         }
         let old = snapshot::load(&committed)?;
         let diffs = snapshot::differences(&old, &abi, 40);
-        eprintln!(
+        errln!(
             "{} is stale: the headers now read differently{}",
             committed.display(),
             if diffs.is_empty() {
@@ -97,13 +97,13 @@ pub fn run(args: AbiArgs, root: &Path) -> Result<ExitCode> {
             }
         );
         for d in diffs {
-            eprintln!("  {d}");
+            errln!("  {d}");
         }
-        eprintln!("run `cargo xtask abi --release {release}` and commit the result");
+        errln!("run `cargo xtask abi --release {release}` and commit the result");
         return Ok(ExitCode::FAILURE);
     }
     if errors > 0 {
-        eprint!("{report}");
+        err!("{report}");
         bail!("{errors} error diagnostic(s): nothing written (the snapshot would be incomplete)");
     }
     let out = args.out.unwrap_or(committed);
@@ -122,7 +122,7 @@ pub fn ensure_snapshot(root: &Path, release: &Release) -> Result<PathBuf> {
         return Ok(found);
     }
     let path = snapshot::cache_path(root, release);
-    eprintln!(
+    errln!(
         "no ABI snapshot for CUDA {release}: making {} from the release's wheels",
         path.display()
     );
@@ -140,7 +140,7 @@ pub fn make_snapshot(root: &Path, release: &Release, pins: &[(String, String)]) 
     let abi = read_with(release, &w, &libclang)?;
     let errors = Counts::of(&abi.diagnostics).errors;
     if errors > 0 {
-        eprint!("{}", summary(&abi));
+        err!("{}", summary(&abi));
         bail!("{errors} error diagnostic(s) reading the headers of CUDA {release}: no snapshot written");
     }
     Ok(abi)
@@ -201,16 +201,13 @@ pub fn summary(abi: &Abi) -> String {
 
 pub fn write_out(out: &Path, json: &str, report: &str) -> Result<()> {
     if out.as_os_str() == "-" {
-        print!("{json}");
-        eprint!("{report}");
+        out!("{json}")?;
+        err!("{report}");
         return Ok(());
     }
-    if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    std::fs::write(out, json).with_context(|| format!("writing {}", out.display()))?;
-    print!("{report}");
-    println!("ABI written to {}", out.display());
+    codegen::output::write_file(out, json.as_bytes())?;
+    out!("{report}")?;
+    outln!("ABI written to {}", out.display())?;
     Ok(())
 }
 

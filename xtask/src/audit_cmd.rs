@@ -102,7 +102,7 @@ pub fn audit(root: &Path, dir: &Path) -> Result<()> {
             .with_context(|| format!("copying the workspace's Cargo.lock to {}", lock.display()))?;
     }
     let manifest = c.dir.join("Cargo.toml");
-    eprintln!(
+    errln!(
         "audit: {} (CUDA {}) in {}",
         c.name,
         c.release,

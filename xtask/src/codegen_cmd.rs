@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use codegen::diag::Counts;
 use codegen::ir::Release;
 use codegen::pipeline::{Options, PipelineError, Report};
@@ -32,6 +32,10 @@ pub struct CodegenArgs {
     /// The crate's name (default: `cudart<major>`).
     #[arg(long, requires = "out")]
     pub name: Option<String>,
+    /// Write into `--out DIR` although it holds files that the generator did not write (it has
+    /// no `.codegen-manifest`): the generated files replace theirs, every other file stays.
+    #[arg(long, requires = "out")]
+    pub adopt: bool,
     /// Print every documented item that got no binding, with the reason.
     #[arg(long)]
     pub list_unbound: bool,
@@ -67,6 +71,7 @@ pub fn run(args: CodegenArgs, root: &Path) -> Result<ExitCode> {
                 release,
                 standalone: true,
                 check: args.check,
+                adopt: args.adopt,
                 abi_root: root.to_path_buf(),
             }]
         }
@@ -95,6 +100,14 @@ pub fn run(args: CodegenArgs, root: &Path) -> Result<ExitCode> {
             }
         }
     };
+    // What would only fail at the end fails now, before any work: the name, the folder, and
+    // where the bindings model goes.
+    for opts in &runs {
+        codegen::pipeline::check_options(opts)?;
+    }
+    if let Some(path) = &args.bindings_json {
+        check_json_path(path, &runs)?;
+    }
     // A crate of its own may be for a release the repository has no ABI snapshot of yet:
     // make it first (fetching that release's wheels), so that any release regenerates with no
     // code change.
@@ -137,24 +150,27 @@ pub fn run(args: CodegenArgs, root: &Path) -> Result<ExitCode> {
             Ok(report) => report,
             Err(PipelineError::Errors { report, .. }) => {
                 failed = true;
-                print_report(&report, &args);
-                println!(
+                print_report(&report, &args)?;
+                outln!(
                     "{}: error diagnostics: nothing was written",
                     report.package.name
-                );
+                )?;
                 continue;
             }
             Err(e) => return Err(e.into()),
         };
-        print_report(&report, &args);
+        print_report(&report, &args)?;
         if let Some(path) = &args.bindings_json {
             let path = if several {
                 json_path_for(path, &report.package.name)
             } else {
                 path.clone()
             };
-            std::fs::write(&path, serde_json::to_string_pretty(&report.bindings)?)?;
-            println!("bindings model written to {}", path.display());
+            codegen::output::write_file(
+                &path,
+                serde_json::to_string_pretty(&report.bindings)?.as_bytes(),
+            )?;
+            outln!("bindings model written to {}", path.display())?;
         }
         let c = Counts::of(&report.diagnostics());
         failed |= c.errors > 0 || (deny_warnings && c.warnings > 0);
@@ -169,8 +185,31 @@ pub fn run(args: CodegenArgs, root: &Path) -> Result<ExitCode> {
     })
 }
 
-fn print_report(report: &Report, args: &CodegenArgs) {
-    print!("{}", codegen::pipeline::render(report));
+/// Checks that the bindings model can go to `path`: its folder exists, and it is none of the
+/// runs' inputs nor inside a crate folder they write.
+fn check_json_path(path: &Path, runs: &[Options]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        bail!(
+            "--bindings-json {}: the folder {} does not exist",
+            path.display(),
+            dir.display()
+        );
+    }
+    for opts in runs {
+        let mut not_inputs = opts.docs.clone();
+        not_inputs.push(opts.out_dir.clone());
+        codegen::output::refuse_inputs(path, &not_inputs)
+            .with_context(|| format!("--bindings-json {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn print_report(report: &Report, args: &CodegenArgs) -> Result<()> {
+    out!("{}", codegen::pipeline::render(report))?;
     if args.list_unbound {
         let mut lines = Vec::new();
         for u in &report.bindings.unbound {
@@ -199,9 +238,10 @@ fn print_report(report: &Report, args: &CodegenArgs) {
             lines.push(d.to_string());
         }
         for l in lines {
-            println!("{l}");
+            outln!("{l}")?;
         }
     }
+    Ok(())
 }
 
 /// `bindings.json` + `cudart12` → `bindings-cudart12.json`.

@@ -96,7 +96,7 @@ pub fn ensure(workspace: &Path) -> Result<PathBuf> {
     std::fs::rename(&found, &target)
         .with_context(|| format!("moving {} to {}", found.display(), target.display()))?;
     std::fs::remove_dir_all(&tmp).ok();
-    eprintln!("libclang: installed {}", target.display());
+    errln!("libclang: installed {}", target.display());
     Ok(target)
 }
 

@@ -107,8 +107,6 @@ struct IrArgs {
 fn main() -> ExitCode {
     match run() {
         Ok(code) => code,
-        // The reader of standard output went away (`| head`): it wants no more; not a failure.
-        Err(e) if out::is_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
             errln!("error: {e:#}");
             ExitCode::FAILURE
@@ -117,6 +115,7 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<ExitCode> {
+    codegen::output::fail_at_file_size_limit();
     let cli = Cli::parse();
     match cli.command {
         Command::Ir(args) => ir(args),
@@ -161,20 +160,20 @@ fn ir(args: IrArgs) -> Result<ExitCode> {
     } else {
         args.paths
     };
-    let apis = codegen::load::load_all(&paths, forced)?;
-    let api = codegen::merge::merge(apis);
-    let json = serde_json::to_string_pretty(&api)?;
     let out = args
         .out
         .unwrap_or_else(|| workspace_root().join("target/ir.json"));
+    if out.as_os_str() != "-" {
+        codegen::output::refuse_inputs(&out, &paths)?;
+    }
+    let apis = codegen::load::load_all(&paths, forced)?;
+    let api = codegen::merge::merge(apis);
+    let json = serde_json::to_string_pretty(&api)?;
     if out.as_os_str() == "-" {
         outln!("{json}")?;
         err!("{}", codegen::summary::render(&api));
     } else {
-        if let Some(dir) = out.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        std::fs::write(&out, json).with_context(|| format!("writing {}", out.display()))?;
+        codegen::output::write_file(&out, json.as_bytes())?;
         out!("{}", codegen::summary::render(&api))?;
         outln!("IR written to {}", out.display())?;
     }
@@ -194,14 +193,14 @@ fn fetch_wheel(args: FetchWheelArgs) -> Result<ExitCode> {
         None => wheel::newest_release(&root.join("docs-src"))?,
     };
     let w = wheel::fetch(&root, &release)?;
-    println!("CUDA {release} wheels in {}", w.root.display());
+    outln!("CUDA {release} wheels in {}", w.root.display())?;
     for p in &w.packages {
-        println!("package: {} {}", p.name, p.version);
+        outln!("package: {} {}", p.name, p.version)?;
     }
-    println!("include: {}", w.include.display());
+    outln!("include: {}", w.include.display())?;
     for d in &w.include_dirs {
-        println!("include dir: {}", d.display());
+        outln!("include dir: {}", d.display())?;
     }
-    println!("library: {}", w.lib.display());
+    outln!("library: {}", w.lib.display())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -44,9 +44,12 @@ pub fn check(root: &Path) -> Result<()> {
         let mut opts = Options::standalone(vec![page.clone()], dir.clone());
         opts.release = Some(release.clone());
         opts.abi_root = root.to_path_buf();
+        // The folder under `target/` is this check's own (older runs wrote it without a
+        // manifest).
+        opts.adopt = true;
         let report = codegen::pipeline::run(&opts)
             .with_context(|| format!("regenerating CUDA {release} from {}", page.display()))?;
-        eprintln!(
+        errln!(
             "  CUDA {release}: {} functions bound ({} documented), {} typed, into {}",
             report.bindings.functions.len(),
             report
@@ -83,7 +86,7 @@ pub fn check(root: &Path) -> Result<()> {
                 .iter()
                 .find(|u| u.name == f.name)
                 .map_or("not listed", |u| u.reason.as_str());
-            eprintln!(
+            errln!(
                 "    documented and exported, not bound: {}: {reason}",
                 f.name
             );

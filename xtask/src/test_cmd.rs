@@ -73,14 +73,14 @@ pub fn run(root: &Path) -> Result<ExitCode> {
             let pkg = codegen::pipeline::package_for(&release, &opts);
             let w = crate::audit_cmd::release_wheel(root, &release)?;
             if fetched.is_none() {
-                eprintln!("  include: {}", w.include.display());
-                eprintln!("  library: {}", w.lib.display());
+                errln!("  include: {}", w.include.display());
+                errln!("  library: {}", w.lib.display());
             }
             let includes = std::env::join_paths(&w.include_dirs)?
                 .to_string_lossy()
                 .into_owned();
             let (include_var, lib_var) = pkg.audit_vars();
-            eprintln!("  {}: CUDA {release}, {}", pkg.name, w.root.display());
+            errln!("  {}: CUDA {release}, {}", pkg.name, w.root.display());
             audits.push((include_var, includes));
             audits.push((lib_var, w.lib.display().to_string()));
             if fetched.is_none() {
@@ -95,7 +95,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
                     .find(|r| r.0.first() == release.0.first())
                     .with_context(|| format!("no ABI snapshot of CUDA {}", pkg.major))?;
                 let w = crate::audit_cmd::release_wheel(root, &oldest)?;
-                eprintln!(
+                errln!(
                     "  oldest CUDA {} runtime: CUDA {oldest}, {}",
                     pkg.major,
                     w.lib.display()
@@ -111,14 +111,14 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     let mut abi_libclang = None;
     step(4, "abi inputs", &mut || {
         let lc = libclang::ensure(root)?;
-        eprintln!("  libclang: {}", lc.display());
+        errln!("  libclang: {}", lc.display());
         for r in ABI_CHECKED {
             let release = codegen::ir::Release::parse(r).context("a release")?;
             let snapshot =
                 codegen::abi::snapshot::load(&codegen::abi::snapshot::path(root, &release))?;
             let pins: Vec<(String, String)> = snapshot.packages.into_iter().collect();
             let w = wheel::fetch_pinned(root, &release, &pins)?;
-            eprintln!("  CUDA {r}: {}", w.root.display());
+            errln!("  CUDA {r}: {}", w.root.display());
         }
         abi_libclang = Some(lc.display().to_string());
         Ok(())

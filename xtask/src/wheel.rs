@@ -365,7 +365,7 @@ pub(crate) fn python() -> String {
 /// `Ok(false)` when PyPI has no matching release; an error for any other failure.
 pub(crate) fn pip_download(dir: &Path, spec: &str) -> Result<bool> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    eprintln!("wheel: pip download {spec} → {}", dir.display());
+    errln!("wheel: pip download {spec} → {}", dir.display());
     let mut cmd = Command::new(python());
     cmd.args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:"])
         .arg("--disable-pip-version-check");
@@ -402,7 +402,7 @@ pub(crate) fn unzip(wheel: &Path, dest: &Path, only: Option<&str>) -> Result<()>
         with zipfile.ZipFile(whl) as z:\n    \
             names = [n for n in z.namelist() if not pats or any(fnmatch.fnmatch(n, p) for p in pats)]\n    \
             z.extractall(dest, names)\n";
-    eprintln!(
+    errln!(
         "wheel: unpacking {}{} → {}",
         wheel.display(),
         only.map(|o| format!(" ({o})")).unwrap_or_default(),

@@ -4,5 +4,7 @@
 mod coverage_cli;
 #[path = "diff_cli.rs"]
 mod diff_cli;
+#[path = "outputs_cli.rs"]
+mod outputs_cli;
 #[path = "robust_cli.rs"]
 mod robust_cli;

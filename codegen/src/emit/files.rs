@@ -7,7 +7,7 @@
 //! functions, records, audit tables, and the typed layer through [`super::fill`]), then
 //! printed the same way ([`print_body`]) — never string templates.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use proc_macro2::TokenStream;
 
@@ -16,13 +16,10 @@ use proc_macro2::TokenStream;
 pub enum EmitError {
     #[error("generated code for {file} does not parse as Rust: {message}")]
     Syntax { file: String, message: String },
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
     #[error("{} generated file(s) are stale: {}; run `cargo xtask codegen`", .0.len(), .0.join(", "))]
     Stale(Vec<String>),
+    #[error(transparent)]
+    Output(Box<crate::output::OutputError>),
 }
 
 /// One file to write under the generated folder.
@@ -32,14 +29,6 @@ pub struct GeneratedFile {
     pub name: String,
     /// Full contents, preamble included.
     pub contents: String,
-}
-
-/// Formats `tokens` as a Rust file with `preamble` (lines of `//` comments) on top.
-pub fn io(path: &Path) -> impl Fn(std::io::Error) -> EmitError + '_ {
-    move |source| EmitError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 /// Formats `tokens` as a Rust file with `preamble` (lines of `//` comments) on top.
@@ -235,59 +224,88 @@ pub fn preamble(inputs: &[String], abi: &str) -> String {
     s
 }
 
-/// What the crate folder holds before a run writes it: every file the generator owns (see
-/// [`write_all`]), read whole. A run reads it on a spare thread while it binds (the folder
-/// is small: a few megabytes), so that comparing the new files with the old at the end is
-/// only comparing bytes.
+/// What the crate folder holds before a run writes it: the files its manifest lists (see
+/// [`crate::output::folder`]), read whole. A run reads it on a spare thread while it binds (the
+/// folder is small: a few megabytes), so that comparing the new files with the old at the end
+/// is only comparing bytes. Nothing is read through a link, and only regular files are read.
 #[derive(Debug, Default)]
 pub struct OnDisk {
-    /// Owned files, by `/`-separated path relative to the folder, with their bytes (`None`
-    /// where a file is listed but could not be read).
+    /// Listed files (and the manifest), by `/`-separated path relative to the folder, with
+    /// their bytes (`None` where a file is listed but could not be read).
     files: foldhash::HashMap<String, Option<Vec<u8>>>,
-    /// The owned paths, in the order the folder listed them.
-    owned: Vec<String>,
+    /// The paths the folder's manifest lists, sorted (empty without a manifest).
+    listed: Vec<String>,
 }
 
 impl OnDisk {
-    /// Reads every file under `dir` the generator owns (nothing when `dir` does not exist).
+    /// Reads the files `dir`'s manifest lists (nothing when `dir` does not exist or has none).
     pub fn read(dir: &Path) -> OnDisk {
-        let mut owned = Vec::new();
-        owned_files(dir, dir, &mut owned);
-        let files = owned
+        let listed: Vec<String> = crate::output::folder::read_manifest(dir)
+            .map(|l| l.into_iter().collect())
+            .unwrap_or_default();
+        let files = listed
             .iter()
-            .map(|rel| (rel.clone(), std::fs::read(dir.join(rel)).ok()))
+            .map(String::as_str)
+            .chain([crate::output::folder::MANIFEST])
+            .map(|rel| (rel.to_string(), read_own(&dir.join(rel))))
             .collect();
-        OnDisk { files, owned }
+        OnDisk { files, listed }
     }
 
     /// The bytes of `rel` (a path relative to the folder) as the folder held them: from what
-    /// was read, or from the disk for a path the generator does not own.
+    /// was read, or from the disk for a path the manifest does not list.
     fn current(&self, dir: &Path, rel: &str) -> Option<std::borrow::Cow<'_, [u8]>> {
         match self.files.get(rel) {
             Some(bytes) => bytes.as_deref().map(std::borrow::Cow::Borrowed),
-            None => std::fs::read(dir.join(rel))
-                .ok()
-                .map(std::borrow::Cow::Owned),
+            None => read_own(&dir.join(rel)).map(std::borrow::Cow::Owned),
         }
     }
 }
 
-/// Writes `files` into the crate folder `dir`, or in `check` mode compares them with what is
+/// The bytes of the regular file `path`, not through a link (`None` for anything else).
+fn read_own(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let mut f = options.open(path).ok()?;
+    let meta = f.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    f.read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+/// How [`write_all`] treats the folder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Compare only: a difference is [`EmitError::Stale`].
+    Check,
+    /// Replace the generated files; `adopt`: also a folder without a manifest (see
+    /// [`crate::output::folder::check_writable`]).
+    Write { adopt: bool },
+}
+
+/// Writes `files` into the crate folder `dir`, or in check mode compares them with what is
 /// there. Returns the paths written (empty when up to date).
 ///
-/// The generator owns the folder: a file under it that is not in `files` (left over from an
-/// older generator) is removed, or reported as stale in check mode. `target/`, `Cargo.lock`
-/// and hidden files (what building the crate leaves) are not the generator's and stay.
-///
-/// Writing is staged: every changed file is first written beside its destination under a
-/// temporary name, and only when all of them are written are they renamed into place, so a
-/// failure part-way (a full disk, a read-only file) leaves the crate as it was.
+/// The generator owns the files it wrote, as the folder's manifest lists them (written with
+/// `files`): a listed file that is not in `files` any more is removed, or reported as stale in
+/// check mode; every other file in the folder stays. Writing replaces the folder whole, in one
+/// step ([`crate::output::folder::replace`]), so a failure or a kill part-way leaves the old
+/// crate or the new one.
 pub fn write_all(
     dir: &Path,
     files: &[GeneratedFile],
-    check: bool,
+    mode: Mode,
 ) -> Result<Vec<String>, EmitError> {
-    write_all_over(dir, &OnDisk::read(dir), files, check)
+    write_all_over(dir, &OnDisk::read(dir), files, mode)
 }
 
 /// [`write_all`] with the folder's files already read ([`OnDisk::read`]).
@@ -295,83 +313,40 @@ pub fn write_all_over(
     dir: &Path,
     on_disk: &OnDisk,
     files: &[GeneratedFile],
-    check: bool,
+    mode: Mode,
 ) -> Result<Vec<String>, EmitError> {
-    let mut changed = Vec::new();
-    let mut writes: Vec<(&GeneratedFile, PathBuf)> = Vec::new();
-    for f in files {
-        let current = on_disk.current(dir, &f.name);
-        if current.as_deref() != Some(f.contents.as_bytes()) {
-            changed.push(f.name.clone());
-            writes.push((f, dir.join(&f.name)));
-        }
-    }
-    let mut stale = on_disk.owned.clone();
-    stale.retain(|rel| !files.iter().any(|f| &f.name == rel));
-    stale.sort();
+    use crate::output::folder;
+    let manifest = folder::manifest_text(files.iter().map(|f| f.name.as_str()));
+    let mut all: Vec<(&str, &[u8])> = files
+        .iter()
+        .filter(|f| f.name != folder::MANIFEST)
+        .map(|f| (f.name.as_str(), f.contents.as_bytes()))
+        .collect();
+    all.push((folder::MANIFEST, manifest.as_bytes()));
+    let mut changed: Vec<String> = all
+        .iter()
+        .filter(|(name, bytes)| on_disk.current(dir, name).as_deref() != Some(*bytes))
+        .map(|(name, _)| name.to_string())
+        .collect();
+    let generated: foldhash::HashSet<&str> = all.iter().map(|(n, _)| *n).collect();
     changed.extend(
-        stale
+        on_disk
+            .listed
             .iter()
+            .filter(|rel| !generated.contains(rel.as_str()))
             .map(|rel| format!("{rel} (no longer generated)")),
     );
-    if check {
-        return if changed.is_empty() {
-            Ok(changed)
-        } else {
-            Err(EmitError::Stale(changed))
-        };
-    }
-    let staged: Vec<(PathBuf, &PathBuf)> = writes
-        .iter()
-        .map(|(f, path)| {
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(io(parent))?;
+    let map = |e: crate::output::OutputError| EmitError::Output(Box::new(e));
+    match mode {
+        Mode::Check if changed.is_empty() => Ok(changed),
+        Mode::Check => Err(EmitError::Stale(changed)),
+        Mode::Write { adopt } => {
+            if changed.is_empty() {
+                folder::finish_leftovers(dir).map_err(map)?;
+            } else {
+                folder::replace(dir, &all, adopt).map_err(map)?;
             }
-            let tmp = path.with_file_name(format!(
-                ".{}.codegen-new",
-                path.file_name()
-                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-            ));
-            std::fs::write(&tmp, &f.contents).map_err(io(&tmp))?;
-            Ok((tmp, path))
-        })
-        .collect::<Result<_, EmitError>>()
-        .inspect_err(|_| remove_staged(&writes))?;
-    for (tmp, path) in &staged {
-        std::fs::rename(tmp, path).map_err(io(path))?;
-    }
-    for rel in &stale {
-        let path = dir.join(rel);
-        std::fs::remove_file(&path).map_err(io(&path))?;
-    }
-    Ok(changed)
-}
-
-/// Removes the temporary files of a staged write that failed.
-fn remove_staged(writes: &[(&GeneratedFile, PathBuf)]) {
-    for (_, path) in writes {
-        if let Some(name) = path.file_name() {
-            let tmp = path.with_file_name(format!(".{}.codegen-new", name.to_string_lossy()));
-            let _ = std::fs::remove_file(tmp);
-        }
-    }
-}
-
-/// The files under `dir` the generator owns, as `/`-separated paths relative to `root`.
-fn owned_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in rd.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') || (dir == root && (name == "target" || name == "Cargo.lock")) {
-            continue;
-        }
-        let path = entry.path();
-        if path.is_dir() {
-            owned_files(root, &path, out);
-        } else if let Ok(rel) = path.strip_prefix(root) {
-            out.push(rel.to_string_lossy().replace('\\', "/"));
+            Ok(changed)
         }
     }
 }
@@ -381,8 +356,10 @@ mod tests {
     use super::*;
     use quote::quote;
 
+    const WRITE: Mode = Mode::Write { adopt: false };
+
     #[test]
-    fn check_mode_detects_stale_and_extra_files() {
+    fn check_mode_detects_stale_and_edited_files() {
         let dir = std::env::temp_dir().join(format!("codegen-files-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let f = format_file(
@@ -394,21 +371,28 @@ mod tests {
         assert!(f.contents.starts_with("// @generated"));
         assert!(f.contents.contains("pub struct A;"));
         assert_eq!(
-            write_all(&dir, std::slice::from_ref(&f), false).expect("writes"),
-            vec!["a.rs"]
+            write_all(&dir, std::slice::from_ref(&f), WRITE).expect("writes"),
+            vec!["a.rs", crate::output::folder::MANIFEST]
         );
-        assert!(write_all(&dir, std::slice::from_ref(&f), true)
+        assert!(write_all(&dir, std::slice::from_ref(&f), Mode::Check)
             .expect("fresh")
             .is_empty());
         std::fs::write(dir.join("a.rs"), "edited").expect("edit");
         assert!(
-            matches!(write_all(&dir, std::slice::from_ref(&f), true), Err(EmitError::Stale(v)) if v == ["a.rs"])
+            matches!(write_all(&dir, std::slice::from_ref(&f), Mode::Check), Err(EmitError::Stale(v)) if v == ["a.rs"])
         );
-        write_all(&dir, std::slice::from_ref(&f), false).expect("rewrites");
-        std::fs::write(dir.join("old.rs"), "").expect("extra");
-        let err = write_all(&dir, std::slice::from_ref(&f), true).expect_err("extra file is stale");
+        write_all(&dir, std::slice::from_ref(&f), WRITE).expect("rewrites");
+        // A file the generator did not write is not its business.
+        std::fs::write(dir.join("notes.rs"), "").expect("extra");
+        assert!(write_all(&dir, std::slice::from_ref(&f), Mode::Check)
+            .expect("fresh")
+            .is_empty());
+        // A file it wrote and no longer generates is stale.
+        let err = write_all(&dir, &[], Mode::Check).expect_err("a.rs is stale");
         assert!(
-            err.to_string().contains("old.rs") && err.to_string().contains("cargo xtask codegen")
+            err.to_string().contains("a.rs (no longer generated)")
+                && err.to_string().contains("cargo xtask codegen"),
+            "{err}"
         );
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -442,65 +426,63 @@ mod tests {
     }
 
     #[test]
-    fn a_crate_folder_is_written_whole_and_build_output_is_left_alone() {
+    fn a_crate_folder_is_written_whole_and_other_files_are_left_alone() {
         let dir = std::env::temp_dir().join(format!("codegen-crate-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
+        let file = |name: &str, contents: &str| GeneratedFile {
+            name: name.into(),
+            contents: contents.into(),
+        };
         let files = vec![
-            GeneratedFile {
-                name: "Cargo.toml".into(),
-                contents: "[package]\n".into(),
-            },
-            GeneratedFile {
-                name: "src/sys/a.rs".into(),
-                contents: "// a\n".into(),
-            },
+            file("Cargo.toml", "[package]\n"),
+            file("src/sys/a.rs", "// a\n"),
         ];
-        let written = write_all(&dir, &files, false).expect("writes");
-        assert_eq!(written, ["Cargo.toml", "src/sys/a.rs"]);
+        let written = write_all(&dir, &files, WRITE).expect("writes");
+        assert_eq!(
+            written,
+            [
+                "Cargo.toml",
+                "src/sys/a.rs",
+                crate::output::folder::MANIFEST
+            ]
+        );
         std::fs::create_dir_all(dir.join("target/debug")).expect("target");
         std::fs::write(dir.join("target/debug/x"), "").expect("build output");
         std::fs::write(dir.join("Cargo.lock"), "").expect("lock");
-        std::fs::write(dir.join("src/sys/old.rs"), "").expect("stale");
-        let err = write_all(&dir, &files, true).expect_err("old.rs is stale");
+        std::fs::write(dir.join("src/sys/mine.rs"), "").expect("the user's");
+        let next = vec![
+            file("Cargo.toml", "[package]\n"),
+            file("src/sys/b.rs", "// b\n"),
+        ];
+        let err = write_all(&dir, &next, Mode::Check).expect_err("a.rs is stale");
         assert!(
             err.to_string()
-                .contains("src/sys/old.rs (no longer generated)"),
+                .contains("src/sys/a.rs (no longer generated)"),
             "{err}"
         );
-        assert!(!err.to_string().contains("target"), "{err}");
-        write_all(&dir, &files, false).expect("removes the stale file");
-        assert!(!dir.join("src/sys/old.rs").exists());
-        assert!(dir.join("target/debug/x").exists() && dir.join("Cargo.lock").exists());
-        assert!(write_all(&dir, &files, true).expect("fresh").is_empty());
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn the_folder_read_beforehand_is_what_new_files_are_compared_with() {
-        let dir = std::env::temp_dir().join(format!("codegen-ondisk-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("src")).expect("dir");
-        std::fs::write(dir.join("src/a.rs"), "a").expect("a");
-        std::fs::write(dir.join("old.rs"), "old").expect("old");
-        std::fs::write(dir.join("Cargo.lock"), "lock").expect("lock");
-        let on_disk = OnDisk::read(&dir);
-        let mut owned = on_disk.owned.clone();
-        owned.sort();
-        assert_eq!(owned, ["old.rs", "src/a.rs"]);
-        let files = vec![GeneratedFile {
-            name: "src/a.rs".into(),
-            contents: "a".into(),
-        }];
-        let err = write_all_over(&dir, &on_disk, &files, true).expect_err("old.rs is stale");
-        assert_eq!(
-            err.to_string(),
-            EmitError::Stale(vec!["old.rs (no longer generated)".into()]).to_string()
+        assert!(
+            !err.to_string().contains("target") && !err.to_string().contains("mine"),
+            "{err}"
         );
-        let changed = write_all_over(&dir, &on_disk, &files, false).expect("writes");
-        assert_eq!(changed, ["old.rs (no longer generated)"]);
-        assert!(!dir.join("old.rs").exists() && dir.join("Cargo.lock").exists());
-        let missing = OnDisk::read(&dir.join("none"));
-        assert!(missing.owned.is_empty());
+        // What the folder held before is what the new files are compared with.
+        let on_disk = OnDisk::read(&dir);
+        let changed = write_all_over(&dir, &on_disk, &next, WRITE).expect("writes");
+        assert_eq!(
+            changed,
+            [
+                "src/sys/b.rs",
+                crate::output::folder::MANIFEST,
+                "src/sys/a.rs (no longer generated)"
+            ]
+        );
+        assert!(!dir.join("src/sys/a.rs").exists() && dir.join("src/sys/b.rs").exists());
+        for kept in ["target/debug/x", "Cargo.lock", "src/sys/mine.rs"] {
+            assert!(dir.join(kept).exists(), "{kept}");
+        }
+        assert!(write_all(&dir, &next, Mode::Check)
+            .expect("fresh")
+            .is_empty());
+        assert!(OnDisk::read(&dir.join("none")).listed.is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -508,30 +490,30 @@ mod tests {
     fn a_write_that_fails_part_way_leaves_the_folder_as_it_was() {
         let dir = std::env::temp_dir().join(format!("codegen-staged-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
-        std::fs::write(dir.join("a.rs"), "old a").expect("a");
-        // `b` cannot be written: a folder stands where its parent folder should be.
-        std::fs::write(dir.join("blocked"), "a file, not a folder").expect("blocker");
-        let files = vec![
-            GeneratedFile {
-                name: "a.rs".into(),
-                contents: "new a".into(),
-            },
-            GeneratedFile {
-                name: "blocked/b.rs".into(),
-                contents: "b".into(),
-            },
-        ];
-        assert!(write_all(&dir, &files, false).is_err());
+        let file = |name: &str, contents: &str| GeneratedFile {
+            name: name.into(),
+            contents: contents.into(),
+        };
+        write_all(&dir, &[file("a.rs", "old a")], WRITE).expect("first run");
+        // The second cannot be written: its file name is too long for the file system.
+        let long = format!("src/{}.rs", "b".repeat(300));
+        let files = vec![file("a.rs", "new a"), file(&long, "b")];
+        assert!(write_all(&dir, &files, WRITE).is_err());
         assert_eq!(
             std::fs::read_to_string(dir.join("a.rs")).expect("a"),
             "old a"
         );
-        let leftovers: Vec<String> = std::fs::read_dir(&dir)
+        let parent = dir.parent().expect("parent");
+        let stem = dir
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        let leftovers: Vec<String> = std::fs::read_dir(parent)
             .expect("dir")
             .flatten()
             .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".codegen-new"))
+            .filter(|n| n.starts_with(&format!(".{stem}.codegen-")))
             .collect();
         assert!(leftovers.is_empty(), "{leftovers:?}");
         let _ = std::fs::remove_dir_all(&dir);

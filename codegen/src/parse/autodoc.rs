@@ -46,7 +46,10 @@ const ADORNMENT: &[char] = &[
 
 /// Parses autodoc reStructuredText. Never panics; problems become diagnostics.
 pub fn parse(file: &str, text: &str) -> Api {
-    let lines: Vec<&str> = crate::text::lines(text).collect();
+    // Docutils expands tabs to stops every 8 columns before reading (`..<TAB>autofunction::`
+    // is a directive); so does this reader.
+    let text = crate::text::expand_tabs(text);
+    let lines: Vec<&str> = crate::text::lines(&text).collect();
     let mut p = Parser {
         lines: &lines,
         diags: Diagnostics::new(file),
@@ -465,7 +468,12 @@ struct Directive<'a> {
 fn directive(line: &str) -> Option<Directive<'_>> {
     let trimmed = line.trim_start();
     let indent = line.len() - trimmed.len();
-    let rest = trimmed.strip_prefix(".. ")?;
+    // `..`, whitespace (any amount, as docutils reads it), the directive's name.
+    let rest = trimmed.strip_prefix("..")?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let rest = rest.trim_start();
     let end = rest.find("::")?;
     let name = &rest[..end];
     if name.is_empty()

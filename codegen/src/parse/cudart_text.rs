@@ -35,8 +35,21 @@ const LABELS: [&str; 5] = ["Parameters", "Returns", "Return type", "See also", "
 
 /// Parses the text rendering of a `cuda.cudart` page. Never panics.
 pub fn parse(file: &str, text: &str) -> Api {
-    let lines: Vec<&str> = crate::text::lines(text).collect();
+    let mut lines: Vec<&str> = crate::text::lines(text).collect();
     let mut diags = Diagnostics::new(file);
+    // An entry written indented (a block pasted with a tab in front) is read as if it were
+    // not, and said: left indented, it would be read as the text of the entry above it.
+    let starts = |l: &str| l.trim_end().ends_with(")#") && signature_start(l).is_some();
+    for (first, last) in crate::text::dedent_runs(&mut lines, starts) {
+        diags.warning(
+            lineno(first),
+            format!(
+                "lines {}–{}: an entry written indented; read as if it were not",
+                lineno(first),
+                lineno(last)
+            ),
+        );
+    }
     let blocks = scan(&lines, &mut diags);
     let mut b = Builder {
         diags,

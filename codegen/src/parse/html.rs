@@ -49,8 +49,29 @@ pub fn parse(file: &str, text: &str) -> Api {
     let spec::Parsed {
         page,
         errors,
+        error_count,
+        attributes_dropped,
+        unclosed_raw_text,
         too_deep,
     } = spec::parse(text);
+    for (line, n) in attributes_dropped {
+        diags.at(
+            Severity::Warning,
+            &at(line),
+            format!(
+                "a start tag with {} attributes: the {n} past the first {} are not read",
+                n + spec::MAX_ATTRIBUTES,
+                spec::MAX_ATTRIBUTES
+            ),
+        );
+    }
+    for (line, name) in unclosed_raw_text {
+        diags.at(
+            Severity::Warning,
+            &at(line),
+            format!("`<{name}>` is not closed, and its text would be the rest of the page (the page's objects are in it): read as if this start tag were not there"),
+        );
+    }
     if let Some(line) = too_deep {
         diags.at(
             Severity::Error,
@@ -72,7 +93,7 @@ pub fn parse(file: &str, text: &str) -> Api {
             &at(first.line),
             format!(
                 "the HTML parser recovered from {} error(s): {}",
-                errors.len(),
+                error_count,
                 quoted.join("; ")
             ),
         );

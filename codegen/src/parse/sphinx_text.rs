@@ -122,9 +122,28 @@ fn start_of<'a>(lines: &[&'a str], i: usize) -> Option<Start<'a>> {
 
 /// Cuts `text` into blocks; reports unclosed signatures and stray text into `diags`.
 pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
-    let lines: Vec<&'a str> = crate::text::split_at_newlines(text)
+    let mut lines: Vec<&'a str> = crate::text::split_at_newlines(text)
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .collect();
+    // An object written indented (a block pasted with a tab in front) is read as if it were
+    // not, and said: left indented, it would be read as the text of the object above it.
+    let starts = |l: &str| {
+        l.trim_end().ends_with('#')
+            && matches!(
+                start_of(&[l], 0),
+                Some(Start::Class(_) | Start::Function(_) | Start::Data(_))
+            )
+    };
+    for (first, last) in crate::text::dedent_runs(&mut lines, starts) {
+        diags.warning(
+            line_no(first),
+            format!(
+                "lines {}–{}: an object written indented; read as if it were not",
+                line_no(first),
+                line_no(last)
+            ),
+        );
+    }
     let file = diags.file().to_string();
     let mut blocks: Vec<Block<'a>> = Vec::new();
     // Text before the first heading or object belongs to nothing: it is unread.

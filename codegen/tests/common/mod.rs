@@ -1,5 +1,10 @@
 //! Helpers shared by the integration tests of `codegen`: a checker for the subset of JSON
-//! Schema the committed report schemas (`docs/*.schema.json`) use.
+//! Schema the committed report schemas (`docs/*.schema.json`) use, and a check that work grows
+//! linearly with its input.
+
+use std::time::Duration;
+
+use codegen::clock::Stopwatch;
 
 /// Checks `value` against `schema` for the subset of JSON Schema the report schemas use
 /// (type, const, enum, required, properties, additionalProperties: false, items, $ref,
@@ -130,12 +135,11 @@ pub fn abi(release: &str, parts: serde_json::Value) -> codegen::abi::Abi {
     serde_json::from_value(v).expect("a valid hand-built ABI")
 }
 
-/// The least of three timings of `f`, in CPU time of this thread (other work on the machine
-/// does not count).
-pub fn best_of_three(f: &dyn Fn()) -> std::time::Duration {
+/// The least of three timings of `f` (CPU time of this thread).
+pub fn best_of_three(f: &dyn Fn()) -> Duration {
     (0..3)
         .map(|_| {
-            let t = codegen::clock::Stopwatch::start();
+            let t = Stopwatch::start();
             f();
             t.elapsed()
         })

@@ -4,7 +4,7 @@
 //! Protocol (one line each): `ready CAP_MS` once the seeds are read and the time model is
 //! calibrated; `start CASE` before a case; `done CASE MICROS INPUT_BYTES IR_JSON_BYTES
 //! RATIO_TO_MODEL` after it; `fail CASE KIND MESSAGE` when it broke a property (`panic`,
-//! `size`, `slow`). A stack overflow or any other abort ends the process: the parent sees the
+//! `size`, `loss`, `slow`). A stack overflow or any other abort ends the process: the parent sees the
 //! `start` without an answer and the exit status. The child stops starting cases at its
 //! deadline. Times are CPU time of the thread running the cases.
 
@@ -165,7 +165,7 @@ fn cases(root: &Path, seed: u64, from: u64, deadline: Instant, count: Option<u64
         let c = make_case(&seeds, seed, case, &shape);
         let model = models[c.seed];
         let limit_for = |out: usize| model.limit(c.input.len(), out, c.emit);
-        let out_of = |r: &std::thread::Result<Result<target::Outcome, String>>| match r {
+        let out_of = |r: &std::thread::Result<Result<target::Outcome, target::Broken>>| match r {
             Ok(Ok(o)) => o.largest(),
             _ => 0,
         };
@@ -188,7 +188,10 @@ fn cases(root: &Path, seed: u64, from: u64, deadline: Instant, count: Option<u64
                 let msg = LAST_PANIC.lock().map(|m| m.clone()).unwrap_or_default();
                 outln!("fail {case} panic {msg}")?;
             }
-            Ok(Err(msg)) => outln!("fail {case} size {msg}")?,
+            Ok(Err(target::Broken::Size(msg))) => outln!("fail {case} size {msg}")?,
+            Ok(Err(target::Broken::Loss(msg))) => {
+                outln!("fail {case} loss {}", msg.replace('\n', " "))?
+            }
             Ok(Ok(_)) if secs > limit => outln!(
                 "fail {case} slow {secs:.3} s for {} bytes ({out} bytes out) where the linear model of its seed predicts {:.3} s (limit {SLOW_FACTOR}× + 0.1 s)",
                 c.input.len(),

@@ -5,7 +5,9 @@
 //! truncation, byte flips, Unicode spaces where ASCII ones were, other non-ASCII characters
 //! next to punctuation, invalid UTF-8, repeated, deleted and shuffled lines, very long lines,
 //! deep nesting (brackets, pointer stars, unclosed HTML elements, RST indentation), CR and
-//! CR LF line endings, and lines spliced in from another document. Nothing here runs a parser.
+//! CR LF line endings, lines spliced in from another document, runs of whole objects spliced
+//! in from another release of the same format, invisible and look-alike characters inside
+//! names, stray and unclosed tags, and broken comment terminators. Nothing here runs a parser.
 
 /// Largest mutant, in bytes; bigger ones are cut (a time-out must come from the code, not
 /// from an input of unbounded size).
@@ -77,6 +79,90 @@ pub const KINDS: &[&str] = &[
     "deep-nesting",
     "line-endings",
     "splice",
+    "release-splice",
+    "invisible-in-name",
+    "look-alike",
+    "stray-tag",
+    "comment-terminator",
+];
+
+/// Characters that show nothing: inside a name, two names look the same.
+const INVISIBLE: &[char] = &[
+    '\u{200b}', '\u{200c}', '\u{200d}', '\u{2060}', '\u{feff}', '\u{ad}', '\u{202e}', '\u{34f}',
+    '\u{180e}', '\u{2061}', '\u{fe0f}',
+];
+
+/// ASCII letters and a character of another script that looks the same (Cyrillic, Greek).
+const LOOK_ALIKES: &[(u8, char)] = &[
+    (b'a', '\u{430}'),
+    (b'c', '\u{441}'),
+    (b'e', '\u{435}'),
+    (b'i', '\u{456}'),
+    (b'o', '\u{43e}'),
+    (b'p', '\u{440}'),
+    (b's', '\u{455}'),
+    (b'x', '\u{445}'),
+    (b'y', '\u{443}'),
+    (b'A', '\u{410}'),
+    (b'B', '\u{412}'),
+    (b'C', '\u{421}'),
+    (b'E', '\u{415}'),
+    (b'H', '\u{41d}'),
+    (b'M', '\u{41c}'),
+    (b'O', '\u{39f}'),
+    (b'P', '\u{420}'),
+    (b'T', '\u{3a4}'),
+    (b'v', '\u{3bd}'),
+];
+
+/// Comment openers put where no comment was.
+const OPENERS: &[&[u8]] = &[b"/*", b"/**", b"<!--", b".. "];
+
+/// What a C comment's `*/` becomes when mistyped.
+const BROKEN_C_CLOSE: &[&[u8]] = &[b"* /", b"*\\/", b"*", b"", b"**", b"*\n/"];
+
+/// What an HTML comment's `-->` becomes when mistyped.
+const BROKEN_HTML_CLOSE: &[&[u8]] = &[b"-- >", b"->", b"--", b""];
+
+/// Tags left open or closing what is not theirs: formatting elements the tree builder reopens
+/// around every later block, end tags that close the page's containers early, raw-text
+/// elements that swallow what follows, an unterminated tag and an unclosed comment.
+const STRAY_TAGS: &[&str] = &[
+    "<b>",
+    "<i>",
+    "<em>",
+    "<strong>",
+    "<code>",
+    "<u>",
+    "<s>",
+    "<font>",
+    "<nobr>",
+    "<a href=x>",
+    "<b",
+    "</article>",
+    "</main>",
+    "</div>",
+    "</section>",
+    "</dd>",
+    "</dl>",
+    "</dt>",
+    "</body>",
+    "</html>",
+    "<script>",
+    "<style>",
+    "<textarea>",
+    "<title>",
+    "<xmp>",
+    "<!--",
+    "<table>",
+    "<p>",
+    "<dl>",
+    "<dt>",
+    "<pre>",
+    "<template>",
+    "<svg>",
+    "<math>",
+    "</span>",
 ];
 
 /// Characters that are whitespace to Rust's `char::is_whitespace` but not ASCII, and a few
@@ -108,14 +194,22 @@ const INVALID: &[&[u8]] = &[
 /// ASCII bytes the parsers look for.
 const PUNCTUATION: &[u8] = b"\0\n\r\t ()[]{}<>:;*#`-=,._|~!\"'/\\";
 
-/// Applies 1 to 4 random mutations to `base`; `other` is another document to splice from.
-/// Returns the mutant and the names of the mutations applied.
-pub fn mutate(base: &[u8], other: &[u8], rng: &mut Rng) -> (Vec<u8>, Vec<&'static str>) {
+/// Documents a mutation takes text from: any other one, and one of the same format (another
+/// release of the base, where there is one).
+#[derive(Clone, Copy)]
+pub struct Others<'a> {
+    pub any: &'a [u8],
+    pub same_format: &'a [u8],
+}
+
+/// Applies 1 to 4 random mutations to `base`, taking text from `others`. Returns the mutant
+/// and the names of the mutations applied.
+pub fn mutate(base: &[u8], others: Others<'_>, rng: &mut Rng) -> (Vec<u8>, Vec<&'static str>) {
     let mut data = base.to_vec();
     let mut applied = Vec::new();
     for _ in 0..1 + rng.below(4) {
         let kind = *rng.pick(KINDS);
-        data = apply(kind, data, other, rng);
+        data = apply(kind, data, others, rng);
         data.truncate(MAX_INPUT);
         applied.push(kind);
     }
@@ -123,7 +217,7 @@ pub fn mutate(base: &[u8], other: &[u8], rng: &mut Rng) -> (Vec<u8>, Vec<&'stati
 }
 
 /// One mutation by name.
-pub fn apply(kind: &str, data: Vec<u8>, other: &[u8], rng: &mut Rng) -> Vec<u8> {
+pub fn apply(kind: &str, data: Vec<u8>, others: Others<'_>, rng: &mut Rng) -> Vec<u8> {
     match kind {
         "truncate" => truncate(data, rng),
         "flip-bytes" => flip_bytes(data, rng),
@@ -136,7 +230,12 @@ pub fn apply(kind: &str, data: Vec<u8>, other: &[u8], rng: &mut Rng) -> Vec<u8> 
         "long-line" => long_line(data, rng),
         "deep-nesting" => deep_nesting(data, rng),
         "line-endings" => line_endings(data, rng),
-        "splice" => splice(data, other, rng),
+        "splice" => splice(data, others.any, rng),
+        "release-splice" => release_splice(data, others.same_format, rng),
+        "invisible-in-name" => invisible_in_name(data, rng),
+        "look-alike" => look_alike(data, rng),
+        "stray-tag" => stray_tag(data, rng),
+        "comment-terminator" => comment_terminator(data, rng),
         _ => data,
     }
 }
@@ -428,6 +527,155 @@ fn splice(mut data: Vec<u8>, other: &[u8], rng: &mut Rng) -> Vec<u8> {
     data
 }
 
+/// Whether a line starts an object in one of the formats: a signature or member ending in the
+/// permalink `#`, an HTML `<dl`, a Doxygen `/**`, an RST directive.
+fn is_object_line(line: &[u8]) -> bool {
+    let t = line.trim_ascii();
+    t.ends_with(b"#") || t.starts_with(b"<dl") || t.starts_with(b"/**") || t.starts_with(b".. ")
+}
+
+/// Byte offsets of the lines of `doc` that start an object ([`is_object_line`]).
+fn object_starts(doc: &[u8]) -> Vec<usize> {
+    line_starts(doc)
+        .into_iter()
+        .filter(|&s| {
+            let end = doc[s..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(doc.len(), |k| s + k);
+            is_object_line(&doc[s..end])
+        })
+        .collect()
+}
+
+/// A run of whole objects of `same` (another release of the same format) in place of, or
+/// beside, a run of objects of `data`: the structure of one release inside another's.
+fn release_splice(mut data: Vec<u8>, same: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let theirs = object_starts(same);
+    if theirs.len() < 2 {
+        return splice(data, same, rng);
+    }
+    let first = rng.below(theirs.len() - 1);
+    let n = rng.log_uniform(1, 64).min(theirs.len() - 1 - first);
+    let piece = &same[theirs[first]..theirs[first + n]];
+    let piece = &piece[..piece.len().min(1 << 20)];
+    let ours = object_starts(&data);
+    if ours.is_empty() {
+        let at = position(&data, rng);
+        data.splice(at..at, piece.iter().copied());
+        return data;
+    }
+    let k = rng.below(ours.len());
+    let from = ours[k];
+    // Half the time the objects there are replaced, as a newer release would.
+    let to = if rng.chance(0.5) {
+        let m = rng.log_uniform(1, 64);
+        ours.get(k + m).copied().unwrap_or(data.len())
+    } else {
+        from
+    };
+    data.splice(from..to, piece.iter().copied());
+    data
+}
+
+/// The next position at or after a random one that lies inside a name (between two ASCII
+/// letters, digits or `_`), within a few hundred bytes.
+fn inside_name(data: &[u8], rng: &mut Rng) -> Option<usize> {
+    if data.len() < 2 {
+        return None;
+    }
+    let name = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let from = 1 + rng.below(data.len() - 1);
+    (from..data.len().min(from + 400)).find(|&k| name(data[k - 1]) && name(data[k]))
+}
+
+/// Invisible characters inside names (`cuda\u{200b}Malloc`).
+fn invisible_in_name(mut data: Vec<u8>, rng: &mut Rng) -> Vec<u8> {
+    for _ in 0..rng.log_uniform(1, 32) {
+        let Some(at) = inside_name(&data, rng) else {
+            break;
+        };
+        let mut buf = [0u8; 4];
+        let c = rng.pick(INVISIBLE).encode_utf8(&mut buf);
+        data.splice(at..at, c.bytes());
+    }
+    data
+}
+
+/// Letters of names replaced by look-alikes of another script (`cudаMalloc`, Cyrillic `а`).
+fn look_alike(mut data: Vec<u8>, rng: &mut Rng) -> Vec<u8> {
+    for _ in 0..rng.log_uniform(1, 32) {
+        let Some(at) = inside_name(&data, rng) else {
+            break;
+        };
+        let found = (at..data.len().min(at + 64)).find_map(|k| {
+            LOOK_ALIKES
+                .iter()
+                .find(|(b, _)| *b == data[k])
+                .map(|(_, c)| (k, *c))
+        });
+        if let Some((k, c)) = found {
+            let mut buf = [0u8; 4];
+            data.splice(k..k + 1, c.encode_utf8(&mut buf).bytes());
+        }
+    }
+    data
+}
+
+/// Stray and unclosed tags, most often at the start of a line (between objects of a page),
+/// sometimes a run of one (ten `</div>`).
+fn stray_tag(mut data: Vec<u8>, rng: &mut Rng) -> Vec<u8> {
+    for _ in 0..1 + rng.below(4) {
+        let tag = *rng.pick(STRAY_TAGS);
+        let times = if rng.chance(0.2) {
+            rng.log_uniform(2, 64)
+        } else {
+            1
+        };
+        let starts = object_starts(&data);
+        let at = if rng.chance(0.6) && !starts.is_empty() {
+            *rng.pick(&starts)
+        } else {
+            position(&data, rng)
+        };
+        let at = at.min(data.len());
+        data.splice(at..at, tag.as_bytes().repeat(times));
+    }
+    data
+}
+
+/// A comment terminator broken (`*/` as `* /`, `*\/`, `*` or nothing; `-->` as `-- >`), or a
+/// comment opened where none was.
+fn comment_terminator(mut data: Vec<u8>, rng: &mut Rng) -> Vec<u8> {
+    let ends: Vec<usize> = occurrences(&data, b"*/")
+        .chain(occurrences(&data, b"-->"))
+        .collect();
+    if ends.is_empty() || rng.chance(0.2) {
+        let opener = *rng.pick(OPENERS);
+        let at = *rng.pick(&line_starts(&data));
+        let at = at.min(data.len());
+        data.splice(at..at, opener.iter().copied());
+        return data;
+    }
+    let at = *rng.pick(&ends);
+    let broken = if data[at] == b'*' {
+        *rng.pick(BROKEN_C_CLOSE)
+    } else {
+        *rng.pick(BROKEN_HTML_CLOSE)
+    };
+    let len = if data[at] == b'*' { 2 } else { 3 };
+    data.splice(at..at + len, broken.iter().copied());
+    data
+}
+
+/// Offsets where `needle` starts in `data`.
+fn occurrences<'a>(data: &'a [u8], needle: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    data.windows(needle.len())
+        .enumerate()
+        .filter(move |(_, w)| *w == needle)
+        .map(|(k, _)| k)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -436,8 +684,12 @@ mod tests {
     fn cases_are_reproducible() {
         let doc = b"a(b: int)#\n:param b: x\n\nmore text here\n".repeat(20);
         for case in 0..200 {
-            let one = mutate(&doc, b"other\nlines\n", &mut Rng::for_case(7, case));
-            let two = mutate(&doc, b"other\nlines\n", &mut Rng::for_case(7, case));
+            let others = Others {
+                any: b"other\nlines\n",
+                same_format: b"f(a)#\nx\ng(b)#\ny\n",
+            };
+            let one = mutate(&doc, others, &mut Rng::for_case(7, case));
+            let two = mutate(&doc, others, &mut Rng::for_case(7, case));
             assert_eq!(one, two, "case {case}");
             assert!(one.0.len() <= MAX_INPUT);
         }
@@ -447,10 +699,54 @@ mod tests {
     fn every_kind_runs_on_empty_and_tiny_inputs() {
         let mut rng = Rng::for_case(1, 1);
         for kind in KINDS {
-            for input in [&b""[..], b"x", b"\n", b"a b\n"] {
-                let _ = apply(kind, input.to_vec(), b"", &mut rng);
+            for input in [&b""[..], b"x", b"\n", b"a b\n", b"*/", b"ab*/-->"] {
+                let none = Others {
+                    any: b"",
+                    same_format: b"",
+                };
+                let _ = apply(kind, input.to_vec(), none, &mut rng);
             }
         }
+    }
+
+    #[test]
+    fn the_new_kinds_do_what_they_say() {
+        let doc = b"/** doc */\nint cudaMalloc(void);\n<dl class=\"py\">\nf(a)#\n";
+        let none = Others {
+            any: b"",
+            same_format: b"",
+        };
+        let mut seen = [false; 4];
+        for case in 0..400 {
+            let mut rng = Rng::for_case(11, case);
+            let text = |v: Vec<u8>| String::from_utf8_lossy(&v).into_owned();
+            let inv = text(apply("invisible-in-name", doc.to_vec(), none, &mut rng));
+            seen[0] |= INVISIBLE.iter().any(|c| inv.contains(*c));
+            let look = text(apply("look-alike", doc.to_vec(), none, &mut rng));
+            seen[1] |= LOOK_ALIKES.iter().any(|(_, c)| look.contains(*c));
+            let tag = text(apply("stray-tag", doc.to_vec(), none, &mut rng));
+            seen[2] |= STRAY_TAGS.iter().any(|t| tag.contains(t));
+            let end = text(apply("comment-terminator", doc.to_vec(), none, &mut rng));
+            seen[3] |= !end.contains("*/");
+        }
+        assert_eq!(seen, [true; 4]);
+        // Objects of another release, whole.
+        let same = b"g(b)#\nother doc\nh(c)#\nmore\n";
+        let others = Others {
+            any: b"",
+            same_format: same,
+        };
+        let spliced = apply(
+            "release-splice",
+            b"f(a)#\nx\n".to_vec(),
+            others,
+            &mut Rng::for_case(2, 2),
+        );
+        let s = String::from_utf8_lossy(&spliced);
+        assert!(
+            s.contains("g(b)#\nother doc\n") || s.contains("h(c)#\nmore\n"),
+            "{s}"
+        );
     }
 
     #[test]

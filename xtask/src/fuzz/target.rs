@@ -7,7 +7,9 @@
 //! `cargo xtask ir`, the usable-input check of `diff`/`coverage`, `diff` against the seed's
 //! own reading with its three renderings, `coverage` against the ABI, `bind::join`, and now and
 //! then `emit::generate`. It checks what can be checked without a reference answer: output
-//! sizes linear in the input. Panics and time are watched by the caller.
+//! sizes linear in the input, and no silent loss: every object the census counts in the
+//! mutant (`codegen::parse::census`) is in each reading and in the merge of them, or a
+//! diagnostic of it names the object. Panics and time are watched by the caller.
 
 use std::path::{Path, PathBuf};
 
@@ -184,16 +186,58 @@ fn read(seed: &Seed, input: &[u8]) -> (Api, Vec<Api>) {
     }
 }
 
-/// Runs one case. `Err` is a broken property (output size); panics propagate to the caller.
+/// A property a case broke.
+#[derive(Debug)]
+pub enum Broken {
+    /// An output larger than [`SIZE_FACTOR`] bytes per input byte.
+    Size(String),
+    /// An object the census counts that a reading holds not and no diagnostic names.
+    Loss(String),
+}
+
+impl std::fmt::Display for Broken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Broken::Size(m) => write!(f, "output size: {m}"),
+            Broken::Loss(m) => write!(f, "silent loss: {m}"),
+        }
+    }
+}
+
+/// The census errors a reading of `text` does not carry: objects lost without a word.
+fn silent_losses(file: &str, text: &str, api: &Api, what: &str) -> Result<(), Broken> {
+    let formats: Vec<Format> = api.documents.iter().map(|d| d.format).collect();
+    for format in formats {
+        let lost = codegen::parse::census::unreported(file, format, text, api);
+        if let Some(first) = lost.first() {
+            return Err(Broken::Loss(format!(
+                "{what} ({}): {} object(s) lost without a diagnostic, the first: {first}",
+                format.name(),
+                lost.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Runs one case. `Err` is a broken property; panics propagate to the caller.
 pub fn run(
     ctx: &Context,
     seeds: &[Seed],
     seed: usize,
     input: &[u8],
     emit: bool,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, Broken> {
     let s = &seeds[seed];
     let (detected, forced) = read(s, input);
+    if let SeedKind::Document(_) = s.kind {
+        let prepared = codegen::parse::prepare(input);
+        for (api, what) in std::iter::once((&detected, "the reading"))
+            .chain(forced.iter().map(|a| (a, "a forced reading")))
+        {
+            silent_losses(&s.name, &prepared.text, api, what)?;
+        }
+    }
     let own = match s.kind {
         SeedKind::Document(f) => forced
             .iter()
@@ -202,18 +246,23 @@ pub fn run(
         SeedKind::IrJson => None,
     };
     let merged = codegen::merge::merge(std::iter::once(detected).chain(own).collect());
+    if let SeedKind::Document(_) = s.kind {
+        let prepared = codegen::parse::prepare(input);
+        silent_losses(&s.name, &prepared.text, &merged, "the merged reading")?;
+    }
     let mut out = Outcome::default();
     let limit = |n: usize| SIZE_FACTOR.saturating_mul(n).saturating_add(SIZE_SLACK);
 
     // `cargo xtask ir`: IR JSON and the summary, for the merged reading and each forced one.
     for api in std::iter::once(&merged).chain(&forced) {
-        let json = serde_json::to_string_pretty(api).map_err(|e| format!("IR JSON: {e}"))?;
+        let json =
+            serde_json::to_string_pretty(api).map_err(|e| Broken::Size(format!("IR JSON: {e}")))?;
         if json.len() > limit(input.len()) {
-            return Err(format!(
+            return Err(Broken::Size(format!(
                 "IR JSON of {} bytes for {} input bytes (more than {SIZE_FACTOR} per byte)",
                 json.len(),
                 input.len()
-            ));
+            )));
         }
         out.ir_json = out.ir_json.max(json.len());
         let _ = codegen::summary::render(api);
@@ -230,10 +279,10 @@ pub fn run(
     ] {
         let text = codegen::diff::render::render(&d, format);
         if text.len() > limit(base) {
-            return Err(format!(
+            return Err(Broken::Size(format!(
                 "diff report of {} bytes for {base} input bytes",
                 text.len()
-            ));
+            )));
         }
         out.report = out.report.max(text.len());
     }
@@ -247,11 +296,11 @@ pub fn run(
         ] {
             let text = codegen::coverage::render::render(&c, format);
             if text.len() > limit(input.len() + (1 << 20)) {
-                return Err(format!(
+                return Err(Broken::Size(format!(
                     "coverage report of {} bytes for {} input bytes",
                     text.len(),
                     input.len()
-                ));
+                )));
             }
             out.report = out.report.max(text.len());
         }

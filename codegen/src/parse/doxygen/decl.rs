@@ -60,6 +60,10 @@ pub struct FieldDecl {
     /// Fields of a nested struct or union.
     pub nested: Vec<FieldDecl>,
     pub line: u32,
+    /// For a declarator without a name (`int a, , b;`, a run of commas): how many such
+    /// declarators in a row this one entry stands for (they are reported, never read as
+    /// fields); 0 for a named one.
+    pub unnamed: usize,
 }
 
 /// What kind of record.
@@ -146,9 +150,18 @@ pub fn tokens(text: &str) -> Vec<Token> {
             continue;
         }
         let start = i;
-        let tok = if c.is_ascii_alphabetic() || c == b'_' {
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
+        let tok = if c.is_ascii_alphabetic() || c == b'_' || starts_name_char(&text[i..]) {
+            // A non-ASCII character that is no space stays in the name (`cudаFoo` with a
+            // Cyrillic `а`, `cuda\u{200b}Foo`): the name is read whole and reported, never
+            // cut at it.
+            while i < b.len() {
+                if b[i].is_ascii_alphanumeric() || b[i] == b'_' {
+                    i += 1;
+                } else if starts_name_char(&text[i..]) {
+                    i += text[i..].chars().next().map_or(1, char::len_utf8);
+                } else {
+                    break;
+                }
             }
             Tok::Ident(text[start..i].to_string())
         } else if c.is_ascii_digit() {
@@ -177,6 +190,13 @@ pub fn tokens(text: &str) -> Vec<Token> {
         out.push(Token { tok, line });
     }
     out
+}
+
+/// Whether `rest` starts with a non-ASCII character that is not a space (part of a name).
+fn starts_name_char(rest: &str) -> bool {
+    rest.chars()
+        .next()
+        .is_some_and(|c| !c.is_ascii() && !c.is_whitespace())
 }
 
 fn ident(t: &Tok) -> Option<&str> {
@@ -253,23 +273,32 @@ fn skip_group(toks: &[Token], i: usize) -> usize {
 }
 
 /// Splits `toks` at `sep` outside brackets.
-fn split_top(toks: &[Token], sep: char) -> Vec<&[Token]> {
-    let mut parts = Vec::new();
+fn split_top(toks: &[Token], sep: char) -> impl Iterator<Item = &[Token]> {
     let mut depth = 0usize;
     let mut start = 0;
-    for (i, t) in toks.iter().enumerate() {
-        match &t.tok {
-            Tok::Punct('(' | '[' | '{') => depth += 1,
-            Tok::Punct(')' | ']' | '}') => depth = depth.saturating_sub(1),
-            Tok::Punct(c) if *c == sep && depth == 0 => {
-                parts.push(&toks[start..i]);
-                start = i + 1;
-            }
-            _ => {}
+    let mut i = 0;
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
         }
-    }
-    parts.push(&toks[start..]);
-    parts
+        while i < toks.len() {
+            let at = i;
+            i += 1;
+            match &toks[at].tok {
+                Tok::Punct('(' | '[' | '{') => depth += 1,
+                Tok::Punct(')' | ']' | '}') => depth = depth.saturating_sub(1),
+                Tok::Punct(c) if *c == sep && depth == 0 => {
+                    let part = &toks[start..at];
+                    start = at + 1;
+                    return Some(part);
+                }
+                _ => {}
+            }
+        }
+        done = true;
+        Some(&toks[start..])
+    })
 }
 
 /// Renders type tokens as C text: `const void*`, `unsigned long long`, `char[256]`.
@@ -360,7 +389,7 @@ pub fn parse(toks: &[Token], docs: &mut Vec<usize>) -> Decl {
 fn fn_pointer(c: &[Token]) -> Option<Decl> {
     let open = c.iter().position(|t| is_punct(&t.tok, '('))?;
     let close = skip_group(c, open);
-    let inner = &c[open + 1..close.saturating_sub(1)];
+    let inner = inside(c, open, close);
     let star = inner.iter().position(|t| is_punct(&t.tok, '*'))?;
     let name = ident(&inner.get(star + 1)?.tok)?.to_string();
     if !c.get(close).is_some_and(|t| is_punct(&t.tok, '(')) {
@@ -412,13 +441,13 @@ fn function(c: &[Token]) -> Option<Decl> {
     Some(Decl::Function {
         name,
         ret: type_text(&ret),
-        params: params(&c[open + 1..close.saturating_sub(1)]),
+        params: params(inside(c, open, close)),
     })
 }
 
 /// The parameters between a function's parentheses.
 fn params(toks: &[Token]) -> Vec<CParam> {
-    let parts = split_top(toks, ',');
+    let parts: Vec<&[Token]> = split_top(toks, ',').collect();
     if parts.len() == 1
         && (parts[0].is_empty() || (parts[0].len() == 1 && ident(&parts[0][0].tok) == Some("void")))
     {
@@ -532,7 +561,8 @@ fn body_decl(
 /// The tokens between the bracket at `open` and its match (`close` is [`skip_group`]'s
 /// answer; an unclosed group runs to the end).
 fn inside(toks: &[Token], open: usize, close: usize) -> &[Token] {
-    let end = if close > open + 1 && toks.get(close - 1).is_some_and(|t| is_punct(&t.tok, '}')) {
+    let closing = |t: &Token| matches!(t.tok, Tok::Punct(')' | ']' | '}'));
+    let end = if close > open + 1 && toks.get(close - 1).is_some_and(closing) {
         close - 1
     } else {
         close.max(open + 1)
@@ -647,34 +677,46 @@ fn fields(body: &[Token], depth: usize) -> Vec<FieldDecl> {
                     docs: if shared { docs.clone() } else { Vec::new() },
                     nested: if shared { nested.clone() } else { Vec::new() },
                     line,
+                    unnamed: 0,
                 });
             }
             continue;
         }
         // Comments inside the statement belong to the declarator they stand in; the ones
-        // before it to every declarator (`/** doc */ int a, b;`).
-        let raw = split_top(part, ',');
-        let mut decls = Vec::with_capacity(raw.len());
-        for piece in raw {
+        // before it to every declarator (`/** doc */ int a, b;`). The declarators are taken
+        // one at a time (a statement may hold a million).
+        let mut first: Vec<Token> = Vec::new();
+        let mut base_len = 0;
+        for (n, piece) in split_top(part, ',').enumerate() {
             let mut own = Vec::new();
-            let c = clean(piece, &mut own);
-            decls.push((c, own));
-        }
-        let Some((first, _)) = decls.first() else {
-            continue;
-        };
-        let first = first.clone();
-        // `T a, *b, c[4]`: the base type is the first declarator's tokens before its name.
-        let (base, _) = declarator(&first);
-        let base_len = base.len();
-        for (n, (d, own)) in decls.into_iter().enumerate() {
+            let d = clean(piece, &mut own);
             let (name, ty) = if n == 0 {
+                // `T a, *b, c[4]`: the base type is the first declarator's tokens before its
+                // name.
                 let (b, rest) = declarator(&d);
-                (field_name(rest), type_text(&[b, rest].concat()))
+                base_len = b.len();
+                let found = (field_name(rest), type_text(&[b, rest].concat()));
+                first = d;
+                found
             } else {
                 let b = &first[..base_len];
                 (field_name(&d), type_text(&[b, &d[..]].concat()))
             };
+            if name.is_empty() {
+                // A run of unnamed declarators is one entry, counted, whatever its length.
+                match out.last_mut() {
+                    Some(prev) if prev.unnamed > 0 && prev.line == line => prev.unnamed += 1,
+                    _ => out.push(FieldDecl {
+                        name,
+                        ty: String::new(),
+                        docs: Vec::new(),
+                        nested: Vec::new(),
+                        line,
+                        unnamed: 1,
+                    }),
+                }
+                continue;
+            }
             let ty = remove_name(&ty, &name);
             let mut field_docs = if n < MAX_SHARED {
                 docs.clone()
@@ -688,6 +730,7 @@ fn fields(body: &[Token], depth: usize) -> Vec<FieldDecl> {
                 docs: field_docs,
                 nested: Vec::new(),
                 line,
+                unnamed: 0,
             });
         }
     }

@@ -65,6 +65,7 @@ pub fn parse(file: &str, text: &str) -> Api {
         stmt_code: false,
         stmt_line: 0,
         depth: 0,
+        braces: 0,
         in_cond: None,
         seen: HashMap::default(),
         values: HashMap::default(),
@@ -114,6 +115,8 @@ struct Reader<'a> {
     /// Whether the statement holds code yet (not only line marks).
     stmt_code: bool,
     depth: usize,
+    /// How many of the `depth` open brackets are braces.
+    braces: usize,
     /// Inside a `\cond` section since this line.
     in_cond: Option<u32>,
     /// (kind, name) → line of the item, for duplicates.
@@ -123,9 +126,10 @@ struct Reader<'a> {
     last_define: Option<Define>,
 }
 
-/// Longest statement kept, in bytes: a longer one (an unclosed brace in damaged input) is
-/// dropped with a warning so memory stays linear and work bounded.
-const MAX_STATEMENT: usize = 1 << 20;
+/// Longest statement kept, in bytes (the longest in NVIDIA's headers is about 8 KB): a longer
+/// one (an unclosed brace in damaged input, a line of a million commas) is dropped with a
+/// warning so memory stays linear and work bounded.
+const MAX_STATEMENT: usize = 256 << 10;
 
 impl Reader<'_> {
     fn event(&mut self, ev: &Event) {
@@ -238,6 +242,25 @@ impl Reader<'_> {
             }
         }
         if grouping {
+            // A group comment that also lists parameters or status codes documents the
+            // declaration after it as well (its `\param` and `\return` would otherwise be
+            // lost with it).
+            if block.params.is_empty() && block.errors.is_empty() {
+                return;
+            }
+            self.diags.note(
+                line,
+                "a comment that opens or adds to a group also has `\\param`/`\\return`: read as the documentation of the declaration after it too",
+            );
+            if let Some(old) = self.pending.take() {
+                self.orphan(&old, "another documentation comment follows it");
+            }
+            self.pending = Some(Pending {
+                group: g.ingroup.first().cloned().or(group_id),
+                block,
+                line,
+                lines,
+            });
             return;
         }
         if let Some(title) = &block.page {
@@ -457,6 +480,9 @@ impl Reader<'_> {
                         continue;
                     }
                     self.depth += 1;
+                    if ch == '{' {
+                        self.braces += 1;
+                    }
                     self.stmt_code = true;
                     self.stmt.push(ch);
                 }
@@ -470,12 +496,25 @@ impl Reader<'_> {
                         continue;
                     }
                     self.depth -= 1;
+                    if ch == '}' {
+                        self.braces = self.braces.saturating_sub(1);
+                    }
                     self.stmt.push(ch);
                     if ch == '}' && self.depth == 0 && is_function_body(&self.stmt) {
                         self.end_statement();
                     }
                 }
                 ';' if self.depth == 0 => self.end_statement(),
+                ';' if self.braces == 0 => {
+                    // A `;` inside `(` or `[` ends no C declaration: a bracket before it was
+                    // left open (`f(int a;`). Reading on would make one statement of the
+                    // rest of the header; the declaration ends here instead.
+                    self.diags.warning(
+                        self.stmt_line,
+                        "a `(` or `[` is not closed before the `;` that ends this declaration: read as closed there",
+                    );
+                    self.end_statement();
+                }
                 _ => {
                     if !ch.is_whitespace() {
                         self.stmt_code = true;
@@ -494,6 +533,7 @@ impl Reader<'_> {
             self.stmt.clear();
             self.stmt_code = false;
             self.depth = 0;
+            self.braces = 0;
         }
     }
 
@@ -501,6 +541,7 @@ impl Reader<'_> {
         let text = std::mem::take(&mut self.stmt);
         self.stmt_code = false;
         self.depth = 0;
+        self.braces = 0;
         let toks = decl::tokens(&text);
         if toks.iter().all(|t| matches!(t.tok, decl::Tok::Doc(..))) {
             // Only comments (a `;` alone): give them back as documents of nothing.
@@ -514,6 +555,22 @@ impl Reader<'_> {
                 }
             }
             return;
+        }
+        // A word with a character no C name has (`ѕtruct` with a Cyrillic `ѕ`): what it
+        // declares cannot be trusted; said once per statement.
+        let odd = toks.iter().find_map(|t| match &t.tok {
+            decl::Tok::Ident(w) if !w.is_ascii() => Some((w, t.line)),
+            _ => None,
+        });
+        if let Some((word, line)) = odd {
+            let problem = crate::text::identifier_problem(word).unwrap_or_default();
+            self.diags.error(
+                if line > 0 { line } else { self.stmt_line },
+                format!(
+                    "`{}` in a declaration: {problem}; the declaration is not C this reader can trust (fix the header)",
+                    word.escape_debug()
+                ),
+            );
         }
         let mut stray = Vec::new();
         let d = decl::parse(&toks, &mut stray);
@@ -643,7 +700,7 @@ impl Reader<'_> {
                 };
                 let mut doc = pending.map(|p| self.item_doc(&p.block)).unwrap_or_default();
                 append(&mut doc, &stray_doc);
-                let fields: Vec<Field> = fields.iter().map(|f| self.field(f)).collect();
+                let fields: Vec<Field> = fields.iter().filter_map(|f| self.field(f)).collect();
                 if doc.is_empty() && fields.iter().all(|f| f.doc.is_empty()) {
                     return;
                 }
@@ -861,22 +918,44 @@ impl Reader<'_> {
         });
     }
 
-    fn field(&mut self, f: &FieldDecl) -> Field {
+    /// A field's IR, or `None` (reported) for declarators without a name.
+    fn field(&mut self, f: &FieldDecl) -> Option<Field> {
+        if self.unnamed(f) {
+            return None;
+        }
         let mut doc = self.member_doc(&f.docs);
         let nested = self.nested_doc(&f.nested, 0);
         append(&mut doc, &nested);
-        Field {
+        Some(Field {
             name: f.name.clone(),
             ty: Some(TypeRef::parse(&f.ty)),
             doc,
             source: self.diags.source(f.line),
+        })
+    }
+
+    /// Reports a run of declarators without a name (`int a, , b;`); whether `f` is one.
+    fn unnamed(&mut self, f: &FieldDecl) -> bool {
+        if f.unnamed == 0 {
+            return false;
         }
+        self.diags.error(
+            f.line,
+            format!(
+                "{} declarator(s) without a name (a `,` with nothing before it): not read as fields",
+                f.unnamed
+            ),
+        );
+        true
     }
 
     /// The members of a nested struct or union as a list (`- ``fd``: doc`).
     fn nested_doc(&mut self, fields: &[FieldDecl], level: usize) -> String {
         let mut lines = Vec::new();
         for f in fields {
+            if self.unnamed(f) {
+                continue;
+            }
             let doc = self.member_doc(&f.docs);
             let pad = "  ".repeat(level);
             lines.push(format!(

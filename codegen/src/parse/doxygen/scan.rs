@@ -59,6 +59,10 @@ struct Scanner<'a> {
     /// Whether the current physical line has had code or a literal yet (a `#` after it
     /// does not start a directive).
     line_has_code: bool,
+    /// The last search for a `*/`: where it started and what it found. Comments cut short at
+    /// a nested `/**` start before the `*/` found last time, so that search is not repeated
+    /// (thousands of openers in one unclosed comment would each scan to the end).
+    close_memo: Option<(usize, Option<usize>)>,
 }
 
 /// Splits `text` into events; problems (an unterminated comment) go to `diags`.
@@ -73,6 +77,7 @@ pub fn scan(text: &str, diags: &mut Diagnostics) -> Scan {
         code_line: 1,
         directive: None,
         line_has_code: false,
+        close_memo: None,
     };
     s.run(diags);
     s.out
@@ -236,10 +241,32 @@ impl Scanner<'_> {
         let start_line = self.line;
         let start = self.i;
         let body_start = self.i + 2;
-        let end = find(self.b, body_start, b"*/");
-        let (body_end, next) = match end {
-            Some(e) => (e, e + 2),
-            None => {
+        let close = match self.close_memo {
+            Some((from, found)) if from <= body_start && found.is_none_or(|e| e >= body_start) => {
+                found
+            }
+            _ => {
+                let found = find(self.b, body_start, b"*/");
+                self.close_memo = Some((body_start, found));
+                found
+            }
+        };
+        // A `/**` that starts a line inside the comment opens the next comment: the `*/`
+        // before it was mistyped (`* /`). C reads one comment up to the next `*/`, which
+        // would swallow the next comment's text and leave its declaration undocumented; it is
+        // read as two comments, and said.
+        let nested = nested_opener(self.b, body_start, close.unwrap_or(self.b.len()));
+        if let Some(n) = nested {
+            let line = start_line + self.b[start..n].iter().filter(|&&c| c == b'\n').count() as u32;
+            diags.warning(
+                start_line,
+                format!("this comment is not closed before the `/**` of line {line} (a mistyped `*/`, such as `* /`?): read as closed there"),
+            );
+        }
+        let (body_end, next) = match (nested, close) {
+            (Some(n), _) => (n, n),
+            (None, Some(e)) => (e, e + 2),
+            (None, None) => {
                 diags.error(
                     start_line,
                     "unterminated comment: it runs to the end of the input",
@@ -284,6 +311,23 @@ impl Scanner<'_> {
         });
         Some(idx)
     }
+}
+
+/// The first `/**` in `b[from..to]` that starts a line (only blanks before it on its line,
+/// and that line inside the range).
+fn nested_opener(b: &[u8], from: usize, to: usize) -> Option<usize> {
+    let mut k = from;
+    while let Some(at) = find(&b[..to], k, b"/**") {
+        let mut j = at;
+        while j > from && matches!(b[j - 1], b' ' | b'\t') {
+            j -= 1;
+        }
+        if j > from && b[j - 1] == b'\n' {
+            return Some(at);
+        }
+        k = at + 3;
+    }
+    None
 }
 
 /// A comment body line without its leading blanks and `*` decoration; the blanks after the

@@ -36,6 +36,24 @@ pub const MAX_DEPTH: u32 = 512;
 /// after the bound is passed is at most one chunk's (some 800 more start tags).
 const CHUNK: usize = 4 * 1024;
 
+/// Most parse errors kept one by one; the rest are only counted (a page of ten million `<`
+/// makes ten million errors).
+const KEPT_ERRORS: usize = 64;
+
+/// Most attributes read on one start tag. html5ever checks each new attribute against the
+/// ones before it (time quadratic in their number); real pages use a handful. The ones past
+/// this bound are blanked out before parsing and reported.
+pub const MAX_ATTRIBUTES: usize = 256;
+
+/// Elements whose content is raw text up to their end tag: left unclosed, one swallows the
+/// rest of the page.
+const RAW_TEXT: &[&str] = &[
+    "script", "style", "textarea", "title", "xmp", "noembed", "noframes", "iframe",
+];
+
+/// How many unclosed raw-text elements are recovered from (each costs one more parse).
+const MAX_REPARSES: usize = 4;
+
 /// A parse error html5ever recovered from, with the line it was at.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError {
@@ -48,15 +66,52 @@ pub struct ParseError {
 pub struct Parsed {
     /// The tree (of the whole text, or up to [`Parsed::too_deep`]).
     pub page: Page<'static>,
-    /// The parse errors html5ever recovered from.
+    /// The parse errors html5ever recovered from (the first [`KEPT_ERRORS`]).
     pub errors: Vec<ParseError>,
+    /// How many parse errors there were in all.
+    pub error_count: usize,
+    /// Start tags with more than [`MAX_ATTRIBUTES`] attributes: the line of each and how many
+    /// attributes of it were not read.
+    pub attributes_dropped: Vec<(u32, usize)>,
+    /// Raw-text elements (`<script>`, `<style>`, …) left unclosed that would have swallowed
+    /// the rest of the page: the line and name of each. The page was read as if its start tag
+    /// were not there.
+    pub unclosed_raw_text: Vec<(u32, String)>,
     /// The line where an element went deeper than [`MAX_DEPTH`]: the text was read up to the
     /// end of the chunk holding it, and not after.
     pub too_deep: Option<u32>,
 }
 
-/// Parses `text` as an HTML document.
+/// Parses `text` as an HTML document. Start tags with more than [`MAX_ATTRIBUTES`] attributes
+/// lose the ones past it; a raw-text element left unclosed whose text holds the page's
+/// objects (`<dl`, `<dt`) is read as if its start tag were not there.
 pub fn parse(text: &str) -> Parsed {
+    let (mut text, attributes_dropped) = limit_attributes(text);
+    let mut unclosed_raw_text = Vec::new();
+    loop {
+        let (page, errors, error_count, too_deep) = parse_once(&text);
+        if unclosed_raw_text.len() < MAX_REPARSES {
+            if let Some((line, name)) = swallowing_raw_text(&page) {
+                if let Some(blanked) = blank_start_tag(&text, line, &name) {
+                    unclosed_raw_text.push((line, name));
+                    text = Cow::Owned(blanked);
+                    continue;
+                }
+            }
+        }
+        return Parsed {
+            page,
+            errors,
+            error_count,
+            attributes_dropped,
+            unclosed_raw_text,
+            too_deep,
+        };
+    }
+}
+
+/// One html5ever run over `text`.
+fn parse_once(text: &str) -> (Page<'static>, Vec<ParseError>, usize, Option<u32>) {
     let opts = ParseOpts {
         tree_builder: TreeBuilderOpts {
             scripting_enabled: false,
@@ -76,11 +131,139 @@ pub fn parse(text: &str) -> Parsed {
         parser.process(StrTendril::from_slice(chunk));
         rest = after;
     }
-    let (page, errors) = parser.finish();
-    Parsed {
-        page,
-        errors,
-        too_deep: too_deep.get(),
+    let (page, errors, count) = parser.finish();
+    (page, errors, count, too_deep.get())
+}
+
+/// The first raw-text element of `page` whose text holds markup of API objects (`<dl`,
+/// `<dt`): left unclosed, it swallowed what followed. Its line and name.
+fn swallowing_raw_text(page: &Page<'static>) -> Option<(u32, String)> {
+    page.root().descendants().find_map(|n| match n.value() {
+        Node::Element(el) if RAW_TEXT.contains(&&*el.name) => {
+            let holds_objects = n.children().any(
+                |c| matches!(c.value(), Node::Text(t) if t.contains("<dl") || t.contains("<dt")),
+            );
+            holds_objects.then(|| (el.line, el.name.to_string()))
+        }
+        _ => None,
+    })
+}
+
+/// `text` with the last `<name …>` start tag that ends on line `line` (or the last one before
+/// it) replaced by spaces (lines and offsets stay as they were).
+fn blank_start_tag(text: &str, line: u32, name: &str) -> Option<String> {
+    let b = text.as_bytes();
+    // The end of line `line`.
+    let mut end = 0;
+    let mut seen = 1u32;
+    while seen <= line {
+        match memchr::memchr(b'\n', &b[end..]) {
+            Some(k) => {
+                end += k + 1;
+                seen += 1;
+            }
+            None => {
+                end = b.len();
+                break;
+            }
+        }
+    }
+    let open = format!("<{name}");
+    let at = memchr::memmem::rfind(&b[..end], open.as_bytes())?;
+    let close = memchr::memchr(b'>', &b[at..]).map_or(b.len(), |k| at + k + 1);
+    let mut out = Vec::with_capacity(b.len());
+    out.extend_from_slice(&b[..at]);
+    out.extend(
+        b[at..close]
+            .iter()
+            .map(|&c| if c == b'\n' { b'\n' } else { b' ' }),
+    );
+    out.extend_from_slice(&b[close..]);
+    // Only ASCII bytes of a tag were replaced, by ASCII: still UTF-8.
+    String::from_utf8(out).ok()
+}
+
+/// `text` with the attributes past the [`MAX_ATTRIBUTES`]th of every start tag replaced by
+/// spaces (newlines kept, so lines stay as they were), and where that happened: the line of
+/// each such tag and how many attributes it lost. Borrowed when no tag has that many. One pass
+/// over the text.
+fn limit_attributes(text: &str) -> (Cow<'_, str>, Vec<(u32, usize)>) {
+    let b = text.as_bytes();
+    let mut blank: Vec<(usize, usize, u32, usize)> = Vec::new();
+    let mut line = 1u32;
+    let mut counted_to = 0;
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'<', &b[i..]) {
+        let at = i + k;
+        i = at + 1;
+        if !b.get(at + 1).is_some_and(u8::is_ascii_alphabetic) {
+            continue;
+        }
+        // The tag name, then its attributes up to `>`.
+        let mut j = at + 1;
+        while j < b.len() && !b[j].is_ascii_whitespace() && b[j] != b'>' && b[j] != b'/' {
+            j += 1;
+        }
+        let mut count = 0usize;
+        let mut cut_from = None;
+        loop {
+            while j < b.len() && (b[j].is_ascii_whitespace() || b[j] == b'/') {
+                j += 1;
+            }
+            if j >= b.len() || b[j] == b'>' {
+                break;
+            }
+            count += 1;
+            if count == MAX_ATTRIBUTES + 1 {
+                cut_from = Some(j);
+            }
+            while j < b.len() && !b[j].is_ascii_whitespace() && !matches!(b[j], b'>' | b'=' | b'/')
+            {
+                j += 1;
+            }
+            while j < b.len() && b[j].is_ascii_whitespace() {
+                j += 1;
+            }
+            if b.get(j) == Some(&b'=') {
+                j += 1;
+                while j < b.len() && b[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                match b.get(j) {
+                    Some(&q @ (b'"' | b'\'')) => {
+                        j = memchr::memchr(q, &b[j + 1..]).map_or(b.len(), |e| j + 1 + e + 1);
+                    }
+                    _ => {
+                        while j < b.len() && !b[j].is_ascii_whitespace() && b[j] != b'>' {
+                            j += 1;
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(from) = cut_from {
+            line += memchr::memchr_iter(b'\n', &b[counted_to..at]).count() as u32;
+            counted_to = at;
+            blank.push((from, j.min(b.len()), line, count - MAX_ATTRIBUTES));
+        }
+        i = i.max(j);
+    }
+    if blank.is_empty() {
+        return (Cow::Borrowed(text), Vec::new());
+    }
+    let mut out = b.to_vec();
+    for &(from, to, _, _) in &blank {
+        for c in &mut out[from..to] {
+            if *c != b'\n' {
+                *c = b' ';
+            }
+        }
+    }
+    let dropped = blank.iter().map(|&(_, _, l, n)| (l, n)).collect();
+    // Whole attributes (ASCII-delimited) were replaced by ASCII spaces: still UTF-8.
+    match String::from_utf8(out) {
+        Ok(s) => (Cow::Owned(s), dropped),
+        Err(_) => (Cow::Borrowed(text), Vec::new()),
     }
 }
 
@@ -101,6 +284,8 @@ struct Sink {
     templates: RefCell<HashMap<Handle, Handle>>,
     line: Cell<u32>,
     errors: RefCell<Vec<ParseError>>,
+    /// Parse errors in all (only the first [`KEPT_ERRORS`] are kept).
+    error_count: Cell<usize>,
     /// Set (with the line) when an element is placed deeper than [`MAX_DEPTH`].
     too_deep: Rc<Cell<Option<u32>>>,
     /// Answer of `elem_name` for a handle that is not an element (html5ever never asks).
@@ -119,6 +304,7 @@ impl Sink {
             templates: RefCell::new(HashMap::default()),
             line: Cell::new(1),
             errors: RefCell::new(Vec::new()),
+            error_count: Cell::new(0),
             too_deep,
             unnamed: RefCell::new(QualName::new(
                 None,
@@ -179,18 +365,26 @@ fn text_node(text: &StrTendril) -> Node<'static> {
 
 impl TreeSink for Sink {
     type Handle = Handle;
-    type Output = (Page<'static>, Vec<ParseError>);
+    type Output = (Page<'static>, Vec<ParseError>, usize);
     type ElemName<'a> = Ref<'a, QualName>;
 
     fn finish(self) -> Self::Output {
-        (self.tree.into_inner(), self.errors.into_inner())
+        (
+            self.tree.into_inner(),
+            self.errors.into_inner(),
+            self.error_count.get(),
+        )
     }
 
     fn parse_error(&self, message: Cow<'static, str>) {
-        self.errors.borrow_mut().push(ParseError {
-            line: self.line.get(),
-            message,
-        });
+        self.error_count.set(self.error_count.get() + 1);
+        let mut errors = self.errors.borrow_mut();
+        if errors.len() < KEPT_ERRORS {
+            errors.push(ParseError {
+                line: self.line.get(),
+                message,
+            });
+        }
     }
 
     fn set_current_line(&self, line: u64) {
@@ -402,6 +596,48 @@ mod tests {
         assert_eq!(tags, ["p", "div", "b", "i", "i"]);
         assert!(!errors.is_empty());
         assert!(errors.iter().all(|e| e.line >= 1));
+    }
+
+    #[test]
+    fn attributes_past_the_bound_are_blanked_and_lines_kept() {
+        let many: Vec<String> = (0..MAX_ATTRIBUTES + 3)
+            .map(|i| format!("a{i}='{i}'"))
+            .collect();
+        let text = format!("<p>x</p>\n<div\n{}>y</div>", many.join("\n"));
+        let (out, dropped) = limit_attributes(&text);
+        assert_eq!(dropped, [(2, 3)]);
+        assert_eq!(out.len(), text.len());
+        assert_eq!(out.matches('\n').count(), text.matches('\n').count());
+        assert!(out.contains("a255='255'") && !out.contains("a256="));
+        let (same, none) = limit_attributes("<a href=x title=\"y > z\">t</a>");
+        assert!(none.is_empty() && matches!(same, Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn an_unclosed_script_holding_the_objects_is_read_as_markup() {
+        let text = "<body><dl><dt>a</dt></dl>\n<script>\n<dl><dt>b</dt></dl></body>";
+        let parsed = parse(text);
+        assert_eq!(parsed.unclosed_raw_text, [(2, "script".to_string())]);
+        let dts: Vec<String> = parsed
+            .page
+            .root()
+            .descendants()
+            .filter_map(El::wrap)
+            .filter(|e| e.is("dt"))
+            .map(|e| e.text())
+            .collect();
+        assert_eq!(dts, ["a", "b"]);
+        // A script of code is code.
+        assert!(parse("<script>var x = 1 < 2;</script><p>t</p>")
+            .unclosed_raw_text
+            .is_empty());
+    }
+
+    #[test]
+    fn parse_errors_are_counted_past_the_ones_kept() {
+        let parsed = parse(&"<<".repeat(1000));
+        assert_eq!(parsed.errors.len(), KEPT_ERRORS);
+        assert!(parsed.error_count >= 1000, "{}", parsed.error_count);
     }
 
     #[test]

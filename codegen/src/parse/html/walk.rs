@@ -19,6 +19,8 @@
 //! and the line where the element's start tag ends. Which parser built the tree does not
 //! matter here.
 
+use ego_tree::NodeRef;
+
 use super::dom::{self, El, Node, Page};
 use super::flow::{self, Renderer};
 use super::sig::{self, Sig};
@@ -58,6 +60,28 @@ pub fn blocks(page: &Page<'_>, diags: &mut Diagnostics) -> Vec<Block<'static>> {
         flow_depth_reported: false,
     };
     w.container(main, "", 0);
+    // A stray end tag (`</article>`, `</main>`, a few `</div>`) closes the main content early,
+    // and the standard's tree builder puts the rest of the page after it: the objects there
+    // are read too, and said.
+    // Everything up to the last node holding an object (sections without objects between
+    // them included; the page's chrome after them, such as a sidebar, left out).
+    let mut after = following(main.node());
+    let last = after.iter().rposition(|n| holds_objects(*n));
+    after.truncate(last.map_or(0, |l| l + 1));
+    after.retain(|n| El::wrap(*n).is_some());
+    if let Some(first) = after.first().and_then(|n| El::wrap(*n)) {
+        let src = w.source("", first.line());
+        w.diags.at(
+            Severity::Warning,
+            &src,
+            format!(
+                "{} element(s) after the end of the main content (`<{}>`) hold API objects: a stray end tag closed it early? They are read as part of it",
+                after.len(),
+                main.name()
+            ),
+        );
+        w.container_children(after, "", 1);
+    }
     w.flush();
     if !w.blocks.iter().any(|b| matches!(b, Block::Object(_))) {
         w.diags.at(
@@ -67,6 +91,25 @@ pub fn blocks(page: &Page<'_>, diags: &mut Diagnostics) -> Vec<Block<'static>> {
         );
     }
     w.blocks
+}
+
+/// The nodes after `node` in document order that are not inside it, as whole subtrees: its
+/// following siblings, then its parent's, and so on up to the root.
+fn following<'a, 't>(node: NodeRef<'a, Node<'t>>) -> Vec<NodeRef<'a, Node<'t>>> {
+    let mut out = Vec::new();
+    let mut at = Some(node);
+    while let Some(n) = at {
+        out.extend(n.next_siblings());
+        at = n.parent();
+    }
+    out
+}
+
+/// Whether the subtree of `node` holds an API object (`dl` with a `dt.sig`).
+fn holds_objects(node: NodeRef<'_, Node<'_>>) -> bool {
+    node.descendants()
+        .filter_map(El::wrap)
+        .any(|e| e.is("dt") && e.has_class("sig"))
 }
 
 /// Sibling counters for element paths (`dl[12]`).
@@ -180,8 +223,19 @@ impl Walker<'_> {
         if self.too_deep(depth, path, el.line()) {
             return;
         }
+        self.container_children(structural_children(el), path, depth);
+    }
+
+    /// [`Self::container`] over a list of nodes (a container's children, or what lies after
+    /// the main content).
+    fn container_children(
+        &mut self,
+        children: Vec<NodeRef<'_, Node<'_>>>,
+        path: &str,
+        depth: usize,
+    ) {
         let mut siblings = Siblings::default();
-        for child in el.children() {
+        for child in children {
             let Some(c) = El::wrap(child) else {
                 if let Node::Text(_) = child.value() {
                     self.flow.node(child, 0);
@@ -239,7 +293,7 @@ impl Walker<'_> {
         };
         let mut siblings = Siblings::default();
         let mut open = false;
-        for c in dl.elements() {
+        for c in structural_children(dl).into_iter().filter_map(El::wrap) {
             let tag = c.name();
             let here = siblings.path(path, tag);
             match tag {
@@ -278,7 +332,7 @@ impl Walker<'_> {
             return;
         }
         let mut siblings = Siblings::default();
-        for child in dd.children() {
+        for child in structural_children(dd) {
             let Some(c) = El::wrap(child) else {
                 self.flow.node(child, 0);
                 continue;
@@ -304,7 +358,7 @@ impl Walker<'_> {
     /// A nested attribute (without value) or method as an `.. attribute::`/`.. method::`
     /// entry of the current docstring.
     fn member_entry(&mut self, dl: El<'_, '_>, path: &str, method: bool) {
-        let sig = match dl.elements().find(|e| e.is("dt")).map(sig::read) {
+        let sig = match elements(dl).find(|e| e.is("dt")).map(sig::read) {
             Some(Ok(sig)) => sig,
             Some(Err(e)) => {
                 let src = self.source(path, dl.line());
@@ -322,7 +376,7 @@ impl Walker<'_> {
         };
         self.flow.raw(0, [flow::line(head, dl.line())]);
         let mut inner = Renderer::new();
-        for dd in dl.elements().filter(|e| e.is("dd")) {
+        for dd in elements(dl).filter(|e| e.is("dd")) {
             inner.children(dd, 3);
         }
         let mut lines = inner.take();
@@ -340,14 +394,82 @@ impl Walker<'_> {
     }
 }
 
+/// The formatting elements of HTML (`b`, `i`, `code`, …): the standard's tree builder
+/// reopens one left unclosed around the content of every block after it, so that a stray
+/// `<b>` in one docstring wraps the `dt` and `dd` of every later object.
+const FORMATTING: &[&str] = &[
+    "a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u",
+];
+
+/// Block elements, which no formatting element holds in a well-formed page.
+fn is_structural(el: El<'_, '_>) -> bool {
+    matches!(
+        el.name(),
+        "address"
+            | "article"
+            | "aside"
+            | "blockquote"
+            | "dd"
+            | "details"
+            | "div"
+            | "dl"
+            | "dt"
+            | "figure"
+            | "footer"
+            | "header"
+            | "hr"
+            | "li"
+            | "main"
+            | "nav"
+            | "ol"
+            | "p"
+            | "pre"
+            | "section"
+            | "table"
+            | "ul"
+    ) || el.heading_level().is_some()
+}
+
+/// Whether `el` is a formatting element wrapped around structure (see [`FORMATTING`]).
+fn is_wrapper(el: El<'_, '_>) -> bool {
+    FORMATTING.contains(&el.name())
+        && el
+            .elements()
+            .any(|c| is_structural(c) || (FORMATTING.contains(&c.name()) && is_wrapper(c)))
+}
+
+/// The children of `el`, with every formatting element wrapped around structure replaced by
+/// its own children (recursively): what the page means, whatever a stray tag did to the tree.
+fn structural_children<'a, 't>(el: El<'a, 't>) -> Vec<NodeRef<'a, Node<'t>>> {
+    let mut out = Vec::new();
+    let mut stack: Vec<NodeRef<'a, Node<'t>>> = el.children().collect();
+    stack.reverse();
+    while let Some(n) = stack.pop() {
+        match El::wrap(n) {
+            Some(c) if is_wrapper(c) => {
+                let before = stack.len();
+                stack.extend(c.children());
+                stack[before..].reverse();
+            }
+            _ => out.push(n),
+        }
+    }
+    out
+}
+
+/// The element children of `el`, through formatting wrappers ([`structural_children`]).
+fn elements<'a, 't>(el: El<'a, 't>) -> impl Iterator<Item = El<'a, 't>> {
+    structural_children(el).into_iter().filter_map(El::wrap)
+}
+
 /// Whether `dl` describes an object: it has a `dt` with the `sig` class.
 fn is_object(dl: El<'_, '_>) -> bool {
-    dl.elements().any(|e| e.is("dt") && e.has_class("sig"))
+    elements(dl).any(|e| e.is("dt") && e.has_class("sig"))
 }
 
 /// Whether a nested data `dl` shows a value (enum members do).
 fn nested_has_value(dl: El<'_, '_>) -> bool {
-    dl.elements()
+    elements(dl)
         .find(|e| e.is("dt"))
         .and_then(|dt| sig::read(dt).ok())
         .is_some_and(|s: Sig| s.has_value())

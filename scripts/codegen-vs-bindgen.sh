@@ -3,12 +3,14 @@
 # whole processes timed (wall clock to 0.1 ms, and CPU = user + system), medians and
 # the ratios of the medians (and of the fastest rounds: on a shared machine noise only adds
 # time), for two like-for-like pairs:
-#   one release:  `xtask codegen --check --crate cudart13` (the 13.2 documents and ABI snapshot:
+#   one release:  `xtask codegen --check --crate cudart13` (its documents and the ABI snapshots:
 #                 read, merged, joined, emitted as a whole crate with its docs, formatted with
 #                 prettyplease and compared with the committed files)
-#                 against bindgen turning the 13.2 wheel's `cuda_runtime_api.h` into FFI;
-#   both crates:  `xtask codegen --check` (cudart13 from 13.2 and cudart12 from 12.8)
-#                 against bindgen run on the 13.2 headers, then on the 12.8 headers.
+#                 against bindgen turning the same release's `cuda_runtime_api.h` (from NVIDIA's
+#                 wheel) into FFI;
+#   both crates:  `xtask codegen --check` (cudart13 and cudart12)
+#                 against bindgen run on each crate's release headers, one after the other.
+# The releases are the generated crates' own (`CUDA_RELEASE` in runtime/cudart1?/src/sys/mod.rs).
 # bindgen is codegen/examples/bindgen_ffi.rs (bindgen 0.72: every `cuda*` item, no doc
 # comments, prettyplease) with the pip libclang 18.1.1 that `cargo xtask abi` installs into
 # target/libclang/. The xtask binary is the release build (target/release/xtask).
@@ -16,18 +18,21 @@
 # crates, and on one release when it has `--crate`.
 # ONE_RELEASE=1 times the one-release pair only (and BEFORE_XTASK on it): quicker rounds, for
 # long runs (ROUNDS=101).
-# Needs the 13.2 and 12.8 wheels' headers (`cargo xtask fetch-wheel --release R`) and libclang
+# Needs the two releases' wheels (`cargo xtask fetch-wheel --release R`) and libclang
 # (`cargo xtask abi --check` installs it); both are fetched here when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
 cargo build -q --release -p xtask
 cargo build -q --release -p codegen --features headers --example bindgen_ffi
-inc132=(target/cuda-wheel-13.2/nvidia/cu13/include)
-inc128=(target/cuda-wheel-12.8/nvidia/cuda_runtime/include target/cuda-wheel-12.8/nvidia/cuda_nvcc/include)
-[ -f "${inc132[0]}/cuda_runtime_api.h" ] || target/release/xtask fetch-wheel --release 13.2 > /dev/null
-[ -f "${inc128[0]}/cuda_runtime_api.h" ] || target/release/xtask fetch-wheel --release 12.8 > /dev/null
-[ -f target/libclang/libclang.so ] || target/release/xtask abi --release 13.2 --check > /dev/null
+release_of() { sed -n 's/^pub const CUDA_RELEASE: &str = "\(.*\)";$/\1/p' "runtime/$1/src/sys/mod.rs"; }
+r13="$(release_of cudart13)"
+r12="$(release_of cudart12)"
+inc13=(target/cuda-wheel-$r13/nvidia/cu13/include)
+inc12=(target/cuda-wheel-$r12/nvidia/cuda_runtime/include target/cuda-wheel-$r12/nvidia/cuda_nvcc/include)
+[ -f "${inc13[0]}/cuda_runtime_api.h" ] || target/release/xtask fetch-wheel --release "$r13" > /dev/null
+[ -f "${inc12[0]}/cuda_runtime_api.h" ] || target/release/xtask fetch-wheel --release "$r12" > /dev/null
+[ -f target/libclang/libclang.so ] || target/release/xtask abi --release "$r13" --check > /dev/null
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 secs() { # command... -> "wall cpu" in seconds: wall from a monotonic clock (to 0.1 ms; the
@@ -48,8 +53,8 @@ print(f"{wall:.4f} {cpu:.4f}", end="")
 PY
 }
 ffi=(env LIBCLANG_PATH=target/libclang/libclang.so target/release/examples/bindgen_ffi)
-# bindgen on the 13.2 headers, then on the 12.8 headers, as one timed command.
-both="${ffi[*]} $tmp/ffi13.rs ${inc132[*]} && ${ffi[*]} $tmp/ffi12.rs ${inc128[*]}"
+# bindgen on the cudart13 release's headers, then on cudart12's, as one timed command.
+both="${ffi[*]} $tmp/ffi13.rs ${inc13[*]} && ${ffi[*]} $tmp/ffi12.rs ${inc12[*]}"
 before="${BEFORE_XTASK:-}"
 declare -A runs
 one_only="${ONE_RELEASE:-}"
@@ -64,7 +69,7 @@ if [ -n "$before" ] && "$before" codegen --help 2>/dev/null | grep -q -- '--crat
 fi
 for i in $(seq 1 "$rounds"); do
   runs[one_codegen]+="$(secs target/release/xtask codegen --check --crate cudart13),"
-  runs[one_bindgen]+="$(secs "${ffi[@]}" "$tmp/ffi13.rs" "${inc132[@]}"),"
+  runs[one_bindgen]+="$(secs "${ffi[@]}" "$tmp/ffi13.rs" "${inc13[@]}"),"
   if [ -z "$one_only" ]; then
     runs[both_codegen]+="$(secs target/release/xtask codegen --check),"
     runs[both_bindgen]+="$(secs bash -c "$both"),"
@@ -78,14 +83,14 @@ for i in $(seq 1 "$rounds"); do
   echo "round $i of $rounds done" >&2
 done
 if [ -z "$one_only" ]; then
-  echo "bindgen output: $(wc -l < "$tmp/ffi13.rs") lines (13.2), $(wc -l < "$tmp/ffi12.rs") lines (12.8)"
+  echo "bindgen output: $(wc -l < "$tmp/ffi13.rs") lines ($r13), $(wc -l < "$tmp/ffi12.rs") lines ($r12)"
 else
-  echo "bindgen output: $(wc -l < "$tmp/ffi13.rs") lines (13.2)"
+  echo "bindgen output: $(wc -l < "$tmp/ffi13.rs") lines ($r13)"
 fi
 args=()
 for n in "${names[@]}"; do args+=("$n=${runs[$n]}"); done
-python3 - "${args[@]}" <<'PY'
-import statistics, sys
+R13="$r13" R12="$r12" python3 - "${args[@]}" <<'PY'
+import os, statistics, sys
 m = statistics.median
 runs = {}
 for arg in sys.argv[1:]:
@@ -103,9 +108,9 @@ def row(label, a, b):
           f"fastest quarter {quarter(aw):.3f} s / {quarter(bw):.3f} s, ratio {quarter(aw) / quarter(bw):.2f}  "
           f"(rounds, wall: codegen {[round(x, 3) for x in aw]}, bindgen {[round(x, 3) for x in bw]})")
 print(f"medians of {len(runs['one_codegen'][0])} rounds")
-row("one release (13.2)", "one_codegen", "one_bindgen")
+row(f"one release ({os.environ['R13']})", "one_codegen", "one_bindgen")
 if "both_codegen" in runs:
-    row("both crates (13.2 + 12.8)", "both_codegen", "both_bindgen")
+    row(f"both crates ({os.environ['R13']} + {os.environ['R12']})", "both_codegen", "both_bindgen")
 if "one_before" in runs:
     row("BEFORE_XTASK, one release", "one_before", "one_bindgen")
 if "both_before" in runs:

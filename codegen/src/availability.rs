@@ -123,17 +123,12 @@ impl Availability {
     pub fn load(root: &Path, release: &Release, current: &Abi) -> Result<Availability, Error> {
         let major = release.0.first().copied();
         let own = snapshot::short_release(release);
-        let mut others: Vec<(String, std::path::PathBuf)> = snapshot::list(root)
-            .into_iter()
-            .filter(|(r, _)| r.0.first().copied() == major)
-            .map(|(r, p)| (snapshot::short_release(&r), p))
-            .filter(|(r, _)| *r != own)
-            .collect();
-        let loaded = crate::parallel::map(&others, |(_, p)| snapshot::load(p));
         let mut abis: Vec<(String, Abi)> = Vec::new();
-        for ((r, _), abi) in others.drain(..).zip(loaded) {
-            let abi = abi.unwrap_or_else(|payload| std::panic::resume_unwind(payload))?;
-            abis.push((r, abi));
+        for (r, p) in snapshot::list(root) {
+            let r_short = snapshot::short_release(&r);
+            if r.0.first().copied() == major && r_short != own {
+                abis.push((r_short, snapshot::load(&p)?));
+            }
         }
         let mut snaps: Vec<Snapshot<'_>> = abis
             .iter()

@@ -522,23 +522,11 @@ pub fn load_all(paths: &[PathBuf], forced: Option<Format>) -> Result<Vec<Api>, L
     let manifests = Manifests::default();
     let documents = list_documents_in(paths, &manifests)?;
     // Documents are independent: read them on several threads (a panic is passed on as it
-    // would be on one), in the order listed.
-    let timed = std::env::var_os("CODEGEN_TIMES").is_some();
-    // The biggest documents first: a big one started last would be read alone at the end.
+    // would be on one), in the order listed; the biggest first, as a big one started last
+    // would be read alone at the end.
     let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
     crate::parallel::map_largest_first(&documents, size, |p| {
-        let watch = crate::clock::Stopwatch::start();
-        let from = crate::clock::run_ms();
-        let api = load_document_in(p, forced, &manifests);
-        if timed {
-            let ms = watch.elapsed().as_secs_f64() * 1e3;
-            let to = crate::clock::run_ms();
-            eprintln!(
-                "codegen time: {}: {ms:.1} ms (CPU), at {from:.1}–{to:.1} ms",
-                p.display()
-            );
-        }
-        api
+        load_document_in(p, forced, &manifests)
     })
     .into_iter()
     .map(|r| r.unwrap_or_else(|payload| std::panic::resume_unwind(payload)))

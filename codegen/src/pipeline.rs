@@ -172,31 +172,7 @@ pub fn check_crate_name(name: &str) -> Result<(), &'static str> {
 /// Reads, joins and emits. Formats are detected from content.
 pub fn run(opts: &Options) -> Result<Report, PipelineError> {
     check_options(opts)?;
-    let mut span = crate::clock::Span::start();
-    // The ABI snapshot of the release the manifests forecast is read on a thread of its own
-    // while the documents are read (it is most of the work between reading and binding).
-    let (docs, early) = std::thread::scope(|scope| {
-        let early = scope.spawn(|| {
-            let release = opts
-                .release
-                .clone()
-                .or_else(|| crate::load::manifest_release(&opts.docs))?;
-            let from = crate::clock::run_ms();
-            let abi = abi::load_snapshot(&opts.abi_root, &release);
-            if std::env::var_os("CODEGEN_TIMES").is_some() {
-                let to = crate::clock::run_ms();
-                eprintln!(
-                    "codegen time: the forecast release's ABI snapshot, at {from:.1}–{to:.1} ms"
-                );
-            }
-            Some((release, abi))
-        });
-        let docs = crate::load::load_all(&opts.docs, None);
-        (docs, early.join())
-    });
-    let docs = docs?;
-    let early = early.unwrap_or_else(|payload| std::panic::resume_unwind(payload));
-    span.end("read and parse the documents (and the forecast release's ABI snapshot)");
+    let docs = crate::load::load_all(&opts.docs, None)?;
     let release = match &opts.release {
         Some(r) => r.clone(),
         None => docs
@@ -205,22 +181,8 @@ pub fn run(opts: &Options) -> Result<Report, PipelineError> {
             .max()
             .ok_or(PipelineError::NoRelease)?,
     };
-    // A wrong forecast (a document without its own manifest entry, or one that held no API
-    // item) costs a second read, beside the merge.
-    let (api, abi) = match early {
-        Some((forecast, abi)) if forecast == release => (crate::merge::merge(docs), abi),
-        _ => std::thread::scope(|scope| {
-            let abi = scope.spawn(|| abi::load_snapshot(&opts.abi_root, &release));
-            let api = crate::merge::merge(docs);
-            (
-                api,
-                abi.join()
-                    .unwrap_or_else(|payload| std::panic::resume_unwind(payload)),
-            )
-        }),
-    };
-    let abi = abi?;
-    span.end("merge, and load the ABI snapshot");
+    let api = crate::merge::merge(docs);
+    let abi = abi::load_snapshot(&opts.abi_root, &release)?;
     run_with(api, &abi, release, opts)
 }
 
@@ -246,7 +208,6 @@ pub fn run_with(
     release: Release,
     opts: &Options,
 ) -> Result<Report, PipelineError> {
-    let mut span = crate::clock::Span::start();
     let package = package_for(&release, opts);
     let inputs: Vec<String> = api
         .documents
@@ -259,28 +220,10 @@ pub fn run_with(
             }
         })
         .collect();
-    // What does not depend on the bindings is done on a spare thread while binding (which is
-    // mostly one thread's work): the crate's hand-written files, and reading what the crate
-    // folder holds for the comparison at the end.
-    let (mut bindings, side) = std::thread::scope(|scope| {
-        let side = scope.spawn(|| {
-            (
-                emit::hand_written(&package, &inputs, &abi.origin),
-                emit::files::OnDisk::read(&opts.out_dir),
-                Availability::load(&opts.abi_root, &release, abi),
-            )
-        });
-        let bindings = bind::bind(&api, abi);
-        (bindings, side.join())
-    });
-    let (hand_written, on_disk, availability) =
-        side.unwrap_or_else(|payload| std::panic::resume_unwind(payload));
-    let availability = availability?;
+    let mut bindings = bind::bind(&api, abi);
+    let availability = Availability::load(&opts.abi_root, &release, abi)?;
     availability.annotate(&mut bindings);
-    span.end("bind (and, beside it, the hand-written files and reading the crate folder)");
-    let mut out = emit::generate_bound(&bindings, &package, &inputs)?;
-    out.files.extend(hand_written?);
-    span.end("emit and format");
+    let out = emit::generate(&bindings, &package, &inputs)?;
     let mut report = Report {
         release,
         package,
@@ -312,8 +255,7 @@ pub fn run_with(
     } else {
         emit::files::Mode::Write { adopt: opts.adopt }
     };
-    report.changed = emit::files::write_all_over(&opts.out_dir, &on_disk, &out.files, mode)?;
-    span.end("compare or write");
+    report.changed = emit::files::write_all(&opts.out_dir, &out.files, mode)?;
     Ok(report)
 }
 

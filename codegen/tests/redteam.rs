@@ -742,11 +742,11 @@ fn a_parameter_named_thousands_of_times_in_one_paragraph_binds_in_linear_time() 
 /// repeated lines made of a page in the fuzz run): the typed wrapper's documentation rewrites
 /// each mention looking only at the text just before it (it once lowered everything written
 /// so far for every mention: 1.9 s on a 2 MB case), and still says "Returns as `device`".
-/// The typed layer is built on this thread (`emit::typed::emit`, one part), so the thread's
-/// CPU time is all of it.
+/// The typed layer is built on this thread (`emit::typed::emit`), so the thread's CPU time is
+/// all of it.
 #[test]
 fn an_output_named_thousands_of_times_is_documented_in_linear_time() {
-    use codegen::emit::{docs::DocProblems, names::Names, Part};
+    use codegen::emit::{docs::DocProblems, names::Names};
     let (api, abi) = one_function_of_13_2("cudaGetDevice");
     let bindings = |n: usize| {
         let mut api = api.clone();
@@ -755,12 +755,11 @@ fn an_output_named_thousands_of_times_is_documented_in_linear_time() {
     };
     let typed = |b: &codegen::bind::Bindings| {
         let names = Names::for_bindings(b);
-        let whole = Part { index: 0, count: 1 };
-        codegen::emit::typed::emit(&b.functions, whole, &names, &mut DocProblems::default())
+        codegen::emit::typed::emit(&b.functions, &names, &mut DocProblems::default())
             .expect("builds")
     };
     let file = typed(&bindings(3));
-    let text = codegen::emit::files::print_body("src/api.rs", &file).expect("prints");
+    let text = codegen::emit::files::print_body(&file);
     assert!(text.contains("Returns as `device`, the device."), "{text}");
     let made: Vec<_> = [4_000, 16_000].iter().map(|&n| (n, bindings(n))).collect();
     assert_linear("an output named n times in its description", 4_000, &|n| {

@@ -5,7 +5,6 @@
 mod out;
 
 mod abi_cmd;
-mod allocator;
 mod audit_cmd;
 mod codegen_cmd;
 mod coverage_cmd;
@@ -19,12 +18,6 @@ mod report_out;
 mod test_cmd;
 mod timeline_cmd;
 mod wheel;
-
-/// mimalloc instead of the C library's allocator: the generator builds and drops millions of
-/// small token and string values, and with glibc's allocator that was about a third of a
-/// `cargo xtask codegen --check` run (`perf record`, 2026-11-23).
-#[global_allocator]
-static ALLOCATOR: allocator::Mimalloc = allocator::Mimalloc;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -45,9 +45,7 @@ use crate::ir::Api;
 
 /// Joins `api` with `abi` and makes every decision the emitter needs: the complete model.
 pub fn bind(api: &Api, abi: &Abi) -> Bindings {
-    let mut span = crate::clock::Span::start();
     let mut b = join(api, abi);
-    span.end("bind: join");
     let integers: Vec<BoundConstant> = b
         .constants
         .iter()
@@ -55,11 +53,8 @@ pub fn bind(api: &Api, abi: &Abi) -> Bindings {
         .cloned()
         .collect();
     b.flag_groups = flags::groups(&integers);
-    span.end("bind: flag groups");
     roles::resolve_all(&mut b);
-    span.end("bind: roles");
     attrs::resolve(&mut b);
-    span.end("bind: attribute enums");
     b
 }
 

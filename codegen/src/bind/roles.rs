@@ -207,13 +207,14 @@ impl Default for Typed {
 pub fn resolve_all(b: &mut Bindings) {
     let kinds = TypeKinds::new(b);
     let flag_groups = &b.flag_groups;
-    // Each function's roles depend on it alone (and on the crate's types): worked out on
-    // several threads; the Rust names, which must not collide, are then given in order.
-    let outcomes = crate::parallel::map_mut(&mut b.functions, |f| {
-        let mut rulings = Vec::new();
+    // Rust names must not collide: each is given in order, to the first function that
+    // takes it.
+    let mut taken: HashMap<String, String> = HashMap::default();
+    let mut all_rulings = Vec::new();
+    for f in &mut b.functions {
         let mut unsafe_records = Vec::new();
         let result = if f.documented {
-            unstated(f, &mut rulings).and_then(|(presets, lists)| {
+            unstated(f, &mut all_rulings).and_then(|(presets, lists)| {
                 let roles = resolve_inner(f, &kinds, flag_groups, &mut unsafe_records, &presets)?;
                 agree(f, &roles, &lists)?;
                 prove(f, roles)
@@ -221,14 +222,6 @@ pub fn resolve_all(b: &mut Bindings) {
         } else {
             Err("no document describes it (only the ABI declares it)".to_string())
         };
-        (result, unsafe_records, rulings)
-    });
-    let mut taken: HashMap<String, String> = HashMap::default();
-    let mut all_rulings = Vec::new();
-    for (f, outcome) in b.functions.iter_mut().zip(outcomes) {
-        let (result, unsafe_records, rulings) =
-            outcome.unwrap_or_else(|payload| std::panic::resume_unwind(payload));
-        all_rulings.extend(rulings);
         let typed = match result {
             Err(reason) => Typed::Skipped { reason },
             Ok(roles) => {

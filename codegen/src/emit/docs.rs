@@ -55,160 +55,66 @@ pub fn since_note(since: Option<&crate::availability::Since>) -> String {
 #[derive(Debug, Default)]
 pub struct DocProblems(pub Vec<String>);
 
-/// The documentation of one item for the formatted file: `///` lines for `markdown` (blank
-/// lines before and after the text left out), exactly as prettyplease prints one
-/// `#[doc = "..."]` attribute per line.
-///
-/// The tokens hold one short `#[doc]` attribute with a marker (a control character and a
-/// number) instead of the text: escaping every line into a string literal, parsing it back
-/// with syn and printing it with prettyplease was a large part of a codegen run, for text that
-/// comes out as it went in. [`super::files::format_file`] puts the lines back in place of the
-/// marker, at its indentation ([`expand_markers`]).
+/// The documentation of one item: one `#[doc]` attribute per line of `markdown` (blank lines
+/// before and after the text left out), which prettyplease prints as `///` lines.
 pub fn attrs(markdown: &str) -> TokenStream {
-    match marker(markdown, "///") {
-        Some(marker) => quote! { #[doc = #marker] },
-        None => TokenStream::new(),
-    }
+    let lines = doc_lines(markdown);
+    quote! { #(#[doc = #lines])* }
 }
 
-/// [`attrs`] as a syntax tree (for items built without tokens): the marker attribute, or
-/// `None` for empty documentation.
-pub fn attr_syntax(markdown: &str) -> Option<syn::Attribute> {
-    let marker = marker(markdown, "///")?;
-    let value = syn::Expr::Lit(syn::ExprLit {
-        attrs: Vec::new(),
-        lit: syn::Lit::Str(syn::LitStr::new(&marker, proc_macro2::Span::call_site())),
-    });
-    Some(syn::Attribute {
-        pound_token: Default::default(),
-        style: syn::AttrStyle::Outer,
-        bracket_token: Default::default(),
-        meta: syn::Meta::NameValue(syn::MetaNameValue {
-            path: syn::Path::from(proc_macro2::Ident::new(
-                "doc",
-                proc_macro2::Span::call_site(),
-            )),
-            eq_token: Default::default(),
-            value,
-        }),
-    })
-}
-
-/// The marker text standing for `markdown`'s lines as doc comments starting `comment`
-/// (`///` or `//!`; kept until expanded), or `None` for empty documentation.
-fn marker(markdown: &str, comment: &str) -> Option<String> {
-    let mut block = String::with_capacity(markdown.len() + markdown.len() / 8 + 16);
-    // Blank lines seen since the last line with text: written only if text follows (none
-    // at either end).
-    let mut blanks: Vec<&str> = Vec::new();
-    let mut started = false;
-    let line = |block: &mut String, l: &str| {
-        let l = l.trim_end_matches(' ');
-        block.push_str(comment);
-        if !l.is_empty() {
-            block.push(' ');
-        }
-        block.push_str(l);
-        block.push('\n');
-    };
-    for l in crate::text::lines(markdown) {
-        if l.trim().is_empty() {
-            if started {
-                blanks.push(l);
-            }
-            continue;
-        }
-        for b in blanks.drain(..) {
-            line(&mut block, b);
-        }
-        line(&mut block, l);
-        started = true;
-    }
-    if !started {
-        return None;
-    }
-    Some(format!("{DOC_MARKER}{}", stash(block)))
-}
-
-/// What starts the text of a marker attribute (see [`attrs`]); documentation never holds it.
-const DOC_MARKER: char = '\u{1}';
-const _: () = assert!(DOC_MARKER.is_ascii(), "searched for as one byte");
-
-/// The text blocks markers stand for ([`attrs`], [`super::files::comment`]), by marker
-/// number; each is taken when expanded.
-static BLOCKS: std::sync::Mutex<Vec<Option<String>>> = std::sync::Mutex::new(Vec::new());
-
-/// Keeps `text` for a marker until it is expanded; returns the marker's number.
-pub fn stash(text: String) -> usize {
-    let mut table = BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
-    table.push(Some(text));
-    table.len() - 1
-}
-
-/// The text kept under marker number `id`, once (`None` for an unknown or expanded marker).
-pub fn take(id: usize) -> Option<String> {
-    let mut table = BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
-    table.get_mut(id)?.take()
-}
-
-/// `text` (formatted by prettyplease) with every `///<marker>` or `//!<marker>` line replaced
-/// by the block it stands for, each line at the marker's indentation; `None` if a marker is
-/// unknown (a block expanded twice) or was printed as tokens (inside a macro call): a bug of
-/// the emitter.
-pub fn expand_markers(text: &str) -> Option<String> {
-    // A marker attribute left as tokens (inside a macro call, which prettyplease prints
-    // verbatim) would lose its text: refuse it.
-    // The searches are memchr's (the text is a whole file; each search starts a line).
-    if memchr::memmem::find(text.as_bytes(), b"\\u{1}").is_some() {
-        return None;
-    }
-    let marker_byte = DOC_MARKER as u8;
-    let find_marker = |s: &str| memchr::memchr(marker_byte, s.as_bytes());
-    if find_marker(text).is_none() {
-        return Some(text.to_string());
-    }
-    // `///` or `//!`, then the marker.
-    let prefix_len = 3 + DOC_MARKER.len_utf8();
-    let mut out = String::with_capacity(text.len() * 2);
-    // From marker to marker (text between them is copied at once).
-    let mut rest = text;
-    while let Some(mark) = find_marker(rest) {
-        let line_end =
-            memchr::memchr(b'\n', &rest.as_bytes()[mark..]).map_or(rest.len(), |i| mark + i + 1);
-        let at = mark.saturating_sub(3);
-        let commented = matches!(rest.get(at..mark), Some("///" | "//!"));
-        let line_start = memchr::memrchr(b'\n', &rest.as_bytes()[..at]).map_or(0, |i| i + 1);
-        let indent = &rest[line_start..at];
-        if !commented || !indent.chars().all(char::is_whitespace) {
-            // Not a doc comment line made of a marker: kept as it is.
-            out.push_str(&rest[..line_end]);
-            rest = &rest[line_end..];
-            continue;
-        }
-        out.push_str(&rest[..line_start]);
-        let id: usize = rest[at + prefix_len..line_end].trim_end().parse().ok()?;
-        let block = take(id)?;
-        if indent.is_empty() {
-            out.push_str(&block);
-        } else {
-            for l in block.split_inclusive('\n') {
-                out.push_str(indent);
-                out.push_str(l);
-            }
-        }
-        rest = &rest[line_end..];
-    }
-    out.push_str(rest);
-    Some(out)
+/// [`attrs`] as syntax trees (for items built without tokens).
+pub fn attr_syntax(markdown: &str) -> Vec<syn::Attribute> {
+    doc_lines(markdown)
+        .into_iter()
+        .map(|line| syn::Attribute {
+            pound_token: Default::default(),
+            style: syn::AttrStyle::Outer,
+            bracket_token: Default::default(),
+            meta: syn::Meta::NameValue(syn::MetaNameValue {
+                path: syn::Path::from(proc_macro2::Ident::new(
+                    "doc",
+                    proc_macro2::Span::call_site(),
+                )),
+                eq_token: Default::default(),
+                value: syn::Expr::Lit(syn::ExprLit {
+                    attrs: Vec::new(),
+                    lit: syn::Lit::Str(syn::LitStr::new(&line, proc_macro2::Span::call_site())),
+                }),
+            }),
+        })
+        .collect()
 }
 
 /// The inner documentation (`//!` lines) for `markdown`: like [`attrs`], one `#![doc]`
-/// attribute with a marker that [`expand_markers`] replaces with the lines.
+/// attribute per line.
 pub fn inner_attrs(markdown: &str) -> TokenStream {
-    match marker(markdown, "//!") {
-        Some(marker) => quote! { #![doc = #marker] },
-        None => TokenStream::new(),
+    let lines = doc_lines(markdown);
+    quote! { #(#![doc = #lines])* }
+}
+
+/// The text of each doc attribute for `markdown`: each line after a space (an empty line
+/// as an empty string), trailing spaces dropped; no blank lines at either end.
+fn doc_lines(markdown: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    // Blank lines seen since the last line with text: kept only if text follows.
+    let mut blanks = Vec::new();
+    for l in crate::text::lines(markdown) {
+        let l = l.trim_end_matches(' ');
+        let text = if l.is_empty() {
+            String::new()
+        } else {
+            format!(" {l}")
+        };
+        if l.trim().is_empty() {
+            if !out.is_empty() {
+                blanks.push(text);
+            }
+            continue;
+        }
+        out.append(&mut blanks);
+        out.push(text);
     }
+    out
 }
 
 /// Converts RST `text` to Markdown, checks it, and records problems under `item`.
@@ -248,20 +154,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn outer_and_inner_markers_become_their_lines_at_their_indentation() {
-        let outer = marker("first line  \n\n  indented", "///").expect("text");
-        let inner = marker("\n\nmodule text\n", "//!").expect("text");
-        let text = format!(
-            "//!{inner}\nmod m {{\n    ///{outer}\n    fn f() {{}}\n}}\nlet s = \"{DOC_MARKER}\";\n"
-        );
+    fn each_line_is_one_doc_comment_line_at_its_indentation() {
+        let attrs = attrs("\n\nfirst line  \n\n  indented\n\n");
+        let inner = inner_attrs("module text");
+        let file: syn::File = syn::parse2(quote! {
+            #inner
+            mod m {
+                #attrs
+                fn f() {}
+            }
+        })
+        .expect("parses");
         assert_eq!(
-            expand_markers(&text).expect("known markers"),
-            format!(
-                "//! module text\nmod m {{\n    /// first line\n    ///\n    ///   indented\n    fn f() {{}}\n}}\nlet s = \"{DOC_MARKER}\";\n"
-            )
+            prettyplease::unparse(&file),
+            "//! module text\nmod m {\n    /// first line\n    ///\n    ///   indented\n    fn f() {}\n}\n"
         );
-        // Each block is expanded once: a second expansion of the same marker is a bug.
-        assert_eq!(expand_markers(&format!("///{outer}\n")), None);
-        assert!(marker(" \n\n", "///").is_none());
+        assert!(doc_lines(" \n\n").is_empty());
+        assert_eq!(attr_syntax("a\n\nb").len(), 3);
     }
 }

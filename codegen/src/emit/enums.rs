@@ -53,7 +53,7 @@ impl Templates {
     /// `#doc #[doc(alias = c_name)] pub const id: Self = Self(value);`
     pub(super) fn member(
         &self,
-        doc: Option<syn::Attribute>,
+        doc: Vec<syn::Attribute>,
         c_name: &str,
         id: proc_macro2::Ident,
         value: Literal,
@@ -62,9 +62,7 @@ impl Templates {
         if let Some(syn::Meta::List(alias)) = m.attrs.first_mut().map(|a| &mut a.meta) {
             alias.tokens = quote! { alias = #c_name };
         }
-        if let Some(doc) = doc {
-            m.attrs.insert(0, doc);
-        }
+        m.attrs.splice(0..0, doc);
         m.ident = id;
         if let syn::Expr::Call(call) = &mut m.expr {
             if let Some(arg) = call.args.first_mut() {

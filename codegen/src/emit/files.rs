@@ -44,30 +44,18 @@ pub fn format_file(
     })
 }
 
-/// Formats `tokens` (items of the file `name`, for messages) as Rust text: prettyplease, then
-/// the documentation and comment markers expanded.
+/// Formats `tokens` (items of the file `name`, for messages) as Rust text.
 pub fn format_body(name: &str, tokens: TokenStream) -> Result<String, EmitError> {
-    print_body(name, &parse_body(name, tokens)?)
-}
-
-/// `tokens` (items of the file `name`, for messages) parsed as a file's syntax tree.
-pub fn parse_body(name: &str, tokens: TokenStream) -> Result<syn::File, EmitError> {
-    syn::parse2(tokens).map_err(|e| EmitError::Syntax {
+    let file = syn::parse2(tokens).map_err(|e| EmitError::Syntax {
         file: name.to_string(),
         message: e.to_string(),
-    })
+    })?;
+    Ok(print_body(&file))
 }
 
-/// `file` (the syntax of the file `name`, for messages) as Rust text: prettyplease, then the
-/// documentation and comment markers expanded.
-pub fn print_body(name: &str, file: &syn::File) -> Result<String, EmitError> {
-    let body = super::docs::expand_markers(&prettyplease::unparse(file)).ok_or_else(|| {
-        EmitError::Syntax {
-            file: name.to_string(),
-            message: "a documentation marker has no text (a bug: please report it)".into(),
-        }
-    })?;
-    Ok(comments(&body))
+/// `file` as Rust text: prettyplease, then the comment markers expanded.
+pub fn print_body(file: &syn::File) -> String {
+    comments(&prettyplease::unparse(file))
 }
 
 /// The marker emitters write where the output needs a `//` comment (comments inside `quote!`
@@ -225,9 +213,8 @@ pub fn preamble(inputs: &[String], abi: &str) -> String {
 }
 
 /// What the crate folder holds before a run writes it: the files its manifest lists (see
-/// [`crate::output::folder`]), read whole. A run reads it on a spare thread while it binds (the
-/// folder is small: a few megabytes), so that comparing the new files with the old at the end
-/// is only comparing bytes. Nothing is read through a link, and only regular files are read.
+/// [`crate::output::folder`]), read whole (the folder is small: a few megabytes). Nothing is
+/// read through a link, and only regular files are read.
 #[derive(Debug, Default)]
 pub struct OnDisk {
     /// Listed files (and the manifest), by `/`-separated path relative to the folder, with
@@ -305,17 +292,8 @@ pub fn write_all(
     files: &[GeneratedFile],
     mode: Mode,
 ) -> Result<Vec<String>, EmitError> {
-    write_all_over(dir, &OnDisk::read(dir), files, mode)
-}
-
-/// [`write_all`] with the folder's files already read ([`OnDisk::read`]).
-pub fn write_all_over(
-    dir: &Path,
-    on_disk: &OnDisk,
-    files: &[GeneratedFile],
-    mode: Mode,
-) -> Result<Vec<String>, EmitError> {
     use crate::output::folder;
+    let on_disk = OnDisk::read(dir);
     let manifest = folder::manifest_text(files.iter().map(|f| f.name.as_str()));
     let mut all: Vec<(&str, &[u8])> = files
         .iter()
@@ -464,9 +442,7 @@ mod tests {
             !err.to_string().contains("target") && !err.to_string().contains("mine"),
             "{err}"
         );
-        // What the folder held before is what the new files are compared with.
-        let on_disk = OnDisk::read(&dir);
-        let changed = write_all_over(&dir, &on_disk, &next, WRITE).expect("writes");
+        let changed = write_all(&dir, &next, WRITE).expect("writes");
         assert_eq!(
             changed,
             [

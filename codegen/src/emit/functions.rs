@@ -169,9 +169,8 @@ fn function<'a>(
     types: &mut TypeCache<'a>,
 ) -> Result<syn::ItemFn, syn::Error> {
     let mut item = template.clone();
-    if let Some(doc) = docs::attr_syntax(&raw_docs(f, names, problems)) {
-        item.attrs.insert(0, doc);
-    }
+    item.attrs
+        .splice(0..0, docs::attr_syntax(&raw_docs(f, names, problems)));
     item.sig.ident = ident(&f.name);
     let mut params = Vec::new();
     for p in &f.params {

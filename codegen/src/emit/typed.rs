@@ -17,7 +17,6 @@ use super::docs::{self, DocProblems};
 use super::files::{comment, comment_stmt};
 use super::fill::fill;
 use super::names::{ident, rust_type, Names};
-use super::Part;
 use crate::abi::CType;
 use crate::bind::naming::param_name;
 use crate::bind::{BoundFunction, BoundParam, Constructor, Role, StrLifetime, Typed, UnsafeRuling};
@@ -54,15 +53,14 @@ pub fn paths(functions: &[BoundFunction]) -> HashMap<String, String> {
         .collect()
 }
 
-/// The `api.rs` items, or one [`Part`] of them: the wrappers in documentation order, and (in
-/// the first part) a module doc listing them by documentation section.
+/// The `api.rs` items: a module doc listing the wrappers by documentation section, then the
+/// wrappers in documentation order.
 ///
 /// Each wrapper is built as a syntax tree from parsed templates ([`super::fill`]): its
 /// statements, arguments and parameters take a few dozen shapes, filled with names and
 /// types. Writing them as tokens for syn to parse back was most of this file's cost.
 pub fn emit(
     functions: &[BoundFunction],
-    part: Part,
     names: &Names,
     problems: &mut DocProblems,
 ) -> Result<syn::File, syn::Error> {
@@ -70,13 +68,9 @@ pub fn emit(
         names,
         typed: names.typed_paths(),
     };
-    let mut file: syn::File = if part.is_first() {
-        syn::parse2(head(functions))?
-    } else {
-        syn::parse2(TokenStream::new())?
-    };
+    let mut file: syn::File = syn::parse2(head(functions))?;
     let mut types = Types::default();
-    for f in &functions[part.range(functions.len())] {
+    for f in functions {
         let Typed::Wrapper {
             rust_name,
             roles,
@@ -152,7 +146,7 @@ fn pointee(c: &CType) -> Option<&CType> {
     }
 }
 
-/// The Rust types of C types, each parsed once per part.
+/// The Rust types of C types, each parsed once.
 #[derive(Default)]
 struct Types<'a>(HashMap<&'a CType, syn::Type>);
 
@@ -475,9 +469,7 @@ fn function<'a>(
     if let Some(syn::Meta::List(alias)) = item.attrs.first_mut().map(|a| &mut a.meta) {
         alias.tokens = quote! { alias = #c_name };
     }
-    if let Some(doc) = docs::attr_syntax(&md) {
-        item.attrs.insert(0, doc);
-    }
+    item.attrs.splice(0..0, docs::attr_syntax(&md));
     if is_unsafe {
         item.sig.safety = syn::Safety::Unsafe(Default::default());
     }

@@ -11,11 +11,10 @@ use super::docs::{self, DocProblems};
 use super::enums::str_expr;
 use super::fill::fill;
 use super::names::{ident, rust_type, Names, TypeCache};
-use super::Part;
 use crate::abi::{CType, RecordKind, TypedefKind};
 use crate::bind::{BoundRecord, BoundTypedef};
 
-/// The `types.rs` items (after `head`, which the first part holds).
+/// The `types.rs` items: records, then nested aliases, typedefs and their constants.
 ///
 /// A record's fields (most of the file) are built as syntax trees, each distinct field type
 /// parsed once ([`TypeCache`]); the rest is written with `quote!` and parsed. prettyplease
@@ -23,7 +22,6 @@ use crate::bind::{BoundRecord, BoundTypedef};
 pub fn emit(
     records: &[BoundRecord],
     typedefs: &[BoundTypedef],
-    part: Part,
     names: &Names,
     problems: &mut DocProblems,
 ) -> Result<Vec<syn::Item>, syn::Error> {
@@ -31,7 +29,7 @@ pub fn emit(
         records.iter().map(|r| (r.name.as_str(), r)).collect();
     let mut types = TypeCache::default();
     let mut items = Vec::new();
-    for r in &records[part.range(records.len())] {
+    for r in records {
         record(r, names, problems, &mut types, &mut items)?;
         if !r.abi.opaque {
             items.extend(debug_impl(r)?);
@@ -41,15 +39,13 @@ pub fn emit(
             }
         }
     }
-    if part.is_last() {
-        let aliases = nested_aliases(records);
-        items.extend(syn::parse2::<syn::File>(quote! { #(#aliases)* })?.items);
-        for t in typedefs {
-            typedef(t, names, problems, &mut types, &mut items)?;
-        }
-        let pairs = const_pairs(typedefs);
-        items.extend(syn::parse2::<syn::File>(quote! { #(#pairs)* })?.items);
+    let aliases = nested_aliases(records);
+    items.extend(syn::parse2::<syn::File>(quote! { #(#aliases)* })?.items);
+    for t in typedefs {
+        typedef(t, names, problems, &mut types, &mut items)?;
     }
+    let pairs = const_pairs(typedefs);
+    items.extend(syn::parse2::<syn::File>(quote! { #(#pairs)* })?.items);
     Ok(items)
 }
 
@@ -327,7 +323,7 @@ fn record<'a>(
             .unwrap_or("");
         let md = docs::markdown(text, names, &format!("{}.{}", r.name, f.name), problems);
         fields.push(syn::Field {
-            attrs: docs::attr_syntax(&md).into_iter().collect(),
+            attrs: docs::attr_syntax(&md),
             vis: syn::Visibility::Public(Default::default()),
             modifiers: Default::default(),
             ident: Some(ident(&f.name)),

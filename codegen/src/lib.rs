@@ -21,6 +21,7 @@ pub mod diff;
 pub mod doctype;
 pub mod emit;
 pub mod ir;
+pub mod library;
 pub mod load;
 pub mod merge;
 pub mod parallel;

@@ -29,6 +29,7 @@ pub fn join(api: &Api, abi: &Abi) -> Bindings {
     };
     j.out.release = abi.release.clone();
     j.out.abi_source = abi.origin.clone();
+    j.out.library = abi.library;
     j.out.documents = api.documents.clone();
     j.functions();
     j.constants();

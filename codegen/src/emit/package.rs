@@ -11,6 +11,7 @@ use quote::quote;
 
 use super::docs;
 use super::files::{format_file, EmitError, GeneratedFile};
+use crate::library::Library;
 use crate::template::{self, Values};
 
 /// What names and places an emitted crate.
@@ -26,6 +27,8 @@ pub struct Package {
     pub major: u32,
     /// Write an empty `[workspace]` table (a crate outside the generator's workspace).
     pub standalone: bool,
+    /// The C library it binds.
+    pub library: Library,
 }
 
 /// The version of every crate this generator emits.
@@ -39,6 +42,7 @@ impl Package {
             release: &self.release,
             version: &self.version,
             abi,
+            library: self.library,
         }
     }
 
@@ -58,8 +62,12 @@ pub fn files(pkg: &Package, preamble: &str, abi: &str) -> Result<Vec<GeneratedFi
         name: "Cargo.toml".into(),
         contents: cargo_toml(pkg, preamble),
     }];
-    out.push(format_file("src/lib.rs", preamble, lib_rs(pkg, abi))?);
-    for (path, text) in template::COPIED {
+    let lib = match pkg.library {
+        Library::Cudart => lib_rs(pkg, abi),
+        Library::Nvrtc => nvrtc_lib_rs(pkg, abi),
+    };
+    out.push(format_file("src/lib.rs", preamble, lib)?);
+    for (path, text) in template::files_for(pkg.library).0 {
         let body = template::render(text, &values);
         let contents = if path.ends_with(".rs") {
             format!(
@@ -87,11 +95,15 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
     s.push_str(&format!(
         "description = {}\n",
         quoted(&format!(
-            "CUDA Runtime API bindings for CUDA {}, generated from NVIDIA's documentation, loaded at run time",
+            "{} bindings for CUDA {}, generated from NVIDIA's documentation, loaded at run time",
+            pkg.library.title(),
             pkg.release
         ))
     ));
-    s.push_str(
+    if pkg.library == Library::Nvrtc {
+        s.push_str(&nvrtc_manifest_rest());
+    } else {
+        s.push_str(
         "edition = \"2021\"\n\
          rust-version = \"1.80\"\n\
          license = \"MIT OR Apache-2.0\"\n\
@@ -114,6 +126,7 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
          [package.metadata.docs.rs]\n\
          targets = [\"x86_64-unknown-linux-gnu\"]\n",
     );
+    }
     // What `cargo xtask audit DIR` needs to find the release's headers and library.
     s.push_str(&format!(
         "\n[package.metadata.cudart]\nrelease = {}\n",
@@ -125,6 +138,67 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
         );
     }
     s
+}
+
+/// The rest of an NVRTC crate's `[package]` and its dependencies: `libloading` alone (no
+/// flag type, no NVTX).
+fn nvrtc_manifest_rest() -> String {
+    "edition = \"2021\"\n\
+     rust-version = \"1.80\"\n\
+     license = \"MIT OR Apache-2.0\"\n\
+     readme = \"README.md\"\n\
+     keywords = [\"cuda\", \"nvrtc\", \"gpu\", \"ffi\", \"bindings\"]\n\
+     categories = [\"external-ffi-bindings\", \"hardware-support\"]\n\
+     include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\"]\n\
+     \n\
+     [dependencies]\n\
+     libloading = \"0.8\"\n\
+     \n\
+     [package.metadata.docs.rs]\n\
+     targets = [\"x86_64-unknown-linux-gnu\"]\n"
+        .to_string()
+}
+
+/// `src/lib.rs` of an NVRTC crate: the crate documentation, the shared loader, the raw and
+/// typed layers, and the safe [`Program`](crate::template::NVRTC_COPIED) of the template.
+fn nvrtc_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
+    let md = template::render(template::files_for(pkg.library).1, &pkg.values(abi));
+    let doc = docs::inner_attrs(&md);
+    quote! {
+        #doc
+        #![deny(missing_docs)]
+
+        // The runtime's crates use every macro; this crate has no flag type or record.
+        #[allow(unused_macros)]
+        #[macro_use]
+        mod macros;
+
+        #[cfg(target_os = "linux")]
+        mod elf;
+        pub mod error;
+        mod library;
+        pub mod loader;
+
+        /// The raw layer, generated from the documentation: every documented type and
+        /// function the ABI declares, under its C name (`sys::nvrtcCompileProgram`,
+        /// `sys::nvrtcResult`).
+        #[allow(missing_docs)]
+        #[rustfmt::skip]
+        pub mod sys;
+
+        /// The typed layer, generated from the documentation: one function per documented C
+        /// function whose parameters could all be given a Rust role (see the crate docs).
+        #[rustfmt::skip]
+        pub mod api;
+
+        pub mod program;
+
+        pub use error::{check, Error, Result};
+        pub use loader::{has_function, is_available, LazySymbol, Library};
+        pub use program::{supported_architectures, version};
+        pub use program::{CompileOptions, Compiled, Header, Program};
+        pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
+    }
 }
 
 fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
@@ -140,6 +214,7 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         #[cfg(target_os = "linux")]
         mod elf;
         pub mod error;
+        mod library;
         pub mod loader;
 
         /// The raw layer, generated from the documentation: every documented type, constant and

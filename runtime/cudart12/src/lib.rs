@@ -238,6 +238,7 @@ mod macros;
 #[cfg(target_os = "linux")]
 mod elf;
 pub mod error;
+mod library;
 pub mod loader;
 /// The raw layer, generated from the documentation: every documented type, constant and
 /// function the ABI declares, under its C name (`sys::cudaMalloc`, `sys::cudaMemcpyKind`).

@@ -147,7 +147,7 @@ pub fn ensure_library_snapshot(
     if path.is_file() {
         return Ok(path);
     }
-    eprintln!(
+    errln!(
         "no ABI snapshot of {library} for CUDA {release}: making {} from the release's wheels",
         path.display()
     );
@@ -157,7 +157,7 @@ pub fn ensure_library_snapshot(
     let errors = Counts::of(&abi.diagnostics).errors;
     let report = summary(&abi);
     if errors > 0 {
-        eprint!("{report}");
+        err!("{report}");
         bail!("{errors} error diagnostic(s) reading the headers of CUDA {release}: no snapshot written");
     }
     write_out(&path, &snapshot::to_json(&abi), &report)?;

@@ -7,7 +7,8 @@
 //! wheels of the releases in [`ABI_CHECKED`]); install Debian's `chromium` for the HTML report
 //! browser test when it is missing; `cargo clippy --workspace --all-targets -- -D warnings`;
 //! `cargo test --workspace` (the generated crates' freshness is a test there) with
-//! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel, each crate's
+//! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel, `NVRTC_WHEEL_LIB` to
+//! the `nvidia-cuda-nvrtc` wheel's library, each crate's
 //! `<CRATE>_AUDIT_INCLUDE`/`<CRATE>_AUDIT_LIB`, `CUDART_AUDIT_REQUIRED=1` and
 //! `CUDART_ABI_CHECK=1`; `cargo doc --no-deps` of the generated crates, the generator and
 //! xtask with `RUSTDOCFLAGS=-D warnings`; the regeneration check ([`crate::regenerate`]: releases written into crates of
@@ -19,6 +20,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use codegen::library::Library;
 
 use crate::{libclang, wheel};
 
@@ -29,6 +31,8 @@ const FUZZ_SECONDS: u64 = 60;
 pub const WHEEL_LIB_VAR: &str = "CUDART_WHEEL_LIB";
 /// Environment variable the tests read: the wheel's include folder.
 pub const WHEEL_INCLUDE_VAR: &str = "CUDA_WHEEL_INCLUDE";
+/// Environment variable the tests read: the `nvidia-cuda-nvrtc` wheel's `libnvrtc.so.13`.
+pub const NVRTC_WHEEL_LIB_VAR: &str = "NVRTC_WHEEL_LIB";
 /// Environment variable the ABI snapshot freshness test reads: `1` once its inputs are there.
 pub const ABI_CHECK_VAR: &str = "CUDART_ABI_CHECK";
 /// Environment variable the ABI snapshot freshness test reads: the libclang to load. (Not
@@ -56,10 +60,13 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         cargo(root, &["fmt", "--all", "--check"], &[])
     })?;
     let mut fetched = None;
+    let mut nvrtc_lib = String::new();
     let mut audits: Vec<(String, String)> = Vec::new();
     step(3, "fetch wheels", &mut || {
         // The default documents' release: the wheel the tests of the workspace use.
         let release = wheel::newest_release(&root.join("docs-src"))?;
+        let nvrtc = crate::audit_cmd::library_wheel(root, Library::Nvrtc, &release)?;
+        nvrtc_lib = nvrtc.lib.display().to_string();
         let w = crate::audit_cmd::release_wheel(root, &release)?;
         eprintln!("  include: {}", w.include.display());
         eprintln!("  library: {}", w.lib.display());
@@ -72,7 +79,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
             let release = codegen::pipeline::release_of(&api)
                 .with_context(|| format!("{}: no release", opts.out_dir.display()))?;
             let pkg = codegen::pipeline::package_for(&release, &opts);
-            let w = crate::audit_cmd::release_wheel(root, &release)?;
+            let w = crate::audit_cmd::library_wheel(root, opts.library, &release)?;
             let includes = std::env::join_paths(&w.include_dirs)?
                 .to_string_lossy()
                 .into_owned();
@@ -97,6 +104,8 @@ pub fn run(root: &Path) -> Result<ExitCode> {
             let pins: Vec<(String, String)> = snapshot.packages.into_iter().collect();
             let w = wheel::fetch_pinned(root, &release, &pins)?;
             eprintln!("  CUDA {r}: {}", w.root.display());
+            let w = crate::audit_cmd::library_wheel(root, Library::Nvrtc, &release)?;
+            errln!("  NVRTC of CUDA {r}: {}", w.root.display());
         }
         abi_libclang = Some(lc.display().to_string());
         Ok(())
@@ -120,6 +129,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         let mut env = vec![
             (WHEEL_LIB_VAR, lib.as_str()),
             (WHEEL_INCLUDE_VAR, include.as_str()),
+            (NVRTC_WHEEL_LIB_VAR, nvrtc_lib.as_str()),
             ("CUDART_AUDIT_REQUIRED", "1"),
             (ABI_CHECK_VAR, "1"),
             (ABI_LIBCLANG_VAR, abi_libclang.as_str()),

@@ -129,12 +129,8 @@ pub fn open_library(workspace: &Path, library: Library, release: &Release) -> Re
     }
 }
 
-/// The newest wheels of `release` (`==X.Y.*`), downloaded and unpacked unless already there.
-pub fn fetch(workspace: &Path, release: &Release) -> Result<Wheel> {
-    fetch_pinned(workspace, release, &[])
-}
-
-/// Like [`fetch`], but each package named in `pins` (`(name, version)`, e.g. from a snapshot's
+/// The wheels of `release` (`==X.Y.*`, the newest), downloaded and unpacked unless already
+/// there; each package named in `pins` (`(name, version)`, e.g. from a snapshot's
 /// `packages`) is taken at exactly that version, and a pinned crt source is used as it is.
 pub fn fetch_pinned(
     workspace: &Path,

@@ -132,6 +132,9 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
         "\n[package.metadata.cudart]\nrelease = {}\n",
         quoted(&pkg.release)
     ));
+    if !pkg.library.is_cudart() {
+        s.push_str(&format!("library = {}\n", quoted(pkg.library.name())));
+    }
     if pkg.standalone {
         s.push_str(
             "\n# A crate of its own, not a member of an enclosing workspace.\n[workspace]\n",

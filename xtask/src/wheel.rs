@@ -105,14 +105,8 @@ pub fn unpack_root(workspace: &Path, release: &Release) -> PathBuf {
         .join(format!("cuda-wheel-{}", short_release(release)))
 }
 
-/// The unpacked wheels of `release` as they are now, without fetching anything (the
-/// snapshot freshness test).
-#[cfg_attr(not(test), allow(dead_code))]
-pub fn open(workspace: &Path, release: &Release) -> Result<Wheel> {
-    open_library(workspace, Library::Cudart, release)
-}
-
-/// [`open`] for the wheels of `library`.
+/// The unpacked wheels of `library`'s `release` as they are now, without fetching anything
+/// (the snapshot freshness test).
 #[cfg_attr(not(test), allow(dead_code))]
 pub fn open_library(workspace: &Path, library: Library, release: &Release) -> Result<Wheel> {
     let root = library_unpack_root(workspace, library, release);

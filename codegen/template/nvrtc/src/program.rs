@@ -83,8 +83,8 @@ impl Drop for Handle {
 impl Handle {
     /// Destroys the program, returning NVRTC's status.
     fn close(mut self) -> Result<()> {
-        let mut raw = std::mem::replace(&mut self.raw, sys::nvrtcProgram::null());
-        // SAFETY: as in `drop`, which now sees a null handle and does nothing.
+        let mut raw = std::mem::take(&mut self.raw);
+        // SAFETY: as in `drop`, which now sees the null (default) handle and does nothing.
         unsafe { api::destroy_program(&mut raw) }
     }
 }

@@ -95,7 +95,8 @@
 //!     traits;
 //!   - [`kernel`]: [`Module`] (PTX, cubin, fatbin, file), [`Kernel`] (attributes, occupancy)
 //!     and launches ([`Stream::launch`] builder, [`Kernel::launch`]; clusters, cooperative
-//!     launches, priorities);
+//!     launches, priorities); CUDA C++ compiled at run time by the generated `nvrtc12`
+//!     crate (NVRTC) loads with [`Module::from_ptx`] and [`Module::from_bytes`];
 //!   - [`graph`]: capture ([`Stream::begin_capture`], [`Stream::capture`]), explicit
 //!     [`Graph`] construction, [`GraphExec`] (upload, launch, update);
 //!   - [`texture`] (arrays, resource and texture descriptions, texture and surface objects),

@@ -3,7 +3,7 @@
 # device-bin/ here: the four GPU test binaries (typed layer: gpu; safe layer: gpu_safe; the peer
 # projects' tests ported to the typed layer: gpu_peer; the safe layer on two GPUs: gpu_multi,
 # whose tests say so and pass on one GPU) and
-# the six example applications, each against the wheel's libcudart (the release the crate
+# the example applications, each against the wheel's libcudart (the release the crate
 # was generated for) and against the machine's own CUDA runtime (nvrtc_kernel uses the
 # machine's own libnvrtc.so.13 in both: the wheel's is too big to stage). Everything goes to one file,
 # $OUT/gpu-run.log (or ./gpu-run.log): the machine, then each run's whole output under a
@@ -37,13 +37,14 @@ for lib in wheel system; do
     fi
     envs=(env "CUDART_PATH=$wheel_lib")
   else
-    envs=(env -u CUDART_PATH)
+    envs=(env -u CUDART_PATH -u VIRTUAL_ENV -u CONDA_PREFIX)  # the loader looks in activated Python environments first
   fi
   for t in gpu gpu_safe gpu_peer gpu_multi; do
     run "$t ($lib cudart)" "${envs[@]}" CUDA_GPU_TESTS=1 "./device-bin/$t" --include-ignored --test-threads=1
     grep -E 'test result|FAILED|panicked' "$log" | head -20
   done
-  for ex in device_query vector_add stream_timing graph_capture pool_stats nvrtc_kernel; do
+  for ex in device_query vector_add stream_timing graph_capture pool_stats simple_streams peer_copy ipc_handoff \
+            nvrtc_kernel; do
     run "example $ex ($lib cudart)" "${envs[@]}" "./device-bin/examples/$ex"
     grep -E 'checked|passed|FAILED|expected|Error|error' "$log" | head -20
   done

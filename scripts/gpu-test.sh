@@ -75,14 +75,15 @@ while IFS=$'\t' read -r name path; do
   staged+=("$name")
 done <<< "$benches"
 for want in gpu gpu_safe gpu_peer gpu_multi gpu-bench nvrtc-bench examples/device_query examples/vector_add \
-            examples/stream_timing examples/graph_capture examples/pool_stats examples/nvrtc_kernel; do
+            examples/stream_timing examples/graph_capture examples/pool_stats examples/simple_streams \
+            examples/peer_copy examples/ipc_handoff examples/nvrtc_kernel; do
   if [ ! -x "device-bin/$want" ]; then
     echo "gpu-test: $want was not built" >&2
     exit 1
   fi
 done
 echo "gpu-test: staged ${staged[*]} in device-bin/"
-lib="$(ls target/cuda-wheel-13.2/nvidia/cu*/lib/libcudart.so.13 2>/dev/null | head -n 1 || true)"  # the release cudart13 binds
+lib="$(ls target/cuda-wheel-13.2/nvidia/cu*/lib/libcudart.so.13 2>/dev/null | head -n 1 || true)"  # a newer 13.x than the GPU machine's own 13.0 (cudart13 serves every 13.x)
 if [ -n "$lib" ]; then
   cp "$lib" device-bin/
   echo "gpu-test: staged $(basename "$lib") (the wheel's runtime) in device-bin/"

@@ -11,6 +11,12 @@
 //! - `sys`: this crate's `cudart13::sys` (returns `Result<cudaError_t>`);
 //! - `api`: this crate's `cudart13::api` (returns `Result<i32>`, the status checked).
 //!
+//! And the safe layer's hot paths, over the bare C call they make: a builder launch of a
+//! kernel of two parameters (a device buffer and a `u32`) checked against the kernel's
+//! parameters (`launch/safe`) and not (`launch/safe_unchecked`), beside `cudaLaunchKernel`
+//! alone (`launch/bare`); a `DeviceBuffer`'s allocation and free (`alloc_free/safe`) beside
+//! `cudaMallocAsync` + `cudaFreeAsync` (`alloc_free/bare`).
+//!
 //! Nothing is asserted: it prints a table. Without valgrind it says so and exits 0.
 use std::ffi::c_int;
 use std::hint::black_box;
@@ -118,6 +124,145 @@ fn api_get_attribute() -> c_int {
     cudart13::api::device_get_attribute(attr, 0).unwrap_or(-1)
 }
 
+/// The safe layer's objects the launch and allocation variants use, made on first use.
+struct Safe {
+    kernel: cudart13::Kernel,
+    stream: cudart13::Stream,
+    buffer: cudart13::DeviceBuffer<u32>,
+    n: u32,
+}
+
+fn safe() -> &'static Safe {
+    static SAFE: std::sync::OnceLock<Safe> = std::sync::OnceLock::new();
+    SAFE.get_or_init(|| {
+        let kernel = cudart13::Module::from_ptx(".entry k(.param .u64 p, .param .u32 n) { ret; }")
+            .and_then(|m| m.kernel("k"))
+            .expect("the stand-in's kernel");
+        let stream = cudart13::Stream::non_blocking().expect("a stand-in stream");
+        let buffer = cudart13::DeviceBuffer::new(16, &stream).expect("stand-in memory");
+        Safe {
+            kernel,
+            stream,
+            buffer,
+            n: 16,
+        }
+    })
+}
+
+type LaunchKernel = unsafe extern "C" fn(
+    *const std::ffi::c_void,
+    cudart13::sys::dim3,
+    cudart13::sys::dim3,
+    *mut *mut std::ffi::c_void,
+    usize,
+    *mut std::ffi::c_void,
+) -> c_int;
+type MallocAsync =
+    unsafe extern "C" fn(*mut *mut std::ffi::c_void, usize, *mut std::ffi::c_void) -> c_int;
+type FreeAsync = unsafe extern "C" fn(*mut std::ffi::c_void, *mut std::ffi::c_void) -> c_int;
+
+static BARE_LAUNCH: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
+static BARE_MALLOC_ASYNC: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
+static BARE_FREE_ASYNC: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
+
+#[inline(never)]
+fn bare_launch() -> c_int {
+    let s = safe();
+    let f = BARE_LAUNCH.load(Ordering::Relaxed);
+    // SAFETY: set in `child` from the library's `cudaLaunchKernel`, of this C type.
+    let f: LaunchKernel = unsafe { std::mem::transmute::<*mut (), LaunchKernel>(f) };
+    let one = cudart13::sys::dim3 { x: 1, y: 1, z: 1 };
+    let mut ptr = s.buffer.as_device_ptr().as_raw();
+    let mut args = [
+        (&mut ptr as *mut *mut std::ffi::c_void).cast(),
+        (&s.n as *const u32).cast_mut().cast(),
+    ];
+    // SAFETY: the stand-in reads nothing.
+    unsafe {
+        f(
+            s.kernel.as_raw().0.cast_const().cast(),
+            one,
+            one,
+            args.as_mut_ptr(),
+            0,
+            s.stream.as_raw().0.cast(),
+        )
+    }
+}
+
+#[inline(never)]
+fn safe_launch() -> c_int {
+    let s = safe();
+    // SAFETY: the stand-in's kernel takes (unsigned*, unsigned) and runs nothing.
+    let r = unsafe {
+        s.stream
+            .launch(&s.kernel)
+            .grid(1)
+            .block(1)
+            .arg(&s.buffer)
+            .arg(&s.n)
+            .run()
+    };
+    if r.is_ok() {
+        0
+    } else {
+        -1
+    }
+}
+
+#[inline(never)]
+fn safe_launch_unchecked() -> c_int {
+    let s = safe();
+    // SAFETY: as above.
+    let r = unsafe {
+        s.stream
+            .launch(&s.kernel)
+            .grid(1)
+            .block(1)
+            .arg(&s.buffer)
+            .arg(&s.n)
+            .run_unchecked()
+    };
+    if r.is_ok() {
+        0
+    } else {
+        -1
+    }
+}
+
+#[inline(never)]
+fn bare_alloc_free() -> c_int {
+    let s = safe();
+    // SAFETY: set in `child` from the library's functions, of these C types.
+    let (alloc, free): (MallocAsync, FreeAsync) = unsafe {
+        (
+            std::mem::transmute::<*mut (), MallocAsync>(BARE_MALLOC_ASYNC.load(Ordering::Relaxed)),
+            std::mem::transmute::<*mut (), FreeAsync>(BARE_FREE_ASYNC.load(Ordering::Relaxed)),
+        )
+    };
+    let stream = s.stream.as_raw().0.cast();
+    let mut p = std::ptr::null_mut();
+    // SAFETY: the stand-in writes one pointer and frees nothing.
+    unsafe {
+        if alloc(&mut p, 1 << 20, stream) != 0 {
+            return -1;
+        }
+        free(p, stream)
+    }
+}
+
+#[inline(never)]
+fn safe_alloc_free() -> c_int {
+    let s = safe();
+    match cudart13::DeviceBuffer::<u8>::new(1 << 20, &s.stream) {
+        Ok(b) => {
+            drop(b);
+            0
+        }
+        Err(_) => -1,
+    }
+}
+
 /// One measured call: its name and the function making it.
 type Variant = (&'static str, fn() -> c_int);
 
@@ -130,6 +275,11 @@ const VARIANTS: &[Variant] = &[
     ("device_get_attribute/cudarc_sys", cudarc_get_attribute),
     ("device_get_attribute/sys", sys_get_attribute),
     ("device_get_attribute/api", api_get_attribute),
+    ("launch/bare", bare_launch),
+    ("launch/safe", safe_launch),
+    ("launch/safe_unchecked", safe_launch_unchecked),
+    ("alloc_free/bare", bare_alloc_free),
+    ("alloc_free/safe", safe_alloc_free),
 ];
 
 /// Child mode: `calls --child VARIANT N LIBRARY`.
@@ -146,6 +296,18 @@ fn child(variant: &str, n: u64, library: &Path) {
             .get::<GetAttribute>(b"cudaDeviceGetAttribute\0")
             .expect("cudaDeviceGetAttribute");
         BARE_GET_ATTRIBUTE.store(f as *mut (), Ordering::Relaxed);
+        let f = *lib
+            .get::<LaunchKernel>(b"cudaLaunchKernel\0")
+            .expect("cudaLaunchKernel");
+        BARE_LAUNCH.store(f as *mut (), Ordering::Relaxed);
+        let f = *lib
+            .get::<MallocAsync>(b"cudaMallocAsync\0")
+            .expect("cudaMallocAsync");
+        BARE_MALLOC_ASYNC.store(f as *mut (), Ordering::Relaxed);
+        let f = *lib
+            .get::<FreeAsync>(b"cudaFreeAsync\0")
+            .expect("cudaFreeAsync");
+        BARE_FREE_ASYNC.store(f as *mut (), Ordering::Relaxed);
     }
     let (_, f) = VARIANTS
         .iter()
@@ -162,7 +324,10 @@ fn child(variant: &str, n: u64, library: &Path) {
 }
 
 fn standin(dir: &Path) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("c/standin.c");
+    // The source is carried in the binary, so that a copy of this harness built elsewhere
+    // (`bench/downstream`) compiles the same stand-in.
+    let src = dir.join("standin.c");
+    std::fs::write(&src, include_str!("../c/standin.c")).expect("writing the stand-in source");
     let lib = dir.join("libcudart.so.13");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let ok = Command::new(&cc)
@@ -201,7 +366,7 @@ fn count(variant: &str, n: u64, lib: &Path) -> Option<u64> {
         .flatten()
 }
 
-fn main() {
+pub fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() == 5 && args[1] == "--child" {
         let n = args[3].parse().expect("N");

@@ -4,7 +4,11 @@
  *   nvcc -O2 -cudart static -o gpu_bench_static bench/c/gpu_bench.cu
  * Prints one line per benchmark, `LABEL<TAB>name<TAB>median<TAB>unit`, LABEL from argv[1].
  * The kernel is the same PTX text the Rust binary loads (cudaLibraryLoadData); the native
- * `<<<>>>` launch of an nvcc-compiled empty kernel is reported as launch_kernel/native. */
+ * `<<<>>>` launch of an nvcc-compiled empty kernel is reported as launch_kernel/native.
+ * With two GPUs that can access each other, peer_copy_pool_256MiB copies a stream-ordered
+ * (pool) buffer of device 0 to one of device 1 on a stream of device 0, after what a C
+ * program does for full speed: peer access both ways and each default pool's access granted
+ * to the other device (cudaMemPoolSetAccess); with fewer it is not printed. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,18 +49,23 @@ static double median(double *v, int n) {
 #define MIB (1u << 20)
 #define COPY_BYTES (256u * MIB)
 #define MAX_REPS 64
-#define NBENCH 10
+#define NBENCH 11
+/* The pinned host-to-device copy (its device-to-host twin is run too) and the peer copy. */
+#define MEMCPY_BENCH 9
+#define PEER_BENCH 10
 
 static const char *NAMES[NBENCH] = {
     "get_device", "device_get_attribute", "stream_query", "event_record",
     "malloc_async+free_async", "malloc+free", "graph_launch", "launch_kernel",
-    "launch_kernel/native", "memcpy_h2d_pinned_256MiB"};
+    "launch_kernel/native", "memcpy_h2d_pinned_256MiB", "peer_copy_pool_256MiB"};
 
 static cudaStream_t stream;
 static cudaEvent_t event;
 static cudaKernel_t kernel;
 static cudaGraphExec_t exec;
 static void *d_buf, *h_buf;
+/* Pool buffers of devices 0 and 1 (NULL with fewer than two devices able to reach each other). */
+static void *peer_src, *peer_dst;
 
 /* ns per call, or GB/s for the copies. */
 static double run_one(int which, int d2h) {
@@ -114,6 +123,14 @@ static double run_one(int which, int d2h) {
         CHECK(cudaGetLastError());
         CHECK(cudaStreamSynchronize(stream));
         break;
+    case PEER_BENCH:
+        if (!peer_src) return -1.0;
+        k = 5;
+        for (i = 0; i < k; i++)
+            CHECK(cudaMemcpyAsync(peer_dst, peer_src, COPY_BYTES, cudaMemcpyDeviceToDevice, stream));
+        CHECK(cudaStreamSynchronize(stream));
+        t = now_ns() - t0;
+        return (double)COPY_BYTES * k / t;
     default:
         k = 5;
         for (i = 0; i < k; i++) {
@@ -126,6 +143,52 @@ static double run_one(int which, int d2h) {
         return (double)COPY_BYTES * k / t; /* bytes per ns = GB/s */
     }
     return (now_ns() - t0) / k;
+}
+
+/* Peer access from `device` to `peer` (already enabled is fine: the Rust binary may have). */
+static void enable_peer(int device, int peer) {
+    cudaError_t e;
+    CHECK(cudaSetDevice(device));
+    e = cudaDeviceEnablePeerAccess(peer, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled)
+        (void)cudaGetLastError();
+    else
+        CHECK(e);
+}
+
+/* Devices 0 and 1 reaching each other, their default pools open to each other, and a pool
+ * buffer on each; nothing with fewer than two such devices. Leaves device 0 current. */
+static void setup_peer(void) {
+    int n = 0, can01 = 0, can10 = 0, d;
+    CHECK(cudaGetDeviceCount(&n));
+    if (n < 2) return;
+    CHECK(cudaDeviceCanAccessPeer(&can01, 0, 1));
+    CHECK(cudaDeviceCanAccessPeer(&can10, 1, 0));
+    if (!can01 || !can10) return;
+    enable_peer(0, 1);
+    enable_peer(1, 0);
+    for (d = 0; d < 2; d++) {
+        cudaMemPool_t pool;
+        cudaMemAccessDesc access;
+        memset(&access, 0, sizeof access);
+        access.location.type = cudaMemLocationTypeDevice;
+        access.location.id = 1 - d;
+        access.flags = cudaMemAccessFlagsProtReadWrite;
+        CHECK(cudaDeviceGetDefaultMemPool(&pool, d));
+        CHECK(cudaMemPoolSetAccess(pool, &access, 1));
+    }
+    cudaStream_t s1;
+    CHECK(cudaSetDevice(1));
+    CHECK(cudaStreamCreate(&s1));
+    CHECK(cudaMallocAsync(&peer_dst, COPY_BYTES, s1));
+    CHECK(cudaMemsetAsync(peer_dst, 0, COPY_BYTES, s1));
+    CHECK(cudaStreamSynchronize(s1));
+    CHECK(cudaStreamDestroy(s1));
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaMallocAsync(&peer_src, COPY_BYTES, stream));
+    CHECK(cudaMemsetAsync(peer_src, 1, COPY_BYTES, stream));
+    CHECK(cudaMemcpyAsync(peer_dst, peer_src, COPY_BYTES, cudaMemcpyDeviceToDevice, stream));
+    CHECK(cudaStreamSynchronize(stream));
 }
 
 /* The handles and buffers every benchmark uses, made as a C program makes them. */
@@ -150,6 +213,7 @@ static void setup(void) {
     native_empty<<<1, 1, 0, stream>>>();
     CHECK(cudaGraphLaunch(exec, stream));
     CHECK(cudaStreamSynchronize(stream));
+    setup_peer();
 }
 
 #ifdef GPU_BENCH_LIB
@@ -189,12 +253,13 @@ int main(int argc, char **argv) {
     for (r = 0; r < reps; r++) {
         for (b = 0; b < NBENCH; b++)
             if (wanted[b]) results[b][r] = run_one(b, 0);
-        if (wanted[NBENCH]) results[NBENCH][r] = run_one(NBENCH - 1, 1);
+        if (wanted[NBENCH]) results[NBENCH][r] = run_one(MEMCPY_BENCH, 1);
     }
-    for (b = 0; b < NBENCH - 1; b++)
+    for (b = 0; b < MEMCPY_BENCH; b++)
         if (wanted[b]) printf("%s\t%s\t%.1f\tns\n", label, NAMES[b], median(results[b], reps));
-    if (wanted[NBENCH - 1])
-        printf("%s\t%s\t%.2f\tGB/s\n", label, NAMES[NBENCH - 1], median(results[NBENCH - 1], reps));
+    for (b = MEMCPY_BENCH; b < NBENCH; b++)
+        if (wanted[b] && (b != PEER_BENCH || peer_src))
+            printf("%s\t%s\t%.2f\tGB/s\n", label, NAMES[b], median(results[b], reps));
     if (wanted[NBENCH])
         printf("%s\tmemcpy_d2h_pinned_256MiB\t%.2f\tGB/s\n", label, median(results[NBENCH], reps));
     return 0;

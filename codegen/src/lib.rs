@@ -13,6 +13,7 @@
 #![allow(rustdoc::private_intra_doc_links)]
 
 pub mod abi;
+pub mod availability;
 pub mod bind;
 pub mod clock;
 pub mod coverage;

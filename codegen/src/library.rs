@@ -91,6 +91,15 @@ impl Library {
         }
     }
 
+    /// What the documentation calls the loaded library when it compares releases (`the loaded
+    /// runtime is older than CUDA 13.4`).
+    pub fn loaded(self) -> &'static str {
+        match self {
+            Library::Cudart => "runtime",
+            Library::Nvrtc => "NVRTC",
+        }
+    }
+
     /// What the documentation calls a call into the library (`without calling CUDA`).
     pub fn callee(self) -> &'static str {
         match self {

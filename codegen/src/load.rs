@@ -141,6 +141,12 @@ pub fn crates(docs_src: &Path) -> Result<Vec<CrateEntry>, LoadError> {
     Ok(read_manifest(&docs_src.join("manifest.toml"))?.crates)
 }
 
+/// The `[[document]]` entries of `docs_src/manifest.toml`, in order (whether or not the files
+/// they name exist).
+pub fn documents(docs_src: &Path) -> Result<Vec<ManifestEntry>, LoadError> {
+    Ok(read_manifest(&docs_src.join("manifest.toml"))?.document)
+}
+
 /// The newest CUDA release stated by the documents a default run reads (entries of
 /// `docs_src/manifest.toml` not marked `default = false`): the release the generated crate,
 /// the ABI and the test wheel are for.

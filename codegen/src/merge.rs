@@ -1,12 +1,14 @@
 //! Merging the IRs of several documents into one.
 //!
-//! For each item (by kind and short name) the newest release wins; between documents of the
-//! same release, the one stating more detail wins, then a page over C headers (a page states
-//! outputs explicitly, a header's `\param` rarely does), then the one given first. Items the
-//! winner lacks are filled from older documents and keep their own provenance (`source` points
-//! into the older file). Within an item both documents of one release describe, the parts the
-//! winner leaves empty (a description, status codes, see-also, a parameter's, member's or
-//! field's text) are filled from the other. Every item lists, in `sources`, each document that
+//! For each item (by kind and short name) the newest major release wins; within a major, a
+//! document stating its minor release wins over one stating only the major (`12.x`), then a
+//! page over C headers (a page states outputs explicitly, a header's `\param` rarely does:
+//! the release day's headers describe what the newest page does not have yet, and the page
+//! of an earlier minor the rest), then the newest release, then the one stating more detail,
+//! then the one given first. Items the winner lacks are filled from the other documents and
+//! keep their own provenance (`source` points into that file). Within an item two documents
+//! of one major describe, the parts the winner leaves empty (a description, status codes,
+//! see-also, a parameter's, member's or field's text) are filled from the other. Every item lists, in `sources`, each document that
 //! mentions it. Sections are one per name; a section a source names only by its stable id
 //! (a Doxygen group another header titles) takes the title stated elsewhere. Diagnostics of
 //! all inputs are kept.
@@ -24,7 +26,7 @@ trait Item: Clone {
         Detail::Full
     }
     /// Fills the parts this item leaves empty from `other` (the same item in another document
-    /// of the same release).
+    /// of the same major release).
     fn fill_from(&mut self, _other: &Self) {}
 }
 
@@ -88,9 +90,19 @@ item!(crate::ir::Alias);
 /// Merges `apis` (one per document) into one IR. A single input is returned as it is
 /// (with `sources` filled).
 pub fn merge(mut apis: Vec<Api>) -> Api {
-    // Newest release first; a document without a release sorts last; within a release,
-    // pages before headers; stable otherwise.
-    apis.sort_by_key(|a| (std::cmp::Reverse(release_of(a)), format_rank(a)));
+    // Newest major first (a document without a release last); within a major, a stated minor
+    // before none, pages before headers, the newest release first; stable otherwise.
+    apis.sort_by_key(|a| {
+        let release = release_of(a);
+        let major = release.as_ref().and_then(|r| r.0.first().copied());
+        let minor_stated = release.as_ref().is_some_and(|r| r.0.len() > 1);
+        (
+            std::cmp::Reverse(major),
+            !minor_stated,
+            format_rank(a),
+            std::cmp::Reverse(release),
+        )
+    });
     let mut out = Api::default();
     let mut functions = IndexMap::new();
     let mut enums = IndexMap::new();
@@ -100,7 +112,7 @@ pub fn merge(mut apis: Vec<Api>) -> Api {
     let mut aliases = IndexMap::new();
     let mut sections: IndexMap<String, crate::ir::Section> = IndexMap::new();
     for api in apis {
-        let rank = release_of(&api);
+        let rank = release_of(&api).and_then(|r| r.0.first().copied());
         out.documents.extend(api.documents);
         for s in api.sections {
             let kept = sections.entry(s.name.clone()).or_insert_with(|| s.clone());
@@ -253,11 +265,8 @@ impl Fill for crate::ir::Struct {
     }
 }
 
-fn add<T: Item>(
-    map: &mut IndexMap<String, (T, Option<Release>)>,
-    items: Vec<T>,
-    rank: &Option<Release>,
-) {
+/// Adds `items` of a document of the major `rank` (`None`: no release stated).
+fn add<T: Item>(map: &mut IndexMap<String, (T, Option<u32>)>, items: Vec<T>, rank: &Option<u32>) {
     for mut item in items {
         let src = item.source().clone();
         match map.get_mut(item.key()) {
@@ -266,10 +275,10 @@ fn add<T: Item>(
                 if !sources.contains(&src) {
                     sources.insert(0, src);
                 }
-                map.insert(item.key().to_string(), (item, rank.clone()));
+                map.insert(item.key().to_string(), (item, *rank));
             }
             Some((kept, kept_rank)) => {
-                // Same release and more detail: the newcomer wins, keeping the sources so far.
+                // Same major and more detail: the newcomer wins, keeping the sources so far.
                 if *kept_rank == *rank
                     && kept.detail() == Detail::NamesOnly
                     && item.detail() == Detail::Full

@@ -10,6 +10,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use crate::abi::{self, Abi};
+use crate::availability::Availability;
 use crate::bind::{self, Bindings};
 use crate::diag::{Counts, Diagnostic, Severity};
 use crate::emit;
@@ -109,6 +110,8 @@ pub struct Report {
     pub changed: Vec<String>,
     /// Markdown problems found in the generated rustdoc.
     pub doc_problems: Vec<String>,
+    /// The releases of the major the since-marks were compared over, oldest first.
+    pub releases_compared: Vec<String>,
 }
 
 impl Report {
@@ -188,7 +191,7 @@ pub fn package_for(release: &Release, opts: &Options) -> Package {
             .crate_name
             .clone()
             .unwrap_or_else(|| format!("{}{major}", opts.library.name())),
-        version: emit::package::VERSION.to_string(),
+        version: emit::package::version_for(release),
         release: release.to_string(),
         major,
         standalone: opts.standalone,
@@ -219,17 +222,21 @@ pub fn run_with(
     // What does not depend on the bindings is done on a spare thread while binding (which is
     // mostly one thread's work): the crate's hand-written files, and reading what the crate
     // folder holds for the comparison at the end.
-    let (bindings, side) = std::thread::scope(|scope| {
+    let (mut bindings, side) = std::thread::scope(|scope| {
         let side = scope.spawn(|| {
             (
                 emit::hand_written(&package, &inputs, &abi.origin),
                 emit::files::OnDisk::read(&opts.out_dir),
+                Availability::load(&opts.abi_root, &release, abi),
             )
         });
         let bindings = bind::bind(&api, abi);
         (bindings, side.join())
     });
-    let (hand_written, on_disk) = side.unwrap_or_else(|payload| std::panic::resume_unwind(payload));
+    let (hand_written, on_disk, availability) =
+        side.unwrap_or_else(|payload| std::panic::resume_unwind(payload));
+    let availability = availability?;
+    availability.annotate(&mut bindings);
     span.end("bind (and, beside it, the hand-written files and reading the crate folder)");
     let mut out = emit::generate_bound(&bindings, &package, &inputs)?;
     out.files.extend(hand_written?);
@@ -241,6 +248,7 @@ pub fn run_with(
         bindings,
         changed: Vec::new(),
         doc_problems: out.doc_problems,
+        releases_compared: availability.releases.clone(),
     };
     let errors: Vec<Diagnostic> = report
         .diagnostics()
@@ -376,6 +384,44 @@ pub fn render(r: &Report) -> String {
     let others = b.unbound.iter().filter(|u| u.kind != "function").count();
     if others > 0 {
         let _ = writeln!(s, "other documented items without ABI: {others}");
+    }
+    let _ = writeln!(
+        s,
+        "since-marks from the ABI of:  {}",
+        if r.releases_compared.is_empty() {
+            "no snapshot".to_string()
+        } else {
+            r.releases_compared.join(", ")
+        }
+    );
+    let newer = b
+        .functions
+        .iter()
+        .filter(|f| f.since.as_ref().is_some_and(|s| s.runtime_version() > 0))
+        .count();
+    if newer > 0 {
+        let _ = writeln!(
+            s,
+            "functions newer than {}:      {newer} (NotInRuntime on an older runtime)",
+            r.releases_compared.first().map_or("", String::as_str)
+        );
+    }
+    let changed: Vec<&crate::bind::BoundRecord> = b
+        .records
+        .iter()
+        .filter(|r| !r.layout_changes.is_empty())
+        .collect();
+    if !changed.is_empty() {
+        let _ = writeln!(
+            s,
+            "records whose layout changed between minors: {}",
+            changed.len()
+        );
+        for rec in changed {
+            let what: Vec<String> = rec.layout_changes.iter().map(|c| c.sentence()).collect();
+            let line = format!("  {}: {}", rec.name, what.join(" "));
+            let _ = writeln!(s, "{}", crate::text::abbreviate(&line, 200));
+        }
     }
     if !r.doc_problems.is_empty() {
         let _ = writeln!(

@@ -1,8 +1,9 @@
 //! The hand-written files of every emitted crate, kept in `codegen/template/` and embedded
 //! in the generator, so that `cargo xtask codegen --out DIR` writes a complete crate from any
 //! checkout. They may hold the placeholders `@CRATE@`, `@MAJOR@`, `@RELEASE@`, `@VERSION@`,
-//! `@ABI@`, `@LIBRARY@`, `@LIBFILE@`, `@PATHVAR@` and `@EXAMPLEFN@` (in comments and Markdown
-//! only), which [`render`] fills in; nothing else changes between the template and its copies.
+//! `@ABI@`, `@LIBRARY@`, `@LIBFILE@`, `@PATHVAR@`, `@EXAMPLEFN@` and `@WHEELDIR12@` (in
+//! comments and Markdown only), which [`render`] fills in; nothing else changes between the
+//! template and its copies.
 //!
 //! Each library has its own set ([`files_for`]): the runtime's crates get [`COPIED`] and
 //! [`CRATE_DOCS`], NVRTC's get [`NVRTC_COPIED`] and [`NVRTC_CRATE_DOCS`] (its files are in
@@ -18,6 +19,11 @@ pub const COPIED: &[(&str, &str)] = &[
     ("src/loader.rs", include_str!("../template/src/loader.rs")),
     ("src/library.rs", include_str!("../template/src/library.rs")),
     ("src/macros.rs", include_str!("../template/src/macros.rs")),
+    (
+        "src/python_env.rs",
+        include_str!("../template/src/python_env.rs"),
+    ),
+    ("src/version.rs", include_str!("../template/src/version.rs")),
     ("src/device.rs", include_str!("../template/src/device.rs")),
     ("src/stream.rs", include_str!("../template/src/stream.rs")),
     ("src/event.rs", include_str!("../template/src/event.rs")),
@@ -42,6 +48,14 @@ pub const COPIED: &[(&str, &str)] = &[
         include_str!("../template/src/memory/pinned.rs"),
     ),
     (
+        "src/memory/pinned_slice.rs",
+        include_str!("../template/src/memory/pinned_slice.rs"),
+    ),
+    (
+        "src/memory/ipc.rs",
+        include_str!("../template/src/memory/ipc.rs"),
+    ),
+    (
         "src/memory/pool.rs",
         include_str!("../template/src/memory/pool.rs"),
     ),
@@ -54,6 +68,7 @@ pub const COPIED: &[(&str, &str)] = &[
         include_str!("../template/src/memory/track.rs"),
     ),
     ("src/kernel.rs", include_str!("../template/src/kernel.rs")),
+    ("src/global.rs", include_str!("../template/src/global.rs")),
     ("src/graph.rs", include_str!("../template/src/graph.rs")),
     ("src/texture.rs", include_str!("../template/src/texture.rs")),
     (
@@ -68,6 +83,13 @@ pub const COPIED: &[(&str, &str)] = &[
     ),
 ];
 
+/// The workspace's licence texts (the crates are MIT OR Apache-2.0), copied as they are into
+/// every emitted crate, whose package must carry them.
+pub const LICENCES: &[(&str, &str)] = &[
+    ("LICENSE-MIT", include_str!("../../LICENSE-MIT")),
+    ("LICENSE-APACHE", include_str!("../../LICENSE-APACHE")),
+];
+
 /// The crate documentation (the body of the generated `src/lib.rs`'s `//!` comment).
 pub const CRATE_DOCS: &str = include_str!("../template/lib.md");
 
@@ -79,6 +101,11 @@ pub const NVRTC_COPIED: &[(&str, &str)] = &[
     ("src/elf.rs", include_str!("../template/src/elf.rs")),
     ("src/macros.rs", include_str!("../template/src/macros.rs")),
     ("src/loader.rs", include_str!("../template/src/loader.rs")),
+    (
+        "src/python_env.rs",
+        include_str!("../template/src/python_env.rs"),
+    ),
+    ("src/version.rs", include_str!("../template/src/version.rs")),
     (
         "src/library.rs",
         include_str!("../template/nvrtc/src/library.rs"),
@@ -126,9 +153,9 @@ pub struct Values<'a> {
 
 /// `text` with every placeholder replaced.
 pub fn render(text: &str, v: &Values<'_>) -> String {
-    let (kind, example) = match v.library {
-        Library::Cudart => ("CUDA runtime", "cudaMallocAsync"),
-        Library::Nvrtc => ("NVRTC", "nvrtcGetLTOIR"),
+    let (kind, example, wheel_dir_12) = match v.library {
+        Library::Cudart => ("CUDA runtime", "cudaMallocAsync", "cuda_runtime"),
+        Library::Nvrtc => ("NVRTC", "nvrtcGetLTOIR", "cuda_nvrtc"),
     };
     text.replace("@CRATE@", v.crate_name)
         .replace("@MAJOR@", &v.major.to_string())
@@ -142,6 +169,7 @@ pub fn render(text: &str, v: &Values<'_>) -> String {
             &format!("{}_PATH", v.library.name().to_uppercase()),
         )
         .replace("@EXAMPLEFN@", example)
+        .replace("@WHEELDIR12@", wheel_dir_12)
 }
 
 use crate::library::Library;

@@ -7,6 +7,8 @@ mod abi;
 mod abi_snapshots;
 #[path = "audits_linear.rs"]
 mod audits_linear;
+#[path = "availability.rs"]
+mod availability;
 mod common;
 #[path = "corpus.rs"]
 mod corpus;
@@ -36,6 +38,8 @@ mod parse_html;
 mod parse_sphinx_text;
 #[path = "redteam.rs"]
 mod redteam;
+#[path = "safe_layer_docs.rs"]
+mod safe_layer_docs;
 #[path = "sphinx_forms.rs"]
 mod sphinx_forms;
 #[path = "timeline.rs"]

@@ -29,7 +29,7 @@ fn main() -> Result<()> {
         let mem = device.mem_info()?;
         println!(
             "device {ordinal}: {} sm_{}{} | {} SMs | {} MiB ({} MiB free) | warp {} | L2 {} KiB",
-            p.name(),
+            p.name,
             p.compute_capability.0,
             p.compute_capability.1,
             p.multiprocessor_count,
@@ -54,7 +54,7 @@ fn main() -> Result<()> {
             p.cluster_launch,
             p.memory_pools_supported
         );
-        ensure(!p.name().is_empty(), "the name is not empty");
+        ensure(!p.name.is_empty(), "the name is not empty");
         ensure(p.uuid != [0; 16], "the UUID is set");
         let cc = device.compute_capability()?;
         ensure(

@@ -42,8 +42,8 @@ fn main() -> Result<(), Box<dyn Error>> {
         .filter(|a| *a <= device_arch)
         .max()
         .ok_or("NVRTC supports no architecture this device runs")?;
-    let (nv_major, nv_minor) = nvrtc13::version()?;
-    println!("device 0: sm_{device_arch}; NVRTC {nv_major}.{nv_minor} compiles for compute_{arch}");
+    let nvrtc = nvrtc13::runtime_version()?;
+    println!("device 0: sm_{device_arch}; NVRTC {nvrtc} compiles for compute_{arch}");
     device.set_current()?;
     let stream = Stream::non_blocking()?;
 

@@ -57,7 +57,7 @@ fn main() -> Result<()> {
     let device = Device::get(0)?;
     let props = device.properties()?;
     let ((major, minor), sms) = (props.compute_capability, props.multiprocessor_count);
-    println!("device 0: {} (sm_{major}{minor}, {sms} SMs)", props.name());
+    println!("device 0: {} (sm_{major}{minor}, {sms} SMs)", props.name);
     device.set_current()?;
 
     let kernel = Module::from_ptx(PTX)?.kernel("vadd")?;
@@ -109,7 +109,7 @@ fn main() -> Result<()> {
     println!("10 replays with host updates: {ms:.3} ms");
 
     // The error for a device that does not exist, from CUDA itself.
-    match Device::from_ordinal(Device::count()? as i32).set_current() {
+    match Device::from_ordinal(Device::count()?).set_current() {
         Err(e) if e.cuda_code() == Some(101) => println!("invalid device: {e}"),
         other => {
             eprintln!("expected cudaErrorInvalidDevice, got {other:?}");

@@ -98,7 +98,7 @@ struct emu_handle *emu_handle_peek(uintptr_t value); /* no hazard; NULL when unk
 const char *emu_kind_name(enum emu_kind kind);
 
 /* ---- memory (memory.c) ---- */
-enum emu_mem_kind { M_DEVICE = 1, M_PINNED, M_MANAGED, M_ARRAY, M_GRAPH, M_NAME };
+enum emu_mem_kind { M_DEVICE = 1, M_PINNED, M_MANAGED, M_ARRAY, M_GRAPH, M_NAME, M_IPC };
 enum emu_mem_state { S_LIVE = 1, S_FREED, S_UNMAPPED /* a graph allocation not made yet */ };
 struct emu_pool;
 struct emu_alloc {
@@ -111,6 +111,9 @@ struct emu_alloc {
     struct emu_pool *pool;
     char *freed_by;              /* what freed it (a copy) */
     unsigned long long serial;
+    int plain;                   /* from cudaMalloc: what cudaIpcGetMemHandle accepts */
+    unsigned long long ipc_source; /* M_IPC: the serial of the allocation it maps */
+    unsigned ipc_refs;           /* M_IPC: opens not yet closed */
 };
 struct emu_alloc *emu_alloc_new(size_t size, enum emu_mem_kind kind, int device);
 struct emu_alloc *emu_alloc_find(const void *p);

@@ -648,6 +648,7 @@ EMU_API(cudaGraphAddEventWaitNode,
 struct emu_exec {
     struct emu_handle *h;
     struct emu_graph *g;         /* private copy */
+    struct emu_graph *source;    /* the graph it was instantiated from */
     unsigned long long flags;
 };
 
@@ -663,6 +664,7 @@ static cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t graph, unsigned
         return cudaErrorInvalidValue;
     struct emu_exec *x = emu_xcalloc(1, sizeof *x);
     x->g = emu_graph_clone(g, 0);
+    x->source = g;
     x->flags = flags;
     x->h = emu_handle_new(K_EXEC, x, emu_self()->device);
     *out = (cudaGraphExec_t)x->h->value;
@@ -777,6 +779,89 @@ static cudaError_t cudaGraphExecUpdate_impl(cudaGraphExec_t hGraphExec, cudaGrap
 EMU_API(cudaGraphExecUpdate,
         (cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo),
         (hGraphExec, hGraph, resultInfo))
+
+/* The executable graph's copy of `node`, a node of type `type` of the graph it was made from;
+ * NULL (cudaErrorInvalidValue) for a node of another graph, or one added since. */
+static struct emu_work *exec_node(const char *op, cudaGraphExec_t exec, cudaGraphNode_t node,
+                                  enum emu_work_type type) {
+    struct emu_exec *x = emu_handle_get(op, (uintptr_t)exec, K_EXEC);
+    if (!x) return NULL;
+    struct emu_node *n = node_of(op, node, x->source);
+    if (!n || n->index >= x->g->n) return NULL;
+    struct emu_work *w = &x->g->nodes[n->index]->w;
+    return w->type == type ? w : NULL;
+}
+
+static cudaError_t cudaGraphExecKernelNodeSetParams_impl(cudaGraphExec_t hGraphExec,
+                                                         cudaGraphNode_t node,
+                                                         const struct cudaKernelNodeParams *p) {
+    const char *op = "cudaGraphExecKernelNodeSetParams";
+    struct emu_work *w = exec_node(op, hGraphExec, node, W_KERNEL);
+    if (!w || !p || p->extra) return cudaErrorInvalidValue;
+    struct emu_kernel *k = emu_kernel_get(op, p->func);
+    if (!k) return cudaErrorInvalidDeviceFunction;
+    struct emu_work nw = {.type = W_KERNEL};
+    nw.u.kernel.k = k;
+    nw.u.kernel.grid = p->gridDim;
+    nw.u.kernel.block = p->blockDim;
+    nw.u.kernel.smem = p->sharedMemBytes;
+    cudaError_t e = emu_kernel_args(k, p->kernelParams, &nw);
+    if (e != cudaSuccess) return e;
+    emu_work_drop(w);
+    *w = nw;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphExecKernelNodeSetParams,
+        (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams),
+        (hGraphExec, node, pNodeParams))
+
+static cudaError_t cudaGraphExecMemcpyNodeSetParams1D_impl(cudaGraphExec_t hGraphExec,
+                                                           cudaGraphNode_t node, void *dst,
+                                                           const void *src, size_t count,
+                                                           enum cudaMemcpyKind kind) {
+    struct emu_work *w = exec_node("cudaGraphExecMemcpyNodeSetParams1D", hGraphExec, node, W_COPY);
+    if (!w || !dst || !src) return cudaErrorInvalidValue;
+    if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+    w->u.copy.dst = dst;
+    w->u.copy.src = src;
+    w->u.copy.n = count;
+    w->u.copy.kind = kind;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphExecMemcpyNodeSetParams1D,
+        (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count,
+         enum cudaMemcpyKind kind),
+        (hGraphExec, node, dst, src, count, kind))
+
+static cudaError_t set_event_node(cudaGraphExec_t exec, cudaGraphNode_t node, cudaEvent_t event,
+                                  enum emu_work_type type, const char *op) {
+    struct emu_work *w = exec_node(op, exec, node, type);
+    if (!w) return cudaErrorInvalidValue;
+    struct emu_event *ev = emu_handle_get(op, (uintptr_t)event, K_EVENT);
+    if (!ev) return cudaErrorInvalidResourceHandle;
+    w->u.event.ev = ev;
+    return cudaSuccess;
+}
+
+static cudaError_t cudaGraphExecEventRecordNodeSetEvent_impl(cudaGraphExec_t hGraphExec,
+                                                             cudaGraphNode_t hNode,
+                                                             cudaEvent_t event) {
+    return set_event_node(hGraphExec, hNode, event, W_EVENT_RECORD,
+                          "cudaGraphExecEventRecordNodeSetEvent");
+}
+EMU_API(cudaGraphExecEventRecordNodeSetEvent,
+        (cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event),
+        (hGraphExec, hNode, event))
+
+static cudaError_t cudaGraphExecEventWaitNodeSetEvent_impl(cudaGraphExec_t hGraphExec,
+                                                           cudaGraphNode_t hNode,
+                                                           cudaEvent_t event) {
+    return set_event_node(hGraphExec, hNode, event, W_EVENT_WAIT,
+                          "cudaGraphExecEventWaitNodeSetEvent");
+}
+EMU_API(cudaGraphExecEventWaitNodeSetEvent,
+        (cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event),
+        (hGraphExec, hNode, event))
 
 void emu_graph_reset(int device) {
     for (size_t i = 0;; i++) {

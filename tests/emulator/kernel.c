@@ -21,10 +21,20 @@
 
 #define MAX_IMAGE (1ULL << 30)
 
+/* A module variable: `.global` or `.const` declarations of PTX text (`.attribute(.managed)`
+ * ones are managed memory), each an allocation of its own, quarantined at unload. */
+struct emu_global {
+    char *name;
+    struct emu_alloc *mem;
+    int managed;
+};
+
 struct emu_library {
     struct emu_handle *h;
     struct emu_kernel **kernels;
     size_t n;
+    struct emu_global *globals;
+    size_t nglobals;
 };
 
 struct builtin {
@@ -155,6 +165,46 @@ static void scan_entries(struct emu_library *lib, const char *text, size_t len, 
     }
 }
 
+/* Every `.global` or `.const` variable declaration in text[0..len), up to its `;`: the name is
+ * the last identifier before an optional `[N]` or `= …`; the size comes from the type and the
+ * array length, as for parameters. Declarations without a size it understands are skipped. */
+static void scan_globals(struct emu_library *lib, const char *text, size_t len) {
+    static const char *keys[] = {".global", ".const"};
+    for (size_t i = 0; i < len; i++) {
+        size_t klen = 0;
+        for (size_t k = 0; k < 2; k++) {
+            size_t n = strlen(keys[k]);
+            if (i + n < len && !memcmp(text + i, keys[k], n) && (i == 0 || !ident(text[i - 1])) &&
+                (text[i + n] == ' ' || text[i + n] == '\t'))
+                klen = n;
+        }
+        if (!klen) continue;
+        const char *end = memchr(text + i, ';', len - i);
+        if (!end) return;
+        const char *stop = memchr(text + i, '=', (size_t)(end - (text + i)));
+        if (!stop) stop = end;
+        /* the name: the last identifier before `[` or the end */
+        const char *bracket = memchr(text + i, '[', (size_t)(stop - (text + i)));
+        const char *q = bracket ? bracket : stop;
+        while (q > text + i && (q[-1] == ' ' || q[-1] == '\t')) q--;
+        const char *name_end = q;
+        while (q > text + i && ident(q[-1]) && q[-1] != '.') q--;
+        size_t name_len = (size_t)(name_end - q);
+        size_t align = 1, size = param_size(text + i + klen, stop, &align);
+        const char *managed = memmem(text + i, (size_t)(stop - (text + i)), ".managed", 8);
+        if (name_len && size && name_len < 1024) {
+            lib->globals = emu_xrealloc(lib->globals, (lib->nglobals + 1) * sizeof *lib->globals);
+            struct emu_global *g = &lib->globals[lib->nglobals++];
+            g->name = emu_xmalloc(name_len + 1);
+            memcpy(g->name, q, name_len);
+            g->name[name_len] = 0;
+            g->managed = managed != NULL;
+            g->mem = emu_alloc_new(size, managed ? M_MANAGED : M_DEVICE, -1);
+        }
+        i = (size_t)(end - text);
+    }
+}
+
 static unsigned long long rd(const unsigned char *p, int bytes) {
     unsigned long long v = 0;
     for (int i = bytes - 1; i >= 0; i--) v = v << 8 | p[i];
@@ -249,7 +299,13 @@ static cudaError_t load_image(struct emu_library *lib, const void *code, size_t 
     size_t len = strnlen(code, available);
     if (len == available || len == 0) return cudaErrorInvalidPtx;
     scan_entries(lib, code, len, 1);
+    scan_globals(lib, code, len);
     return cudaSuccess;
+}
+
+static void drop_globals(struct emu_library *lib, const char *by) {
+    for (size_t i = 0; i < lib->nglobals; i++)
+        if (lib->globals[i].mem) emu_alloc_free(lib->globals[i].mem, by);
 }
 
 static cudaError_t finish_library(cudaLibrary_t *out, struct emu_library *lib, cudaError_t e) {
@@ -261,6 +317,9 @@ static cudaError_t finish_library(cudaLibrary_t *out, struct emu_library *lib, c
         free(lib->kernels);
         lib->kernels = NULL;
         lib->n = 0;
+        drop_globals(lib, "a failed library load");
+        for (size_t i = 0; i < lib->nglobals; i++) free(lib->globals[i].name);
+        free(lib->globals);
         free(lib);
         return e;
     }
@@ -338,9 +397,39 @@ static cudaError_t cudaLibraryUnload_impl(cudaLibrary_t library) {
         lib->kernels[i]->h->alive = 0;
         emu_alloc_free(lib->kernels[i]->name, "cudaLibraryUnload");
     }
+    drop_globals(lib, "cudaLibraryUnload");
     return cudaSuccess;
 }
 EMU_API(cudaLibraryUnload, (cudaLibrary_t library), (library))
+
+static cudaError_t get_global(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name,
+                              int managed, const char *op) {
+    if (!dptr || !name) return cudaErrorInvalidValue;
+    struct emu_library *lib = emu_handle_get(op, (uintptr_t)library, K_LIBRARY);
+    if (!lib) return cudaErrorInvalidResourceHandle;
+    for (size_t i = 0; i < lib->nglobals; i++) {
+        struct emu_global *g = &lib->globals[i];
+        if (strcmp(g->name, name) || g->managed != managed) continue;
+        *dptr = g->mem->base;
+        if (bytes) *bytes = g->mem->size;
+        return cudaSuccess;
+    }
+    return cudaErrorSymbolNotFound;
+}
+
+static cudaError_t cudaLibraryGetGlobal_impl(void **dptr, size_t *bytes, cudaLibrary_t library,
+                                             const char *name) {
+    return get_global(dptr, bytes, library, name, 0, "cudaLibraryGetGlobal");
+}
+EMU_API(cudaLibraryGetGlobal, (void **dptr, size_t *bytes, cudaLibrary_t library, const char *name),
+        (dptr, bytes, library, name))
+
+static cudaError_t cudaLibraryGetManaged_impl(void **dptr, size_t *bytes, cudaLibrary_t library,
+                                              const char *name) {
+    return get_global(dptr, bytes, library, name, 1, "cudaLibraryGetManaged");
+}
+EMU_API(cudaLibraryGetManaged, (void **dptr, size_t *bytes, cudaLibrary_t library, const char *name),
+        (dptr, bytes, library, name))
 
 static cudaError_t cudaLibraryGetKernel_impl(cudaKernel_t *pKernel, cudaLibrary_t library,
                                              const char *name) {
@@ -409,7 +498,9 @@ static cudaError_t cudaFuncGetParamInfo_impl(const void *func, size_t paramIndex
                                              size_t *paramOffset, size_t *paramSize) {
     struct emu_kernel *k = emu_kernel_get("cudaFuncGetParamInfo", func);
     if (!k) return cudaErrorInvalidDeviceFunction;
-    if (!k->known_layout || paramIndex >= k->nparams) return cudaErrorInvalidValue;
+    /* A kernel whose layout the emulator does not know: it cannot say (not "no parameters"). */
+    if (!k->known_layout) return cudaErrorNotSupported;
+    if (paramIndex >= k->nparams) return cudaErrorInvalidValue;
     if (paramOffset) *paramOffset = k->off[paramIndex];
     if (paramSize) *paramSize = k->size[paramIndex];
     return cudaSuccess;

@@ -28,6 +28,7 @@ static const char *mem_kind_name(enum emu_mem_kind k) {
     case M_ARRAY: return "array memory";
     case M_GRAPH: return "graph memory";
     case M_NAME: return "a kernel name string";
+    case M_IPC: return "memory of another process (IPC)";
     }
     return "memory";
 }
@@ -57,10 +58,11 @@ static size_t nmanaged, cap_managed;
 
 /* Managed memory is mapped twice (a memfd): the application's mapping becomes PROT_NONE while
  * a kernel runs on a device without concurrent managed access, the emulator's stays usable.
- * Everything else is one anonymous mapping, which the emulator uses only while it is live. */
+ * Everything else is one shared anonymous mapping (so that cudaIpcOpenMemHandle can map the
+ * same pages again, with mremap), which the emulator uses only while it is live. */
 static int map_pages(size_t mapped, int twice, char **base, char **alias) {
     if (!twice) {
-        *base = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        *base = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         *alias = *base;
         return *base != MAP_FAILED;
     }
@@ -77,6 +79,21 @@ static int map_pages(size_t mapped, int twice, char **base, char **alias) {
     if (*alias == MAP_FAILED && *base != MAP_FAILED) munmap(*base, mapped);
     return *base != MAP_FAILED && *alias != MAP_FAILED;
 }
+
+/* Graph memory of each device in use now and at most (cudaDeviceGetGraphMemAttribute). */
+static size_t graph_used[EMU_MAX_DEVICES], graph_high[EMU_MAX_DEVICES];
+
+static void graph_count(const struct emu_alloc *a, int delta) {
+    if (a->kind != M_GRAPH || a->device < 0 || a->device >= EMU_MAX_DEVICES) return;
+    if (delta > 0) {
+        graph_used[a->device] += a->mapped;
+        if (graph_used[a->device] > graph_high[a->device]) graph_high[a->device] = graph_used[a->device];
+    } else {
+        graph_used[a->device] -= a->mapped;
+    }
+}
+
+static void registry_insert(struct emu_alloc *a);
 
 /* The registry is sorted by descending base: mmap hands out addresses top-down, so a new
  * allocation is usually appended. */
@@ -110,18 +127,22 @@ struct emu_alloc *emu_alloc_new(size_t size, enum emu_mem_kind kind, int device)
         }
         managed[nmanaged++] = a;
     }
+    registry_insert(a);
+    return a;
+}
+
+static void registry_insert(struct emu_alloc *a) {
     if (nallocs == cap_allocs) {
         cap_allocs = cap_allocs ? 2 * cap_allocs : 64;
         allocs = emu_xrealloc(allocs, cap_allocs * sizeof *allocs);
     }
     size_t i = nallocs;
-    while (i > 0 && allocs[i - 1]->base < base) {
+    while (i > 0 && allocs[i - 1]->base < a->base) {
         allocs[i] = allocs[i - 1];
         i--;
     }
     allocs[i] = a;
     nallocs++;
-    return a;
 }
 
 struct emu_alloc *emu_alloc_find(const void *p) {
@@ -141,6 +162,7 @@ struct emu_alloc *emu_alloc_find(const void *p) {
 
 void emu_alloc_free(struct emu_alloc *a, const char *by) {
     if (a->state == S_LIVE && counted(a)) device_used[a->device] -= a->mapped;
+    if (a->state == S_LIVE) graph_count(a, -1);
     a->state = S_FREED;
     free(a->freed_by);
     a->freed_by = emu_xstrdup(by); /* `by` may be a label on a worker's stack */
@@ -149,6 +171,7 @@ void emu_alloc_free(struct emu_alloc *a, const char *by) {
 
 void emu_alloc_revive(struct emu_alloc *a) {
     if (a->state != S_LIVE && counted(a)) device_used[a->device] += a->mapped;
+    if (a->state != S_LIVE) graph_count(a, 1);
     a->state = S_LIVE;
     free(a->freed_by);
     a->freed_by = NULL;
@@ -472,7 +495,9 @@ static cudaError_t plain_alloc(void **out, size_t size, enum emu_mem_kind kind, 
 }
 
 static cudaError_t cudaMalloc_impl(void **devPtr, size_t size) {
-    return plain_alloc(devPtr, size, M_DEVICE, "cudaMalloc");
+    cudaError_t e = plain_alloc(devPtr, size, M_DEVICE, "cudaMalloc");
+    if (e == cudaSuccess && *devPtr) emu_alloc_find(*devPtr)->plain = 1;
+    return e;
 }
 EMU_API(cudaMalloc, (void **devPtr, size_t size), (devPtr, size))
 
@@ -520,9 +545,131 @@ static cudaError_t free_now(void *p, int pinned, const char *op) {
         return cudaErrorInvalidValue;
     }
     if (a->pool) emu_pool_used(a->pool, -(long long)a->size);
+    if (a->plain) {
+        for (size_t i = 0; i < nallocs; i++) {
+            struct emu_alloc *m = allocs[i];
+            if (m->kind == M_IPC && m->state == S_LIVE && m->ipc_source == a->serial)
+                emu_hazard("exported-free",
+                           "%s: device memory at %p (#%llu) is freed while an importer still "
+                           "maps it at %p",
+                           op, p, a->serial, (void *)m->base);
+        }
+    }
     emu_alloc_free(a, op);
     return cudaSuccess;
 }
+
+/* ---- interprocess memory ----
+ * A handle is "cuda-emu ipc" and the allocation's serial. The emulator lets a process open its
+ * own handles (CUDA refuses): one test process plays both sides. An open maps the same pages
+ * again (mremap of the shared mapping) as an allocation of its own; a second open of the same
+ * handle returns that mapping, counted; the last close quarantines it (nothing waits). */
+
+static const char IPC_MAGIC[16] = "cuda-emu ipc";
+
+static cudaError_t cudaIpcGetMemHandle_impl(cudaIpcMemHandle_t *handle, void *devPtr) {
+    if (!handle) return cudaErrorInvalidValue;
+    struct emu_alloc *a = emu_alloc_find(devPtr);
+    if (!a || a->state != S_LIVE || !a->plain) return cudaErrorInvalidValue;
+    memset(handle, 0, sizeof *handle);
+    memcpy(handle->reserved, IPC_MAGIC, sizeof IPC_MAGIC);
+    memcpy(handle->reserved + 16, &a->serial, sizeof a->serial);
+    return cudaSuccess;
+}
+EMU_API(cudaIpcGetMemHandle, (cudaIpcMemHandle_t * handle, void *devPtr), (handle, devPtr))
+
+static cudaError_t cudaIpcOpenMemHandle_impl(void **devPtr, cudaIpcMemHandle_t handle,
+                                             unsigned int flags) {
+    if (!devPtr || flags != cudaIpcMemLazyEnablePeerAccess) return cudaErrorInvalidValue;
+    if (memcmp(handle.reserved, IPC_MAGIC, sizeof IPC_MAGIC)) return cudaErrorInvalidResourceHandle;
+    unsigned long long serial;
+    memcpy(&serial, handle.reserved + 16, sizeof serial);
+    struct emu_alloc *src = NULL;
+    for (size_t i = 0; i < nallocs; i++) {
+        struct emu_alloc *a = allocs[i];
+        if (a->kind == M_IPC && a->state == S_LIVE && a->ipc_source == serial) {
+            a->ipc_refs++;
+            *devPtr = a->base;
+            return cudaSuccess;
+        }
+        if (a->serial == serial && a->plain) src = a;
+    }
+    if (!src || src->state != S_LIVE) return cudaErrorInvalidResourceHandle;
+    char *base = mremap(src->alias, 0, src->mapped, MREMAP_MAYMOVE);
+    if (base == MAP_FAILED) return cudaErrorMapBufferObjectFailed;
+    struct emu_alloc *a = emu_xcalloc(1, sizeof *a);
+    a->base = a->alias = base;
+    a->size = src->size;
+    a->mapped = src->mapped;
+    a->kind = M_IPC;
+    a->state = S_LIVE;
+    a->device = emu_self()->device;
+    a->serial = ++alloc_serial;
+    a->ipc_source = serial;
+    a->ipc_refs = 1;
+    registry_insert(a);
+    *devPtr = base;
+    return cudaSuccess;
+}
+EMU_API(cudaIpcOpenMemHandle, (void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags),
+        (devPtr, handle, flags))
+
+static cudaError_t cudaIpcCloseMemHandle_impl(void *devPtr) {
+    struct emu_alloc *a = emu_alloc_find(devPtr);
+    if (!a || a->kind != M_IPC || a->base != (char *)devPtr) {
+        emu_hazard("invalid-address", "cudaIpcCloseMemHandle: %p is no opened IPC memory", devPtr);
+        return cudaErrorInvalidValue;
+    }
+    if (a->state != S_LIVE) {
+        emu_hazard("double-free", "cudaIpcCloseMemHandle: %p (#%llu) was closed by %s", devPtr,
+                   a->serial, a->freed_by ? a->freed_by : "?");
+        return cudaErrorInvalidValue;
+    }
+    if (--a->ipc_refs == 0) emu_alloc_free(a, "cudaIpcCloseMemHandle");
+    return cudaSuccess;
+}
+EMU_API(cudaIpcCloseMemHandle, (void *devPtr), (devPtr))
+
+/* ---- the graph memory pool ---- */
+
+static cudaError_t cudaDeviceGetGraphMemAttribute_impl(int device,
+                                                       enum cudaGraphMemAttributeType attr,
+                                                       void *value) {
+    if (!emu_valid_device(device)) return cudaErrorInvalidDevice;
+    if (!value) return cudaErrorInvalidValue;
+    unsigned long long v;
+    switch (attr) {
+    case cudaGraphMemAttrUsedMemCurrent:
+    case cudaGraphMemAttrReservedMemCurrent: v = graph_used[device]; break;
+    case cudaGraphMemAttrUsedMemHigh:
+    case cudaGraphMemAttrReservedMemHigh: v = graph_high[device]; break;
+    default: return cudaErrorInvalidValue;
+    }
+    memcpy(value, &v, sizeof v);
+    return cudaSuccess;
+}
+EMU_API(cudaDeviceGetGraphMemAttribute,
+        (int device, enum cudaGraphMemAttributeType attr, void *value), (device, attr, value))
+
+static cudaError_t cudaDeviceSetGraphMemAttribute_impl(int device,
+                                                       enum cudaGraphMemAttributeType attr,
+                                                       void *value) {
+    if (!emu_valid_device(device)) return cudaErrorInvalidDevice;
+    unsigned long long v;
+    if (!value) return cudaErrorInvalidValue;
+    memcpy(&v, value, sizeof v);
+    if (v != 0 || (attr != cudaGraphMemAttrUsedMemHigh && attr != cudaGraphMemAttrReservedMemHigh))
+        return cudaErrorInvalidValue;
+    graph_high[device] = graph_used[device];
+    return cudaSuccess;
+}
+EMU_API(cudaDeviceSetGraphMemAttribute,
+        (int device, enum cudaGraphMemAttributeType attr, void *value), (device, attr, value))
+
+static cudaError_t cudaDeviceGraphMemTrim_impl(int device) {
+    return emu_valid_device(device) ? cudaSuccess : cudaErrorInvalidDevice;
+}
+EMU_API(cudaDeviceGraphMemTrim, (int device), (device))
 
 static cudaError_t cudaFree_impl(void *devPtr) { return free_now(devPtr, 0, "cudaFree"); }
 EMU_API(cudaFree, (void *devPtr), (devPtr))
@@ -548,6 +695,14 @@ static cudaError_t same_device(struct emu_stream *s) {
     return s->device == emu_self()->device ? cudaSuccess : cudaErrorInvalidResourceHandle;
 }
 
+/* Pool memory of another device that the stream's device was not given access to
+ * (cudaMemPoolSetAccess): CUDA refuses such a copy (cudaErrorInvalidValue, seen on two H100s
+ * with peer access enabled but not pool access). */
+static int pool_access_denied(const void *p, int device) {
+    struct emu_alloc *a = emu_alloc_find(p);
+    return a && a->pool && a->pool->device != device && !a->pool->access[device];
+}
+
 static cudaError_t cudaMemcpyAsync_impl(void *dst, const void *src, size_t count,
                                         enum cudaMemcpyKind kind, cudaStream_t stream) {
     if (!valid_kind(kind)) return cudaErrorInvalidMemcpyDirection;
@@ -556,6 +711,8 @@ static cudaError_t cudaMemcpyAsync_impl(void *dst, const void *src, size_t count
     if (!s) return e;
     if ((e = same_device(s)) != cudaSuccess) return e;
     if (count == 0) return cudaSuccess;
+    if (pool_access_denied(dst, s->device) || pool_access_denied(src, s->device))
+        return cudaErrorInvalidValue;
     struct emu_work w = {.type = W_COPY};
     w.u.copy.dst = dst;
     w.u.copy.src = src;

@@ -507,6 +507,9 @@ static cudaError_t create_event(cudaEvent_t *out, unsigned flags) {
     if (!out) return cudaErrorInvalidValue;
     if (flags & ~(unsigned)(cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess))
         return cudaErrorInvalidValue;
+    /* CUDA: an interprocess event must have timing disabled */
+    if ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming))
+        return cudaErrorInvalidValue;
     int d = emu_self()->device;
     if (!emu_valid_device(d)) return emu_cfg.devices ? cudaErrorInvalidDevice : cudaErrorNoDevice;
     struct emu_event *ev = emu_xcalloc(1, sizeof *ev);
@@ -528,10 +531,43 @@ EMU_API(cudaEventCreateWithFlags, (cudaEvent_t * event, unsigned int flags), (ev
 static cudaError_t cudaEventDestroy_impl(cudaEvent_t event) {
     struct emu_event *ev = emu_handle_take("cudaEventDestroy", (uintptr_t)event, K_EVENT);
     if (!ev) return cudaErrorInvalidResourceHandle;
-    ev->h->alive = 0;
+    /* this handle: an event opened from an IPC handle is another handle of the same event */
+    emu_handle_peek((uintptr_t)event)->alive = 0;
     return cudaSuccess;
 }
 EMU_API(cudaEventDestroy, (cudaEvent_t event), (event))
+
+/* Interprocess events: the handle is "cuda-emu event" and the event's handle value; opening it
+ * (in this process: the emulator lets one process play both sides) makes another handle of the
+ * same event, destroyed on its own. */
+static const char IPC_EVENT_MAGIC[16] = "cuda-emu event";
+
+static cudaError_t cudaIpcGetEventHandle_impl(cudaIpcEventHandle_t *handle, cudaEvent_t event) {
+    if (!handle) return cudaErrorInvalidValue;
+    struct emu_event *ev = emu_handle_get("cudaIpcGetEventHandle", (uintptr_t)event, K_EVENT);
+    if (!ev) return cudaErrorInvalidResourceHandle;
+    if (!(ev->flags & cudaEventInterprocess)) return cudaErrorInvalidResourceHandle;
+    memset(handle, 0, sizeof *handle);
+    memcpy(handle->reserved, IPC_EVENT_MAGIC, sizeof IPC_EVENT_MAGIC);
+    uintptr_t value = ev->h->value;
+    memcpy(handle->reserved + 16, &value, sizeof value);
+    return cudaSuccess;
+}
+EMU_API(cudaIpcGetEventHandle, (cudaIpcEventHandle_t * handle, cudaEvent_t event), (handle, event))
+
+static cudaError_t cudaIpcOpenEventHandle_impl(cudaEvent_t *event, cudaIpcEventHandle_t handle) {
+    if (!event) return cudaErrorInvalidValue;
+    if (memcmp(handle.reserved, IPC_EVENT_MAGIC, sizeof IPC_EVENT_MAGIC))
+        return cudaErrorInvalidResourceHandle;
+    uintptr_t value;
+    memcpy(&value, handle.reserved + 16, sizeof value);
+    struct emu_event *ev = emu_handle_get("cudaIpcOpenEventHandle", value, K_EVENT);
+    if (!ev) return cudaErrorInvalidResourceHandle;
+    struct emu_handle *h = emu_handle_new(K_EVENT, ev, ev->device);
+    *event = (cudaEvent_t)h->value;
+    return cudaSuccess;
+}
+EMU_API(cudaIpcOpenEventHandle, (cudaEvent_t * event, cudaIpcEventHandle_t handle), (event, handle))
 
 static struct emu_event *event_for_record(const char *op, cudaEvent_t event) {
     struct emu_handle *h = emu_handle_peek((uintptr_t)event);

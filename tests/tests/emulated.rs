@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use cudart13::graph::CaptureMode;
 use cudart13::{
-    sys, Device, DeviceBuffer, Event, Graph, LaunchConfig, Module, PinnedBuffer, Stream,
+    sys, Device, DeviceBuffer, Event, Graph, Launch, LaunchConfig, Module, PinnedBuffer, Stream,
 };
 use workspace_tests::emulator::{self, Emulator, FaultMode, Outcome};
 
@@ -68,7 +68,7 @@ emulated! {
         assert_eq!(cudart13::device::driver_version()?, 13020);
         let d1 = Device::get(1)?;
         let props = d1.properties()?;
-        assert_eq!(props.name(), "CUDA emulator device 1");
+        assert_eq!(props.name, "CUDA emulator device 1");
         assert_eq!(props.compute_capability, (9, 0));
         assert!(props.concurrent_managed_access);
         assert_eq!(d1.pci_bus_id()?, "0000:01:00.0");
@@ -526,6 +526,16 @@ fn smoke_hazards_are_logged() {
             sys::cudaEventDestroy(ev)?.result()?;
             let _ = sys::cudaEventDestroy(ev)?;
             let _ = sys::cudaEventRecord(ev, s.as_raw())?;
+            // Exported memory freed while an importer still maps it.
+            let mut exported = std::ptr::null_mut();
+            sys::cudaMalloc(&mut exported, 4096)?.result()?;
+            let mut handle = sys::cudaIpcMemHandle_t::default();
+            sys::cudaIpcGetMemHandle(&mut handle, exported)?.result()?;
+            let mut imported = std::ptr::null_mut();
+            sys::cudaIpcOpenMemHandle(&mut imported, handle, sys::cudaIpcMemLazyEnablePeerAccess)?
+                .result()?;
+            sys::cudaFree(exported)?.result()?;
+            sys::cudaIpcCloseMemHandle(imported)?.result()?;
         }
         s.synchronize()?;
         Ok(())
@@ -539,6 +549,7 @@ fn smoke_hazards_are_logged() {
         found,
         [
             "double-destroy",
+            "exported-free",
             "record-on-destroyed-event",
             "use-after-free"
         ],
@@ -1132,6 +1143,407 @@ class_test! {
         let mut second = pool.alloc::<u32>(1024)?;
         second.as_mut_slice()?.fill(9);
         assert_eq!(dev.to_vec()?, vec![8; 1024]);
+        Ok(())
+    }
+}
+
+// ---- issue 32: parts of pinned buffers, IPC, node updates, globals, checked launches ----
+//
+// Each test uses one of the operations issue 32 added and would log a hazard (or fail an
+// assertion) if the operation skipped its bookkeeping.
+
+/// `n` non-blocking streams.
+fn streams(n: usize) -> Result<Vec<Stream>, cudart13::Error> {
+    (0..n).map(|_| Stream::non_blocking()).collect()
+}
+
+/// Holds `streams` back with a long host function, so that their later work surely runs
+/// after whatever the host does next.
+fn hold_back(streams: &[Stream], ms: u64) -> TestResult {
+    let pause = Duration::from_millis(ms) * emulator::time_scale();
+    for s in streams {
+        s.launch_host_func(move || std::thread::sleep(pause))?;
+    }
+    Ok(())
+}
+
+emulated! {
+    /// A pinned buffer filled in four chunks, one stream each (simpleStreams): a chunk's view
+    /// waits for that chunk's copy only, the whole buffer's view for all of them.
+    fn issue32_pinned_chunks_on_several_streams(emu) {
+        slow(emu)?;
+        let s = streams(4)?;
+        let (n, chunk) = (4096usize, 1024usize);
+        let mut dev = DeviceBuffer::<u32>::new(n, &s[0])?;
+        dev.memset(0x11, &s[0])?;
+        s[0].synchronize()?;
+        let mut host = PinnedBuffer::<u32>::new_uninit(n)?;
+        hold_back(&s[1..], 300)?;
+        for ((d, mut h), stream) in dev.chunks_mut(chunk)?.zip(host.chunks_mut(chunk)?).zip(&s) {
+            d.copy_to_pinned_async(&mut h, stream)?;
+        }
+        {
+            let first = host.slice(..chunk)?;
+            let view = first.as_slice()?;
+            let _marked = emu.host_view(&view, false);
+            assert!(view.iter().all(|v| *v == 0x1111_1111), "chunk 0 was copied");
+            assert!(!s[1].query()?, "chunk 0's view did not wait for the other chunks");
+        }
+        let all = host.as_slice()?;
+        let _marked = emu.host_view(&all, false);
+        assert!(all.iter().all(|v| *v == 0x1111_1111), "every chunk was copied");
+        Ok(())
+    }
+}
+
+emulated! {
+    /// A pinned buffer whose chunks are copied to and from on three streams is dropped at
+    /// once: the free waits for every chunk's copy.
+    fn issue32_pinned_buffer_dropped_while_chunks_copy(emu) {
+        slow(emu)?;
+        let s = streams(3)?;
+        let mut dev = DeviceBuffer::from_slice(&[3u32; 3072], &s[0])?;
+        let mut host = PinnedBuffer::<u32>::new(3072)?;
+        hold_back(&s, 100)?;
+        for ((d, mut h), stream) in dev.chunks_mut(1024)?.zip(host.chunks_mut(1024)?).zip(&s) {
+            d.copy_to_pinned_async(&mut h, stream)?;
+        }
+        drop(host);
+        let pool = cudart13::PinnedPool::new();
+        let mut src = pool.alloc_uninit::<u32>(3072)?;
+        src.as_mut_slice()?.fill(4);
+        for ((mut d, h), stream) in dev.chunks_mut(1024)?.zip(src.chunks(1024)?).zip(&s) {
+            d.copy_from_pinned_async(&h, stream)?;
+        }
+        drop(src); // back to the pool only after the three uploads
+        let mut reused = pool.alloc_uninit::<u32>(3072)?;
+        reused.as_mut_slice()?.fill(5);
+        for stream in &s {
+            stream.synchronize()?;
+        }
+        assert_eq!(dev.to_vec()?, vec![4; 3072]);
+        Ok(())
+    }
+}
+
+emulated! {
+    /// A part read by an upload, then written by the host: the writable view of an
+    /// overlapping part waits for the upload; one of a disjoint part does not.
+    fn issue32_pinned_write_view_waits_for_reads_of_its_part(emu) {
+        slow(emu)?;
+        let s = streams(1)?;
+        let mut host = PinnedBuffer::from_slice(&[6u32; 2048])?;
+        let mut dev = DeviceBuffer::<u32>::new(1024, &s[0])?;
+        hold_back(&s, 150)?;
+        dev.copy_from_pinned_async(&host.slice(1024..)?, &s[0])?;
+        {
+            let mut low = host.slice_mut(..1024)?;
+            let view = low.as_mut_slice()?;
+            assert!(!s[0].query()?, "the upload of the other half is still queued");
+            drop(view);
+        }
+        let mut high = host.slice_mut(1000..1100)?;
+        let mut view = high.as_mut_slice()?;
+        let _marked = emu.host_view(&view, true);
+        view.fill(0);
+        drop(_marked);
+        drop(view);
+        assert_eq!(dev.to_vec()?, vec![6; 1024]);
+        Ok(())
+    }
+}
+
+emulated! {
+    /// Twenty chunks through one stream: past sixteen ranges the stream's records merge,
+    /// and a view of the first chunk still waits for its copy.
+    fn issue32_many_chunks_on_one_stream_still_waited_for(emu) {
+        slow(emu)?;
+        let s = streams(1)?;
+        let dev = DeviceBuffer::from_slice(&[8u32; 2000], &s[0])?;
+        let mut host = PinnedBuffer::<u32>::new(2000)?;
+        hold_back(&s, 100)?;
+        for (i, mut h) in host.chunks_mut(100)?.enumerate() {
+            dev.slice(i * 100..(i + 1) * 100)?.copy_to_pinned_async(&mut h, &s[0])?;
+        }
+        let first = host.slice(..100)?;
+        let view = first.as_slice()?;
+        let _marked = emu.host_view(&view, false);
+        assert_eq!(&view[..], &[8; 100][..]);
+        Ok(())
+    }
+}
+
+emulated! {
+    /// A copy into a chunk captured into a graph: the graph keeps the buffer's block after
+    /// the buffer is dropped, and its launches and a chunk's view exclude each other.
+    fn issue32_captured_chunk_copy_keeps_the_block(emu) {
+        slow(emu)?;
+        let s = streams(1)?;
+        let dev = DeviceBuffer::from_slice(&[9u32; 512], &s[0])?;
+        let mut host = PinnedBuffer::<u32>::new(1024)?;
+        let graph = {
+            let (mut low, _high) = host.split_at_mut(512)?;
+            s[0].capture(CaptureMode::GLOBAL, |st| dev.copy_to_pinned_async(&mut low, st))?
+        };
+        let exec = graph.instantiate()?;
+        exec.launch(&s[0])?;
+        {
+            let view = host.slice(..512)?;
+            let view = view.as_slice()?;
+            let _marked = emu.host_view(&view, false);
+            assert!(exec.launch(&s[0]).is_err(), "a launch while a view of graph memory lives");
+            assert_eq!(view[0], 9);
+        }
+        drop(host);
+        exec.launch(&s[0])?;
+        s[0].synchronize()?;
+        Ok(())
+    }
+}
+
+emulated! {
+    /// IPC of device memory, both sides in this process: the opened buffer shares the
+    /// exporter's memory, and dropping it while a copy on another stream reads it closes the
+    /// mapping only after the copy. Stream-ordered memory cannot be shared.
+    fn issue32_ipc_buffer_closed_after_its_last_use(emu) {
+        slow(emu)?;
+        let s = streams(2)?;
+        let exported = DeviceBuffer::from_slice_shareable(&[5u32; 1024], &s[0])?;
+        let handle = cudart13::IpcMemHandle::from_bytes(exported.ipc_handle()?.to_bytes());
+        assert_eq!(handle.size_bytes(), 4096);
+        // SAFETY: `exported` stays allocated until `imported` is gone.
+        let imported: DeviceBuffer<u32> = unsafe { handle.open(&s[0])? };
+        assert_eq!(imported.to_vec()?, vec![5; 1024], "the exporter's memory");
+        let mut out = DeviceBuffer::<u32>::new(1024, &s[1])?;
+        hold_back(&s[1..], 150)?;
+        out.copy_from_device(&imported, &s[1])?;
+        drop(imported);
+        assert_eq!(out.to_vec()?, vec![5; 1024]);
+        drop(exported);
+        let pooled = DeviceBuffer::<u32>::new(16, &s[0])?;
+        assert!(pooled.ipc_handle().is_err(), "stream-ordered memory is not shareable");
+        // SAFETY: a handle of no bytes: nothing is mapped.
+        let odd = unsafe { cudart13::IpcMemHandle::from_bytes([0; 72]).open::<u32>(&s[0]) };
+        assert!(odd.is_ok() && odd.map(|b| b.len()).ok() == Some(0), "an empty handle");
+        Ok(())
+    }
+}
+
+emulated! {
+    /// IPC of events: a stream waits on the opened handle of an interprocess event recorded
+    /// after a memset, and its copy sees the memset; destroying the opened handle leaves the
+    /// exporter's event alive.
+    fn issue32_ipc_event_orders_streams(emu) {
+        slow(emu)?;
+        let s = streams(2)?;
+        let d0 = Device::get(0)?;
+        let event = Event::interprocess(d0)?;
+        assert!(Event::new()?.ipc_handle().is_err(), "only interprocess events");
+        let mut buf = DeviceBuffer::<u8>::zeroed(4096, &s[0])?;
+        s[0].synchronize()?;
+        buf.memset(7, &s[0])?;
+        event.record(&s[0])?;
+        let bytes = event.ipc_handle()?.to_bytes();
+        // SAFETY: the bytes name `event`, alive until the end.
+        let remote = unsafe { cudart13::IpcEventHandle::from_bytes(bytes).open(d0)? };
+        s[1].wait_event(&remote)?;
+        let mut out = DeviceBuffer::<u8>::new(4096, &s[1])?;
+        out.copy_from_device(&buf, &s[1])?;
+        assert_eq!(out.to_vec()?, vec![7; 4096]);
+        remote.close()?;
+        event.record(&s[0])?;
+        event.synchronize()?;
+        Ok(())
+    }
+}
+
+emulated! {
+    /// An executable graph's copy node set to read `b`, launched, then set to read `c`:
+    /// `b` may be dropped at once (it is freed after the launch that reads it), `c` too
+    /// (the executable graph keeps it).
+    fn issue32_copy_node_update_keeps_old_and_new_sources(emu) {
+        slow(emu)?;
+        let s = streams(2)?;
+        let mut dst = DeviceBuffer::<u32>::zeroed(256, &s[0])?;
+        let a = DeviceBuffer::from_slice(&[1u32; 256], &s[0])?;
+        let b = DeviceBuffer::from_slice(&[2u32; 256], &s[1])?;
+        let c = DeviceBuffer::from_slice(&[3u32; 256], &s[1])?;
+        let graph = Graph::new()?;
+        let node = graph.add_copy_node(&[], &mut dst, &a)?;
+        let exec = graph.instantiate()?;
+        exec.set_copy_node(node, &mut dst, &b)?;
+        hold_back(&s[..1], 100)?;
+        exec.launch(&s[0])?;
+        exec.set_copy_node(node, &mut dst, &c)?;
+        drop((b, c));
+        exec.launch(&s[0])?;
+        s[0].synchronize()?;
+        assert_eq!(dst.to_vec()?, vec![3; 256]);
+        let short = DeviceBuffer::<u32>::new(8, &s[0])?;
+        assert!(exec.set_copy_node(node, &mut dst, &short).is_err(), "lengths differ");
+        Ok(())
+    }
+}
+
+emulated! {
+    /// A kernel node's arguments changed in an executable graph: the new buffer is kept
+    /// after it is dropped, and arguments that do not fit the kernel are refused.
+    fn issue32_kernel_node_update_keeps_the_new_buffer(emu) {
+        slow(emu)?;
+        let fill = emu_kernels()?.kernel("emu_fill_u32")?;
+        let s = streams(1)?;
+        let a = DeviceBuffer::<u32>::zeroed(1024, &s[0])?;
+        let (n, v, w) = (1024u32, 4u32, 6u32);
+        let graph = Graph::new()?;
+        // SAFETY: emu_fill_u32(unsigned*, unsigned, unsigned) over `n` elements.
+        let node = unsafe { graph.add_kernel_node(&[], Launch::new(&fill).args((&a, &n, &v)))? };
+        let exec = graph.instantiate()?;
+        let b = DeviceBuffer::<u32>::zeroed(1024, &s[0])?;
+        // SAFETY: as above.
+        unsafe { exec.set_kernel_node_params(node, Launch::new(&fill).args((&b, &n, &w)))? };
+        drop(b);
+        exec.launch(&s[0])?;
+        let c = DeviceBuffer::<u32>::zeroed(1024, &s[0])?;
+        // SAFETY: as above.
+        unsafe { exec.set_kernel_node_params(node, Launch::new(&fill).args((&c, &n, &w)))? };
+        exec.launch(&s[0])?;
+        assert_eq!(c.to_vec()?, vec![6; 1024]);
+        // SAFETY: refused before CUDA sees it.
+        let missing = unsafe { exec.set_kernel_node_params(node, Launch::new(&fill).args((&c, &n))) };
+        assert!(matches!(missing, Err(cudart13::Error::InvalidArgument(_))), "{missing:?}");
+        s[0].synchronize()?;
+        Ok(())
+    }
+}
+
+emulated! {
+    /// Event record and wait nodes keep their events: dropped right after the nodes are
+    /// made, the events are still recorded and waited on by every launch.
+    fn issue32_event_nodes_keep_their_events(emu) {
+        slow(emu)?;
+        let s = streams(1)?;
+        let graph = Graph::new()?;
+        let (record, wait) = (Event::new()?, Event::new()?);
+        let first = graph.add_event_record_node(&[], &record)?;
+        let node = graph.add_event_wait_node(&[first], &wait)?;
+        drop((record, wait));
+        let exec = graph.instantiate()?;
+        exec.launch(&s[0])?;
+        let (replacement, other) = (Event::new()?, Event::new()?);
+        exec.set_event_record_node(first, &replacement)?;
+        exec.set_event_wait_node(node, &other)?;
+        let probe = replacement.clone();
+        drop((replacement, other));
+        exec.launch(&s[0])?;
+        s[0].synchronize()?;
+        assert!(probe.query()?, "the replaced record node recorded the new event");
+        Ok(())
+    }
+}
+
+/// A module with the emulator's fill kernel and two globals.
+const GLOBALS_PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+    .visible .entry emu_fill_u32(.param .u64 p, .param .u32 n, .param .u32 v) { ret; }\n\
+    .visible .global .align 4 .u32 counter;\n\
+    .visible .const .align 4 .b8 table[64];\n";
+
+emulated! {
+    /// Typed globals: written and read through copies, sizes checked; a copy into a global
+    /// captured into a graph keeps the module loaded after the global and the module are
+    /// dropped.
+    fn issue32_captured_global_copy_keeps_its_module(emu) {
+        slow(emu)?;
+        let module = Module::from_ptx(GLOBALS_PTX)?;
+        let mut counter = module.global::<u32>("counter")?;
+        counter.write(&5)?;
+        assert_eq!(counter.read()?, 5);
+        assert!(module.global::<u64>("counter").is_err(), "a global of another size");
+        assert!(module.global::<u32>("missing").is_err());
+        let mut table = module.global_array::<u32>("table")?;
+        assert_eq!(table.len(), 16);
+        table.copy_from_host(&[9; 16])?;
+        assert_eq!(table.to_vec()?, vec![9; 16]);
+        let s = streams(1)?;
+        let src = DeviceBuffer::from_slice(&[4u32; 16], &s[0])?;
+        let graph = s[0].capture(CaptureMode::GLOBAL, |st| table.as_slice_mut().copy_from_device(&src, st))?;
+        drop((table, counter, module));
+        let exec = graph.instantiate()?;
+        exec.launch(&s[0])?;
+        s[0].synchronize()?;
+        Ok(())
+    }
+}
+
+emulated! {
+    /// Launches are checked against the kernel's parameters (read once): a missing argument
+    /// or one of another size is refused and nothing runs; occupancy suggests a block size.
+    fn issue32_launches_are_checked_against_the_parameters(_emu) {
+        let fill = Module::from_ptx(GLOBALS_PTX)?.kernel("emu_fill_u32")?;
+        let params = fill.params()?.expect("the emulator describes the kernel");
+        let sizes: Vec<usize> = params.iter().map(|p| p.size).collect();
+        assert_eq!(sizes, [8, 4, 4]);
+        let s = streams(1)?;
+        let buf = DeviceBuffer::<u32>::zeroed(64, &s[0])?;
+        let (n, v, wide) = (64u32, 7u32, 7u64);
+        let config = LaunchConfig::new(1, 64);
+        // SAFETY: refused before CUDA sees the launches.
+        let missing = unsafe { fill.launch(&s[0], config, (&buf, &n)) };
+        let too_wide = unsafe { fill.launch(&s[0], config, (&buf, &n, &wide)) };
+        for refused in [missing, too_wide] {
+            assert!(matches!(refused, Err(cudart13::Error::InvalidArgument(_))), "{refused:?}");
+        }
+        assert_eq!(buf.to_vec()?, vec![0; 64], "nothing was launched");
+        let suggested = fill.suggested_config(n, 0)?;
+        assert_eq!((suggested.block.x, suggested.grid.x), (1024, 1));
+        // SAFETY: emu_fill_u32(unsigned*, unsigned, unsigned) over `n` elements.
+        unsafe { fill.launch(&s[0], config, (&buf, &n, &v))? };
+        assert_eq!(buf.to_vec()?, vec![7; 64]);
+        Ok(())
+    }
+}
+
+emulated! {
+    /// Peer access covers stream-ordered memory: without it a copy from device 1's pool
+    /// buffer on device 0's stream is refused; `enable_peer_access` grants the pool's access,
+    /// and the copy works.
+    fn issue32_peer_access_covers_the_peers_pool(_emu) {
+        let devices = Device::all()?;
+        assert_eq!(devices.len(), 2);
+        assert!(Device::get(-1).is_err() && Device::get(2).is_err());
+        let (d0, d1) = (devices[0], devices[1]);
+        let (s0, s1) = (d0.stream(cudart13::StreamFlags::NON_BLOCKING)?, d1.stream(cudart13::StreamFlags::NON_BLOCKING)?);
+        assert_eq!(Device::current()?, d0, "making a stream keeps the current device");
+        let src = DeviceBuffer::from_slice(&[3u32; 512], &s1)?;
+        let mut dst = DeviceBuffer::<u32>::new(512, &s0)?;
+        assert!(dst.copy_from_device(&src, &s0).is_err(), "no access to device 1's pool yet");
+        d0.enable_peer_access(d1)?;
+        assert!(cudart13::MemPool::device_default(d1)?.access(d0)?);
+        dst.copy_from_device(&src, &s0)?;
+        assert_eq!(dst.to_vec()?, vec![3; 512]);
+        d0.disable_peer_access(d1)?;
+        assert!(!cudart13::MemPool::device_default(d1)?.access(d0)?);
+        Ok(())
+    }
+}
+
+emulated! {
+    /// The graph memory pool: a graph that allocates shows in the device's graph memory
+    /// statistics, which no `MemPool` reports.
+    fn issue32_graph_memory_statistics(_emu) {
+        let s = streams(1)?;
+        let d0 = Device::get(0)?;
+        let graph = s[0].capture(CaptureMode::GLOBAL, |st| {
+            let mut scratch = DeviceBuffer::<u8>::new(1 << 20, st)?;
+            scratch.memset(1, st)
+        })?;
+        let exec = graph.instantiate()?;
+        exec.launch(&s[0])?;
+        s[0].synchronize()?;
+        let stats = d0.graph_mem_stats()?;
+        assert!(stats.used_high >= 1 << 20, "{stats:?}");
+        d0.reset_graph_mem_high_watermarks()?;
+        assert_eq!(d0.graph_mem_stats()?.used_high, d0.graph_mem_stats()?.used_current);
+        d0.graph_mem_trim()?;
         Ok(())
     }
 }

@@ -256,9 +256,14 @@ fn stream_ordered_allocator_and_memory_pools() {
         assert!(!default_pool.0.is_null());
         let props = cudaMemPoolProps {
             allocType: cudaMemAllocationType::PINNED,
-            location: cudaMemLocation {
-                type_: cudaMemLocationType::DEVICE,
-                id: 0,
+            location: {
+                // `id` is a union member from CUDA 13.4 on.
+                let mut l = cudaMemLocation {
+                    type_: cudaMemLocationType::DEVICE,
+                    ..Default::default()
+                };
+                l.set_id(0);
+                l
             },
             ..Default::default()
         };
@@ -637,4 +642,49 @@ fn error_paths_return_the_documented_codes() {
     // The sticky state is clean after these recoverable errors.
     api::get_last_error().ok();
     api::device_synchronize().expect("device still usable");
+}
+
+/// One crate for every CUDA 13 minor: `cudaDeviceGetExecutionCtx`, first declared by 13.1,
+/// is `Error::NotInRuntime` (nothing called) on a 13.0 runtime and works on 13.1 or newer
+/// (the wheel's). Both outcomes are checked against the loaded runtime's version, so the same
+/// binary passes with either library; `CUDA_EXPECT_RUNTIME=13.0` (or `13.2`, …) makes the
+/// test also require that release.
+#[test]
+fn a_function_newer_than_the_runtime_is_refused_or_works() {
+    if !gpu() {
+        return;
+    }
+    let loaded = cudart13::runtime_version().expect("runtime version");
+    if let Ok(expected) = std::env::var("CUDA_EXPECT_RUNTIME") {
+        assert_eq!(loaded.to_string(), expected, "the loaded runtime");
+    }
+    let since = cudart13::function_since("cudaDeviceGetExecutionCtx").expect("newer than 13.0");
+    assert_eq!(since, cudart13::CudaVersion::new(13, 1));
+    println!("loaded runtime {loaded}; cudaDeviceGetExecutionCtx needs {since}");
+    let result = api::device_get_execution_ctx(0);
+    if loaded < since {
+        assert!(!cudart13::has_function("cudaDeviceGetExecutionCtx"));
+        match result {
+            Err(Error::NotInRuntime {
+                function,
+                since: s,
+                loaded: l,
+            }) => {
+                assert_eq!(
+                    (function.as_str(), s, l),
+                    ("cudaDeviceGetExecutionCtx", since, loaded)
+                );
+            }
+            other => panic!("expected NotInRuntime on {loaded}, got {other:?}"),
+        }
+        // A function of every 13.x release still works.
+        assert!(api::get_device_count().expect("device count") >= 1);
+    } else {
+        assert!(cudart13::has_function("cudaDeviceGetExecutionCtx"));
+        let ctx = result.expect("cudaDeviceGetExecutionCtx on a runtime that has it");
+        assert!(!ctx.is_null());
+        // SAFETY: the handle was just returned for device 0 and is not destroyed.
+        let device = unsafe { api::execution_ctx_get_device(ctx) }.expect("its device");
+        assert_eq!(device, 0);
+    }
 }

@@ -481,10 +481,7 @@ fn cudart_mem_pool_attr() {
     }
     let props = cudaMemPoolProps {
         allocType: cudaMemAllocationType::PINNED,
-        location: cudaMemLocation {
-            type_: cudaMemLocationType::DEVICE,
-            id: 0,
-        },
+        location: device0(),
         ..Default::default()
     };
     // SAFETY: the pool is live until destroyed.
@@ -945,7 +942,7 @@ fn cudart_graph_add_memset_node() {
     // SAFETY: the memset writes the SIZE bytes of `d`; the copy reads them into `h2`; the
     // launch is synchronised before the buffers go away.
     unsafe {
-        let set = api::graph_add_memset_node(graph, Some(&[]), Some(&params)).expect("memset");
+        let set = api::graph_add_memset_node(graph, &[], &params).expect("memset");
         api::graph_add_memcpy_node1d(
             graph,
             &[set],
@@ -1579,10 +1576,7 @@ fn cupy_malloc_from_pool_async() {
     let props = cudaMemPoolProps {
         allocType: cudaMemAllocationType::PINNED,
         handleTypes: cudaMemAllocationHandleType::NONE,
-        location: cudaMemLocation {
-            type_: cudaMemLocationType::DEVICE,
-            id: 0,
-        },
+        location: device0(),
         ..Default::default()
     };
     // SAFETY: the pool and stream are live until destroyed; the allocation is freed on the
@@ -1628,4 +1622,14 @@ fn cupy_get_local_runtime_version_after_import() {
     let v = api::runtime_get_version().expect("runtime version");
     assert!(v > 0);
     assert_eq!(api::runtime_get_version().expect("again"), v);
+}
+
+/// The location of device 0 (`cudaMemLocation.id` is a union member from CUDA 13.4 on).
+fn device0() -> cudaMemLocation {
+    let mut location = cudaMemLocation {
+        type_: cudaMemLocationType::DEVICE,
+        ..Default::default()
+    };
+    location.set_id(0);
+    location
 }

@@ -212,14 +212,14 @@ fn device_properties_attributes_guard_and_limits() {
     let p = d.properties().expect("properties");
     println!(
         "device 0: {} sm_{}{} {} SMs {} MiB",
-        p.name(),
+        p.name,
         p.compute_capability.0,
         p.compute_capability.1,
         p.multiprocessor_count,
         p.total_global_mem >> 20
     );
-    assert!(!p.name().is_empty());
-    assert_eq!(d.name().expect("name"), p.name());
+    assert!(!p.name.is_empty());
+    assert_eq!(d.name().expect("name"), p.name);
     assert_eq!(d.compute_capability().expect("cc"), p.compute_capability);
     assert_eq!(
         d.attribute(cudaDeviceAttr::MULTI_PROCESSOR_COUNT)
@@ -277,7 +277,7 @@ fn an_invalid_device_gives_cuda_error_invalid_device() {
     let e = Device::get(count).expect_err("past the last device");
     assert_eq!(e.cuda_code(), Some(INVALID_DEVICE), "{e}");
     assert!(e.to_string().contains("cudaErrorInvalidDevice"), "{e}");
-    let missing = Device::from_ordinal(count as i32);
+    let missing = Device::from_ordinal(count);
     for e in [
         missing.set_current().expect_err("set_current"),
         missing.properties().expect_err("properties"),
@@ -429,7 +429,7 @@ fn device_buffers_copies_views_memset_and_raw_parts() {
     // Views: read a range, write a range, split.
     let mid = d.slice(10..20).expect("in range");
     assert_eq!(mid.to_vec().unwrap(), &host[10..20]);
-    assert!(d.slice(99_999..100_001).is_none());
+    assert!(d.slice(99_999..100_001).is_err());
     d.slice_mut(0..3)
         .unwrap()
         .copy_from_host(&[7, 8, 9])
@@ -1129,4 +1129,390 @@ fn dropping_everything_returns_the_memory_and_reports_nothing() {
     assert!(lost < 64 << 20, "{} MiB not returned", lost >> 20);
     assert_eq!(take_drop_errors(), Vec::<String>::new(), "no drop failed");
     set_drop_error_hook(previous_hook);
+}
+
+// ---- issue 32: the safe layer for real applications ----
+
+/// `count_add(unsigned* data, unsigned n)`: `data[i] += 1` for each element, and the
+/// module's `__device__ unsigned calls` counts the threads that did (atomically); the
+/// `__constant__ unsigned step[4]` array is added too (`data[i] += step[i % 4]`).
+const GLOBALS_PTX: &str = r"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .global .align 4 .u32 calls;
+.visible .const .align 4 .b8 step[16];
+.visible .entry count_add(.param .u64 pdata, .param .u32 pn)
+{
+    .reg .pred %p1;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [pdata];
+    ld.param.u32 %r1, [pn];
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mov.u32 %r4, %tid.x;
+    mad.lo.s32 %r5, %r2, %r3, %r4;
+    setp.ge.u32 %p1, %r5, %r1;
+    @%p1 bra DONE;
+    cvta.to.global.u64 %rd2, %rd1;
+    mul.wide.u32 %rd3, %r5, 4;
+    add.s64 %rd4, %rd2, %rd3;
+    ld.global.u32 %r6, [%rd4];
+    and.b32 %r8, %r5, 3;
+    mul.wide.u32 %rd5, %r8, 4;
+    mov.u64 %rd6, step;
+    add.s64 %rd7, %rd6, %rd5;
+    ld.const.u32 %r9, [%rd7];
+    add.s32 %r7, %r6, 1;
+    add.s32 %r7, %r7, %r9;
+    st.global.u32 [%rd4], %r7;
+    atom.global.add.u32 %r10, [calls], 1;
+DONE:
+    ret;
+}
+";
+
+#[test]
+fn pinned_chunks_are_copied_on_several_streams() {
+    if !gpu() {
+        return;
+    }
+    const N: usize = 4 << 20;
+    let streams: Vec<Stream> = (0..4).map(|_| Stream::non_blocking().unwrap()).collect();
+    let data: Vec<u32> = (0..N as u32).collect();
+    let dev = DeviceBuffer::from_slice(&data, &streams[0]).unwrap();
+    let mut host = PinnedBuffer::<u32>::new_uninit(N).unwrap();
+    let chunk = N / 4;
+    for (i, (mut h, s)) in host.chunks_mut(chunk).unwrap().zip(&streams).enumerate() {
+        dev.slice(i * chunk..(i + 1) * chunk)
+            .unwrap()
+            .copy_to_pinned_async(&mut h, s)
+            .unwrap();
+    }
+    // Each chunk's view waits for its own copy; the whole buffer's for all four.
+    assert_eq!(
+        host.slice(chunk..2 * chunk).unwrap().to_vec().unwrap(),
+        &data[chunk..2 * chunk]
+    );
+    assert_eq!(&*host.as_slice().unwrap(), &data[..]);
+    // Uploads from parts of the buffer, then one part overwritten while another uploads.
+    let mut back = DeviceBuffer::<u32>::zeroed(N, &streams[0]).unwrap();
+    streams[0].synchronize().unwrap();
+    for ((mut d, h), s) in back
+        .chunks_mut(chunk)
+        .unwrap()
+        .zip(host.chunks(chunk).unwrap())
+        .zip(&streams)
+    {
+        d.copy_from_pinned_async(&h, s).unwrap();
+    }
+    {
+        let (mut low, _) = host.split_at_mut(chunk).unwrap();
+        low.as_mut_slice().unwrap().fill(7); // waits for the first chunk's upload only
+    }
+    for s in &streams {
+        s.synchronize().unwrap();
+    }
+    assert_eq!(
+        back.to_vec().unwrap(),
+        data,
+        "every upload read the values before the fill"
+    );
+    assert!(host
+        .slice(..chunk)
+        .unwrap()
+        .as_slice()
+        .unwrap()
+        .iter()
+        .all(|v| *v == 7));
+    assert!(host.chunks_mut(0).is_err());
+    let pool = PinnedPool::new();
+    let reused = pool.alloc_uninit::<u8>(1 << 20).unwrap();
+    drop(reused);
+    assert_eq!(pool.n_free_blocks(), 1);
+}
+
+#[test]
+fn launches_are_checked_against_the_kernel_and_occupancy_suggests_a_block() {
+    if !gpu() {
+        return;
+    }
+    let kernel = Module::from_ptx(ADD_ONE_PTX)
+        .unwrap()
+        .kernel("add_one")
+        .unwrap();
+    match kernel.params().expect("params") {
+        Some(p) => {
+            let sizes: Vec<usize> = p.iter().map(|p| p.size).collect();
+            assert_eq!(sizes, [8, 4], "add_one(unsigned*, unsigned)");
+        }
+        None => println!("this runtime does not describe kernel parameters (before 12.4)"),
+    }
+    let stream = Stream::non_blocking().unwrap();
+    let buf = DeviceBuffer::<u32>::zeroed(1 << 20, &stream).unwrap();
+    let n = 1u32 << 20;
+    let config = kernel
+        .suggested_config(n, 0)
+        .expect("suggested configuration");
+    let best = kernel.occupancy(0).unwrap();
+    println!("add_one: {best:?}, {config:?}");
+    assert_eq!(config.block.x, best.block_size);
+    assert!(
+        best.block_size >= 32
+            && best.block_size / 32 * 32 == best.block_size
+            && best.min_grid_size > 0
+    );
+    assert_eq!(config.grid.x, n.div_ceil(best.block_size));
+    if kernel.params().unwrap().is_some() {
+        let wide = 1u64 << 20;
+        // SAFETY: refused before CUDA sees them.
+        let missing = unsafe { kernel.launch(&stream, config, (&buf,)) };
+        let too_wide = unsafe { kernel.launch(&stream, config, (&buf, &wide)) };
+        for refused in [missing, too_wide] {
+            assert!(
+                matches!(refused, Err(Error::InvalidArgument(_))),
+                "{refused:?}"
+            );
+        }
+        assert!(
+            buf.to_vec().unwrap().iter().all(|v| *v == 0),
+            "nothing was launched"
+        );
+    }
+    // SAFETY: add_one(unsigned*, unsigned) over `n` elements.
+    unsafe { kernel.launch(&stream, config, (&buf, &n)).unwrap() };
+    // SAFETY: as above.
+    unsafe {
+        stream
+            .launch(&kernel)
+            .config(LaunchConfig::new(n / 256, 256))
+            .args((&buf, &n))
+            .run_unchecked()
+            .unwrap()
+    };
+    assert!(buf.to_vec().unwrap().iter().all(|v| *v == 2));
+}
+
+#[test]
+fn module_globals_are_read_written_and_used_by_kernels() {
+    if !gpu() {
+        return;
+    }
+    let module = Module::from_ptx(GLOBALS_PTX).unwrap();
+    let kernel = module.kernel("count_add").unwrap();
+    let mut calls = module
+        .global::<u32>("calls")
+        .expect("the __device__ counter");
+    let mut step = module
+        .global_array::<u32>("step")
+        .expect("the __constant__ table");
+    assert_eq!((calls.len(), step.len()), (1, 4));
+    assert!(module.global::<u64>("calls").is_err(), "another size");
+    assert!(module.global::<u32>("nothing").is_err());
+    calls.write(&0).unwrap();
+    step.copy_from_host(&[10, 20, 30, 40]).unwrap();
+    let stream = Stream::non_blocking().unwrap();
+    let data = DeviceBuffer::<u32>::zeroed(1000, &stream).unwrap();
+    let n = 1000u32;
+    // SAFETY: count_add(unsigned*, unsigned) over `n` elements.
+    unsafe {
+        kernel
+            .launch(&stream, LaunchConfig::for_num_elems(n), (&data, &n))
+            .unwrap()
+    };
+    stream.synchronize().unwrap();
+    assert_eq!(calls.read().unwrap(), 1000, "every thread counted");
+    let out = data.to_vec().unwrap();
+    assert!(out
+        .iter()
+        .enumerate()
+        .all(|(i, v)| *v == 1 + [10, 20, 30, 40][i % 4]));
+    // A captured copy into the table keeps the module loaded for the graph.
+    let src = DeviceBuffer::from_slice(&[1u32, 1, 1, 1], &stream).unwrap();
+    let graph = stream
+        .capture(CaptureMode::GLOBAL, |s| {
+            step.as_slice_mut().copy_from_device(&src, s)
+        })
+        .unwrap();
+    drop((step, calls, kernel, module));
+    graph.instantiate().unwrap().launch(&stream).unwrap();
+    stream.synchronize().unwrap();
+}
+
+#[test]
+fn executable_graph_nodes_are_updated_and_event_nodes_recorded() {
+    if !gpu() {
+        return;
+    }
+    let kernel = Module::from_ptx(ADD_ONE_PTX)
+        .unwrap()
+        .kernel("add_one")
+        .unwrap();
+    let stream = Stream::non_blocking().unwrap();
+    let n = 4096u32;
+    let a = DeviceBuffer::<u32>::zeroed(4096, &stream).unwrap();
+    let mut copy_dst = DeviceBuffer::<u32>::zeroed(4096, &stream).unwrap();
+    let graph = Graph::new().unwrap();
+    // SAFETY: add_one(unsigned*, unsigned) over `n` elements, for every launch.
+    let add = unsafe {
+        graph
+            .add_kernel_node(
+                &[],
+                Launch::new(&kernel)
+                    .config(LaunchConfig::for_num_elems(n))
+                    .args((&a, &n)),
+            )
+            .unwrap()
+    };
+    let copy = graph.add_copy_node(&[add], &mut copy_dst, &a).unwrap();
+    let done = Event::new().unwrap();
+    graph.add_event_record_node(&[copy], &done).unwrap();
+    let exec = graph.instantiate().unwrap();
+    exec.launch(&stream).unwrap();
+    done.synchronize().unwrap();
+    assert!(copy_dst.to_vec().unwrap().iter().all(|v| *v == 1));
+
+    // The kernel now adds to `b`, the copy reads `b`: both dropped by the test, kept by the
+    // executable graph.
+    let b = DeviceBuffer::from_slice(&vec![41u32; 4096], &stream).unwrap();
+    // SAFETY: as above, over `b`.
+    unsafe {
+        exec.set_kernel_node_params(
+            add,
+            Launch::new(&kernel)
+                .config(LaunchConfig::for_num_elems(n))
+                .args((&b, &n)),
+        )
+        .unwrap()
+    };
+    exec.set_copy_node(copy, &mut copy_dst, &b).unwrap();
+    drop(b);
+    let other = Event::new().unwrap();
+    exec.launch(&stream).unwrap();
+    stream.synchronize().unwrap();
+    assert!(
+        copy_dst.to_vec().unwrap().iter().all(|v| *v == 42),
+        "the new parameters ran"
+    );
+    assert!(other.query().unwrap());
+    // SAFETY: refused before CUDA sees it.
+    let refused = unsafe { exec.set_kernel_node_params(add, Launch::new(&kernel).args((&n,))) };
+    assert!(
+        matches!(refused, Err(Error::InvalidArgument(_))) || kernel.params().unwrap().is_none()
+    );
+
+    // Memory a graph allocates shows in the device's graph memory pool.
+    let alloc = stream
+        .capture(CaptureMode::GLOBAL, |s| {
+            let mut scratch = DeviceBuffer::<u8>::new(64 << 20, s)?;
+            scratch.memset(0, s)
+        })
+        .unwrap();
+    alloc.instantiate().unwrap().launch(&stream).unwrap();
+    stream.synchronize().unwrap();
+    let stats = Device::get(0).unwrap().graph_mem_stats().unwrap();
+    println!("graph memory pool: {stats:?}");
+    assert!(
+        stats.used_high >= 64 << 20 && stats.reserved_high >= 64 << 20,
+        "{stats:?}"
+    );
+    Device::get(0).unwrap().graph_mem_trim().unwrap();
+}
+
+/// Set in the child process of [`ipc_hands_a_buffer_and_an_event_to_another_process`].
+const IPC_CHILD: &str = "CUDART_TEST_IPC_CHILD";
+
+#[test]
+fn ipc_hands_a_buffer_and_an_event_to_another_process() {
+    if !gpu() {
+        return;
+    }
+    let stream = Stream::non_blocking().unwrap();
+    let shared = DeviceBuffer::from_slice_shareable(&vec![7u32; 1 << 20], &stream).unwrap();
+    let pooled = DeviceBuffer::<u32>::new(16, &stream).unwrap();
+    assert!(
+        pooled.ipc_handle().is_err(),
+        "stream-ordered memory is not shareable"
+    );
+    let event = Event::interprocess(Device::get(0).unwrap()).unwrap();
+    event.record(&stream).unwrap();
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let handles = format!(
+        "{} {}",
+        hex(&shared.ipc_handle().unwrap().to_bytes()),
+        hex(&event.ipc_handle().unwrap().to_bytes())
+    );
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args([
+            "ipc_child_opens_the_handles",
+            "--exact",
+            "--include-ignored",
+            "--nocapture",
+        ])
+        .env(IPC_CHILD, handles)
+        .env("CUDA_GPU_TESTS", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the child failed: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("child: opened and changed"), "{text}");
+    assert!(
+        shared.to_vec().unwrap().iter().all(|v| *v == 8),
+        "the child's kernel ran"
+    );
+}
+
+/// The other side of [`ipc_hands_a_buffer_and_an_event_to_another_process`]; does nothing
+/// when run on its own.
+#[test]
+#[ignore = "run by ipc_hands_a_buffer_and_an_event_to_another_process in a child process"]
+fn ipc_child_opens_the_handles() {
+    let Ok(handles) = std::env::var(IPC_CHILD) else {
+        return;
+    };
+    if !gpu() {
+        return;
+    }
+    let bytes = |h: &str| -> Vec<u8> {
+        (0..h.len() / 2)
+            .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).unwrap())
+            .collect()
+    };
+    let mut parts = handles.split(' ');
+    let memory: [u8; 72] = bytes(parts.next().unwrap()).try_into().unwrap();
+    let event: [u8; 64] = bytes(parts.next().unwrap()).try_into().unwrap();
+    let stream = Stream::non_blocking().unwrap();
+    // SAFETY: the parent made both handles and keeps the memory and the event alive until
+    // this process exits.
+    let (shared, recorded): (DeviceBuffer<u32>, Event) = unsafe {
+        (
+            cudart13::IpcMemHandle::from_bytes(memory)
+                .open(&stream)
+                .unwrap(),
+            cudart13::IpcEventHandle::from_bytes(event)
+                .open(Device::get(0).unwrap())
+                .unwrap(),
+        )
+    };
+    stream.wait_event(&recorded).unwrap();
+    assert!(shared.to_vec().unwrap().iter().all(|v| *v == 7));
+    let kernel = Module::from_ptx(ADD_ONE_PTX)
+        .unwrap()
+        .kernel("add_one")
+        .unwrap();
+    let n = shared.len() as u32;
+    // SAFETY: add_one(unsigned*, unsigned) over the `n` elements of the shared buffer.
+    unsafe {
+        kernel
+            .launch(&stream, LaunchConfig::for_num_elems(n), (&shared, &n))
+            .unwrap()
+    };
+    stream.synchronize().unwrap();
+    println!("child: opened and changed {n} elements");
 }

@@ -4,8 +4,9 @@
 //!
 //! Only the test `cudart_path_and_global_probes` changes `CUDART_PATH` or loads the global
 //! library (environment variables are process-wide); the others open the wheel's library
-//! explicitly. The behaviour of the global probes without any library is checked in a child
-//! process, so that it cannot see a library this process already loaded.
+//! explicitly. The behaviour of the global probes without any library, and the search of the
+//! activated Python environment's wheel and of `$CONDA_PREFIX/lib`, are checked in child
+//! processes, so that they cannot see a library this process already loaded.
 
 use std::ffi::{c_char, c_int, CStr};
 use std::path::{Path, PathBuf};
@@ -170,8 +171,9 @@ fn cudart_path_and_global_probes() {
     let e = Error::from_code(1);
     assert!(e.to_string().contains("cudaErrorInvalidValue"), "{e}");
 
-    static VERSION: LazySymbol<GetVersion> = unsafe { LazySymbol::new(c"cudaRuntimeGetVersion") };
-    static NOTHING: LazySymbol<GetVersion> = unsafe { LazySymbol::new(c"cudaNoSuchFunction") };
+    static VERSION: LazySymbol<GetVersion> =
+        unsafe { LazySymbol::new(c"cudaRuntimeGetVersion", 0) };
+    static NOTHING: LazySymbol<GetVersion> = unsafe { LazySymbol::new(c"cudaNoSuchFunction", 0) };
     let get_version = VERSION.get().expect("cached cudaRuntimeGetVersion");
     let mut v = 0;
     check(unsafe { get_version(&mut v) }).expect("cudaRuntimeGetVersion");
@@ -194,7 +196,8 @@ fn child_global_probes_without_a_library() {
     let first = Library::get().expect_err("loaded a library from a missing CUDART_PATH");
     assert!(matches!(first, Error::LibraryNotFound { .. }), "{first:?}");
     assert_eq!(Library::get().expect_err("second call"), first);
-    static VERSION: LazySymbol<GetVersion> = unsafe { LazySymbol::new(c"cudaRuntimeGetVersion") };
+    static VERSION: LazySymbol<GetVersion> =
+        unsafe { LazySymbol::new(c"cudaRuntimeGetVersion", 0) };
     assert_eq!(VERSION.get().expect_err("no library"), first);
     // Without a library a code still becomes an error that keeps its number (its name can
     // only come from the generated table then).
@@ -220,4 +223,62 @@ fn global_probes_without_a_library_are_errors() {
     assert!(out.status.success(), "child failed:\n{text}");
     assert!(text.contains("1 passed"), "the child ran no test:\n{text}");
     assert!(text.contains(&missing.display().to_string()), "{text}");
+}
+
+/// Run in a child process by `the_active_python_environments_wheel_and_conda_lib_are_found`.
+#[test]
+#[ignore = "run in a child process by the_active_python_environments_wheel_and_conda_lib_are_found"]
+fn child_found_in_the_environment() {
+    let expected = std::env::var("CUDART_RT_TEST_EXPECT").expect("run by the parent test");
+    let lib = Library::get().expect("the library in the environment");
+    assert_eq!(lib.path(), expected);
+    println!("child loaded {}", lib.path());
+}
+
+#[test]
+fn the_active_python_environments_wheel_and_conda_lib_are_found() {
+    let lib = wheel_lib();
+    let root = std::env::temp_dir().join(format!("cudart-rt-env-{}", std::process::id()));
+    // A virtual environment with NVIDIA's wheel installed, and a conda environment whose
+    // `lib` holds the runtime (as conda's cuda-cudart package puts it).
+    let venv = root.join("venv");
+    let wheel_dir = venv.join("lib/python3.12/site-packages/nvidia/cu13/lib");
+    let conda = root.join("conda");
+    for dir in [&wheel_dir, &conda.join("lib")] {
+        std::fs::create_dir_all(dir).expect("temp folders");
+    }
+    std::fs::copy(&lib, wheel_dir.join("libcudart.so.13")).expect("copy");
+    std::fs::copy(&lib, conda.join("lib/libcudart.so.13")).expect("copy");
+    let run = |envs: &[(&str, &Path)], expected: &Path| {
+        let exe = std::env::current_exe().expect("test executable");
+        let mut cmd = Command::new(exe);
+        cmd.args(["--exact", "child_found_in_the_environment"])
+            .args(["--ignored", "--nocapture", "--test-threads=1"])
+            .env_remove("CUDART_PATH")
+            .env_remove("VIRTUAL_ENV")
+            .env_remove("CONDA_PREFIX")
+            .env("CUDART_RT_TEST_EXPECT", expected);
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().expect("running the child test");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "child failed:\n{text}");
+        assert!(text.contains("1 passed"), "the child ran no test:\n{text}");
+    };
+    // The activated environment comes before the system loader, the wheel before conda's lib.
+    run(
+        &[("VIRTUAL_ENV", &venv)],
+        &wheel_dir.join("libcudart.so.13"),
+    );
+    run(
+        &[("CONDA_PREFIX", &conda)],
+        &conda.join("lib/libcudart.so.13"),
+    );
+    run(
+        &[("VIRTUAL_ENV", &venv), ("CONDA_PREFIX", &conda)],
+        &wheel_dir.join("libcudart.so.13"),
+    );
+    std::fs::remove_dir_all(&root).ok();
 }

@@ -216,7 +216,10 @@ fn a_runtime_of_another_major_is_refused_naming_both() {
     let err = open(&lib).expect_err("a CUDA 12 runtime was opened by cudart13");
     let why = reason(&err);
     assert!(
-        why.starts_with("it is CUDA 12.8 (12080), but cudart13 is built for CUDA 13 (13.2)"),
+        why.starts_with(&format!(
+            "it is CUDA 12.8 (12080), but cudart13 is built for CUDA 13 ({})",
+            cudart13::CUDA_RELEASE
+        )),
         "{why}"
     );
     // Through the search, under the unversioned name too (a development link to another

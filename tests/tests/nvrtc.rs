@@ -185,8 +185,11 @@ fn a_real_architecture_gives_a_cubin_and_dlto_gives_lto_ir() {
 #[test]
 fn the_library_reports_its_version_and_architectures() {
     setup();
-    let (major, minor) = nvrtc13::version().expect("nvrtcVersion");
-    assert_eq!(major, 13, "{major}.{minor}");
+    let version = nvrtc13::runtime_version().expect("nvrtcVersion");
+    let (major, minor) = (version.major(), version.minor());
+    assert_eq!(major, 13, "{version}");
+    // The typed layer reads the same.
+    assert_eq!(nvrtc13::api::version().expect("typed"), (major, minor));
     let archs = nvrtc13::supported_architectures().expect("architectures");
     assert!(!archs.is_empty());
     assert!(

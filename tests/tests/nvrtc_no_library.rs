@@ -27,7 +27,7 @@ fn without_the_library_every_call_is_an_error_not_a_panic() {
     );
     assert!(text.contains("nvidia-cuda-nvrtc"), "{text}");
     // The same answer again (the failure is kept), from every layer.
-    assert_eq!(nvrtc13::version().expect_err("a version"), err);
+    assert_eq!(nvrtc13::runtime_version().expect_err("a version"), err);
     assert_eq!(nvrtc13::supported_architectures().expect_err("archs"), err);
     assert_eq!(
         nvrtc13::api::get_num_supported_archs().expect_err("typed"),

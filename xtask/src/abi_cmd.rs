@@ -130,38 +130,59 @@ pub fn run(args: AbiArgs, root: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Makes the snapshot of `release` when the repository has none (`cargo xtask codegen --out`
-/// on a release nobody snapshotted yet): fetches the wheels and libclang, reads the headers,
-/// writes `abi/<release>.json`. Returns its path. An existing snapshot is left as it is.
+/// The snapshot of `release` to read: the committed one (`abi/<release>.json`), else the one
+/// cached under `target/abi/`, else one made now from the release's wheels (fetched, with
+/// libclang) and written to that cache (`cargo xtask codegen --out` or `diff` on a release
+/// nobody committed a snapshot of). The repository's `abi/` folder is never written here:
+/// committing a snapshot is `cargo xtask abi` and `cargo xtask release`. Returns its path.
 pub fn ensure_snapshot(root: &Path, release: &Release) -> Result<PathBuf> {
     ensure_library_snapshot(root, Library::Cudart, release)
 }
 
-/// [`ensure_snapshot`] for `library`'s headers (`abi/nvrtc/<release>.json`).
+/// [`ensure_snapshot`] for `library`'s headers (`abi/nvrtc/<release>.json`, else
+/// `target/abi/nvrtc/<release>.json`).
 pub fn ensure_library_snapshot(
     root: &Path,
     library: Library,
     release: &Release,
 ) -> Result<PathBuf> {
-    let path = snapshot::library_path(root, library, release);
-    if path.is_file() {
-        return Ok(path);
+    let found = snapshot::find_library(root, library, release);
+    if found.is_file() {
+        return Ok(found);
     }
-    errln!(
+    let path = snapshot::library_cache_path(root, library, release);
+    eprintln!(
         "no ABI snapshot of {library} for CUDA {release}: making {} from the release's wheels",
         path.display()
     );
-    let w = wheel::fetch_library(root, library, release, &[])?;
+    let abi = make_library_snapshot(root, library, release, &[])?;
+    write_out(&path, &snapshot::to_json(&abi), &summary(&abi))?;
+    Ok(path)
+}
+
+/// Reads `release`'s headers from its wheels (fetched at the versions of `pins`, else the
+/// newest of the release) with libclang (installed when missing); an error when the read has
+/// error diagnostics.
+pub fn make_snapshot(root: &Path, release: &Release, pins: &[(String, String)]) -> Result<Abi> {
+    make_library_snapshot(root, Library::Cudart, release, pins)
+}
+
+/// [`make_snapshot`] of `library`'s headers.
+pub fn make_library_snapshot(
+    root: &Path,
+    library: Library,
+    release: &Release,
+    pins: &[(String, String)],
+) -> Result<Abi> {
+    let w = wheel::fetch_library(root, library, release, pins)?;
     let libclang = libclang::ensure(root)?;
     let abi = read_with(library, release, &w, &libclang)?;
     let errors = Counts::of(&abi.diagnostics).errors;
-    let report = summary(&abi);
     if errors > 0 {
-        err!("{report}");
+        eprint!("{}", summary(&abi));
         bail!("{errors} error diagnostic(s) reading the headers of CUDA {release}: no snapshot written");
     }
-    write_out(&path, &snapshot::to_json(&abi), &report)?;
-    Ok(path)
+    Ok(abi)
 }
 
 /// Reads the headers of `library`'s `release` from the unpacked wheels `w` with `libclang`.
@@ -182,7 +203,7 @@ pub fn read_with(
 }
 
 /// Counts and the diagnostics worth reading, one screen.
-fn summary(abi: &Abi) -> String {
+pub fn summary(abi: &Abi) -> String {
     let mut s = String::new();
     let release = abi
         .release
@@ -227,7 +248,7 @@ fn summary(abi: &Abi) -> String {
     s
 }
 
-fn write_out(out: &Path, json: &str, report: &str) -> Result<()> {
+pub fn write_out(out: &Path, json: &str, report: &str) -> Result<()> {
     if out.as_os_str() == "-" {
         print!("{json}");
         eprint!("{report}");

@@ -95,7 +95,7 @@ pub fn release_wheel(root: &Path, release: &Release) -> Result<wheel::Wheel> {
 
 /// [`release_wheel`] for the wheels of `library` (its snapshot under `abi/<library>/`).
 pub fn library_wheel(root: &Path, library: Library, release: &Release) -> Result<wheel::Wheel> {
-    let path = codegen::abi::snapshot::library_path(root, library, release);
+    let path = codegen::abi::snapshot::find_library(root, library, release);
     let snapshot = codegen::abi::snapshot::load(&path)?;
     let pins: Vec<(String, String)> = snapshot.packages.into_iter().collect();
     wheel::fetch_library(root, library, release, &pins)

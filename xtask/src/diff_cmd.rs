@@ -197,13 +197,12 @@ fn load_side(arg: &str, abi_file: Option<&Path>, no_abi: bool, root: &Path) -> R
         let Some(release) = as_release(arg) else {
             bail!("{arg}: no such file or folder, and not a release such as 13.0");
         };
-        let file = snapshot::path(root, &release);
-        let file = if file.is_file() {
-            file
-        } else {
-            crate::abi_cmd::ensure_snapshot(root, &release)
-                .with_context(|| format!("{arg}: no ABI snapshot {}", shown(root, &file)))?
-        };
+        let file = crate::abi_cmd::ensure_snapshot(root, &release).with_context(|| {
+            format!(
+                "{arg}: no ABI snapshot {}",
+                shown(root, &snapshot::path(root, &release))
+            )
+        })?;
         let abi = read_snapshot(&file)?;
         return Ok(Side {
             api: Api::default(),
@@ -250,16 +249,9 @@ fn load_side(arg: &str, abi_file: Option<&Path>, no_abi: bool, root: &Path) -> R
         inputs.push(file.to_path_buf());
         Some((read_snapshot(file)?, file.display().to_string()))
     } else if let Some(release) = codegen::pipeline::release_of(&api) {
-        let file = snapshot::path(root, &release);
-        let file = if file.is_file() {
-            file
-        } else {
-            crate::abi_cmd::ensure_snapshot(root, &release).with_context(|| {
-                format!(
-                    "{arg} describes CUDA {release}, which has no ABI snapshot (or pass --no-abi)"
-                )
-            })?
-        };
+        let file = crate::abi_cmd::ensure_snapshot(root, &release).with_context(|| {
+            format!("{arg} describes CUDA {release}, which has no ABI snapshot (or pass --no-abi)")
+        })?;
         inputs.push(file.clone());
         Some((read_snapshot(&file)?, shown(root, &file)))
     } else {

@@ -1,5 +1,5 @@
 //! `cargo xtask`: the command line over `codegen`: `ir`, `abi`, `codegen`, `diff`,
-//! `coverage`, `timeline`, `fetch-wheel`, `fuzz` and `test`. Each command's logic lives in its own module.
+//! `coverage`, `timeline`, `release`, `fetch-wheel`, `fuzz` and `test`. Each command's logic lives in its own module.
 
 #[macro_use]
 mod out;
@@ -12,7 +12,9 @@ mod coverage_cmd;
 mod diff_cmd;
 mod fuzz;
 mod libclang;
+mod manifest_edit;
 mod regenerate;
+mod release_cmd;
 mod report_out;
 mod test_cmd;
 mod timeline_cmd;
@@ -59,6 +61,10 @@ enum Command {
     /// The API timeline of every release with an ABI snapshot: item × release (added,
     /// changed, deprecated, removed), each event classed from C compatibility.
     Timeline(timeline_cmd::TimelineArgs),
+    /// Release day: a CUDA release's wheels → its ABI snapshot → its documentation headers →
+    /// the major's crate regenerated with since-marks, built and audited → a release report
+    /// (target/release-X.Y/report.md).
+    Release(release_cmd::ReleaseArgs),
     /// Download and unpack a release's NVIDIA wheels (runtime, crt/ headers, profiler API:
     /// headers and libcudart) into target/cuda-wheel-<X.Y>/.
     FetchWheel(FetchWheelArgs),
@@ -123,6 +129,7 @@ fn run() -> Result<ExitCode> {
         Command::Diff(args) => diff_cmd::run(args, &workspace_root()),
         Command::Coverage(args) => coverage_cmd::run(args, &workspace_root()),
         Command::Timeline(args) => timeline_cmd::run(args, &workspace_root()),
+        Command::Release(args) => release_cmd::run(args, &workspace_root()),
         Command::FetchWheel(args) => fetch_wheel(args),
         Command::Audit(args) => audit_cmd::run(args, &workspace_root()),
         Command::Test => test_cmd::run(&workspace_root()),

@@ -10,8 +10,9 @@
 //! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel, `NVRTC_WHEEL_LIB` to
 //! the `nvidia-cuda-nvrtc` wheel's library, each crate's
 //! `<CRATE>_AUDIT_INCLUDE`/`<CRATE>_AUDIT_LIB`, `CUDART_AUDIT_REQUIRED=1` and
-//! `CUDART_ABI_CHECK=1`; `cargo doc --no-deps` of the generated crates, the generator and
-//! xtask with `RUSTDOCFLAGS=-D warnings`; the regeneration check ([`crate::regenerate`]: releases written into crates of
+//! `CUDART_ABI_CHECK=1`; `cargo doc --no-deps` of the generator and xtask, and of the
+//! generated crates with every feature (as docs.rs), with `RUSTDOCFLAGS=-D warnings`;
+//! `cargo publish --dry-run` of each generated crate; the regeneration check ([`crate::regenerate`]: releases written into crates of
 //! their own from their pages alone, built and audited); a one-minute `cargo xtask fuzz` run
 //! (fresh mutants of every document, seed from the clock). A final line sums up. This module runs commands; it checks nothing itself.
 
@@ -29,6 +30,9 @@ const FUZZ_SECONDS: u64 = 60;
 
 /// Environment variable the tests read: the wheel's `libcudart.so.13`.
 pub const WHEEL_LIB_VAR: &str = "CUDART_WHEEL_LIB";
+/// Environment variable the tests read: the `libcudart` of the oldest CUDA 13 release with a
+/// snapshot (13.0), for the run-time release checks.
+pub const OLDEST_LIB_VAR: &str = "CUDART_OLDEST_LIB";
 /// Environment variable the tests read: the wheel's include folder.
 pub const WHEEL_INCLUDE_VAR: &str = "CUDA_WHEEL_INCLUDE";
 /// Environment variable the tests read: the `nvidia-cuda-nvrtc` wheel's `libnvrtc.so.13`.
@@ -46,7 +50,7 @@ pub const ABI_CHECKED: [&str; 2] = ["12.8", "13.2"];
 pub fn run(root: &Path) -> Result<ExitCode> {
     let started = Instant::now();
     let mut timings: Vec<(&str, f64)> = Vec::new();
-    const STEPS: usize = 10;
+    const STEPS: usize = 11;
     let mut step = |n: usize, name: &'static str, f: &mut dyn FnMut() -> Result<()>| {
         errln!("xtask test: [{n}/{STEPS}] {name}");
         let t = Instant::now();
@@ -63,16 +67,9 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     let mut nvrtc_lib = String::new();
     let mut audits: Vec<(String, String)> = Vec::new();
     step(3, "fetch wheels", &mut || {
-        // The default documents' release: the wheel the tests of the workspace use.
-        let release = wheel::newest_release(&root.join("docs-src"))?;
-        let nvrtc = crate::audit_cmd::library_wheel(root, Library::Nvrtc, &release)?;
-        nvrtc_lib = nvrtc.lib.display().to_string();
-        let w = crate::audit_cmd::release_wheel(root, &release)?;
-        eprintln!("  include: {}", w.include.display());
-        eprintln!("  library: {}", w.lib.display());
-        fetched = Some(w);
         // Each crate of the workspace is audited against its own release's headers and
-        // library (`<CRATE>_AUDIT_INCLUDE`, `<CRATE>_AUDIT_LIB`).
+        // library (`<CRATE>_AUDIT_INCLUDE`, `<CRATE>_AUDIT_LIB`); the first runtime crate's
+        // (`cudart13`) is also the wheel the workspace's tests use.
         for opts in codegen::pipeline::Options::workspace(root, true)? {
             let docs = codegen::load::load_all(&opts.docs, None)?;
             let api = codegen::merge::merge(docs);
@@ -80,6 +77,10 @@ pub fn run(root: &Path) -> Result<ExitCode> {
                 .with_context(|| format!("{}: no release", opts.out_dir.display()))?;
             let pkg = codegen::pipeline::package_for(&release, &opts);
             let w = crate::audit_cmd::library_wheel(root, opts.library, &release)?;
+            if fetched.is_none() && opts.library.is_cudart() {
+                eprintln!("  include: {}", w.include.display());
+                eprintln!("  library: {}", w.lib.display());
+            }
             let includes = std::env::join_paths(&w.include_dirs)?
                 .to_string_lossy()
                 .into_owned();
@@ -87,6 +88,30 @@ pub fn run(root: &Path) -> Result<ExitCode> {
             eprintln!("  {}: CUDA {release}, {}", pkg.name, w.root.display());
             audits.push((include_var, includes));
             audits.push((lib_var, w.lib.display().to_string()));
+            // The first NVRTC crate's (`nvrtc13`) library is the one `tests/tests/nvrtc.rs`
+            // compiles with.
+            if opts.library == Library::Nvrtc && nvrtc_lib.is_empty() {
+                nvrtc_lib = w.lib.display().to_string();
+            }
+            if fetched.is_none() && opts.library.is_cudart() {
+                fetched = Some(w);
+            }
+            // The oldest runtime of the crate's major with a snapshot (13.0): the tests that a
+            // function newer than the loaded runtime is refused (`tests/tests/runtime_release.rs`).
+            if pkg.name == "cudart13" {
+                let oldest = codegen::abi::snapshot::list_in(&root.join("abi"))
+                    .into_iter()
+                    .map(|(r, _)| r)
+                    .find(|r| r.0.first() == release.0.first())
+                    .with_context(|| format!("no ABI snapshot of CUDA {}", pkg.major))?;
+                let w = crate::audit_cmd::release_wheel(root, &oldest)?;
+                eprintln!(
+                    "  oldest CUDA {} runtime: CUDA {oldest}, {}",
+                    pkg.major,
+                    w.lib.display()
+                );
+                audits.push((OLDEST_LIB_VAR.to_string(), w.lib.display().to_string()));
+            }
         }
         Ok(())
     })?;
@@ -139,19 +164,50 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     })?;
     step(8, "doc", &mut || {
         let env = [("RUSTDOCFLAGS", "-D warnings")];
-        // The generated crates, and the generator and this tool (their docs link each other's
-        // modules: a broken or ambiguous link fails here too).
-        let mut args = vec!["doc", "--no-deps", "-p", "codegen", "-p", "xtask"];
+        // The generator and this tool (their docs link each other's modules: a broken or
+        // ambiguous link fails here too).
+        cargo(
+            root,
+            &["doc", "--no-deps", "-p", "codegen", "-p", "xtask"],
+            &env,
+        )?;
+        // The generated crates with every feature, as docs.rs builds them: `nvtx` builds
+        // NVIDIA's C part and its bindings with bindgen, given the libclang of step 4 and the
+        // C compiler's own header folder (`stddef.h`; the libclang wheel ships none).
+        let mut args = vec!["doc", "--no-deps", "--all-features"];
         let names = crate_names(root)?;
         for name in &names {
             args.extend(["-p", name.as_str()]);
         }
+        let libclang_dir = Path::new(&abi_libclang)
+            .parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let clang_args = c_header_dir().map(|d| format!("-I{d}")).unwrap_or_default();
+        let env = [
+            ("RUSTDOCFLAGS", "-D warnings"),
+            ("LIBCLANG_PATH", libclang_dir.as_str()),
+            ("BINDGEN_EXTRA_CLANG_ARGS", clang_args.as_str()),
+        ];
         cargo(root, &args, &env)
     })?;
-    step(9, "regenerate releases", &mut || {
+    step(9, "publish (dry run)", &mut || {
+        // Packages each generated crate as crates.io would receive it and builds the package
+        // (the registry's index is read: the step needs the network, as the wheels do).
+        // `--allow-dirty`: a local run may have uncommitted work; CI's checkout is clean.
+        for name in crate_names(root)? {
+            cargo(
+                root,
+                &["publish", "--dry-run", "--allow-dirty", "-p", name.as_str()],
+                &[],
+            )?;
+        }
+        Ok(())
+    })?;
+    step(10, "regenerate releases", &mut || {
         crate::regenerate::check(root)
     })?;
-    step(10, "fuzz (60 s)", &mut || {
+    step(11, "fuzz (60 s)", &mut || {
         // Through cargo, as the other steps: the xtask binary running this may have been
         // rebuilt by the test step, and the fuzz run starts child processes from its file.
         let seconds = FUZZ_SECONDS.to_string();
@@ -191,6 +247,18 @@ fn crate_names(root: &Path) -> Result<Vec<String>> {
         .into_iter()
         .map(|c| c.name)
         .collect())
+}
+
+/// The C compiler's own header folder (`cc -print-file-name=include`: `stddef.h` and the
+/// like), when there is a C compiler (`CC`, else `cc`) that names one.
+fn c_header_dir() -> Option<String> {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let out = Command::new(cc)
+        .arg("-print-file-name=include")
+        .output()
+        .ok()?;
+    let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (out.status.success() && Path::new(&dir).join("stddef.h").is_file()).then_some(dir)
 }
 
 /// The `cargo` that runs this xtask (`CARGO`), else the one on `PATH`.

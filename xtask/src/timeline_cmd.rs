@@ -42,17 +42,7 @@ pub fn run(args: TimelineArgs, root: &Path) -> Result<ExitCode> {
     if out.as_os_str() != "-" {
         report_out::refuse_inputs(&out, std::slice::from_ref(&dir))?;
     }
-    let mut found: Vec<(Release, PathBuf)> = std::fs::read_dir(&dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .filter_map(|p| {
-            let r = Release::parse(&p.file_stem()?.to_string_lossy())?;
-            Some((r, p))
-        })
-        .collect();
-    found.sort();
+    let found: Vec<(Release, PathBuf)> = snapshot::list_in(&dir);
     if found.is_empty() {
         bail!(
             "{}: no ABI snapshot (run `cargo xtask abi --release X.Y`)",

@@ -206,13 +206,19 @@ fn by_default_it_reads_what_codegen_reads() {
     for name in ["cudaLaunchKernel", "cudaMemcpyToSymbol"] {
         assert_eq!(row(name)["class"], "bound", "{name}");
     }
-    let undocumented = report["rows"]
+    // Exports the release's headers declare are documented (the exports no header declares,
+    // such as 13.5's `cudaSubgrid*`, no document can describe).
+    let undocumented: Vec<&str> = report["rows"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|r| r["class"] == "undocumented-other")
-        .count();
-    assert!(undocumented <= 2, "{undocumented} undocumented exports");
+        .filter(|r| r["class"] == "undocumented-other" && r["in_abi"] == true)
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert!(
+        undocumented.len() <= 2,
+        "undocumented exports the headers declare: {undocumented:?}"
+    );
 }
 
 #[test]

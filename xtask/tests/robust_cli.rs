@@ -218,7 +218,7 @@ fn codegen_crate_names_one_workspace_crate_or_lists_them() {
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("cudart12: CUDA 12.8"), "{stdout}");
+    assert!(stdout.contains("cudart12: CUDA 12."), "{stdout}");
     assert!(
         !stdout.contains("cudart13:"),
         "only the crate named is made: {stdout}"

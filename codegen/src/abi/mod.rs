@@ -409,22 +409,24 @@ pub fn workspace_root() -> std::path::PathBuf {
         .map_or_else(|| manifest.clone(), std::path::Path::to_path_buf)
 }
 
-/// The committed snapshot of `release` in the workspace `root` (`abi/13.2.json`).
+/// The snapshot of `release` in the workspace `root`: the committed one (`abi/13.2.json`),
+/// else the cached one (`target/abi/13.2.json`; see [`snapshot::find`]).
 pub fn load_snapshot(
     root: &std::path::Path,
     release: &Release,
 ) -> Result<Abi, snapshot::SnapshotError> {
-    snapshot::load(&snapshot::path(root, release))
+    snapshot::load(&snapshot::find(root, release))
 }
 
-/// The committed snapshot of `library`'s `release` in the workspace `root`
-/// (`abi/nvrtc/13.2.json`); a snapshot of another library is [`snapshot::SnapshotError::Library`].
+/// The snapshot of `library`'s `release` in the workspace `root`, committed
+/// (`abi/nvrtc/13.2.json`) or else cached (`target/abi/nvrtc/13.2.json`); a snapshot of
+/// another library is [`snapshot::SnapshotError::Library`].
 pub fn load_library_snapshot(
     root: &std::path::Path,
     library: Library,
     release: &Release,
 ) -> Result<Abi, snapshot::SnapshotError> {
-    let path = snapshot::library_path(root, library, release);
+    let path = snapshot::find_library(root, library, release);
     let abi = snapshot::load(&path)?;
     if abi.library != library {
         return Err(snapshot::SnapshotError::Library {

@@ -83,6 +83,106 @@ pub fn library_path(root: &Path, library: Library, release: &Release) -> PathBuf
         .join(format!("{}.json", short_release(release)))
 }
 
+/// Where a snapshot made for a one-off crate (`cargo xtask codegen --release R --out DIR` of
+/// a release the repository has no snapshot of) is kept: `<root>/target/abi/<major>.<minor>.json`,
+/// a cache, never the committed folder.
+pub fn cache_path(root: &Path, release: &Release) -> PathBuf {
+    root.join("target")
+        .join("abi")
+        .join(format!("{}.json", short_release(release)))
+}
+
+/// The snapshot of `release` to read: the committed one when there is one, else the cached
+/// one ([`cache_path`]); the committed path when neither exists (for the error).
+pub fn find(root: &Path, release: &Release) -> PathBuf {
+    let committed = path(root, release);
+    let cached = cache_path(root, release);
+    if !committed.is_file() && cached.is_file() {
+        cached
+    } else {
+        committed
+    }
+}
+
+/// Every snapshot file in `dir` (`<X.Y>.json`), by release, oldest first.
+pub fn list_in(dir: &Path) -> Vec<(Release, PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(Release, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json") && p.is_file())
+        .filter_map(|p| {
+            let r = Release::parse(&p.file_stem()?.to_string_lossy())?;
+            Some((r, p))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Every snapshot under `root`: the committed ones (`abi/`) and the cached ones
+/// (`target/abi/`) of releases nothing is committed for, oldest first.
+pub fn list(root: &Path) -> Vec<(Release, PathBuf)> {
+    let mut all = list_in(&root.join("abi"));
+    for (r, p) in list_in(&root.join("target").join("abi")) {
+        if !all
+            .iter()
+            .any(|(c, _)| short_release(c) == short_release(&r))
+        {
+            all.push((r, p));
+        }
+    }
+    all.sort();
+    all
+}
+
+/// [`list`] for `library`'s snapshots: `abi/<folder>/` and `target/abi/<folder>/` for a
+/// library other than the runtime.
+pub fn list_library(root: &Path, library: Library) -> Vec<(Release, PathBuf)> {
+    let folder = library.snapshot_folder();
+    if folder.is_empty() {
+        return list(root);
+    }
+    let mut all = list_in(&root.join("abi").join(folder));
+    for (r, p) in list_in(&root.join("target").join("abi").join(folder)) {
+        if !all
+            .iter()
+            .any(|(c, _)| short_release(c) == short_release(&r))
+        {
+            all.push((r, p));
+        }
+    }
+    all.sort();
+    all
+}
+
+/// Where a snapshot of `library` made for a one-off crate is kept: [`cache_path`] for the
+/// runtime, `<root>/target/abi/<folder>/<major>.<minor>.json` for another library.
+pub fn library_cache_path(root: &Path, library: Library, release: &Release) -> PathBuf {
+    let folder = library.snapshot_folder();
+    if folder.is_empty() {
+        return cache_path(root, release);
+    }
+    root.join("target")
+        .join("abi")
+        .join(folder)
+        .join(format!("{}.json", short_release(release)))
+}
+
+/// [`find`] for `library`'s snapshots: the committed one ([`library_path`]) when there is
+/// one, else the cached one ([`library_cache_path`]); the committed path when neither exists.
+pub fn find_library(root: &Path, library: Library, release: &Release) -> PathBuf {
+    let committed = library_path(root, library, release);
+    let cached = library_cache_path(root, library, release);
+    if !committed.is_file() && cached.is_file() {
+        cached
+    } else {
+        committed
+    }
+}
+
 /// Reads the snapshot at `path` (its release and library, for messages, are taken from the file
 /// name and folder).
 pub fn load(path: &Path) -> Result<Abi, SnapshotError> {
@@ -237,6 +337,38 @@ mod tests {
             path(root, &Release(vec![12, 8, 1])),
             Path::new("/w/abi/12.8.json")
         );
+    }
+
+    #[test]
+    fn committed_snapshots_win_over_cached_ones() {
+        let root = std::env::temp_dir().join(format!("abi-snapshot-find-{}", std::process::id()));
+        let r = |s: &str| Release::parse(s).unwrap();
+        std::fs::create_dir_all(root.join("abi")).unwrap();
+        std::fs::create_dir_all(root.join("target/abi")).unwrap();
+        for p in [
+            "abi/13.0.json",
+            "abi/13.2.json",
+            "target/abi/13.1.json",
+            "target/abi/13.2.json",
+        ] {
+            std::fs::write(root.join(p), "{}").unwrap();
+        }
+        std::fs::write(root.join("abi/notes.txt"), "").unwrap();
+        assert_eq!(find(&root, &r("13.2")), root.join("abi/13.2.json"));
+        assert_eq!(find(&root, &r("13.1")), root.join("target/abi/13.1.json"));
+        // Neither: the committed path, for the error.
+        assert_eq!(find(&root, &r("13.9")), root.join("abi/13.9.json"));
+        assert_eq!(
+            cache_path(&root, &r("13.9.1")),
+            root.join("target/abi/13.9.json")
+        );
+        let listed: Vec<PathBuf> = list(&root).into_iter().map(|(_, p)| p).collect();
+        let expected: Vec<PathBuf> = ["abi/13.0.json", "target/abi/13.1.json", "abi/13.2.json"]
+            .iter()
+            .map(|p| root.join(p))
+            .collect();
+        std::fs::remove_dir_all(&root).ok();
+        assert_eq!(listed, expected);
     }
 
     #[test]

@@ -101,6 +101,7 @@ mod tests {
             source: Source::new("t", 1),
             kind: Default::default(),
             from_macro: false,
+            since: None,
         }
     }
 

@@ -152,6 +152,7 @@ impl<'a> Joiner<'a> {
                 symbol: name.clone(),
                 documented: false,
                 typed: super::Typed::default(),
+                since: None,
             };
             for p in &bound.params {
                 self.need(&p.ty.c);
@@ -238,6 +239,7 @@ impl<'a> Joiner<'a> {
             symbol: c.name.clone(),
             documented: true,
             typed: super::Typed::default(),
+            since: None,
         }
     }
 
@@ -301,6 +303,7 @@ impl<'a> Joiner<'a> {
                         source: k.source.clone(),
                         kind: super::ConstantKind::Integer,
                         from_macro: false,
+                        since: None,
                     });
                 }
                 None if self.macro_constant(k) => {}
@@ -372,6 +375,7 @@ impl<'a> Joiner<'a> {
                 source: k.source.clone(),
                 kind,
                 from_macro: true,
+                since: None,
             });
         };
         if let Some(target) = abi.macro_aliases.get(&k.name) {
@@ -533,6 +537,8 @@ impl<'a> Joiner<'a> {
                     .unwrap_or_default(),
                 section: doc.and_then(|s| s.section.clone()),
                 source: doc.map(|s| s.source.clone()),
+                since: None,
+                layout_changes: Vec::new(),
             });
         }
         for (name, e) in &abi.enums {
@@ -566,6 +572,9 @@ impl<'a> Joiner<'a> {
                     .unwrap_or_default(),
                 section: doc.and_then(|d| d.section.clone()),
                 source: doc.map(|d| d.source.clone()),
+                since: None,
+                member_since: Vec::new(),
+                alias_since: Vec::new(),
             });
         }
         let enum_names: BTreeSet<String> = self
@@ -586,6 +595,7 @@ impl<'a> Joiner<'a> {
                 doc: doc.and_then(|d| about_the_type(&d.doc)),
                 section: doc.and_then(|d| d.section.clone()),
                 source: doc.map(|d| d.source.clone()),
+                since: None,
             });
         }
     }

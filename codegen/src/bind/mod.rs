@@ -30,6 +30,7 @@ pub mod unsafe_rules;
 use serde::{Deserialize, Serialize};
 
 use crate::abi::{self, AbiType};
+use crate::availability::{LayoutChange, Since};
 use crate::diag::Diagnostic;
 use crate::doctype::TypeRef;
 use crate::ir::{Direction, Document, Release, Source};
@@ -129,6 +130,9 @@ pub struct BoundFunction {
     /// The typed wrapper, or why there is none (decided by [`roles::resolve_all`]).
     #[serde(default)]
     pub typed: Typed,
+    /// The releases of the major that declare it ([`crate::availability`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<Since>,
 }
 
 /// One C parameter and its documentation, when the docs describe it.
@@ -160,6 +164,12 @@ pub struct BoundRecord {
     pub field_docs: Vec<(String, String)>,
     pub section: Option<String>,
     pub source: Option<Source>,
+    /// The releases of the major that declare it ([`crate::availability`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<Since>,
+    /// Its size, alignment or field offsets changed between minors of the major.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layout_changes: Vec<LayoutChange>,
 }
 
 /// An enum to emit.
@@ -178,6 +188,15 @@ pub struct BoundEnum {
     pub member_docs: Vec<(String, String)>,
     pub section: Option<String>,
     pub source: Option<Source>,
+    /// The releases of the major that declare it ([`crate::availability`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<Since>,
+    /// The same for each member, in the order of `abi.values` (empty before annotation).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub member_since: Vec<Option<Since>>,
+    /// The same for each of `aliases`, in order (empty before annotation).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alias_since: Vec<Option<Since>>,
 }
 
 /// A typedef to emit.
@@ -188,6 +207,9 @@ pub struct BoundTypedef {
     pub doc: Option<String>,
     pub section: Option<String>,
     pub source: Option<Source>,
+    /// The releases of the major that declare it ([`crate::availability`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<Since>,
 }
 
 /// A documented integer constant with its ABI value.
@@ -207,6 +229,9 @@ pub struct BoundConstant {
     /// The ABI holds it as a C macro only (its type read from the macro).
     #[serde(default)]
     pub from_macro: bool,
+    /// The releases of the major that declare it ([`crate::availability`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<Since>,
 }
 
 /// A documented inline helper of the C headers that builds a record from its fields in order

@@ -1008,6 +1008,7 @@ mod tests {
             symbol: "cudaTest".into(),
             documented: true,
             typed: Typed::default(),
+            since: None,
         }
     }
 

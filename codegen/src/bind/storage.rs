@@ -315,6 +315,7 @@ mod tests {
             symbol: "cudaTest".into(),
             documented: true,
             typed: Typed::default(),
+            since: None,
         }
     }
 

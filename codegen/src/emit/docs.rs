@@ -8,6 +8,49 @@ use quote::quote;
 
 use crate::rustdoc::{self, Links};
 
+/// `md` with `note` as a paragraph of its own before the first section heading (`# Arguments`,
+/// `# Safety`, …) outside code blocks, or at the end when there is none: the description, then
+/// notes such as the releases that declare the item, then the sections.
+pub fn with_note(md: &str, note: &str) -> String {
+    if note.is_empty() {
+        return md.to_string();
+    }
+    let mut fenced = false;
+    let mut at = None;
+    let mut offset = 0;
+    for line in md.split_inclusive('\n') {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fenced = !fenced;
+        } else if !fenced && t.starts_with("# ") && offset > 0 {
+            at = Some(offset);
+            break;
+        }
+        offset += line.len();
+    }
+    let (head, tail) = md.split_at(at.unwrap_or(md.len()));
+    let head = head.trim_end();
+    let mut out = String::with_capacity(md.len() + note.len() + 4);
+    out.push_str(head);
+    if !head.is_empty() {
+        out.push_str("\n\n");
+    }
+    out.push_str(note);
+    if !tail.is_empty() {
+        out.push_str("\n\n");
+        out.push_str(tail);
+    }
+    out
+}
+
+/// The availability note of an item: the releases of its major that declare it
+/// ([`crate::availability::Since::sentence`]), or nothing for an item without a mark.
+pub fn since_note(since: Option<&crate::availability::Since>) -> String {
+    since
+        .map(crate::availability::Since::sentence)
+        .unwrap_or_default()
+}
+
 /// Collects Markdown problems found while building docs.
 #[derive(Debug, Default)]
 pub struct DocProblems(pub Vec<String>);

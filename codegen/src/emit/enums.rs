@@ -114,12 +114,13 @@ fn enum_items(
             e.abi.name
         );
     }
+    let mut md = docs::with_note(&md, &docs::since_note(e.since.as_ref()));
     md.push_str("\n\nA newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.");
     let doc = docs::attr_syntax(&md);
     let mut seen_values = std::collections::BTreeSet::new();
     let mut arms = Vec::new();
     let mut consts = Vec::new();
-    for (v, r) in e.abi.values.iter().zip(&e.member_names) {
+    for (i, (v, r)) in e.abi.values.iter().zip(&e.member_names).enumerate() {
         let text = e
             .member_docs
             .iter()
@@ -127,6 +128,8 @@ fn enum_items(
             .map(|(_, d)| d.as_str())
             .unwrap_or("");
         let md = docs::markdown(text, names, &v.name, problems);
+        let since = e.member_since.get(i).and_then(Option::as_ref);
+        let md = docs::with_note(&md, &docs::since_note(since));
         if v.alias_of.is_none() && seen_values.insert(v.value) {
             arms.push(t.arm(int_literal(v.value, &e.abi.repr), &v.name));
         }
@@ -173,7 +176,7 @@ fn enum_items(
     items.push(syn::Item::Struct(def));
     items.push(syn::Item::Impl(imp));
     items.push(syn::Item::Macro(mac));
-    for a in &e.aliases {
+    for (i, a) in e.aliases.iter().enumerate() {
         let mut alias = fill!(
             syn::ItemType,
             {
@@ -182,9 +185,10 @@ fn enum_items(
             __A = ident(a),
             __T = ty.clone(),
         )?;
-        alias.attrs.extend(docs::attr_syntax(&format!(
-            "Another name of [`{}`].",
-            e.name
+        let since = e.alias_since.get(i).and_then(Option::as_ref);
+        alias.attrs.extend(docs::attr_syntax(&docs::with_note(
+            &format!("Another name of [`{}`].", e.name),
+            &docs::since_note(since),
         )));
         items.push(syn::Item::Type(alias));
     }

@@ -51,12 +51,13 @@ pub fn emit(
             __T = ty.clone()
         )?;
         for (c, r, v) in &g.members {
-            let text = constants
-                .iter()
-                .find(|k| &k.name == c)
-                .map(|k| k.doc.as_str())
-                .unwrap_or("");
+            let constant = constants.iter().find(|k| &k.name == c);
+            let text = constant.map(|k| k.doc.as_str()).unwrap_or("");
             let md = docs::markdown(text, names, c, problems);
+            let md = docs::with_note(
+                &md,
+                &docs::since_note(constant.and_then(|k| k.since.as_ref())),
+            );
             consts.items.push(t.member(
                 docs::attr_syntax(&md),
                 c,
@@ -126,6 +127,7 @@ pub fn emit_constants(
                 .clone();
             let v = int_expr(Literal::i64_unsuffixed(k.value));
             let mut md = docs::markdown(&k.doc, names, &k.name, problems);
+            md = docs::with_note(&md, &docs::since_note(k.since.as_ref()));
             if let Some(p) = names
                 .path(&k.name)
                 .filter(|p| !p.ends_with(&format!("::{}", k.name)))

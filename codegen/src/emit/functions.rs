@@ -26,7 +26,7 @@ pub fn emit(
     let template: syn::ItemFn = syn::parse2(quote! {
         #[inline]
         pub unsafe fn name() -> crate::Result<()> {
-            dynamic_call!(c"", fn() -> ())
+            dynamic_call!(c"", 0, fn() -> ())
         }
     })?;
     let mut types = TypeCache::default();
@@ -82,6 +82,7 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
                 f.symbol
             ));
         }
+        let mut short = docs::with_note(&short, &docs::since_note(f.since.as_ref()));
         short.push_str(SAFETY);
         return short;
     }
@@ -153,6 +154,7 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
         md.push_str("\n\n");
         md.push_str(&see);
     }
+    let mut md = docs::with_note(&md, &docs::since_note(f.since.as_ref()));
     md.push_str(SAFETY);
     md
 }
@@ -204,7 +206,8 @@ fn function<'a>(
         }
     }
     let symbol = Literal::c_string(&std::ffi::CString::new(f.symbol.as_str()).unwrap_or_default());
-    let call = quote! { #symbol, fn(#(#params),*) -> #ret };
+    let since = Literal::i32_unsuffixed(f.since.as_ref().map_or(0, |s| s.runtime_version()));
+    let call = quote! { #symbol, #since, fn(#(#params),*) -> #ret };
     match item.block.stmts.first_mut() {
         Some(syn::Stmt::Macro(m)) => m.mac.tokens = call,
         Some(syn::Stmt::Expr(syn::Expr::Macro(m), _)) => m.mac.tokens = call,

@@ -199,6 +199,12 @@ fn jobs<'a>(
             }),
         },
         Job {
+            name: "src/sys/since.rs",
+            parts: 1,
+            cost: 0,
+            build: tokens(move |_, _| since_table(b)),
+        },
+        Job {
             name: "src/sys/mod.rs",
             parts: 1,
             cost: 0,
@@ -211,6 +217,34 @@ fn jobs<'a>(
             build: Box::new(move |_, _| Code::Syntax(audit_tables(b, pkg, tables))),
         },
     ]
+}
+
+/// `src/sys/since.rs`: the first release of each function that not every runtime of the
+/// major has, for `function_since` and `has_function` (the raw functions carry the same
+/// number in their `dynamic_call!`).
+fn since_table(b: &Bindings) -> TokenStream {
+    let mut rows: Vec<(&str, i32)> = b
+        .functions
+        .iter()
+        .filter_map(|f| {
+            let v = f.since.as_ref()?.runtime_version();
+            (v > 0).then_some((f.name.as_str(), v))
+        })
+        .collect();
+    rows.sort_unstable();
+    rows.dedup_by(|a, b| a.0 == b.0);
+    let names = rows.iter().map(|(n, _)| *n);
+    let versions = rows
+        .iter()
+        .map(|(_, v)| proc_macro2::Literal::i32_unsuffixed(*v));
+    quote! {
+        //! The first release of each C function that not every runtime of this major has
+        //! (`1000 * major + 10 * minor`), sorted by name, from the ABI snapshots of every minor
+        //! release (`cargo xtask timeline` shows the same dates).
+
+        /// `(C name, first runtime version)`, sorted by name.
+        pub(crate) static FUNCTIONS: &[(&str, i32)] = &[#((#names, #versions)),*];
+    }
 }
 
 /// `src/sys/mod.rs`: the raw layer's modules and the crate's release.
@@ -241,6 +275,7 @@ fn sys_module(pkg: &package::Package, lib: crate::library::Library) -> TokenStre
         pub(crate) mod enums;
         pub(crate) mod flags;
         mod functions;
+        pub(crate) mod since;
         pub(crate) mod types;
         pub use constants::*;
         pub use enums::*;

@@ -31,8 +31,50 @@ pub struct Package {
     pub library: Library,
 }
 
-/// The version of every crate this generator emits.
-pub const VERSION: &str = "0.2.0";
+/// The revision of the generator's output for one CUDA release: the patch part of an emitted
+/// crate's version. Bump it when the generator changes what it emits for a release whose
+/// crate was published already; [`version_for`] resets nothing by itself.
+pub const GENERATION: u32 = 0;
+
+/// The version of the crate generated from CUDA `release`: `0.<major·1000 + minor·10>.<G>`
+/// (`0.13050.0` for 13.5, `0.12090.0` for 12.9; G is [`GENERATION`]). The CUDA release is in
+/// the version itself, not in build metadata (which crates.io ignores when it compares
+/// versions), so two crates generated from different releases of one major never share a
+/// name and version; and, the crates being `0.x`, each release's crate is its own
+/// semver-compatible line (`cudart13 = "0.13050"`): a newer release's documents may change
+/// the typed layer, which cargo must not take as a compatible update.
+pub fn version_for(release: &crate::ir::Release) -> String {
+    let part = |i: usize| release.0.get(i).copied().unwrap_or(0);
+    let encoded = part(0)
+        .saturating_mul(1000)
+        .saturating_add(part(1).saturating_mul(10));
+    format!("0.{encoded}.{GENERATION}")
+}
+
+/// The generator's workspace manifest, whose `[workspace.package]` table is the one place of
+/// the metadata every emitted crate shares (repository, homepage, licence, minimum Rust).
+const WORKSPACE_MANIFEST: &str = include_str!("../../../Cargo.toml");
+
+/// The string `key` of the workspace's `[workspace.package]` (empty when absent: a test
+/// checks that each one the crates need is there).
+pub fn workspace_package(key: &str) -> String {
+    static TABLE: std::sync::OnceLock<toml::Table> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        WORKSPACE_MANIFEST
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|t| t.get("workspace")?.get("package")?.as_table().cloned())
+            .unwrap_or_default()
+    });
+    table
+        .get(key)
+        .and_then(toml::Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The keys of `[workspace.package]` every emitted `Cargo.toml` carries.
+pub const SHARED_KEYS: [&str; 4] = ["rust-version", "license", "repository", "homepage"];
 
 impl Package {
     fn values<'a>(&'a self, abi: &'a str) -> Values<'a> {
@@ -67,6 +109,12 @@ pub fn files(pkg: &Package, preamble: &str, abi: &str) -> Result<Vec<GeneratedFi
         Library::Nvrtc => nvrtc_lib_rs(pkg, abi),
     };
     out.push(format_file("src/lib.rs", preamble, lib)?);
+    for (path, text) in template::LICENCES {
+        out.push(GeneratedFile {
+            name: (*path).to_string(),
+            contents: (*text).to_string(),
+        });
+    }
     for (path, text) in template::files_for(pkg.library).0 {
         let body = template::render(text, &values);
         let contents = if path.ends_with(".rs") {
@@ -95,22 +143,27 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
     s.push_str(&format!(
         "description = {}\n",
         quoted(&format!(
-            "{} bindings for CUDA {}, generated from NVIDIA's documentation, loaded at run time",
+            "{} bindings for every CUDA {}.x release, generated from NVIDIA's documentation of CUDA {}, loaded at run time",
             pkg.library.title(),
+            pkg.major,
             pkg.release
         ))
     ));
+    s.push_str("edition = \"2021\"\n");
+    for key in SHARED_KEYS {
+        s.push_str(&format!("{key} = {}\n", quoted(&workspace_package(key))));
+    }
+    s.push_str(&format!(
+        "documentation = {}\nreadme = \"README.md\"\n",
+        quoted(&format!("https://docs.rs/{}", pkg.name))
+    ));
     if pkg.library == Library::Nvrtc {
-        s.push_str(&nvrtc_manifest_rest());
+        s.push_str(NVRTC_MANIFEST_REST);
     } else {
         s.push_str(
-        "edition = \"2021\"\n\
-         rust-version = \"1.80\"\n\
-         license = \"MIT OR Apache-2.0\"\n\
-         readme = \"README.md\"\n\
-         keywords = [\"cuda\", \"gpu\", \"ffi\", \"bindings\"]\n\
+        "keywords = [\"cuda\", \"gpu\", \"ffi\", \"bindings\"]\n\
          categories = [\"external-ffi-bindings\", \"hardware-support\"]\n\
-         include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\"]\n\
+         include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\", \"LICENSE-MIT\", \"LICENSE-APACHE\"]\n\
          \n\
          [dependencies]\n\
          bitflags = \"2\"\n\
@@ -123,7 +176,11 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
          # The `nvtx` module (NVIDIA Tools Extension markers for Nsight).\n\
          nvtx = [\"dep:nvtx\"]\n\
          \n\
+         # Every feature is documented: `nvtx` builds NVIDIA's C part with `cc` and its bindings\n\
+         # with bindgen, which the docs.rs build image provides (libclang), as it does for the\n\
+         # `nvtx-sys` crate's own documentation. `cargo xtask test` builds the docs the same way.\n\
          [package.metadata.docs.rs]\n\
+         all-features = true\n\
          targets = [\"x86_64-unknown-linux-gnu\"]\n",
     );
     }
@@ -145,25 +202,18 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
 
 /// The rest of an NVRTC crate's `[package]` and its dependencies: `libloading` alone (no
 /// flag type, no NVTX).
-fn nvrtc_manifest_rest() -> String {
-    "edition = \"2021\"\n\
-     rust-version = \"1.80\"\n\
-     license = \"MIT OR Apache-2.0\"\n\
-     readme = \"README.md\"\n\
-     keywords = [\"cuda\", \"nvrtc\", \"gpu\", \"ffi\", \"bindings\"]\n\
+const NVRTC_MANIFEST_REST: &str = "keywords = [\"cuda\", \"nvrtc\", \"gpu\", \"ffi\", \"bindings\"]\n\
      categories = [\"external-ffi-bindings\", \"hardware-support\"]\n\
-     include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\"]\n\
+     include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\", \"LICENSE-MIT\", \"LICENSE-APACHE\"]\n\
      \n\
      [dependencies]\n\
      libloading = \"0.8\"\n\
      \n\
      [package.metadata.docs.rs]\n\
-     targets = [\"x86_64-unknown-linux-gnu\"]\n"
-        .to_string()
-}
+     targets = [\"x86_64-unknown-linux-gnu\"]\n";
 
-/// `src/lib.rs` of an NVRTC crate: the crate documentation, the shared loader, the raw and
-/// typed layers, and the safe [`Program`](crate::template::NVRTC_COPIED) of the template.
+/// `src/lib.rs` of an NVRTC crate: the crate documentation, the shared loader and version
+/// module, the raw and typed layers, and the safe `Program` of the template.
 fn nvrtc_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
     let md = template::render(template::files_for(pkg.library).1, &pkg.values(abi));
     let doc = docs::inner_attrs(&md);
@@ -181,6 +231,8 @@ fn nvrtc_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub mod error;
         mod library;
         pub mod loader;
+        mod python_env;
+        pub mod version;
 
         /// The raw layer, generated from the documentation: every documented type and
         /// function the ABI declares, under its C name (`sys::nvrtcCompileProgram`,
@@ -198,9 +250,9 @@ fn nvrtc_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
 
         pub use error::{check, Error, Result};
         pub use loader::{has_function, is_available, LazySymbol, Library};
-        pub use program::{supported_architectures, version};
-        pub use program::{CompileOptions, Compiled, Header, Program};
+        pub use program::{supported_architectures, CompileOptions, Compiled, Header, Program};
         pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
+        pub use version::{function_since, runtime_version, CudaVersion};
     }
 }
 
@@ -219,6 +271,8 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub mod error;
         mod library;
         pub mod loader;
+        mod python_env;
+        pub mod version;
 
         /// The raw layer, generated from the documentation: every documented type, constant and
         /// function the ABI declares, under its C name (`sys::cudaMalloc`, `sys::cudaMemcpyKind`).
@@ -233,6 +287,7 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
 
         pub mod device;
         pub mod event;
+        pub mod global;
         pub mod graph;
         pub mod kernel;
         pub mod memory;
@@ -242,15 +297,43 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub mod stream;
         pub mod texture;
 
-        pub use device::{Device, DeviceGuard, DeviceProperties, MemInfo};
+        pub use device::{Device, DeviceAttribute, DeviceGuard, DeviceProperties, Limit, MemInfo};
         pub use error::{check, set_drop_error_hook, Error, Result};
-        pub use event::Event;
+        pub use event::{Event, EventFlags, IpcEventHandle};
+        pub use global::DeviceGlobal;
         pub use graph::{CaptureGuard, CaptureMode, Graph, GraphExec, GraphNode};
-        pub use kernel::{Dim3, Kernel, KernelArg, KernelArgs, Launch, LaunchConfig, Module};
+        pub use kernel::{Dim3, FuncAttribute, Kernel, KernelArg, KernelArgs};
+        pub use kernel::{Launch, LaunchConfig, Module, ParamInfo};
         pub use loader::{has_function, is_available, LazySymbol, Library};
         pub use memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut};
-        pub use memory::{ManagedBuffer, MemPool, PinnedBuffer, PinnedPool};
-        pub use stream::Stream;
+        pub use memory::{HostAllocFlags, IpcMemHandle, ManagedBuffer, MemPool, MemPoolStats};
+        pub use memory::{PinnedBuffer, PinnedPool, PinnedSlice, PinnedSliceMut};
+        pub use stream::{CaptureStatus, Stream, StreamFlags};
         pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
+        pub use version::{function_since, runtime_version, CudaVersion};
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shared_metadata_is_in_the_workspace_manifest() {
+        for key in SHARED_KEYS {
+            assert!(
+                !workspace_package(key).is_empty(),
+                "[workspace.package] {key}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_version_names_the_release() {
+        let v = |r: &[u32]| version_for(&crate::ir::Release(r.to_vec()));
+        assert_eq!(v(&[13, 5]), format!("0.13050.{GENERATION}"));
+        assert_eq!(v(&[12, 9]), format!("0.12090.{GENERATION}"));
+        assert_ne!(v(&[13, 4]), v(&[13, 5]));
+        assert_eq!(v(&[13]), format!("0.13000.{GENERATION}"));
     }
 }

@@ -577,6 +577,8 @@ mod tests {
             field_docs: Vec::new(),
             section: None,
             source: None,
+            since: None,
+            layout_changes: Vec::new(),
         }
     }
 

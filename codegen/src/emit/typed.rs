@@ -1072,6 +1072,11 @@ fn typed_docs(
         "\n\nThe raw function is [`{0}`](crate::sys::{0}).",
         f.name
     ));
+    let note = docs::since_note(f.since.as_ref());
+    if !note.is_empty() {
+        md.push_str("\n\n");
+        md.push_str(&note);
+    }
     if !parts.arg_docs.is_empty() {
         md.push_str("\n\n# Arguments\n\n");
         md.push_str(&parts.arg_docs.join("\n"));
@@ -1108,6 +1113,13 @@ fn typed_docs(
         md.push_str(&errs.join(", "));
     }
     md.push_str(&format!(". [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the {} or this function cannot be loaded.", lib.what()));
+    if let Some(since) = f.since.as_ref().filter(|s| s.runtime_version() > 0) {
+        md.push_str(&format!(
+            " [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded {} is older than CUDA {}.",
+            lib.loaded(),
+            since.release
+        ));
+    }
     if parts.slices {
         md.push_str(&format!(" Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `{}` without calling {}.", lib.invalid_value(), lib.callee()));
     }
@@ -1341,9 +1353,10 @@ pub fn attributes(b: &crate::bind::Bindings, names: &Names) -> TokenStream {
                 ""
             }
         );
+        let doc = docs::attrs(&docs::with_note(&doc, &docs::since_note(f.since.as_ref())));
         let c_name = &f.name;
         out.push(quote! {
-            #[doc = #doc]
+            #doc
             #[doc(alias = #c_name)]
             pub #unsafety fn #name(#all_params) -> crate::Result<#ret> {
                 #body

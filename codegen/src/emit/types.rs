@@ -276,6 +276,14 @@ fn record<'a>(
     if md.trim().is_empty() {
         md = format!("The C type `{}`.", r.name);
     }
+    let mut md = docs::with_note(&md, &docs::since_note(r.since.as_ref()));
+    if !r.layout_changes.is_empty() {
+        let changes: Vec<String> = r.layout_changes.iter().map(|c| c.sentence()).collect();
+        md.push_str(&format!(
+            "\n\nIts layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): {}",
+            changes.join(" ")
+        ));
+    }
     let doc = docs::attr_syntax(&md);
     if r.abi.opaque {
         let mut opaque = fill!(
@@ -398,6 +406,7 @@ fn typedef<'a>(
     if md.trim().is_empty() {
         md = format!("The C typedef `{}`.", t.name);
     }
+    let mut md = docs::with_note(&md, &docs::since_note(t.since.as_ref()));
     match t.abi.kind {
         TypedefKind::Handle => {
             let (ptr, is_const) = match &t.abi.ty.c {

@@ -22,6 +22,16 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 ///
 /// `Debug` prints the same text as `Display`, so that `fn main() -> Result<()>` shows a
 /// readable message rather than the variant's fields.
+///
+/// ```no_run
+/// use @CRATE@::{Device, Error};
+/// match Device::count() {
+///     Ok(n) => println!("{n} device(s)"),
+///     Err(Error::LibraryNotFound { tried }) => println!("no CUDA runtime ({} places tried)", tried.len()),
+///     Err(e) if e.cuda_code() == Some(100) => println!("no device"), // cudaErrorNoDevice
+///     Err(e) => println!("{e}"),
+/// }
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
@@ -41,6 +51,19 @@ pub enum Error {
         /// The loaded runtime's `cudaRuntimeGetVersion` (e.g. `13020`), when it could be read.
         version: Option<i32>,
     },
+    /// The function needs a newer CUDA @MAJOR@ release than the runtime that was loaded: its
+    /// first release (from the headers of every minor release) is `since`, the runtime's
+    /// `cudaRuntimeGetVersion` said `loaded`. Nothing was called; decided once per function,
+    /// when it is first resolved. [`runtime_version`](crate::runtime_version) and
+    /// [`function_since`](crate::function_since) tell it beforehand.
+    NotInRuntime {
+        /// The C function (`cudaFoo`).
+        function: String,
+        /// The first release that declares it.
+        since: crate::version::CudaVersion,
+        /// The loaded runtime's version.
+        loaded: crate::version::CudaVersion,
+    },
     /// An argument the safe layer checks before calling CUDA was refused: a range outside a
     /// buffer, two lengths that must agree, a string with an interior NUL, more launch
     /// attributes than a launch can hold. Nothing was sent to CUDA.
@@ -56,6 +79,11 @@ pub enum Error {
     /// panicked; the panic was caught at the C boundary and reported here, through the hook
     /// of [`set_drop_error_hook`].
     CallbackPanicked(String),
+    /// Memory was used by work whose completion could not be recorded or waited for (an
+    /// event record, a wait or a capture query failed: the error that did is the
+    /// [`source`](std::error::Error::source)): failing closed, the memory is never handed
+    /// to the host and never freed (it is leaked).
+    Unsettled(Box<Error>),
     /// A CUDA runtime call returned a status other than `cudaSuccess`.
     Cuda {
         /// The raw `cudaError_t` value.
@@ -83,12 +111,25 @@ impl std::fmt::Display for Error {
                  it needs a newer CUDA runtime (point CUDART_PATH at one) or a fallback",
                 render_version(*version)
             ),
+            Error::NotInRuntime {
+                function,
+                since,
+                loaded,
+            } => write!(
+                f,
+                "{function} needs CUDA {since}; the loaded runtime is {loaded}"
+            ),
             Error::InvalidArgument(why) => write!(f, "invalid argument: {why}"),
             Error::InCallback { function } => write!(
                 f,
                 "{function} was called from inside a CUDA host callback, where CUDA forbids CUDA calls"
             ),
             Error::CallbackPanicked(what) => write!(f, "a host callback panicked: {what}"),
+            Error::Unsettled(cause) => write!(
+                f,
+                "this memory was used by work whose completion could not be recorded or \
+                 waited for ({cause}): it is never handed to the host and never freed"
+            ),
             Error::Cuda {
                 code,
                 name,
@@ -98,7 +139,16 @@ impl std::fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    /// The error this one wraps: for [`Error::Unsettled`], the failure that left the memory
+    /// unsettled; `None` for the others, which wrap nothing.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Unsettled(cause) => Some(&**cause),
+            _ => None,
+        }
+    }
+}
 
 impl std::fmt::Debug for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -258,7 +308,9 @@ fn default_drop_hook(resource: &'static str, error: &Error) {
     static SEEN: std::sync::Mutex<Vec<(&'static str, Option<i32>)>> =
         std::sync::Mutex::new(Vec::new());
     let code = match error {
-        Error::LibraryNotFound { .. } | Error::SymbolNotFound { .. } => return,
+        Error::LibraryNotFound { .. }
+        | Error::SymbolNotFound { .. }
+        | Error::NotInRuntime { .. } => return,
         Error::Cuda { code, .. } if *code == CUDART_UNLOADING => return,
         other => other.cuda_code(),
     };
@@ -408,6 +460,20 @@ mod tests {
     }
 
     #[test]
+    fn not_in_runtime_names_the_function_and_both_releases() {
+        use crate::version::CudaVersion;
+        let e = Error::NotInRuntime {
+            function: "cudaFoo".into(),
+            since: CudaVersion::new(13, 4),
+            loaded: CudaVersion::from_raw(13000),
+        };
+        assert_eq!(
+            e.to_string(),
+            "cudaFoo needs CUDA 13.4; the loaded runtime is 13.0"
+        );
+    }
+
+    #[test]
     fn debug_reads_like_display() {
         let e = Error::LibraryNotFound {
             tried: vec![("libcudart.so".into(), "not found".into())],
@@ -454,6 +520,16 @@ mod tests {
         assert_eq!(panic_message(&*p), "static");
         let p = std::panic::catch_unwind(|| std::panic::panic_any(5u8)).unwrap_err();
         assert!(panic_message(&*p).contains("non-string"));
+    }
+
+    #[test]
+    fn unsettled_memory_names_its_cause_as_the_source() {
+        use std::error::Error as _;
+        let e = Error::Unsettled(Box::new(Error::from_code(999)));
+        let source = e.source().expect("a source");
+        assert_eq!(source.to_string(), Error::from_code(999).to_string());
+        assert!(e.to_string().contains("never freed"), "{e}");
+        assert!(Error::from_code(1).source().is_none());
     }
 
     #[test]

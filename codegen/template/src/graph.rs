@@ -1,6 +1,9 @@
 //! CUDA graphs: capture of a stream's work ([`Stream::begin_capture`] → [`CaptureGuard`] →
-//! [`Graph`]), explicit construction (empty, kernel, memset, memcpy, host-closure and child
-//! graph nodes), instantiation into a [`GraphExec`], upload, launch and update.
+//! [`Graph`]), explicit construction (empty, kernel, memset, memcpy, host-closure, child
+//! graph, event record and event wait nodes), instantiation into a [`GraphExec`], upload,
+//! launch, whole-graph update and updates of one node's parameters (kernel, copy and event
+//! nodes) in an executable graph; the graph memory pool's statistics are
+//! [`Device::graph_mem_stats`](crate::Device::graph_mem_stats).
 //!
 //! [`Graph`] and [`GraphExec`] are owned and destroyed on drop. They are `Send` but not
 //! `Sync`: CUDA does not synchronise graph objects internally, and calls on one graph (even
@@ -14,16 +17,19 @@
 //! it lives as long as the graph and every executable graph, clone and parent graph made from
 //! it, and every launch of those (an executable graph dropped while launches are pending lets
 //! go once the streams it was launched on have passed them). Dropping a buffer a graph uses
-//! only gives up the buffer's own reference. The crate keeps these in a table of its own per
+//! only gives up the buffer's own reference. A node's new parameters in an executable graph
+//! ([`GraphExec::set_kernel_node_params`], …) are kept the same way, by the executable
+//! graph; what the node's previous parameters used is let go once the launches made before
+//! the change have completed. The crate keeps these in a table of its own per
 //! graph rather than in CUDA user objects, which made every launch of a graph holding one
 //! about 3.4 µs slower on an H100 (5.3 µs instead of 2.0 µs): so a graph handle passed to the
 //! typed layer (`api`) cannot be changed there in ways that add work (those functions are
 //! `unsafe`).
 //!
 //! Host memory a graph writes: while any graph holds a
-//! [`PinnedBuffer`], [`GraphExec::launch`] and host views of such buffers
+//! [`PinnedBuffer`](crate::PinnedBuffer), [`GraphExec::launch`] and host views of such buffers
 //! exclude each other: a launch fails while a view is alive, and a view waits for the
-//! launches before it (see [`PinnedBuffer`]).
+//! launches before it (see [`PinnedBuffer`](crate::PinnedBuffer)).
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -34,9 +40,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{report_drop_error, status, Error, Result};
+use crate::event::Event;
 use crate::kernel::Launch;
-use crate::memory::track::{Capture, StreamKey, Uses};
-use crate::memory::{AsDeviceSlice, AsDeviceSliceMut, DeviceCopy, PinnedBuffer};
+use crate::memory::track::{Access, Capture, StreamKey, Uses, WHOLE};
+use crate::memory::{AsDeviceSlice, AsDeviceSliceMut, AsPinnedSlice, AsPinnedSliceMut, DeviceCopy};
 use crate::stream::{run_caught, Stream};
 use crate::sys;
 
@@ -45,6 +52,24 @@ use crate::sys;
 pub type CaptureMode = sys::cudaStreamCaptureMode;
 
 /// A CUDA graph (`cudaGraph_t`).
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use @CRATE@::{CaptureMode, DeviceBuffer, PinnedBuffer, Stream};
+/// let stream = Stream::non_blocking()?;
+/// let mut dev = DeviceBuffer::<f32>::new(1024, &stream)?;
+/// let mut host = PinnedBuffer::<f32>::new(1024)?;
+/// let graph = stream.capture(CaptureMode::GLOBAL, |s| {
+///     dev.fill_zero(s)?;
+///     dev.copy_to_pinned_async(&mut host, s)
+/// })?;
+/// let exec = graph.instantiate()?;
+/// for _ in 0..10 {
+///     exec.launch(&stream)?;
+/// }
+/// assert!(host.as_slice()?.iter().all(|v| *v == 0.0)); // waits for the launches
+/// # Ok(()) }
+/// ```
 pub struct Graph {
     raw: sys::cudaGraph_t,
     /// What the graph keeps alive (see the module documentation).
@@ -119,6 +144,18 @@ pub(crate) fn capture_of(stream: &Stream) -> Result<Capture> {
 unsafe impl Send for Graph {}
 
 /// A node of a [`Graph`], valid while the graph is borrowed.
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use @CRATE@::{DeviceBuffer, Graph, Stream};
+/// let stream = Stream::non_blocking()?;
+/// let mut buf = DeviceBuffer::<u8>::new(256, &stream)?;
+/// let graph = Graph::new()?;
+/// let clear = graph.add_memset_node(&[], &mut buf, 0)?;
+/// let after = graph.add_host_node(&[clear], || println!("cleared"))?; // runs after `clear`
+/// assert_eq!(graph.root_count()?, 1);
+/// # let _ = after; Ok(()) }
+/// ```
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GraphNode<'g> {
@@ -137,6 +174,7 @@ type HostNodeFn = Box<dyn Fn() + Send + Sync>;
 
 impl Graph {
     /// An empty graph (`cudaGraphCreate`).
+    #[doc(alias = "cudaGraphCreate")]
     pub fn new() -> Result<Graph> {
         let mut raw = sys::cudaGraph_t::null();
         // SAFETY: one handle is written; flags must be 0.
@@ -170,6 +208,7 @@ impl Graph {
     }
 
     /// The number of nodes (`cudaGraphGetNodes`).
+    #[doc(alias = "cudaGraphGetNodes")]
     pub fn node_count(&self) -> Result<usize> {
         let mut n = 0usize;
         // SAFETY: with a null list, only the count is written.
@@ -178,6 +217,7 @@ impl Graph {
     }
 
     /// The number of nodes without dependencies (`cudaGraphGetRootNodes`).
+    #[doc(alias = "cudaGraphGetRootNodes")]
     pub fn root_count(&self) -> Result<usize> {
         let mut n = 0usize;
         // SAFETY: with a null list, only the count is written.
@@ -201,6 +241,7 @@ impl Graph {
     }
 
     /// A node that does nothing, for ordering (`cudaGraphAddEmptyNode`).
+    #[doc(alias = "cudaGraphAddEmptyNode")]
     pub fn add_empty_node(&self, deps: &[GraphNode<'_>]) -> Result<GraphNode<'_>> {
         let mut node = sys::cudaGraphNode_t::null();
         // SAFETY: the graph and the dependency nodes (borrowing it) are alive.
@@ -215,6 +256,7 @@ impl Graph {
     /// [`Error::InCallback`]; a panic is caught and reported through the hook of
     /// [`set_drop_error_hook`](crate::error::set_drop_error_hook). The graph (and every
     /// executable graph and clone made from it) owns `f`.
+    #[doc(alias = "cudaGraphAddHostNode")]
     pub fn add_host_node<F>(&self, deps: &[GraphNode<'_>], f: F) -> Result<GraphNode<'_>>
     where
         F: Fn() + Send + Sync + 'static,
@@ -239,6 +281,7 @@ impl Graph {
 
     /// A node that runs `child` (copied into this graph) as a sub-graph
     /// (`cudaGraphAddChildGraphNode`).
+    #[doc(alias = "cudaGraphAddChildGraphNode")]
     pub fn add_child_graph_node(
         &self,
         deps: &[GraphNode<'_>],
@@ -262,6 +305,7 @@ impl Graph {
 
     /// A node that sets every byte of `dst` to `value` (`cudaGraphAddMemsetNode`). The
     /// graph keeps `dst`'s buffer alive.
+    #[doc(alias = "cudaGraphAddMemsetNode")]
     pub fn add_memset_node<T: DeviceCopy>(
         &self,
         deps: &[GraphNode<'_>],
@@ -288,6 +332,7 @@ impl Graph {
 
     /// A node that copies `src` to `dst` on the device (`cudaGraphAddMemcpyNode1D`); same
     /// lengths. The graph keeps both buffers alive.
+    #[doc(alias = "cudaGraphAddMemcpyNode1D")]
     pub fn add_copy_node<T: DeviceCopy>(
         &self,
         deps: &[GraphNode<'_>],
@@ -316,16 +361,19 @@ impl Graph {
         }
     }
 
-    /// A node that copies the pinned buffer `src` to `dst` at each launch. The graph keeps
-    /// both alive; while it holds `src`, host views of `src` and the graph's launches
-    /// exclude each other (see the module documentation).
+    /// A node that copies pinned memory `src` (a [`PinnedBuffer`](crate::PinnedBuffer) or
+    /// a part of one) to `dst` at each launch (`cudaGraphAddMemcpyNode1D`). The graph keeps
+    /// both alive; while it holds `src`, host views of `src`'s buffer and the graph's
+    /// launches exclude each other (see the module documentation).
+    #[doc(alias = "cudaGraphAddMemcpyNode1D")]
     pub fn add_copy_from_pinned_node<T: DeviceCopy>(
         &self,
         deps: &[GraphNode<'_>],
         dst: &mut impl AsDeviceSliceMut<T>,
-        src: &PinnedBuffer<T>,
+        src: &impl AsPinnedSlice<T>,
     ) -> Result<GraphNode<'_>> {
         let dst = dst.as_device_slice_mut();
+        let src = src.as_pinned_slice();
         if dst.len() != src.len() {
             return Err(crate::memory::length_mismatch(
                 "add_copy_from_pinned_node",
@@ -334,7 +382,7 @@ impl Graph {
             ));
         }
         dst.keep_in(self.raw)?;
-        src.keep_in(self.raw)?;
+        self.keep(src.keeper());
         // SAFETY: `len` elements on both sides, kept alive by the graph; host writes to
         // `src` and launches exclude each other.
         unsafe {
@@ -348,16 +396,19 @@ impl Graph {
         }
     }
 
-    /// A node that copies `src` into the pinned buffer `dst` at each launch. The graph keeps
-    /// both alive; while it holds `dst`, host views of `dst` and the graph's launches
-    /// exclude each other: a view waits for every launch made before it, and a launch fails
-    /// while a view is alive.
+    /// A node that copies `src` into pinned memory `dst` (a
+    /// [`PinnedBuffer`](crate::PinnedBuffer) or an exclusive part of one) at each launch
+    /// (`cudaGraphAddMemcpyNode1D`). The graph keeps both alive; while it holds `dst`, host
+    /// views of `dst`'s buffer and the graph's launches exclude each other: a view waits for
+    /// every launch made before it, and a launch fails while a view is alive.
+    #[doc(alias = "cudaGraphAddMemcpyNode1D")]
     pub fn add_copy_to_pinned_node<T: DeviceCopy>(
         &self,
         deps: &[GraphNode<'_>],
-        dst: &mut PinnedBuffer<T>,
+        dst: &mut impl AsPinnedSliceMut<T>,
         src: &impl AsDeviceSlice<T>,
     ) -> Result<GraphNode<'_>> {
+        let dst = dst.as_pinned_slice_mut();
         let src = src.as_device_slice();
         if dst.len() != src.len() {
             return Err(crate::memory::length_mismatch(
@@ -367,7 +418,7 @@ impl Graph {
             ));
         }
         src.keep_in(self.raw)?;
-        dst.keep_in(self.raw)?;
+        self.keep(dst.keeper());
         // SAFETY: as above.
         unsafe {
             self.add_memcpy_1d(
@@ -387,6 +438,7 @@ impl Graph {
     /// executable graphs made from it); `dst` outlives those launches. Capturing
     /// [`copy_from_pinned_async`](crate::memory::DeviceBuffer::copy_from_pinned_async) is
     /// the safe way.
+    #[doc(alias = "cudaGraphAddMemcpyNode1D")]
     pub unsafe fn add_copy_from_host_node<T: DeviceCopy>(
         &self,
         deps: &[GraphNode<'_>],
@@ -418,6 +470,7 @@ impl Graph {
     /// # Safety
     /// `dst` stays alive and untouched by the host during every launch of the graph (and of
     /// executable graphs made from it); `src` outlives those launches.
+    #[doc(alias = "cudaGraphAddMemcpyNode1D")]
     pub unsafe fn add_copy_to_host_node<T: DeviceCopy>(
         &self,
         deps: &[GraphNode<'_>],
@@ -477,6 +530,7 @@ impl Graph {
     /// # Safety
     /// As [`Launch::run`], for every launch of the graph: the arguments match the kernel's
     /// parameters, and the memory they name is valid during every launch.
+    #[doc(alias = "cudaGraphAddKernelNode")]
     pub unsafe fn add_kernel_node(
         &self,
         deps: &[GraphNode<'_>],
@@ -493,13 +547,62 @@ impl Graph {
         Ok(self.node(node))
     }
 
+    /// A node that records `event` when the graph reaches it (`cudaGraphAddEventRecordNode`),
+    /// as `cudaEventRecord` would on the launch stream. The graph keeps the event alive.
+    #[doc(alias = "cudaGraphAddEventRecordNode")]
+    pub fn add_event_record_node(
+        &self,
+        deps: &[GraphNode<'_>],
+        event: &Event,
+    ) -> Result<GraphNode<'_>> {
+        self.keep(Box::new(event.clone()));
+        let mut node = sys::cudaGraphNode_t::null();
+        // SAFETY: the graph, the dependencies and the event (kept by the graph) are alive.
+        status(unsafe {
+            sys::cudaGraphAddEventRecordNode(
+                &mut node,
+                self.raw,
+                Self::deps(deps),
+                deps.len(),
+                event.as_raw(),
+            )
+        })?;
+        Ok(self.node(node))
+    }
+
+    /// A node that waits for `event`'s last record before its dependents run
+    /// (`cudaGraphAddEventWaitNode`), as `cudaStreamWaitEvent` would. The graph keeps the
+    /// event alive.
+    #[doc(alias = "cudaGraphAddEventWaitNode")]
+    pub fn add_event_wait_node(
+        &self,
+        deps: &[GraphNode<'_>],
+        event: &Event,
+    ) -> Result<GraphNode<'_>> {
+        self.keep(Box::new(event.clone()));
+        let mut node = sys::cudaGraphNode_t::null();
+        // SAFETY: as above.
+        status(unsafe {
+            sys::cudaGraphAddEventWaitNode(
+                &mut node,
+                self.raw,
+                Self::deps(deps),
+                deps.len(),
+                event.as_raw(),
+            )
+        })?;
+        Ok(self.node(node))
+    }
+
     /// Instantiates the graph into an executable graph (`cudaGraphInstantiate`, no flags).
+    #[doc(alias = "cudaGraphInstantiate")]
     pub fn instantiate(&self) -> Result<GraphExec> {
         self.instantiate_with_flags(0)
     }
 
     /// Instantiates with `cudaGraphInstantiateFlags` bits (e.g. `AutoFreeOnLaunch` = 1,
     /// `Upload` = 2, `UseNodePriority` = 8).
+    #[doc(alias = "cudaGraphInstantiate")]
     pub fn instantiate_with_flags(&self, flags: u64) -> Result<GraphExec> {
         let mut raw = sys::cudaGraphExec_t::null();
         // SAFETY: the graph is alive; one handle is written.
@@ -508,10 +611,12 @@ impl Graph {
             raw,
             kept: RefCell::new(vec![self.kept.clone()]),
             launched: RefCell::new(Launched::default()),
+            node_kept: RefCell::new(HashMap::new()),
         })
     }
 
     /// A copy of the graph (`cudaGraphClone`), sharing what the graph keeps alive.
+    #[doc(alias = "cudaGraphClone")]
     pub fn try_clone(&self) -> Result<Graph> {
         let mut raw = sys::cudaGraph_t::null();
         // SAFETY: the graph is alive; one handle is written.
@@ -523,6 +628,7 @@ impl Graph {
 
     /// Destroys the graph now and returns the error, where dropping would report it to the
     /// hook. Executable graphs made from it stay valid.
+    #[doc(alias = "cudaGraphDestroy")]
     pub fn close(self) -> Result<()> {
         let me = std::mem::ManuallyDrop::new(self);
         // SAFETY: read once; `me` is never dropped.
@@ -556,6 +662,22 @@ impl Drop for Graph {
 }
 
 /// An executable graph (`cudaGraphExec_t`), launched on streams.
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use @CRATE@::{CaptureMode, DeviceBuffer, Graph, Stream};
+/// let stream = Stream::non_blocking()?;
+/// let (mut a, b) = (DeviceBuffer::<u8>::new(1024, &stream)?, DeviceBuffer::<u8>::zeroed(1024, &stream)?);
+/// let graph = Graph::new()?;
+/// let copy = graph.add_copy_node(&[], &mut a, &b)?;
+/// let exec = graph.instantiate()?;
+/// exec.launch(&stream)?;
+/// let c = DeviceBuffer::<u8>::zeroed(1024, &stream)?;
+/// exec.set_copy_node(copy, &mut a, &c)?; // later launches copy from `c`, which the exec keeps
+/// exec.launch(&stream)?;
+/// stream.synchronize()?;
+/// # Ok(()) }
+/// ```
 pub struct GraphExec {
     raw: sys::cudaGraphExec_t,
     /// What the graphs it was made and updated from keep alive.
@@ -563,6 +685,8 @@ pub struct GraphExec {
     /// Where it was launched: what it keeps is let go once those streams have passed the
     /// launches.
     launched: RefCell<Launched>,
+    /// What the current parameters of each node changed in place use, by node handle.
+    node_kept: RefCell<HashMap<usize, Vec<Kept>>>,
 }
 
 impl std::fmt::Debug for GraphExec {
@@ -594,14 +718,15 @@ impl Launched {
 /// Lets go of what an executable graph kept once its launches have completed: on the release
 /// thread, an event is recorded on each stream it was launched on (once the stream is not
 /// being captured), then the events and the per-thread launches are polled.
-fn release_after_launches(kept: Vec<Arc<KeptSet>>, launched: Launched) {
-    if kept.is_empty() {
-        return;
-    }
+fn release_after_launches(kept: Box<dyn Any + Send>, launched: Launched) {
     let Launched {
         mut streams,
         per_thread: mut events,
     } = launched;
+    if streams.is_empty() && events.is_empty() {
+        drop(kept);
+        return;
+    }
     let mut kept = Some(kept);
     crate::memory::release::retry_later(Box::new(move || {
         streams.retain(|(stream, key, device)| {
@@ -629,6 +754,7 @@ impl GraphExec {
     /// launching) as long as a host view of such a buffer is alive (see the module
     /// documentation). Launching into a stream being captured is refused.
     #[inline]
+    #[doc(alias = "cudaGraphLaunch")]
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         let raw = self.raw;
         crate::memory::pinned::graph_launch(
@@ -644,6 +770,7 @@ impl GraphExec {
 
     /// Uploads the graph's work to the device ahead of the first launch, ordered on
     /// `stream` (`cudaGraphUpload`).
+    #[doc(alias = "cudaGraphUpload")]
     pub fn upload(&self, stream: &Stream) -> Result<()> {
         // SAFETY: both handles are alive.
         status(unsafe { sys::cudaGraphUpload(self.raw, stream.as_raw()) })
@@ -653,6 +780,7 @@ impl GraphExec {
     /// topology (`cudaGraphExecUpdate`); a refused update is
     /// `cudaErrorGraphExecUpdateFailure` and leaves this one unchanged. From then on it also
     /// keeps what `graph` keeps.
+    #[doc(alias = "cudaGraphExecUpdate")]
     pub fn update(&self, graph: &Graph) -> Result<()> {
         // Kept before the update, so that no launch can use what `graph` names unkept.
         self.kept.borrow_mut().push(graph.kept.clone());
@@ -661,16 +789,208 @@ impl GraphExec {
         status(unsafe { sys::cudaGraphExecUpdate(self.raw, graph.raw, &mut info) })
     }
 
+    /// Sets the parameters of kernel node `node` (a node of the graph this was instantiated
+    /// from) to `launch`'s, for later launches (`cudaGraphExecKernelNodeSetParams`): the
+    /// same kernel's, or another's where CUDA allows; the launch's stream is ignored and
+    /// launch attributes are refused. The arguments are checked as [`Launch::run`] checks
+    /// them. This executable graph keeps what the new arguments use (and the kernel's
+    /// module); what the node's previous parameters used is let go once the launches made
+    /// before have completed.
+    ///
+    /// # Safety
+    /// As [`Launch::run`], for every later launch of this executable graph.
+    #[doc(alias = "cudaGraphExecKernelNodeSetParams")]
+    pub unsafe fn set_kernel_node_params(
+        &self,
+        node: GraphNode<'_>,
+        mut launch: Launch<'_>,
+    ) -> Result<()> {
+        let params = launch.node_params()?;
+        let kept = launch.keepers();
+        // SAFETY: live handles; the caller's promise about the arguments, whose memory this
+        // executable graph keeps from now on; CUDA copies the argument values.
+        self.set_node(node, kept, || unsafe {
+            sys::cudaGraphExecKernelNodeSetParams(self.raw, node.raw, &params)
+        })
+    }
+
+    /// Makes copy node `node` (a node of the graph this was instantiated from) copy `src`
+    /// to `dst` (same lengths) at later launches (`cudaGraphExecMemcpyNodeSetParams1D`).
+    /// This executable graph keeps both buffers alive; what the node copied before is let
+    /// go once the launches made before have completed.
+    #[doc(alias = "cudaGraphExecMemcpyNodeSetParams1D")]
+    pub fn set_copy_node<T: DeviceCopy>(
+        &self,
+        node: GraphNode<'_>,
+        dst: &mut impl AsDeviceSliceMut<T>,
+        src: &impl AsDeviceSlice<T>,
+    ) -> Result<()> {
+        let (dst, src) = (dst.as_device_slice_mut(), src.as_device_slice());
+        if dst.len() != src.len() {
+            return Err(crate::memory::length_mismatch(
+                "set_copy_node",
+                dst.len(),
+                src.len(),
+            ));
+        }
+        let kept = dst.keeper().into_iter().chain(src.keeper()).collect();
+        // SAFETY: live handles; `len` elements of device memory on both sides, kept by this
+        // executable graph from now on.
+        self.set_node(node, kept, || unsafe {
+            sys::cudaGraphExecMemcpyNodeSetParams1D(
+                self.raw,
+                node.raw,
+                dst.as_device_ptr().as_raw(),
+                src.as_device_ptr().as_raw(),
+                src.size_bytes(),
+                sys::cudaMemcpyKind::DEVICE_TO_DEVICE,
+            )
+        })
+    }
+
+    /// Makes copy node `node` copy pinned memory `src` to `dst` at later launches
+    /// (`cudaGraphExecMemcpyNodeSetParams1D`); kept and excluded from host views as in
+    /// [`Graph::add_copy_from_pinned_node`].
+    #[doc(alias = "cudaGraphExecMemcpyNodeSetParams1D")]
+    pub fn set_copy_from_pinned_node<T: DeviceCopy>(
+        &self,
+        node: GraphNode<'_>,
+        dst: &mut impl AsDeviceSliceMut<T>,
+        src: &impl AsPinnedSlice<T>,
+    ) -> Result<()> {
+        let (dst, src) = (dst.as_device_slice_mut(), src.as_pinned_slice());
+        if dst.len() != src.len() {
+            return Err(crate::memory::length_mismatch(
+                "set_copy_from_pinned_node",
+                dst.len(),
+                src.len(),
+            ));
+        }
+        let kept = dst.keeper().into_iter().chain([src.keeper()]).collect();
+        // SAFETY: live handles; `len` elements on both sides, kept by this executable graph;
+        // host writes to `src` and launches exclude each other.
+        self.set_node(node, kept, || unsafe {
+            sys::cudaGraphExecMemcpyNodeSetParams1D(
+                self.raw,
+                node.raw,
+                dst.as_device_ptr().as_raw(),
+                src.as_ptr().cast(),
+                dst.size_bytes(),
+                sys::cudaMemcpyKind::HOST_TO_DEVICE,
+            )
+        })
+    }
+
+    /// Makes copy node `node` copy `src` into pinned memory `dst` at later launches
+    /// (`cudaGraphExecMemcpyNodeSetParams1D`); kept and excluded from host views as in
+    /// [`Graph::add_copy_to_pinned_node`].
+    #[doc(alias = "cudaGraphExecMemcpyNodeSetParams1D")]
+    pub fn set_copy_to_pinned_node<T: DeviceCopy>(
+        &self,
+        node: GraphNode<'_>,
+        dst: &mut impl AsPinnedSliceMut<T>,
+        src: &impl AsDeviceSlice<T>,
+    ) -> Result<()> {
+        let (dst, src) = (dst.as_pinned_slice_mut(), src.as_device_slice());
+        if dst.len() != src.len() {
+            return Err(crate::memory::length_mismatch(
+                "set_copy_to_pinned_node",
+                src.len(),
+                dst.len(),
+            ));
+        }
+        let kept = src.keeper().into_iter().chain([dst.keeper()]).collect();
+        // SAFETY: as above.
+        self.set_node(node, kept, || unsafe {
+            sys::cudaGraphExecMemcpyNodeSetParams1D(
+                self.raw,
+                node.raw,
+                dst.as_ptr().cast_mut().cast(),
+                src.as_device_ptr().as_raw(),
+                src.size_bytes(),
+                sys::cudaMemcpyKind::DEVICE_TO_HOST,
+            )
+        })
+    }
+
+    /// Makes event record node `node` record `event` at later launches
+    /// (`cudaGraphExecEventRecordNodeSetEvent`); this executable graph keeps the event.
+    #[doc(alias = "cudaGraphExecEventRecordNodeSetEvent")]
+    pub fn set_event_record_node(&self, node: GraphNode<'_>, event: &Event) -> Result<()> {
+        // SAFETY: live handles; the event is kept by this executable graph from now on.
+        self.set_node(node, vec![Box::new(event.clone())], || unsafe {
+            sys::cudaGraphExecEventRecordNodeSetEvent(self.raw, node.raw, event.as_raw())
+        })
+    }
+
+    /// Makes event wait node `node` wait for `event` at later launches
+    /// (`cudaGraphExecEventWaitNodeSetEvent`); this executable graph keeps the event.
+    #[doc(alias = "cudaGraphExecEventWaitNodeSetEvent")]
+    pub fn set_event_wait_node(&self, node: GraphNode<'_>, event: &Event) -> Result<()> {
+        // SAFETY: as above.
+        self.set_node(node, vec![Box::new(event.clone())], || unsafe {
+            sys::cudaGraphExecEventWaitNodeSetEvent(self.raw, node.raw, event.as_raw())
+        })
+    }
+
+    /// Changes one node's parameters with `set` and keeps `kept` (what they use) in the
+    /// node's place; the node's previous items are let go after the launches made so far.
+    /// When `set` fails nothing changes (`kept` is dropped: CUDA never saw it).
+    fn set_node(
+        &self,
+        node: GraphNode<'_>,
+        kept: Vec<Kept>,
+        set: impl FnOnce() -> Result<sys::cudaError_t>,
+    ) -> Result<()> {
+        status(set())?;
+        let previous = self
+            .node_kept
+            .borrow_mut()
+            .insert(node.raw.0 as usize, kept);
+        if let Some(previous) = previous {
+            self.release_after_current_launches(previous);
+        }
+        Ok(())
+    }
+
+    /// Lets go of `items` once every launch made so far has completed: launches on
+    /// per-thread default streams are waited for on the host now (another thread's stream
+    /// cannot be recorded later), the others on the release thread. A failed wait keeps
+    /// `items` for good (failing closed).
+    fn release_after_current_launches(&self, items: Vec<Kept>) {
+        let mut launched = self.launched.borrow_mut();
+        if launched.per_thread.wait_host(Access::Write, WHOLE).is_err() {
+            std::mem::forget(items);
+            return;
+        }
+        let snapshot = Launched {
+            streams: launched.streams.clone(),
+            per_thread: Uses::new(),
+        };
+        release_after_launches(Box::new(items), snapshot);
+    }
+
+    /// Everything this executable graph keeps, to let go after its launches.
+    fn take_kept(&mut self) -> Box<dyn Any + Send> {
+        let graphs = std::mem::take(self.kept.get_mut());
+        let nodes = std::mem::take(self.node_kept.get_mut());
+        Box::new((graphs, nodes.into_values().collect::<Vec<_>>()))
+    }
+
     /// Destroys the executable graph now and returns the error, where dropping would
     /// report it to the hook. Launches already enqueued complete; what the graph keeps is
     /// let go after them.
-    pub fn close(self) -> Result<()> {
-        let me = std::mem::ManuallyDrop::new(self);
-        // SAFETY: each field is read once; `me` is never dropped.
-        let (kept, launched) = unsafe { (std::ptr::read(&me.kept), std::ptr::read(&me.launched)) };
+    #[doc(alias = "cudaGraphExecDestroy")]
+    pub fn close(mut self) -> Result<()> {
+        let kept = self.take_kept();
+        let launched = std::mem::take(self.launched.get_mut());
+        let raw = self.raw;
+        // Every field is empty now (nothing allocated): forgetting `self` leaks nothing and
+        // keeps `Drop` from destroying the handle again.
+        std::mem::forget(self);
         // SAFETY: owned handle, destroyed once.
-        let result = status(unsafe { sys::cudaGraphExecDestroy(me.raw) });
-        release_after_launches(kept.into_inner(), launched.into_inner());
+        let result = status(unsafe { sys::cudaGraphExecDestroy(raw) });
+        release_after_launches(kept, launched);
         result
     }
 }
@@ -681,10 +1001,8 @@ impl Drop for GraphExec {
         if let Err(e) = status(unsafe { sys::cudaGraphExecDestroy(self.raw) }) {
             report_drop_error("executable graph", &e);
         }
-        release_after_launches(
-            std::mem::take(self.kept.get_mut()),
-            std::mem::take(self.launched.get_mut()),
-        );
+        let kept = self.take_kept();
+        release_after_launches(kept, std::mem::take(self.launched.get_mut()));
     }
 }
 
@@ -692,6 +1010,18 @@ impl Drop for GraphExec {
 /// returns the graph; dropping the guard ends the capture and discards the graph, so a
 /// stream is never left capturing. Not `Send`: a capture (other than `RELAXED`) must end
 /// on the thread that began it.
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use @CRATE@::{CaptureMode, DeviceBuffer, Stream};
+/// let stream = Stream::non_blocking()?;
+/// let mut buf = DeviceBuffer::<u32>::new(64, &stream)?;
+/// let capture = stream.begin_capture(CaptureMode::THREAD_LOCAL)?;
+/// buf.memset(1, capture.stream())?; // recorded, not run
+/// let graph = capture.end()?;
+/// graph.instantiate()?.launch(&stream)?;
+/// # Ok(()) }
+/// ```
 #[must_use = "end the capture with `end()` to get the graph"]
 #[derive(Debug)]
 pub struct CaptureGuard<'s> {
@@ -708,6 +1038,7 @@ impl CaptureGuard<'_> {
 
     /// Ends the capture (`cudaStreamEndCapture`) and returns the graph; an invalidated
     /// capture is the error that invalidated it (`cudaErrorStreamCaptureInvalidated`, …).
+    #[doc(alias = "cudaStreamEndCapture")]
     pub fn end(mut self) -> Result<Graph> {
         self.ended = true;
         end_capture(self.stream)
@@ -764,15 +1095,18 @@ type CaptureInfoV2 = unsafe extern "C" fn(
 pub(crate) fn capture_graph(stream: &Stream) -> Result<Capture> {
     // SAFETY: the C signatures of their releases.
     static V3: crate::loader::LazySymbol<CaptureInfoV3> = unsafe {
-        crate::loader::LazySymbol::new(if sys::CUDA_MAJOR >= 13 {
-            c"cudaStreamGetCaptureInfo"
-        } else {
-            c"cudaStreamGetCaptureInfo_v3"
-        })
+        crate::loader::LazySymbol::new(
+            if sys::CUDA_MAJOR >= 13 {
+                c"cudaStreamGetCaptureInfo"
+            } else {
+                c"cudaStreamGetCaptureInfo_v3"
+            },
+            0,
+        )
     };
     // SAFETY: as above.
     static V2: crate::loader::LazySymbol<CaptureInfoV2> =
-        unsafe { crate::loader::LazySymbol::new(c"cudaStreamGetCaptureInfo_v2") };
+        unsafe { crate::loader::LazySymbol::new(c"cudaStreamGetCaptureInfo_v2", 0) };
     let mut st = sys::cudaStreamCaptureStatus::NONE;
     let mut id: c_ulonglong = 0;
     let mut graph = sys::cudaGraph_t::null();
@@ -816,10 +1150,11 @@ impl Stream {
     ///
     /// During a capture nothing runs: blocking calls on the stream (a `copy_to_host`,
     /// `synchronize`) fail and invalidate the capture. Copies to and from
-    /// [`PinnedBuffer`]s, kernel launches, memsets and
+    /// [`PinnedBuffer`](crate::PinnedBuffer)s, kernel launches, memsets and
     /// device copies are captured; so are allocations and frees of device buffers on the
     /// stream (`cudaMallocAsync` / `cudaFreeAsync` become graph memory nodes): allocate the
     /// buffers a graph reuses before the capture, and drop them after it.
+    #[doc(alias = "cudaStreamBeginCapture")]
     pub fn begin_capture(&self, mode: CaptureMode) -> Result<CaptureGuard<'_>> {
         let _gate = self.gate_exclusive();
         CAPTURES_ACTIVE.fetch_add(1, Ordering::SeqCst);
@@ -838,6 +1173,8 @@ impl Stream {
 
     /// Captures what `f` enqueues on this stream into a graph; the capture ends also when
     /// `f` fails (its error is returned).
+    #[doc(alias = "cudaStreamBeginCapture")]
+    #[doc(alias = "cudaStreamEndCapture")]
     pub fn capture(
         &self,
         mode: CaptureMode,

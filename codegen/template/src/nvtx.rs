@@ -53,6 +53,13 @@ pub fn range(message: &str) -> Range {
 }
 
 /// A scoped range (see [`range`]); not `Send`, as NVTX thread ranges belong to a thread.
+///
+/// ```no_run
+/// {
+///     let _step = @CRATE@::nvtx::range("upload"); // shows as a range in Nsight Systems
+///     // … the upload …
+/// } // closed here
+/// ```
 #[derive(Debug)]
 #[must_use = "the range closes when this value is dropped"]
 pub struct Range {

@@ -3,20 +3,20 @@
 //
 // Documentation inputs:
 //   docs-src/nvidia-cuda-bindings-12.8.0/runtime.txt (bindings-text, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_egl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_gl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_profiler_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_runtime_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_vdpau_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_functions.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/library_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/surface_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/texture_types.h (doxygen-header, CUDA 12.8)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_egl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_gl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_profiler_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_runtime_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_vdpau_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_functions.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/library_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/surface_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/texture_types.h (doxygen-header, CUDA 12.9)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime-cu12 12.8.90, nvidia-cuda-nvcc-cu12 12.8.93, nvidia-cuda-profiler-api-cu12 12.8.90 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime-cu12 12.9.79, nvidia-cuda-nvcc-cu12 12.9.86, nvidia-cuda-profiler-api-cu12 12.9.79 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_snake_case,
@@ -125,6 +125,8 @@ pub use crate::sys::types::*;
 ///
 /// The raw function is [`cudaDeviceReset`](crate::sys::cudaDeviceReset).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -155,6 +157,8 @@ pub unsafe fn device_reset() -> crate::Result<()> {
 /// work.
 ///
 /// The raw function is [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Errors
 ///
@@ -252,6 +256,8 @@ pub fn device_synchronize() -> crate::Result<()> {
 ///
 /// The raw function is [`cudaDeviceSetLimit`](crate::sys::cudaDeviceSetLimit).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `limit` — Limit to set
@@ -307,6 +313,8 @@ pub fn device_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaDeviceGetLimit`](crate::sys::cudaDeviceGetLimit).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `limit` — Limit to query
@@ -342,6 +350,8 @@ pub fn device_get_limit(limit: cudaLimit) -> crate::Result<usize> {
 /// `fmt_desc`.
 ///
 /// The raw function is [`cudaDeviceGetTexture1DLinearMaxWidth`](crate::sys::cudaDeviceGetTexture1DLinearMaxWidth).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -410,6 +420,8 @@ pub fn device_get_texture1d_linear_max_width(
 ///
 /// The raw function is [`cudaDeviceGetCacheConfig`](crate::sys::cudaDeviceGetCacheConfig).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Returns
 ///
 /// `p_cache_config`: Returned cache configuration
@@ -454,6 +466,8 @@ pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
 /// stream priorities (see [`cudaDeviceGetAttribute`](crate::api::device_get_attribute)).
 ///
 /// The raw function is [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Returns
 ///
@@ -528,6 +542,8 @@ pub fn device_get_stream_priority_range() -> crate::Result<(c_int, c_int)> {
 ///
 /// The raw function is [`cudaDeviceSetCacheConfig`](crate::sys::cudaDeviceSetCacheConfig).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `cache_config` — Requested cache configuration
@@ -557,6 +573,8 @@ pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 /// values
 ///
 /// The raw function is [`cudaDeviceGetByPCIBusId`](crate::sys::cudaDeviceGetByPCIBusId).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -598,6 +616,8 @@ pub fn device_get_by_pci_bus_id(pci_bus_id: &::core::ffi::CStr) -> crate::Result
 /// including the NULL-terminator.
 ///
 /// The raw function is [`cudaDeviceGetPCIBusId`](crate::sys::cudaDeviceGetPCIBusId).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -656,6 +676,8 @@ pub fn device_get_pci_bus_id(
 /// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
 ///
 /// The raw function is [`cudaIpcGetEventHandle`](crate::sys::cudaIpcGetEventHandle).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -720,6 +742,8 @@ pub unsafe fn ipc_get_event_handle(
 ///
 /// The raw function is [`cudaIpcOpenEventHandle`](crate::sys::cudaIpcOpenEventHandle).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `handle` — Interprocess handle to open
@@ -778,6 +802,8 @@ pub fn ipc_open_event_handle(
 /// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
 ///
 /// The raw function is [`cudaIpcGetMemHandle`](crate::sys::cudaIpcGetMemHandle).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -862,6 +888,8 @@ pub unsafe fn ipc_get_mem_handle(
 ///
 /// The raw function is [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `handle` — `cudaIpcMemHandle` to open
@@ -921,6 +949,8 @@ pub fn ipc_open_mem_handle(
 ///
 /// The raw function is [`cudaIpcCloseMemHandle`](crate::sys::cudaIpcCloseMemHandle).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Device pointer returned by [`cudaIpcOpenMemHandle`](crate::api::ipc_open_mem_handle)
@@ -969,6 +999,8 @@ pub unsafe fn ipc_close_mem_handle(dev_ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaDeviceFlushGPUDirectRDMAWrites`](crate::sys::cudaDeviceFlushGPUDirectRDMAWrites).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `target` — The target of the operation, see cudaFlushGPUDirectRDMAWritesTarget
@@ -1015,6 +1047,8 @@ pub fn device_flush_gpu_direct_rdma_writes(
 ///
 /// The raw function is [`cudaDeviceRegisterAsyncNotification`](crate::sys::cudaDeviceRegisterAsyncNotification).
 ///
+/// Available since CUDA 12.4.
+///
 /// # Arguments
 ///
 /// - `device` — The device on which to register the callback
@@ -1027,7 +1061,7 @@ pub fn device_flush_gpu_direct_rdma_writes(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.4.
 ///
 /// # Safety
 ///
@@ -1068,6 +1102,8 @@ pub unsafe fn device_register_async_notification(
 ///
 /// The raw function is [`cudaDeviceUnregisterAsyncNotification`](crate::sys::cudaDeviceUnregisterAsyncNotification).
 ///
+/// Available since CUDA 12.4.
+///
 /// # Arguments
 ///
 /// - `device` — The device from which to remove `callback`.
@@ -1075,7 +1111,7 @@ pub unsafe fn device_register_async_notification(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.4.
 ///
 /// # Safety
 ///
@@ -1104,6 +1140,8 @@ pub unsafe fn device_unregister_async_notification(
 /// greater or equal to 2.0 that are available for execution.
 ///
 /// The raw function is [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Returns
 ///
@@ -1437,6 +1475,8 @@ pub fn get_device_count() -> crate::Result<c_int> {
 ///   unified pointers, and 0 otherwise
 ///
 /// The raw function is [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -1822,6 +1862,8 @@ pub fn get_device_properties(device: c_int) -> crate::Result<cudaDeviceProp> {
 ///
 /// The raw function is [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `attr` — Device attribute to query
@@ -1865,6 +1907,8 @@ pub fn device_get_attribute(
 /// device.
 ///
 /// The raw function is [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -1913,6 +1957,8 @@ pub fn device_get_default_mem_pool(device: c_int) -> crate::Result<cudaMemPool_t
 ///
 /// The raw function is [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `device` — None
@@ -1956,6 +2002,8 @@ pub unsafe fn device_set_mem_pool(
 /// [`cudaDeviceSetMemPool`](crate::api::device_set_mem_pool).
 ///
 /// The raw function is [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -2045,6 +2093,8 @@ pub fn device_get_mem_pool(device: c_int) -> crate::Result<cudaMemPool_t> {
 ///
 /// The raw function is [`cudaDeviceGetNvSciSyncAttributes`](crate::sys::cudaDeviceGetNvSciSyncAttributes).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `nv_sci_sync_attr_list` — Return NvSciSync attributes supported.
@@ -2113,6 +2163,8 @@ pub unsafe fn device_get_nv_sci_sync_attributes(
 ///
 /// The raw function is [`cudaDeviceGetP2PAttribute`](crate::sys::cudaDeviceGetP2PAttribute).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `attr` — The requested attribute of the link between `src_device` and `dst_device`.
@@ -2158,6 +2210,8 @@ pub fn device_get_p2p_attribute(
 /// `prop`.
 ///
 /// The raw function is [`cudaChooseDevice`](crate::sys::cudaChooseDevice).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -2208,6 +2262,8 @@ pub fn choose_device(prop: &cudaDeviceProp) -> crate::Result<c_int> {
 /// process or if the device is in [`cudaComputeModeProhibited`](crate::sys::cudaComputeMode::PROHIBITED).
 ///
 /// The raw function is [`cudaInitDevice`](crate::sys::cudaInitDevice).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -2273,6 +2329,8 @@ pub fn init_device(
 ///
 /// The raw function is [`cudaSetDevice`](crate::sys::cudaSetDevice).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `device` — Device on which the active host thread should execute the device code.
@@ -2303,6 +2361,8 @@ pub fn set_device(device: c_int) -> crate::Result<()> {
 /// Returns as `device`, the current device for the calling host thread.
 ///
 /// The raw function is [`cudaGetDevice`](crate::sys::cudaGetDevice).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Returns
 ///
@@ -2397,6 +2457,8 @@ pub fn get_device() -> crate::Result<c_int> {
 ///
 /// The raw function is [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `flags` ([`DeviceFlags`](crate::sys::DeviceFlags)) — Parameters for device operation
@@ -2454,6 +2516,8 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaGetDeviceFlags`](crate::sys::cudaGetDeviceFlags).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Returns
 ///
 /// `flags` ([`DeviceFlags`](crate::sys::DeviceFlags); bits it does not name are kept): Pointer to store the device flags
@@ -2493,6 +2557,8 @@ pub fn get_device_flags() -> crate::Result<crate::sys::DeviceFlags> {
 ///
 /// The raw function is [`cudaGetLastError`](crate::sys::cudaGetLastError).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorMissingConfiguration`](crate::sys::cudaError_t::ERROR_MISSING_CONFIGURATION), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED), [`cudaErrorInvalidDevicePointer`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_POINTER), [`cudaErrorInvalidTexture`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE), [`cudaErrorInvalidTextureBinding`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE_BINDING), [`cudaErrorInvalidChannelDescriptor`](crate::sys::cudaError_t::ERROR_INVALID_CHANNEL_DESCRIPTOR), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorInvalidFilterSetting`](crate::sys::cudaError_t::ERROR_INVALID_FILTER_SETTING), [`cudaErrorInvalidNormSetting`](crate::sys::cudaError_t::ERROR_INVALID_NORM_SETTING), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER), [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS), [`cudaErrorStartupFailure`](crate::sys::cudaError_t::ERROR_STARTUP_FAILURE), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -2525,6 +2591,8 @@ pub fn get_last_error() -> crate::Result<()> {
 ///
 /// The raw function is [`cudaPeekAtLastError`](crate::sys::cudaPeekAtLastError).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorMissingConfiguration`](crate::sys::cudaError_t::ERROR_MISSING_CONFIGURATION), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED), [`cudaErrorInvalidDevicePointer`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_POINTER), [`cudaErrorInvalidTexture`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE), [`cudaErrorInvalidTextureBinding`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE_BINDING), [`cudaErrorInvalidChannelDescriptor`](crate::sys::cudaError_t::ERROR_INVALID_CHANNEL_DESCRIPTOR), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorInvalidFilterSetting`](crate::sys::cudaError_t::ERROR_INVALID_FILTER_SETTING), [`cudaErrorInvalidNormSetting`](crate::sys::cudaError_t::ERROR_INVALID_NORM_SETTING), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER), [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS), [`cudaErrorStartupFailure`](crate::sys::cudaError_t::ERROR_STARTUP_FAILURE), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -2553,6 +2621,8 @@ pub fn peek_at_last_error() -> crate::Result<()> {
 /// **Returns:** `char*` pointer to a NULL-terminated string
 ///
 /// The raw function is [`cudaGetErrorName`](crate::sys::cudaGetErrorName).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -2598,6 +2668,8 @@ pub fn get_error_name(error: cudaError_t) -> crate::Result<&'static ::core::ffi:
 /// **Returns:** `char*` pointer to a NULL-terminated string
 ///
 /// The raw function is [`cudaGetErrorString`](crate::sys::cudaGetErrorString).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -2645,6 +2717,8 @@ pub fn get_error_string(
 /// to the calling thread, and initialized before creating a stream on it.
 ///
 /// The raw function is [`cudaStreamCreate`](crate::sys::cudaStreamCreate).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Returns
 ///
@@ -2697,6 +2771,8 @@ pub fn stream_create() -> crate::Result<cudaStream_t> {
 ///   synchronization with stream 0.
 ///
 /// The raw function is [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -2766,6 +2842,8 @@ pub fn stream_create_with_flags(
 ///
 /// The raw function is [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `flags` — Flags for stream creation. See [`cudaStreamCreateWithFlags`](crate::api::stream_create_with_flags) for a list of valid flags that can be passed
@@ -2819,6 +2897,8 @@ pub fn stream_create_with_priority(
 ///
 /// The raw function is [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `h_stream` — Handle to the stream to be queried
@@ -2860,6 +2940,8 @@ pub unsafe fn stream_get_priority(h_stream: cudaStream_t) -> crate::Result<c_int
 /// [`cudaStreamCreateWithFlags`](crate::api::stream_create_with_flags) for a list of valid flags.
 ///
 /// The raw function is [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -2918,6 +3000,8 @@ pub unsafe fn stream_get_flags(
 ///
 /// The raw function is [`cudaStreamGetId`](crate::sys::cudaStreamGetId).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `h_stream` — Handle to the stream to be queried
@@ -2959,6 +3043,8 @@ pub unsafe fn stream_get_id(h_stream: cudaStream_t) -> crate::Result<c_ulonglong
 ///
 /// The raw function is [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice).
 ///
+/// Available since CUDA 12.8.
+///
 /// # Arguments
 ///
 /// - `h_stream` — Handle to the stream to be queried
@@ -2969,7 +3055,7 @@ pub unsafe fn stream_get_id(h_stream: cudaStream_t) -> crate::Result<c_ulonglong
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorDeviceUnavailable`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorDeviceUnavailable`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -3002,6 +3088,8 @@ pub unsafe fn stream_get_device(h_stream: cudaStream_t) -> crate::Result<c_int> 
 ///
 /// The raw function is [`cudaCtxResetPersistingL2Cache`](crate::sys::cudaCtxResetPersistingL2Cache).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -3024,6 +3112,8 @@ pub fn ctx_reset_persisting_l2cache() -> crate::Result<()> {
 /// Both streams must have the same context.
 ///
 /// The raw function is [`cudaStreamCopyAttributes`](crate::sys::cudaStreamCopyAttributes).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -3060,6 +3150,8 @@ pub unsafe fn stream_copy_attributes(
 /// member of the returned `value_out`.
 ///
 /// The raw function is [`cudaStreamGetAttribute`](crate::sys::cudaStreamGetAttribute).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -3105,6 +3197,8 @@ pub unsafe fn stream_get_attribute(
 ///
 /// The raw function is [`cudaStreamSetAttribute`](crate::sys::cudaStreamSetAttribute).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `h_stream`
@@ -3149,6 +3243,8 @@ pub unsafe fn stream_set_attribute(
 /// automatically once the device has completed all work in `stream`.
 ///
 /// The raw function is [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -3197,6 +3293,8 @@ pub unsafe fn stream_destroy(stream: cudaStream_t) -> crate::Result<()> {
 ///   an external event node when performing stream capture.
 ///
 /// The raw function is [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -3285,6 +3383,8 @@ pub unsafe fn stream_wait_event(
 ///
 /// The raw function is [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream to add callback to
@@ -3338,6 +3438,8 @@ pub unsafe fn stream_add_callback(
 ///
 /// The raw function is [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream identifier
@@ -3378,6 +3480,8 @@ pub unsafe fn stream_synchronize(stream: cudaStream_t) -> crate::Result<()> {
 /// [`cudaStreamSynchronize`](crate::api::stream_synchronize).
 ///
 /// The raw function is [`cudaStreamQuery`](crate::sys::cudaStreamQuery).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -3480,6 +3584,8 @@ pub unsafe fn stream_query(stream: cudaStream_t) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream in which to enqueue the attach operation
@@ -3546,6 +3652,8 @@ pub unsafe fn stream_attach_mem_async(
 ///
 /// The raw function is [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream in which to initiate capture
@@ -3602,6 +3710,8 @@ pub unsafe fn stream_begin_capture(
 ///
 /// The raw function is [`cudaStreamBeginCaptureToGraph`](crate::sys::cudaStreamBeginCaptureToGraph).
 ///
+/// Available since CUDA 12.3.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream in which to initiate capture.
@@ -3612,7 +3722,7 @@ pub unsafe fn stream_begin_capture(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.3. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -3704,6 +3814,8 @@ pub unsafe fn stream_begin_capture_to_graph(
 ///
 /// The raw function is [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `mode` (read and written back) — Pointer to mode value to swap with the current mode
@@ -3742,6 +3854,8 @@ pub fn thread_exchange_stream_capture_mode(
 /// same thread as [`cudaStreamBeginCapture`](crate::api::stream_begin_capture).
 ///
 /// The raw function is [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -3806,6 +3920,8 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
 ///
 /// The raw function is [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream to query
@@ -3859,6 +3975,8 @@ pub unsafe fn stream_is_capturing(
 ///   [`cudaStreamCaptureStatusActive`](crate::sys::cudaStreamCaptureStatus::ACTIVE)
 ///
 /// The raw function is [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -3955,6 +4073,8 @@ pub unsafe fn stream_get_capture_info(
 ///
 /// The raw function is [`cudaStreamGetCaptureInfo_v3`](crate::sys::cudaStreamGetCaptureInfo_v3).
 ///
+/// Available since CUDA 12.3.
+///
 /// # Arguments
 ///
 /// - `stream` — The stream to query
@@ -3971,7 +4091,7 @@ pub unsafe fn stream_get_capture_info(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT), [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT), [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.3.
 ///
 /// # Safety
 ///
@@ -4071,6 +4191,8 @@ pub unsafe fn stream_get_capture_info_v3(
 ///
 /// The raw function is [`cudaStreamUpdateCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependencies).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — The stream to update
@@ -4135,6 +4257,8 @@ pub unsafe fn stream_update_capture_dependencies(
 ///
 /// The raw function is [`cudaStreamUpdateCaptureDependencies_v2`](crate::sys::cudaStreamUpdateCaptureDependencies_v2).
 ///
+/// Available since CUDA 12.3.
+///
 /// # Arguments
 ///
 /// - `stream` — The stream to update
@@ -4144,7 +4268,7 @@ pub unsafe fn stream_update_capture_dependencies(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorIllegalState`](crate::sys::cudaError_t::ERROR_ILLEGAL_STATE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorIllegalState`](crate::sys::cudaError_t::ERROR_ILLEGAL_STATE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.3. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -4191,6 +4315,8 @@ pub unsafe fn stream_update_capture_dependencies_v2(
 /// [`cudaEventDefault`](crate::sys::EventFlags::DEFAULT).
 ///
 /// The raw function is [`cudaEventCreate`](crate::sys::cudaEventCreate).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Returns
 ///
@@ -4249,6 +4375,8 @@ pub fn event_create() -> crate::Result<cudaEvent_t> {
 ///
 /// The raw function is [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `flags` ([`EventFlags`](crate::sys::EventFlags)) — Flags for new event
@@ -4301,6 +4429,8 @@ pub fn event_create_with_flags(
 /// [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS).
 ///
 /// The raw function is [`cudaEventRecord`](crate::sys::cudaEventRecord).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -4366,6 +4496,8 @@ pub unsafe fn event_record(
 ///
 /// The raw function is [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `event` — Event to record
@@ -4422,6 +4554,8 @@ pub unsafe fn event_record_with_flags(
 ///
 /// The raw function is [`cudaEventQuery`](crate::sys::cudaEventQuery).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `event` — Event to query
@@ -4466,6 +4600,8 @@ pub unsafe fn event_query(event: cudaEvent_t) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `event` — Event to wait for
@@ -4506,6 +4642,8 @@ pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
 /// automatically be released asynchronously at completion.
 ///
 /// The raw function is [`cudaEventDestroy`](crate::sys::cudaEventDestroy).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -4561,6 +4699,8 @@ pub unsafe fn event_destroy(event: cudaEvent_t) -> crate::Result<()> {
 /// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE).
 ///
 /// The raw function is [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -4632,6 +4772,8 @@ pub unsafe fn event_elapsed_time(
 ///
 /// The raw function is [`cudaEventElapsedTime_v2`](crate::sys::cudaEventElapsedTime_v2).
 ///
+/// Available since CUDA 12.8.
+///
 /// # Arguments
 ///
 /// - `start` — Starting event
@@ -4643,7 +4785,7 @@ pub unsafe fn event_elapsed_time(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -4796,6 +4938,8 @@ pub unsafe fn event_elapsed_time_v2(
 ///
 /// The raw function is [`cudaImportExternalMemory`](crate::sys::cudaImportExternalMemory).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `mem_handle_desc` — Memory import handle descriptor
@@ -4865,6 +5009,8 @@ pub unsafe fn import_external_memory(
 /// The returned pointer the returned `dev_ptr` must be freed using [`cudaFree`](crate::api::free).
 ///
 /// The raw function is [`cudaExternalMemoryGetMappedBuffer`](crate::sys::cudaExternalMemoryGetMappedBuffer).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -4943,6 +5089,8 @@ pub unsafe fn external_memory_get_mapped_buffer(
 ///
 /// The raw function is [`cudaExternalMemoryGetMappedMipmappedArray`](crate::sys::cudaExternalMemoryGetMappedMipmappedArray).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `ext_mem` — Handle to external memory object
@@ -4995,6 +5143,8 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
 /// [`cudaFreeMipmappedArray`](crate::api::free_mipmapped_array) respectively.
 ///
 /// The raw function is [`cudaDestroyExternalMemory`](crate::sys::cudaDestroyExternalMemory).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -5143,6 +5293,8 @@ pub unsafe fn destroy_external_memory(
 ///
 /// The raw function is [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `sem_handle_desc` — Semaphore import handle descriptor
@@ -5258,6 +5410,8 @@ pub unsafe fn import_external_semaphore(
 ///
 /// The raw function is [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `ext_sem_array` (list; its length gives `num_ext_sems`) — Set of external semaphores to be signaled
@@ -5372,6 +5526,8 @@ pub unsafe fn signal_external_semaphores_async(
 ///
 /// The raw function is [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `ext_sem_array` (list; its length gives `num_ext_sems`) — External semaphores to be waited on
@@ -5430,6 +5586,8 @@ pub unsafe fn wait_external_semaphores_async(
 /// completed before the semaphore is destroyed.
 ///
 /// The raw function is [`cudaDestroyExternalSemaphore`](crate::sys::cudaDestroyExternalSemaphore).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -5501,6 +5659,8 @@ pub unsafe fn destroy_external_semaphore(
 ///
 /// The raw function is [`cudaFuncSetCacheConfig`](crate::sys::cudaFuncSetCacheConfig).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `func` — Device function symbol
@@ -5544,6 +5704,8 @@ pub unsafe fn func_set_cache_config(
 /// currently being used.
 ///
 /// The raw function is [`cudaFuncGetAttributes`](crate::sys::cudaFuncGetAttributes).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -5640,6 +5802,8 @@ pub unsafe fn func_get_attributes(
 ///
 /// The raw function is [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `func` — Function to get attributes of
@@ -5710,6 +5874,8 @@ pub unsafe fn func_set_attribute(
 ///
 /// The raw function is [`cudaLaunchHostFunc`](crate::sys::cudaLaunchHostFunc).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream to enqueue function call in
@@ -5756,6 +5922,8 @@ pub unsafe fn launch_host_func(
 /// streaming multiprocessor for the device function.
 ///
 /// The raw function is [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -5814,6 +5982,8 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
 /// to allow `num_blocks` blocks per SM.
 ///
 /// The raw function is [`cudaOccupancyAvailableDynamicSMemPerBlock`](crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -5886,6 +6056,8 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
 ///   "Unified L1/Texture Cache" section of the Maxwell tuning guide.
 ///
 /// The raw function is [`cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -6045,6 +6217,8 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
 ///
 /// The raw function is [`cudaMallocManaged`](crate::sys::cudaMallocManaged).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `size` — Requested allocation size in bytes
@@ -6099,6 +6273,8 @@ pub fn malloc_managed(
 /// the returned `dev_ptr` allocated using the host API, and vice versa.
 ///
 /// The raw function is [`cudaMalloc`](crate::sys::cudaMalloc).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -6156,6 +6332,8 @@ pub fn malloc(size: usize) -> crate::Result<*mut c_void> {
 /// for data exchange between host and device.
 ///
 /// The raw function is [`cudaMallocHost`](crate::sys::cudaMallocHost).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -6217,6 +6395,8 @@ pub fn malloc_host(size: usize) -> crate::Result<*mut c_void> {
 /// (whether linear memory or CUDA arrays).
 ///
 /// The raw function is [`cudaMallocPitch`](crate::sys::cudaMallocPitch).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -6303,6 +6483,8 @@ pub fn malloc_pitch(width: usize, height: usize) -> crate::Result<(*mut c_void, 
 ///
 /// The raw function is [`cudaMallocArray`](crate::sys::cudaMallocArray).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `desc` — Requested channel format
@@ -6382,6 +6564,8 @@ pub fn malloc_array(
 ///
 /// The raw function is [`cudaFree`](crate::sys::cudaFree).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Device pointer to memory to free
@@ -6426,6 +6610,8 @@ pub unsafe fn free(dev_ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaFreeHost`](crate::sys::cudaFreeHost).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `ptr` — Pointer to memory to free
@@ -6467,6 +6653,8 @@ pub unsafe fn free_host(ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaFreeArray`](crate::sys::cudaFreeArray).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `array` — Pointer to array to free
@@ -6505,6 +6693,8 @@ pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
 /// If `devPtr` is 0, no operation is performed.
 ///
 /// The raw function is [`cudaFreeMipmappedArray`](crate::sys::cudaFreeMipmappedArray).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -6595,6 +6785,8 @@ pub unsafe fn free_mipmapped_array(
 /// [`cudaFreeHost`](crate::api::free_host).
 ///
 /// The raw function is [`cudaHostAlloc`](crate::sys::cudaHostAlloc).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -6720,6 +6912,8 @@ pub fn host_alloc(
 ///
 /// The raw function is [`cudaHostRegister`](crate::sys::cudaHostRegister).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `ptr` — Host pointer to memory to page-lock
@@ -6762,6 +6956,8 @@ pub unsafe fn host_register(
 /// [`cudaHostRegister`](crate::api::host_register).
 ///
 /// The raw function is [`cudaHostUnregister`](crate::sys::cudaHostUnregister).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -6821,6 +7017,8 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `p_host` — Requested host pointer mapping
@@ -6865,6 +7063,8 @@ pub unsafe fn host_get_device_pointer(
 /// reside in an address range allocated by [`cudaHostAlloc`](crate::api::host_alloc).
 ///
 /// The raw function is [`cudaHostGetFlags`](crate::sys::cudaHostGetFlags).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -6920,6 +7120,8 @@ pub unsafe fn host_get_flags(p_host: *mut c_void) -> crate::Result<c_uint> {
 /// arrays).
 ///
 /// The raw function is [`cudaMalloc3D`](crate::sys::cudaMalloc3D).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -7048,6 +7250,8 @@ pub fn malloc3d(extent: cudaExtent) -> crate::Result<cudaPitchedPtr> {
 /// **View CUDA Toolkit Documentation for a table example**
 ///
 /// The raw function is [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -7189,6 +7393,8 @@ pub fn malloc3d_array(
 ///
 /// The raw function is [`cudaMallocMipmappedArray`](crate::sys::cudaMallocMipmappedArray).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `desc` — Requested channel format
@@ -7253,6 +7459,8 @@ pub fn malloc_mipmapped_array(
 /// is returned.
 ///
 /// The raw function is [`cudaGetMipmappedArrayLevel`](crate::sys::cudaGetMipmappedArrayLevel).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -7358,6 +7566,8 @@ pub unsafe fn get_mipmapped_array_level(
 ///
 /// The raw function is [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `p` — 3D memory copy parameters
@@ -7415,6 +7625,8 @@ pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> crate::Result<()> {
 /// [`cudaMemcpy3DPeerAsync`](crate::api::memcpy3d_peer_async) to avoid this synchronization).
 ///
 /// The raw function is [`cudaMemcpy3DPeer`](crate::sys::cudaMemcpy3DPeer).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -7514,6 +7726,8 @@ pub unsafe fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `p` — 3D memory copy parameters
@@ -7571,6 +7785,8 @@ pub unsafe fn memcpy3d_async(
 ///
 /// The raw function is [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `p` — Parameters for the memory copy
@@ -7627,6 +7843,8 @@ pub unsafe fn memcpy3d_peer_async(
 ///
 /// The raw function is [`cudaMemGetInfo`](crate::sys::cudaMemGetInfo).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Returns
 ///
 /// A tuple, in this order:
@@ -7664,6 +7882,8 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 /// Any of the returned `desc`, the returned `extent` and the returned `flags` may be specified as NULL.
 ///
 /// The raw function is [`cudaArrayGetInfo`](crate::sys::cudaArrayGetInfo).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -7728,6 +7948,8 @@ pub unsafe fn array_get_info(
 ///
 /// The raw function is [`cudaArrayGetPlane`](crate::sys::cudaArrayGetPlane).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `h_array` — CUDA array
@@ -7777,6 +7999,8 @@ pub unsafe fn array_get_plane(
 /// alignment necessary for mapping the CUDA array.
 ///
 /// The raw function is [`cudaArrayGetMemoryRequirements`](crate::sys::cudaArrayGetMemoryRequirements).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -7835,6 +8059,8 @@ pub unsafe fn array_get_memory_requirements(
 /// the alignment necessary for mapping the CUDA mipmapped array.
 ///
 /// The raw function is [`cudaMipmappedArrayGetMemoryRequirements`](crate::sys::cudaMipmappedArrayGetMemoryRequirements).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -7902,6 +8128,8 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
 ///
 /// The raw function is [`cudaArrayGetSparseProperties`](crate::sys::cudaArrayGetSparseProperties).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `array` — The CUDA array to get the sparse properties of
@@ -7960,6 +8188,8 @@ pub unsafe fn array_get_sparse_properties(
 /// if `miptailSize` is non-zero.
 ///
 /// The raw function is [`cudaMipmappedArrayGetSparseProperties`](crate::sys::cudaMipmappedArrayGetSparseProperties).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -8038,6 +8268,8 @@ pub unsafe fn mipmapped_array_get_sparse_properties(
 ///
 /// The raw function is [`cudaMemcpy`](crate::sys::cudaMemcpy).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -8101,6 +8333,8 @@ pub unsafe fn memcpy(
 ///
 /// The raw function is [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination device pointer
@@ -8162,6 +8396,8 @@ pub unsafe fn memcpy_peer(
 /// `spitch` exceeds the maximum allowed.
 ///
 /// The raw function is [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -8236,6 +8472,8 @@ pub unsafe fn memcpy2d(
 /// the maximum allowed.
 ///
 /// The raw function is [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -8324,6 +8562,8 @@ pub unsafe fn memcpy2d_to_array(
 ///
 /// The raw function is [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -8408,6 +8648,8 @@ pub unsafe fn memcpy2d_from_array(
 /// the width of the CUDA array `src`.
 ///
 /// The raw function is [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -8506,6 +8748,8 @@ pub unsafe fn memcpy2d_array_to_array(
 ///
 /// The raw function is [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -8569,6 +8813,8 @@ pub unsafe fn memcpy_async(
 /// all work on other devices.
 ///
 /// The raw function is [`cudaMemcpyPeerAsync`](crate::sys::cudaMemcpyPeerAsync).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -8692,6 +8938,8 @@ pub unsafe fn memcpy_peer_async(
 ///
 /// The raw function is [`cudaMemcpyBatchAsync`](crate::sys::cudaMemcpyBatchAsync).
 ///
+/// Available since CUDA 12.8.
+///
 /// # Arguments
 ///
 /// - `dsts` (list; its length gives `count`) — Array of destination pointers.
@@ -8707,7 +8955,7 @@ pub unsafe fn memcpy_peer_async(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.8. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -8854,6 +9102,8 @@ pub unsafe fn memcpy_batch_async(
 ///
 /// The raw function is [`cudaMemcpy3DBatchAsync`](crate::sys::cudaMemcpy3DBatchAsync).
 ///
+/// Available since CUDA 12.8.
+///
 /// # Arguments
 ///
 /// - `op_list` (list; its length gives `num_ops`) — Array of size the length of `op_list` containing the actual memcpy operations.
@@ -8866,7 +9116,7 @@ pub unsafe fn memcpy_batch_async(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.8. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -8933,6 +9183,8 @@ pub unsafe fn memcpy3d_batch_async(
 /// copies and cannot be given local or shared pointers.
 ///
 /// The raw function is [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -9032,6 +9284,8 @@ pub unsafe fn memcpy2d_async(
 ///
 /// The raw function is [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -9128,6 +9382,8 @@ pub unsafe fn memcpy2d_to_array_async(
 ///
 /// The raw function is [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -9204,6 +9460,8 @@ pub unsafe fn memcpy2d_from_array_async(
 ///
 /// The raw function is [`cudaMemset`](crate::sys::cudaMemset).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Pointer to device memory
@@ -9248,6 +9506,8 @@ pub unsafe fn memset(
 /// `dev_ptr` refers to pinned host memory.
 ///
 /// The raw function is [`cudaMemset2D`](crate::sys::cudaMemset2D).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -9318,6 +9578,8 @@ pub unsafe fn memset2d(
 ///
 /// The raw function is [`cudaMemset3D`](crate::sys::cudaMemset3D).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `pitched_dev_ptr` — Pointer to pitched device memory
@@ -9370,6 +9632,8 @@ pub unsafe fn memset3d(
 /// copies and cannot be given local or shared pointers.
 ///
 /// The raw function is [`cudaMemsetAsync`](crate::sys::cudaMemsetAsync).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -9429,6 +9693,8 @@ pub unsafe fn memset_async(
 /// copies and cannot be given local or shared pointers.
 ///
 /// The raw function is [`cudaMemset2DAsync`](crate::sys::cudaMemset2DAsync).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -9510,6 +9776,8 @@ pub unsafe fn memset2d_async(
 /// copies and cannot be given local or shared pointers.
 ///
 /// The raw function is [`cudaMemset3DAsync`](crate::sys::cudaMemset3DAsync).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -9613,6 +9881,8 @@ pub unsafe fn memset3d_async(
 /// all work on other devices.
 ///
 /// The raw function is [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -9731,6 +10001,8 @@ pub unsafe fn mem_prefetch_async(
 ///
 /// The raw function is [`cudaMemPrefetchAsync_v2`](crate::sys::cudaMemPrefetchAsync_v2).
 ///
+/// Available since CUDA 12.2.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Pointer to be prefetched
@@ -9741,7 +10013,7 @@ pub unsafe fn mem_prefetch_async(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.2.
 ///
 /// # Safety
 ///
@@ -9909,6 +10181,8 @@ pub unsafe fn mem_prefetch_async_v2(
 ///   this call has no effect.
 ///
 /// The raw function is [`cudaMemAdvise`](crate::sys::cudaMemAdvise).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -10114,6 +10388,8 @@ pub unsafe fn mem_advise(
 ///
 /// The raw function is [`cudaMemAdvise_v2`](crate::sys::cudaMemAdvise_v2).
 ///
+/// Available since CUDA 12.2.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Pointer to memory to set the advice for
@@ -10123,7 +10399,7 @@ pub unsafe fn mem_advise(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.2.
 ///
 /// # Safety
 ///
@@ -10266,6 +10542,8 @@ pub unsafe fn mem_advise_v2(
 ///
 /// The raw function is [`cudaMemRangeGetAttribute`](crate::sys::cudaMemRangeGetAttribute).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `data` — A pointers to a memory location where the result of each attribute query will be written to.
@@ -10338,6 +10616,8 @@ pub unsafe fn mem_range_get_attribute(
 /// - :: cudaMemRangeAttributeLastPrefetchLocationId
 ///
 /// The raw function is [`cudaMemRangeGetAttributes`](crate::sys::cudaMemRangeGetAttributes).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -10417,6 +10697,8 @@ pub unsafe fn mem_range_get_attributes(
 ///
 /// The raw function is [`cudaMallocAsync`](crate::sys::cudaMallocAsync).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `size` — Number of bytes to allocate
@@ -10474,6 +10756,8 @@ pub unsafe fn malloc_async(
 ///
 /// The raw function is [`cudaFreeAsync`](crate::sys::cudaFreeAsync).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — memory to free
@@ -10521,6 +10805,8 @@ pub unsafe fn free_async(
 /// : Allocations that have been asynchronously freed but whose completion has not been observed on the host (eg. by a synchronize) can count as outstanding.
 ///
 /// The raw function is [`cudaMemPoolTrimTo`](crate::sys::cudaMemPoolTrimTo).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -10594,6 +10880,8 @@ pub unsafe fn mem_pool_trim_to(
 ///   attribute to a non-zero value.
 ///
 /// The raw function is [`cudaMemPoolSetAttribute`](crate::sys::cudaMemPoolSetAttribute).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -10677,6 +10965,8 @@ pub unsafe fn mem_pool_set_attribute(
 ///
 /// The raw function is [`cudaMemPoolGetAttribute`](crate::sys::cudaMemPoolGetAttribute).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `mem_pool` — The memory pool to get attributes of
@@ -10716,6 +11006,8 @@ pub unsafe fn mem_pool_get_attribute(
 /// Controls visibility of pools between devices.
 ///
 /// The raw function is [`cudaMemPoolSetAccess`](crate::sys::cudaMemPoolSetAccess).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -10762,6 +11054,8 @@ pub unsafe fn mem_pool_set_access(
 /// location.
 ///
 /// The raw function is [`cudaMemPoolGetAccess`](crate::sys::cudaMemPoolGetAccess).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -10855,6 +11149,8 @@ pub unsafe fn mem_pool_get_access(
 ///
 /// The raw function is [`cudaMemPoolCreate`](crate::sys::cudaMemPoolCreate).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `pool_props` — None
@@ -10913,6 +11209,8 @@ pub unsafe fn mem_pool_create(
 ///
 /// The raw function is [`cudaMemPoolDestroy`](crate::sys::cudaMemPoolDestroy).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `mem_pool` — None
@@ -10955,6 +11253,8 @@ pub unsafe fn mem_pool_destroy(mem_pool: cudaMemPool_t) -> crate::Result<()> {
 /// During stream capture, this function results in the creation of an allocation node. In this case, the allocation is owned by the graph instead of the memory pool. The memory pool's properties are used to set the node's creation parameters.
 ///
 /// The raw function is [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -11019,6 +11319,8 @@ pub unsafe fn malloc_from_pool_async(
 ///
 /// The raw function is [`cudaMemPoolExportToShareableHandle`](crate::sys::cudaMemPoolExportToShareableHandle).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `shareable_handle` — pointer to the location in which to store the requested handle
@@ -11073,6 +11375,8 @@ pub unsafe fn mem_pool_export_to_shareable_handle(
 /// Imported memory pools do not support creating new allocations. As such imported memory pools may not be used in [`cudaDeviceSetMemPool`](crate::api::device_set_mem_pool) or [`cudaMallocFromPoolAsync`](crate::api::malloc_from_pool_async) calls.
 ///
 /// The raw function is [`cudaMemPoolImportFromShareableHandle`](crate::sys::cudaMemPoolImportFromShareableHandle).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -11131,6 +11435,8 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
 ///
 /// The raw function is [`cudaMemPoolExportPointer`](crate::sys::cudaMemPoolExportPointer).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `ptr` — pointer to memory being exported
@@ -11182,6 +11488,8 @@ pub unsafe fn mem_pool_export_pointer(
 /// The [`cudaFreeAsync`](crate::api::free_async) api may be used in the exporting process before the [`cudaFreeAsync`](crate::api::free_async) operation completes in its stream as long as the [`cudaFreeAsync`](crate::api::free_async) in the exporting process specifies a stream with a stream dependency on the importing process's [`cudaFreeAsync`](crate::api::free_async).
 ///
 /// The raw function is [`cudaMemPoolImportPointer`](crate::sys::cudaMemPoolImportPointer).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -11270,6 +11578,8 @@ pub unsafe fn mem_pool_import_pointer(
 ///
 /// The raw function is [`cudaPointerGetAttributes`](crate::sys::cudaPointerGetAttributes).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `ptr` — Pointer to get attributes for
@@ -11316,6 +11626,8 @@ pub unsafe fn pointer_get_attributes(
 /// may be enabled by calling [`cudaDeviceEnablePeerAccess`](crate::api::device_enable_peer_access).
 ///
 /// The raw function is [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -11381,6 +11693,8 @@ pub fn device_can_access_peer(
 ///
 /// The raw function is [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `peer_device` — Peer device to enable direct access to from the current device
@@ -11414,6 +11728,8 @@ pub fn device_enable_peer_access(
 /// device.
 ///
 /// The raw function is [`cudaDeviceDisablePeerAccess`](crate::sys::cudaDeviceDisablePeerAccess).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -11451,6 +11767,8 @@ pub fn device_disable_peer_access(peer_device: c_int) -> crate::Result<()> {
 /// This function is not supported on Mac OS X.
 ///
 /// The raw function is [`cudaGLGetDevices`](crate::sys::cudaGLGetDevices).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -11553,6 +11871,8 @@ pub fn gl_get_devices(
 ///
 /// The raw function is [`cudaGraphicsGLRegisterImage`](crate::sys::cudaGraphicsGLRegisterImage).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `image` — name of texture or renderbuffer object to be registered
@@ -11613,6 +11933,8 @@ pub fn graphics_gl_register_image(
 ///
 /// The raw function is [`cudaGraphicsGLRegisterBuffer`](crate::sys::cudaGraphicsGLRegisterBuffer).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `buffer` — name of buffer object to be registered
@@ -11653,6 +11975,8 @@ pub fn graphics_gl_register_buffer(
 /// Returns the CUDA device associated with a VdpDevice, if applicable.
 ///
 /// The raw function is [`cudaVDPAUGetDevice`](crate::sys::cudaVDPAUGetDevice).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -11709,6 +12033,8 @@ pub unsafe fn vdpau_get_device(
 ///
 /// The raw function is [`cudaVDPAUSetVDPAUDevice`](crate::sys::cudaVDPAUSetVDPAUDevice).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `device` — Device to use for VDPAU interoperability
@@ -11764,6 +12090,8 @@ pub unsafe fn vdpau_set_vdpau_device(
 ///   the resource will be preserved.
 ///
 /// The raw function is [`cudaGraphicsVDPAURegisterVideoSurface`](crate::sys::cudaGraphicsVDPAURegisterVideoSurface).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -11826,6 +12154,8 @@ pub fn graphics_vdpau_register_video_surface(
 ///   the resource will be preserved.
 ///
 /// The raw function is [`cudaGraphicsVDPAURegisterOutputSurface`](crate::sys::cudaGraphicsVDPAURegisterOutputSurface).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -11908,6 +12238,8 @@ pub fn graphics_vdpau_register_output_surface(
 ///
 /// The raw function is [`cudaGraphicsEGLRegisterImage`](crate::sys::cudaGraphicsEGLRegisterImage).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `image` — An EGLImageKHR image which can be used to create target resource.
@@ -11959,6 +12291,8 @@ pub unsafe fn graphics_egl_register_image(
 ///
 /// The raw function is [`cudaEGLStreamConsumerConnect`](crate::sys::cudaEGLStreamConsumerConnect).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `egl_stream` — EGLStreamKHR handle
@@ -12007,6 +12341,8 @@ pub unsafe fn egl_stream_consumer_connect(
 ///
 /// The raw function is [`cudaEGLStreamConsumerConnectWithFlags`](crate::sys::cudaEGLStreamConsumerConnectWithFlags).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `egl_stream` — EGLStreamKHR handle
@@ -12054,6 +12390,8 @@ pub unsafe fn egl_stream_consumer_connect_with_flags(
 ///
 /// The raw function is [`cudaEGLStreamConsumerDisconnect`](crate::sys::cudaEGLStreamConsumerDisconnect).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `conn` (read and written back) — Conection to disconnect.
@@ -12091,6 +12429,8 @@ pub unsafe fn egl_stream_consumer_disconnect(
 /// `p_cuda_resource` to get [`cudaEglFrame`](crate::sys::cudaEglFrame).
 ///
 /// The raw function is [`cudaEGLStreamConsumerAcquireFrame`](crate::sys::cudaEGLStreamConsumerAcquireFrame).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -12144,6 +12484,8 @@ pub unsafe fn egl_stream_consumer_acquire_frame(
 ///
 /// The raw function is [`cudaEGLStreamConsumerReleaseFrame`](crate::sys::cudaEGLStreamConsumerReleaseFrame).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `conn` (read and written back) — Connection on which to release
@@ -12196,6 +12538,8 @@ pub unsafe fn egl_stream_consumer_release_frame(
 ///
 /// The raw function is [`cudaEGLStreamProducerConnect`](crate::sys::cudaEGLStreamProducerConnect).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `egl_stream` — EGLStreamKHR handle
@@ -12245,6 +12589,8 @@ pub unsafe fn egl_stream_producer_connect(
 ///
 /// The raw function is [`cudaEGLStreamProducerDisconnect`](crate::sys::cudaEGLStreamProducerDisconnect).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `conn` (read and written back) — Conection to disconnect.
@@ -12286,6 +12632,8 @@ pub unsafe fn egl_stream_producer_disconnect(
 /// specify the dimensions of the sub-region.
 ///
 /// The raw function is [`cudaEGLStreamProducerPresentFrame`](crate::sys::cudaEGLStreamProducerPresentFrame).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -12336,6 +12684,8 @@ pub unsafe fn egl_stream_producer_present_frame(
 /// application can retry.
 ///
 /// The raw function is [`cudaEGLStreamProducerReturnFrame`](crate::sys::cudaEGLStreamProducerReturnFrame).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -12392,6 +12742,8 @@ pub unsafe fn egl_stream_producer_return_frame(
 /// Note that in case of multiplanar the returned `egl_frame`, pitch of only first plane (unsigned int `pitch`) is to be considered by the application.
 ///
 /// The raw function is [`cudaGraphicsResourceGetMappedEglFrame`](crate::sys::cudaGraphicsResourceGetMappedEglFrame).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -12460,6 +12812,8 @@ pub unsafe fn graphics_resource_get_mapped_egl_frame(
 ///
 /// The raw function is [`cudaEventCreateFromEGLSync`](crate::sys::cudaEventCreateFromEGLSync).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `egl_sync` — Opaque handle to EGLSync object
@@ -12509,6 +12863,8 @@ pub unsafe fn event_create_from_egl_sync(
 /// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned.
 ///
 /// The raw function is [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -12567,6 +12923,8 @@ pub unsafe fn graphics_unregister_resource(
 ///
 /// The raw function is [`cudaGraphicsResourceSetMapFlags`](crate::sys::cudaGraphicsResourceSetMapFlags).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `resource` — Registered resource to set flags for
@@ -12615,6 +12973,8 @@ pub unsafe fn graphics_resource_set_map_flags(
 /// [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
 ///
 /// The raw function is [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -12677,6 +13037,8 @@ pub unsafe fn graphics_map_resources(
 ///
 /// The raw function is [`cudaGraphicsUnmapResources`](crate::sys::cudaGraphicsUnmapResources).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `resources` (list; its length gives `count`) — Resources to unmap
@@ -12730,6 +13092,8 @@ pub unsafe fn graphics_unmap_resources(
 /// mapped then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
 ///
 /// The raw function is [`cudaGraphicsResourceGetMappedPointer`](crate::sys::cudaGraphicsResourceGetMappedPointer).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -12795,6 +13159,8 @@ pub unsafe fn graphics_resource_get_mapped_pointer(
 ///
 /// The raw function is [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `resource` — Mapped resource to access
@@ -12853,6 +13219,8 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
 ///
 /// The raw function is [`cudaGraphicsResourceGetMappedMipmappedArray`](crate::sys::cudaGraphicsResourceGetMappedMipmappedArray).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `resource` — Mapped resource to access
@@ -12898,6 +13266,8 @@ pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
 /// Returns as `desc`, the channel descriptor of the CUDA array `array`.
 ///
 /// The raw function is [`cudaGetChannelDesc`](crate::sys::cudaGetChannelDesc).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -12947,6 +13317,8 @@ pub unsafe fn get_channel_desc(
 /// **Returns:** Channel descriptor with format `f`
 ///
 /// The raw function is [`cudaCreateChannelDesc`](crate::sys::cudaCreateChannelDesc).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -13191,6 +13563,8 @@ pub fn create_channel_desc(
 ///
 /// The raw function is [`cudaCreateTextureObject`](crate::sys::cudaCreateTextureObject).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `p_res_desc` — Resource descriptor
@@ -13243,6 +13617,8 @@ pub unsafe fn create_texture_object(
 ///
 /// The raw function is [`cudaDestroyTextureObject`](crate::sys::cudaDestroyTextureObject).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `tex_object` — Texture object to destroy
@@ -13276,6 +13652,8 @@ pub unsafe fn destroy_texture_object(
 /// `tex_object`.
 ///
 /// The raw function is [`cudaGetTextureObjectResourceDesc`](crate::sys::cudaGetTextureObjectResourceDesc).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -13315,6 +13693,8 @@ pub fn get_texture_object_resource_desc(
 ///
 /// The raw function is [`cudaGetTextureObjectTextureDesc`](crate::sys::cudaGetTextureObjectTextureDesc).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `tex_object` — Texture object
@@ -13353,6 +13733,8 @@ pub fn get_texture_object_texture_desc(
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
 ///
 /// The raw function is [`cudaGetTextureObjectResourceViewDesc`](crate::sys::cudaGetTextureObjectResourceViewDesc).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -13405,6 +13787,8 @@ pub fn get_texture_object_resource_view_desc(
 ///
 /// The raw function is [`cudaCreateSurfaceObject`](crate::sys::cudaCreateSurfaceObject).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `p_res_desc` — Resource descriptor
@@ -13451,6 +13835,8 @@ pub unsafe fn create_surface_object(
 ///
 /// The raw function is [`cudaDestroySurfaceObject`](crate::sys::cudaDestroySurfaceObject).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `surf_object` — Surface object to destroy
@@ -13481,6 +13867,8 @@ pub unsafe fn destroy_surface_object(
 /// Returns a surface object's resource descriptor Returns the resource descriptor for the surface object specified by `surf_object`.
 ///
 /// The raw function is [`cudaGetSurfaceObjectResourceDesc`](crate::sys::cudaGetSurfaceObjectResourceDesc).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -13527,6 +13915,8 @@ pub fn get_surface_object_resource_desc(
 ///
 /// The raw function is [`cudaDriverGetVersion`](crate::sys::cudaDriverGetVersion).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Returns
 ///
 /// `driver_version`: Returns the CUDA driver version.
@@ -13566,6 +13956,8 @@ pub fn driver_get_version() -> crate::Result<c_int> {
 ///
 /// The raw function is [`cudaRuntimeGetVersion`](crate::sys::cudaRuntimeGetVersion).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Returns
 ///
 /// `runtime_version`: Returns the CUDA Runtime version.
@@ -13595,6 +13987,8 @@ pub fn runtime_get_version() -> crate::Result<c_int> {
 /// Creates an empty graph, which is returned via the returned `p_graph`.
 ///
 /// The raw function is [`cudaGraphCreate`](crate::sys::cudaGraphCreate).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -13697,6 +14091,8 @@ pub fn graph_create(flags: c_uint) -> crate::Result<cudaGraph_t> {
 ///
 /// The raw function is [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which to add the node
@@ -13776,6 +14172,8 @@ pub unsafe fn graph_add_kernel_node(
 ///
 /// The raw function is [`cudaGraphKernelNodeGetParams`](crate::sys::cudaGraphKernelNodeGetParams).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -13817,6 +14215,8 @@ pub unsafe fn graph_kernel_node_get_params(
 /// Sets the parameters of kernel node `node` to `p_node_params`.
 ///
 /// The raw function is [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -13863,6 +14263,8 @@ pub unsafe fn graph_kernel_node_set_params(
 ///
 /// The raw function is [`cudaGraphKernelNodeCopyAttributes`](crate::sys::cudaGraphKernelNodeCopyAttributes).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `h_src` — Source node For list of attributes see `cudaKernelNodeAttrID`
@@ -13898,6 +14300,8 @@ pub unsafe fn graph_kernel_node_copy_attributes(
 /// corresponding member of the returned `value_out`.
 ///
 /// The raw function is [`cudaGraphKernelNodeGetAttribute`](crate::sys::cudaGraphKernelNodeGetAttribute).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -13941,6 +14345,8 @@ pub unsafe fn graph_kernel_node_get_attribute(
 /// `value`.
 ///
 /// The raw function is [`cudaGraphKernelNodeSetAttribute`](crate::sys::cudaGraphKernelNodeSetAttribute).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -13998,6 +14404,8 @@ pub unsafe fn graph_kernel_node_set_attribute(
 /// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
 ///
 /// The raw function is [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -14095,6 +14503,8 @@ pub unsafe fn graph_add_memcpy_node(
 ///
 /// The raw function is [`cudaGraphAddMemcpyNode1D`](crate::sys::cudaGraphAddMemcpyNode1D).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which to add the node
@@ -14176,6 +14586,8 @@ pub unsafe fn graph_add_memcpy_node1d(
 ///
 /// The raw function is [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -14217,6 +14629,8 @@ pub unsafe fn graph_memcpy_node_get_params(
 /// Sets the parameters of memcpy node `node` to `p_node_params`.
 ///
 /// The raw function is [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -14279,6 +14693,8 @@ pub unsafe fn graph_memcpy_node_set_params(
 ///
 /// The raw function is [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to set the parameters for
@@ -14331,6 +14747,8 @@ pub unsafe fn graph_memcpy_node_set_params1d(
 /// the node will perform the memset described by `p_memset_params`.
 ///
 /// The raw function is [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -14402,6 +14820,8 @@ pub unsafe fn graph_add_memset_node(
 ///
 /// The raw function is [`cudaGraphMemsetNodeGetParams`](crate::sys::cudaGraphMemsetNodeGetParams).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -14443,6 +14863,8 @@ pub unsafe fn graph_memset_node_get_params(
 /// Sets the parameters of memset node `node` to `p_node_params`.
 ///
 /// The raw function is [`cudaGraphMemsetNodeSetParams`](crate::sys::cudaGraphMemsetNodeSetParams).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -14495,6 +14917,8 @@ pub unsafe fn graph_memset_node_set_params(
 /// function. Host nodes are not supported under MPS with pre-Volta GPUs.
 ///
 /// The raw function is [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -14566,6 +14990,8 @@ pub unsafe fn graph_add_host_node(
 ///
 /// The raw function is [`cudaGraphHostNodeGetParams`](crate::sys::cudaGraphHostNodeGetParams).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -14607,6 +15033,8 @@ pub unsafe fn graph_host_node_get_params(
 /// Sets the parameters of host node `node` to `nodeParams`.
 ///
 /// The raw function is [`cudaGraphHostNodeSetParams`](crate::sys::cudaGraphHostNodeSetParams).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -14662,6 +15090,8 @@ pub unsafe fn graph_host_node_set_params(
 /// this call.
 ///
 /// The raw function is [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -14737,6 +15167,8 @@ pub unsafe fn graph_add_child_graph_node(
 ///
 /// The raw function is [`cudaGraphChildGraphNodeGetGraph`](crate::sys::cudaGraphChildGraphNodeGetGraph).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the embedded graph for
@@ -14788,6 +15220,8 @@ pub unsafe fn graph_child_graph_node_get_graph(
 /// n^2 dependency edges.
 ///
 /// The raw function is [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -14862,6 +15296,8 @@ pub unsafe fn graph_add_empty_node(
 ///
 /// The raw function is [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which to add the node
@@ -14929,6 +15365,8 @@ pub unsafe fn graph_add_event_record_node(
 ///
 /// The raw function is [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the event for
@@ -14972,6 +15410,8 @@ pub unsafe fn graph_event_record_node_get_event(
 /// Sets the event of event record node `hNode` to `event`.
 ///
 /// The raw function is [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -15025,6 +15465,8 @@ pub unsafe fn graph_event_record_node_set_event(
 /// These nodes may not be used in loops or conditionals.
 ///
 /// The raw function is [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -15093,6 +15535,8 @@ pub unsafe fn graph_add_event_wait_node(
 ///
 /// The raw function is [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the event for
@@ -15136,6 +15580,8 @@ pub unsafe fn graph_event_wait_node_get_event(
 /// Sets the event of event wait node `hNode` to `event`.
 ///
 /// The raw function is [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -15185,6 +15631,8 @@ pub unsafe fn graph_event_wait_node_set_event(
 /// all of the node's dependencies have completed.
 ///
 /// The raw function is [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -15268,6 +15716,8 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
 ///
 /// The raw function is [`cudaGraphExternalSemaphoresSignalNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `h_node` — Node to get the parameters for
@@ -15320,6 +15770,8 @@ pub unsafe fn graph_external_semaphores_signal_node_get_params(
 /// `node_params`.
 ///
 /// The raw function is [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -15375,6 +15827,8 @@ pub unsafe fn graph_external_semaphores_signal_node_set_params(
 /// launched until the wait operation has completed.
 ///
 /// The raw function is [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -15458,6 +15912,8 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
 ///
 /// The raw function is [`cudaGraphExternalSemaphoresWaitNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `h_node` — Node to get the parameters for
@@ -15507,6 +15963,8 @@ pub unsafe fn graph_external_semaphores_wait_node_get_params(
 /// `node_params`.
 ///
 /// The raw function is [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -15601,6 +16059,8 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
 ///
 /// The raw function is [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which to add the node
@@ -15682,6 +16142,8 @@ pub unsafe fn graph_add_mem_alloc_node(
 ///
 /// The raw function is [`cudaGraphMemAllocNodeGetParams`](crate::sys::cudaGraphMemAllocNodeGetParams).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -15747,6 +16209,8 @@ pub unsafe fn graph_mem_alloc_node_get_params(
 /// - The graph cannot be cloned.
 ///
 /// The raw function is [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -15827,6 +16291,8 @@ pub unsafe fn graph_add_mem_free_node(
 ///
 /// The raw function is [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -15864,6 +16330,8 @@ pub unsafe fn graph_mem_free_node_get_params(
 /// system.
 ///
 /// The raw function is [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -15910,6 +16378,8 @@ pub fn device_graph_mem_trim(device: c_int) -> crate::Result<()> {
 ///   asynchronous allocator.
 ///
 /// The raw function is [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -15961,6 +16431,8 @@ pub unsafe fn device_get_graph_mem_attribute(
 ///
 /// The raw function is [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `device` — Specifies the scope of the query
@@ -16009,6 +16481,8 @@ pub unsafe fn device_set_graph_mem_attribute(
 ///
 /// The raw function is [`cudaGraphClone`](crate::sys::cudaGraphClone).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `original_graph` — Graph to clone
@@ -16054,6 +16528,8 @@ pub unsafe fn graph_clone(original_graph: cudaGraph_t) -> crate::Result<cudaGrap
 ///
 /// The raw function is [`cudaGraphNodeFindInClone`](crate::sys::cudaGraphNodeFindInClone).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `original_node` — Handle to the original node
@@ -16098,6 +16574,8 @@ pub unsafe fn graph_node_find_in_clone(
 /// Returns the node type of `node` in the returned `p_type`.
 ///
 /// The raw function is [`cudaGraphNodeGetType`](crate::sys::cudaGraphNodeGetType).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -16152,6 +16630,8 @@ pub unsafe fn graph_node_get_type(
 /// the length of the returned `nodes`.
 ///
 /// The raw function is [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -16239,6 +16719,8 @@ pub unsafe fn graph_get_nodes(
 /// of nodes actually obtained will be returned in the length of the returned `p_root_nodes`.
 ///
 /// The raw function is [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -16336,6 +16818,8 @@ pub unsafe fn graph_get_root_nodes(
 /// actually returned will be written to the length of the returned `from`.
 ///
 /// The raw function is [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -16447,6 +16931,8 @@ pub unsafe fn graph_get_edges(
 ///
 /// The raw function is [`cudaGraphGetEdges_v2`](crate::sys::cudaGraphGetEdges_v2).
 ///
+/// Available since CUDA 12.3.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to get the edges from
@@ -16461,7 +16947,7 @@ pub unsafe fn graph_get_edges(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.3. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -16580,6 +17066,8 @@ pub unsafe fn graph_get_edges_v2(
 ///
 /// The raw function is [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to query
@@ -16679,6 +17167,8 @@ pub unsafe fn graph_node_get_dependencies(
 ///
 /// The raw function is [`cudaGraphNodeGetDependencies_v2`](crate::sys::cudaGraphNodeGetDependencies_v2).
 ///
+/// Available since CUDA 12.3.
+///
 /// # Arguments
 ///
 /// - `node` — Node to query
@@ -16692,7 +17182,7 @@ pub unsafe fn graph_node_get_dependencies(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.3. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -16802,6 +17292,8 @@ pub unsafe fn graph_node_get_dependencies_v2(
 ///
 /// The raw function is [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to query
@@ -16901,6 +17393,8 @@ pub unsafe fn graph_node_get_dependent_nodes(
 ///
 /// The raw function is [`cudaGraphNodeGetDependentNodes_v2`](crate::sys::cudaGraphNodeGetDependentNodes_v2).
 ///
+/// Available since CUDA 12.3.
+///
 /// # Arguments
 ///
 /// - `node` — Node to query
@@ -16914,7 +17408,7 @@ pub unsafe fn graph_node_get_dependent_nodes(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.3. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -17023,6 +17517,8 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(
 ///
 /// The raw function is [`cudaGraphAddDependencies`](crate::sys::cudaGraphAddDependencies).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which dependencies are added
@@ -17081,6 +17577,8 @@ pub unsafe fn graph_add_dependencies(
 ///
 /// The raw function is [`cudaGraphAddDependencies_v2`](crate::sys::cudaGraphAddDependencies_v2).
 ///
+/// Available since CUDA 12.3.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which dependencies are added
@@ -17090,7 +17588,7 @@ pub unsafe fn graph_add_dependencies(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.3. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -17148,6 +17646,8 @@ pub unsafe fn graph_add_dependencies_v2(
 /// ignored. Specifying a non-existing dependency will return an error.
 ///
 /// The raw function is [`cudaGraphRemoveDependencies`](crate::sys::cudaGraphRemoveDependencies).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -17210,6 +17710,8 @@ pub unsafe fn graph_remove_dependencies(
 ///
 /// The raw function is [`cudaGraphRemoveDependencies_v2`](crate::sys::cudaGraphRemoveDependencies_v2).
 ///
+/// Available since CUDA 12.3.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph from which to remove dependencies
@@ -17219,7 +17721,7 @@ pub unsafe fn graph_remove_dependencies(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.3. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -17275,6 +17777,8 @@ pub unsafe fn graph_remove_dependencies_v2(
 /// free nodes. Any attempt to do so will return an error.
 ///
 /// The raw function is [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -17372,6 +17876,8 @@ pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
 /// multiple devices, this will result in an error.
 ///
 /// The raw function is [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -17481,6 +17987,8 @@ pub unsafe fn graph_instantiate(
 ///   current device must match the device of other nodes in the graph.
 ///
 /// The raw function is [`cudaGraphInstantiateWithFlags`](crate::sys::cudaGraphInstantiateWithFlags).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -17632,6 +18140,8 @@ pub unsafe fn graph_instantiate_with_flags(
 ///
 /// The raw function is [`cudaGraphInstantiateWithParams`](crate::sys::cudaGraphInstantiateWithParams).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to instantiate
@@ -17686,6 +18196,8 @@ pub unsafe fn graph_instantiate_with_params(
 /// graph.
 ///
 /// The raw function is [`cudaGraphExecGetFlags`](crate::sys::cudaGraphExecGetFlags).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -17762,6 +18274,8 @@ pub unsafe fn graph_exec_get_flags(
 ///
 /// The raw function is [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
@@ -17835,6 +18349,8 @@ pub unsafe fn graph_exec_kernel_node_set_params(
 /// multidimensional.
 ///
 /// The raw function is [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -17910,6 +18426,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 /// mappings changed or the original memory operands are multidimensional.
 ///
 /// The raw function is [`cudaGraphExecMemcpyNodeSetParams1D`](crate::sys::cudaGraphExecMemcpyNodeSetParams1D).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -18002,6 +18520,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params1d(
 ///
 /// The raw function is [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
@@ -18065,6 +18585,8 @@ pub unsafe fn graph_exec_memset_node_set_params(
 /// call. `node` is also not modified by this call.
 ///
 /// The raw function is [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -18138,6 +18660,8 @@ pub unsafe fn graph_exec_host_node_set_params(
 ///
 /// The raw function is [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
@@ -18197,6 +18721,8 @@ pub unsafe fn graph_exec_child_graph_node_set_params(
 /// call. `h_node` is also not modified by this call.
 ///
 /// The raw function is [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -18260,6 +18786,8 @@ pub unsafe fn graph_exec_event_record_node_set_event(
 /// call. `h_node` is also not modified by this call.
 ///
 /// The raw function is [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -18327,6 +18855,8 @@ pub unsafe fn graph_exec_event_wait_node_set_event(
 /// Changing `nodeParams->numExtSems` is not supported.
 ///
 /// The raw function is [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -18397,6 +18927,8 @@ pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
 /// Changing `nodeParams->numExtSems` is not supported.
 ///
 /// The raw function is [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -18473,6 +19005,8 @@ pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
 ///
 /// The raw function is [`cudaGraphNodeSetEnabled`](crate::sys::cudaGraphNodeSetEnabled).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
@@ -18521,6 +19055,8 @@ pub unsafe fn graph_node_set_enabled(
 /// Currently only kernel, memset and memcpy nodes are supported.
 ///
 /// The raw function is [`cudaGraphNodeGetEnabled`](crate::sys::cudaGraphNodeGetEnabled).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -18695,6 +19231,8 @@ pub unsafe fn graph_node_get_enabled(
 ///
 /// The raw function is [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The instantiated graph to be updated
@@ -18744,6 +19282,8 @@ pub unsafe fn graph_exec_update(
 ///
 /// The raw function is [`cudaGraphUpload`](crate::sys::cudaGraphUpload).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `graph_exec` — Executable graph to upload
@@ -18790,6 +19330,8 @@ pub unsafe fn graph_upload(
 ///
 /// The raw function is [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `graph_exec` — Executable graph to launch
@@ -18828,6 +19370,8 @@ pub unsafe fn graph_launch(
 ///
 /// The raw function is [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `graph_exec` — Executable graph to destroy
@@ -18860,6 +19404,8 @@ pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<(
 /// Destroys the graph specified by `graph`, as well as all of its nodes.
 ///
 /// The raw function is [`cudaGraphDestroy`](crate::sys::cudaGraphDestroy).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -18895,6 +19441,8 @@ pub unsafe fn graph_destroy(graph: cudaGraph_t) -> crate::Result<()> {
 /// values, kernel attributes, node and function handles.
 ///
 /// The raw function is [`cudaGraphDebugDotPrint`](crate::sys::cudaGraphDebugDotPrint).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -18937,6 +19485,8 @@ pub unsafe fn graph_debug_dot_print(
 /// information on user objects.
 ///
 /// The raw function is [`cudaUserObjectCreate`](crate::sys::cudaUserObjectCreate).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -19001,6 +19551,8 @@ pub unsafe fn user_object_create(
 ///
 /// The raw function is [`cudaUserObjectRetain`](crate::sys::cudaUserObjectRetain).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `object` — The object to retain
@@ -19046,6 +19598,8 @@ pub unsafe fn user_object_retain(
 ///
 /// The raw function is [`cudaUserObjectRelease`](crate::sys::cudaUserObjectRelease).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `object` — The object to release
@@ -19088,6 +19642,8 @@ pub unsafe fn user_object_release(
 /// information on user objects.
 ///
 /// The raw function is [`cudaGraphRetainUserObject`](crate::sys::cudaGraphRetainUserObject).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -19135,6 +19691,8 @@ pub unsafe fn graph_retain_user_object(
 /// information on user objects.
 ///
 /// The raw function is [`cudaGraphReleaseUserObject`](crate::sys::cudaGraphReleaseUserObject).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -19195,6 +19753,8 @@ pub unsafe fn graph_release_user_object(
 ///
 /// The raw function is [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode).
 ///
+/// Available since CUDA 12.2.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which to add the node
@@ -19207,7 +19767,7 @@ pub unsafe fn graph_release_user_object(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.2. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -19272,6 +19832,8 @@ pub unsafe fn graph_add_node(
 ///
 /// The raw function is [`cudaGraphAddNode_v2`](crate::sys::cudaGraphAddNode_v2).
 ///
+/// Available since CUDA 12.3.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which to add the node
@@ -19285,7 +19847,7 @@ pub unsafe fn graph_add_node(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.3. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -19343,6 +19905,8 @@ pub unsafe fn graph_add_node_v2(
 ///
 /// The raw function is [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams).
 ///
+/// Available since CUDA 12.2.
+///
 /// # Arguments
 ///
 /// - `node` — Node to set the parameters for
@@ -19350,7 +19914,7 @@ pub unsafe fn graph_add_node_v2(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.2.
 ///
 /// # Safety
 ///
@@ -19393,6 +19957,8 @@ pub unsafe fn graph_node_set_params(
 ///
 /// The raw function is [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams).
 ///
+/// Available since CUDA 12.2.
+///
 /// # Arguments
 ///
 /// - `graph_exec` — The executable graph in which to update the specified node
@@ -19401,7 +19967,7 @@ pub unsafe fn graph_node_set_params(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.2.
 ///
 /// # Safety
 ///
@@ -19446,6 +20012,8 @@ pub unsafe fn graph_exec_node_set_params(
 ///
 /// The raw function is [`cudaGraphConditionalHandleCreate`](crate::sys::cudaGraphConditionalHandleCreate).
 ///
+/// Available since CUDA 12.3.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph which will contain the conditional node using this handle.
@@ -19458,7 +20026,7 @@ pub unsafe fn graph_exec_node_set_params(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`, `CUDA_ERROR_NOT_SUPPORTED`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`, `CUDA_ERROR_NOT_SUPPORTED`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.3.
 ///
 /// # Safety
 ///
@@ -19550,6 +20118,8 @@ pub unsafe fn graph_conditional_handle_create(
 ///   function.
 ///
 /// The raw function is [`cudaGetDriverEntryPoint`](crate::sys::cudaGetDriverEntryPoint).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -19666,6 +20236,8 @@ pub fn get_driver_entry_point(
 ///
 /// The raw function is [`cudaGetDriverEntryPointByVersion`](crate::sys::cudaGetDriverEntryPointByVersion).
 ///
+/// Available since CUDA 12.5.
+///
 /// # Arguments
 ///
 /// - `symbol` — The base name of the driver API function to look for. As an example, for the driver API `cuMemAlloc_v2`, `symbol` would be cuMemAlloc.
@@ -19681,7 +20253,7 @@ pub fn get_driver_entry_point(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.5.
 ///
 /// # See also
 ///
@@ -19755,6 +20327,8 @@ pub fn get_driver_entry_point_by_version(
 ///
 /// The raw function is [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData).
 ///
+/// Available since CUDA 12.8.
+///
 /// # Arguments
 ///
 /// - `code` — Code to load
@@ -19769,7 +20343,7 @@ pub fn get_driver_entry_point_by_version(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorSharedObjectSymbolNotFound`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorSharedObjectSymbolNotFound`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.8. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -19869,6 +20443,8 @@ pub unsafe fn library_load_data(
 ///
 /// The raw function is [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile).
 ///
+/// Available since CUDA 12.8.
+///
 /// # Arguments
 ///
 /// - `file_name` — File to load from
@@ -19883,7 +20459,7 @@ pub unsafe fn library_load_data(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorSharedObjectSymbolNotFound`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorSharedObjectSymbolNotFound`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.8. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -19949,13 +20525,15 @@ pub unsafe fn library_load_from_file(
 ///
 /// The raw function is [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload).
 ///
+/// Available since CUDA 12.8.
+///
 /// # Arguments
 ///
 /// - `library` — Library to unload
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -19984,6 +20562,8 @@ pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel).
 ///
+/// Available since CUDA 12.8.
+///
 /// # Arguments
 ///
 /// - `library` — Library to retrieve kernel from
@@ -19995,7 +20575,7 @@ pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -20036,6 +20616,8 @@ pub unsafe fn library_get_kernel(
 ///
 /// The raw function is [`cudaLibraryGetGlobal`](crate::sys::cudaLibraryGetGlobal).
 ///
+/// Available since CUDA 12.8.
+///
 /// # Arguments
 ///
 /// - `library` — Library to retrieve global from
@@ -20050,7 +20632,7 @@ pub unsafe fn library_get_kernel(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorContextIsDestroyed`](crate::sys::cudaError_t::ERROR_CONTEXT_IS_DESTROYED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorContextIsDestroyed`](crate::sys::cudaError_t::ERROR_CONTEXT_IS_DESTROYED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -20099,6 +20681,8 @@ pub unsafe fn library_get_global(
 ///
 /// The raw function is [`cudaLibraryGetManaged`](crate::sys::cudaLibraryGetManaged).
 ///
+/// Available since CUDA 12.8.
+///
 /// # Arguments
 ///
 /// - `library` — Library to retrieve managed memory from
@@ -20113,7 +20697,7 @@ pub unsafe fn library_get_global(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -20157,6 +20741,8 @@ pub unsafe fn library_get_managed(
 ///
 /// The raw function is [`cudaLibraryGetUnifiedFunction`](crate::sys::cudaLibraryGetUnifiedFunction).
 ///
+/// Available since CUDA 12.8.
+///
 /// # Arguments
 ///
 /// - `library` — Library to retrieve function pointer memory from
@@ -20168,7 +20754,7 @@ pub unsafe fn library_get_managed(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -20204,6 +20790,8 @@ pub unsafe fn library_get_unified_function(
 ///
 /// The raw function is [`cudaLibraryGetKernelCount`](crate::sys::cudaLibraryGetKernelCount).
 ///
+/// Available since CUDA 12.8.
+///
 /// # Arguments
 ///
 /// - `lib` — Library to query
@@ -20214,7 +20802,7 @@ pub unsafe fn library_get_unified_function(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -20246,6 +20834,8 @@ pub unsafe fn library_get_kernel_count(lib: cudaLibrary_t) -> crate::Result<c_ui
 ///
 /// The raw function is [`cudaLibraryEnumerateKernels`](crate::sys::cudaLibraryEnumerateKernels).
 ///
+/// Available since CUDA 12.8.
+///
 /// # Arguments
 ///
 /// - `kernels` (list; its length gives `num_kernels`) — Buffer where the kernel handles are returned to
@@ -20253,7 +20843,7 @@ pub unsafe fn library_get_kernel_count(lib: cudaLibrary_t) -> crate::Result<c_ui
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.8. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -20357,6 +20947,8 @@ pub unsafe fn library_enumerate_kernels(
 ///
 /// The raw function is [`cudaKernelSetAttributeForDevice`](crate::sys::cudaKernelSetAttributeForDevice).
 ///
+/// Available since CUDA 12.8.
+///
 /// # Arguments
 ///
 /// - `kernel` — Kernel to set attribute of
@@ -20366,7 +20958,7 @@ pub unsafe fn library_enumerate_kernels(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -20412,6 +21004,8 @@ pub unsafe fn kernel_set_attribute_for_device(
 ///
 /// The raw function is [`cudaGetKernel`](crate::sys::cudaGetKernel).
 ///
+/// Available since CUDA 12.1.
+///
 /// # Arguments
 ///
 /// - `entry_func_addr` — Address of device entry function to search kernel for
@@ -20422,7 +21016,7 @@ pub unsafe fn kernel_set_attribute_for_device(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.1.
 ///
 /// # Safety
 ///
@@ -20455,6 +21049,8 @@ pub unsafe fn get_kernel(entry_func_addr: *const c_void) -> crate::Result<cudaKe
 ///
 /// The raw function is [`cudaProfilerStart`](crate::sys::cudaProfilerStart).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -20483,6 +21079,8 @@ pub fn profiler_start() -> crate::Result<()> {
 /// profiling to be done only on selective pieces of code.
 ///
 /// The raw function is [`cudaProfilerStop`](crate::sys::cudaProfilerStop).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Errors
 ///
@@ -20515,6 +21113,8 @@ pub fn profiler_stop() -> crate::Result<()> {
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// The raw function is [`cudaGLSetGLDevice`](crate::sys::cudaGLSetGLDevice).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -20550,6 +21150,8 @@ pub fn gl_set_gl_device(device: c_int) -> crate::Result<()> {
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// The raw function is [`cudaGLRegisterBufferObject`](crate::sys::cudaGLRegisterBufferObject).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -20590,6 +21192,8 @@ pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// The raw function is [`cudaGLMapBufferObject`](crate::sys::cudaGLMapBufferObject).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -20636,6 +21240,8 @@ pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut c_void> {
 ///
 /// The raw function is [`cudaGLUnmapBufferObject`](crate::sys::cudaGLUnmapBufferObject).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `buf_obj` — Buffer object to unmap
@@ -20670,6 +21276,8 @@ pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// The raw function is [`cudaGLUnregisterBufferObject`](crate::sys::cudaGLUnregisterBufferObject).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -20722,6 +21330,8 @@ pub unsafe fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> 
 ///
 /// The raw function is [`cudaGLSetBufferObjectMapFlags`](crate::sys::cudaGLSetBufferObjectMapFlags).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `buf_obj` — Registered buffer object to set flags for
@@ -20764,6 +21374,8 @@ pub fn gl_set_buffer_object_map_flags(
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// The raw function is [`cudaGLMapBufferObjectAsync`](crate::sys::cudaGLMapBufferObjectAsync).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -20818,6 +21430,8 @@ pub unsafe fn gl_map_buffer_object_async(
 ///
 /// The raw function is [`cudaGLUnmapBufferObjectAsync`](crate::sys::cudaGLUnmapBufferObjectAsync).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `buf_obj` — Buffer object to unmap
@@ -20868,6 +21482,8 @@ pub unsafe fn gl_unmap_buffer_object_async(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaDeviceGetSharedMemConfig`](crate::sys::cudaDeviceGetSharedMemConfig).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Returns
 ///
@@ -20932,6 +21548,8 @@ pub fn device_get_shared_mem_config() -> crate::Result<cudaSharedMemConfig> {
 ///
 /// The raw function is [`cudaDeviceSetSharedMemConfig`](crate::sys::cudaDeviceSetSharedMemConfig).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `config` — Requested cache configuration
@@ -20981,6 +21599,8 @@ pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Resul
 ///
 /// The raw function is [`cudaThreadExit`](crate::sys::cudaThreadExit).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -21023,6 +21643,8 @@ pub unsafe fn thread_exit() -> crate::Result<()> {
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaThreadSynchronize`](crate::sys::cudaThreadSynchronize).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Errors
 ///
@@ -21081,6 +21703,8 @@ pub fn thread_synchronize() -> crate::Result<()> {
 ///
 /// The raw function is [`cudaThreadSetLimit`](crate::sys::cudaThreadSetLimit).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `limit` — Limit to set
@@ -21126,6 +21750,8 @@ pub fn thread_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaThreadGetLimit`](crate::sys::cudaThreadGetLimit).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -21184,6 +21810,8 @@ pub fn thread_get_limit(limit: cudaLimit) -> crate::Result<usize> {
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaThreadGetCacheConfig`](crate::sys::cudaThreadGetCacheConfig).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Returns
 ///
@@ -21250,6 +21878,8 @@ pub fn thread_get_cache_config() -> crate::Result<cudaFuncCache> {
 ///
 /// The raw function is [`cudaThreadSetCacheConfig`](crate::sys::cudaThreadSetCacheConfig).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `cache_config` — Requested cache configuration
@@ -21290,6 +21920,8 @@ pub fn thread_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaSetValidDevices`](crate::sys::cudaSetValidDevices).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -21356,6 +21988,8 @@ pub fn set_valid_devices(device_arr: &[c_int]) -> crate::Result<()> {
 /// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
 ///
 /// The raw function is [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -21453,6 +22087,8 @@ pub unsafe fn launch_kernel(
 ///
 /// The raw function is [`cudaLaunchKernelExC`](crate::sys::cudaLaunchKernelExC).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `config` — Launch configuration
@@ -21535,6 +22171,8 @@ pub unsafe fn launch_kernel_ex_c(
 /// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
 ///
 /// The raw function is [`cudaLaunchCooperativeKernel`](crate::sys::cudaLaunchCooperativeKernel).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -21673,6 +22311,8 @@ pub unsafe fn launch_cooperative_kernel(
 ///
 /// The raw function is [`cudaLaunchCooperativeKernelMultiDevice`](crate::sys::cudaLaunchCooperativeKernelMultiDevice).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `launch_params_list` (list; its length gives `num_devices`) — List of launch parameters, one per device
@@ -21739,6 +22379,8 @@ pub unsafe fn launch_cooperative_kernel_multi_device(
 ///
 /// The raw function is [`cudaFuncGetName`](crate::sys::cudaFuncGetName).
 ///
+/// Available since CUDA 12.3.
+///
 /// # Arguments
 ///
 /// - `func` — The function pointer to retrieve name for
@@ -21749,7 +22391,7 @@ pub unsafe fn launch_cooperative_kernel_multi_device(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.3.
 ///
 /// # Safety
 ///
@@ -21789,6 +22431,8 @@ pub unsafe fn func_get_name(func: *const c_void) -> crate::Result<::std::ffi::CS
 ///
 /// The raw function is [`cudaFuncGetParamInfo`](crate::sys::cudaFuncGetParamInfo).
 ///
+/// Available since CUDA 12.4.
+///
 /// # Arguments
 ///
 /// - `func` — The function to query
@@ -21803,7 +22447,7 @@ pub unsafe fn func_get_name(func: *const c_void) -> crate::Result<::std::ffi::CS
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 12.4.
 ///
 /// # Safety
 ///
@@ -21850,6 +22494,8 @@ pub unsafe fn func_get_param_info(
 ///
 /// The raw function is [`cudaSetDoubleForDevice`](crate::sys::cudaSetDoubleForDevice).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `d` (read and written back) — Double to convert
@@ -21887,6 +22533,8 @@ pub fn set_double_for_device(d: &mut f64) -> crate::Result<()> {
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaSetDoubleForHost`](crate::sys::cudaSetDoubleForHost).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -21955,6 +22603,8 @@ pub fn set_double_for_host(d: &mut f64) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaFuncSetSharedMemConfig`](crate::sys::cudaFuncSetSharedMemConfig).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `func` — Device function symbol
@@ -22011,6 +22661,8 @@ pub unsafe fn func_set_shared_mem_config(
 /// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
 ///
 /// The raw function is [`cudaOccupancyMaxPotentialClusterSize`](crate::sys::cudaOccupancyMaxPotentialClusterSize).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -22081,6 +22733,8 @@ pub unsafe fn occupancy_max_potential_cluster_size(
 ///
 /// The raw function is [`cudaOccupancyMaxActiveClusters`](crate::sys::cudaOccupancyMaxActiveClusters).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `func` — Kernel function for which maximum number of clusters are calculated
@@ -22148,6 +22802,8 @@ pub unsafe fn occupancy_max_active_clusters(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -22221,6 +22877,8 @@ pub unsafe fn memcpy_to_symbol(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -22302,6 +22960,8 @@ pub unsafe fn memcpy_from_symbol(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -22389,6 +23049,8 @@ pub unsafe fn memcpy_to_symbol_async(
 ///
 /// The raw function is [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -22462,6 +23124,8 @@ pub unsafe fn memcpy_from_symbol_async(
 ///
 /// The raw function is [`cudaGetSymbolAddress`](crate::sys::cudaGetSymbolAddress).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `symbol` — Device symbol address
@@ -22511,6 +23175,8 @@ pub unsafe fn get_symbol_address(symbol: *const c_void) -> crate::Result<*mut c_
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaGetSymbolSize`](crate::sys::cudaGetSymbolSize).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -22568,6 +23234,8 @@ pub unsafe fn get_symbol_size(symbol: *const c_void) -> crate::Result<usize> {
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaMemcpyToArray`](crate::sys::cudaMemcpyToArray).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -22648,6 +23316,8 @@ pub unsafe fn memcpy_to_array(
 ///
 /// The raw function is [`cudaMemcpyFromArray`](crate::sys::cudaMemcpyFromArray).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -22727,6 +23397,8 @@ pub unsafe fn memcpy_from_array(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaMemcpyArrayToArray`](crate::sys::cudaMemcpyArrayToArray).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -22830,6 +23502,8 @@ pub unsafe fn memcpy_array_to_array(
 ///
 /// The raw function is [`cudaMemcpyToArrayAsync`](crate::sys::cudaMemcpyToArrayAsync).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -22930,6 +23604,8 @@ pub unsafe fn memcpy_to_array_async(
 ///
 /// The raw function is [`cudaMemcpyFromArrayAsync`](crate::sys::cudaMemcpyFromArrayAsync).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -23029,6 +23705,8 @@ pub unsafe fn memcpy_from_array_async(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -23141,6 +23819,8 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
 ///
 /// The raw function is [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which to add the node
@@ -23244,6 +23924,8 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
 ///
 /// The raw function is [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to set the parameters for
@@ -23318,6 +24000,8 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -23397,6 +24081,8 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -23492,6 +24178,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
 ///
 /// The raw function is [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
@@ -23565,6 +24253,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
 ///
 /// The raw function is [`cudaGetFuncBySymbol`](crate::sys::cudaGetFuncBySymbol).
 ///
+/// In every CUDA 12.x release.
+///
 /// # Arguments
 ///
 /// - `symbol_ptr` — Pointer to device entry function to search for
@@ -23609,6 +24299,8 @@ pub unsafe fn get_func_by_symbol(
 /// - Pass null for all of graph_out, dependencies_out, and numDependencies_out.
 ///
 /// The raw function is [`cudaStreamGetCaptureInfo_v2`](crate::sys::cudaStreamGetCaptureInfo_v2).
+///
+/// In every CUDA 12.x release.
 ///
 /// # Arguments
 ///
@@ -23818,11 +24510,13 @@ impl GraphMemAttributeTypeValue {
         }
     }
 }
-/**Writes an attribute through [`mem_pool_set_attribute`](crate::api::mem_pool_set_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)).
-
-# Safety
-
-As for the `void*` wrapper, except the value pointer, which this function makes.*/
+/// Writes an attribute through [`mem_pool_set_attribute`](crate::api::mem_pool_set_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)).
+///
+/// In every CUDA 12.x release.
+///
+/// # Safety
+///
+/// As for the `void*` wrapper, except the value pointer, which this function makes.
 #[doc(alias = "cudaMemPoolSetAttribute")]
 pub unsafe fn mem_pool_set_attribute_typed(
     mem_pool: cudaMemPool_t,
@@ -23927,11 +24621,13 @@ pub unsafe fn mem_pool_set_attribute_typed(
         }
     }
 }
-/**Reads an attribute through [`mem_pool_get_attribute`](crate::api::mem_pool_get_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
-
-# Safety
-
-As for the `void*` wrapper, except the value pointer, which this function makes.*/
+/// Reads an attribute through [`mem_pool_get_attribute`](crate::api::mem_pool_get_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// In every CUDA 12.x release.
+///
+/// # Safety
+///
+/// As for the `void*` wrapper, except the value pointer, which this function makes.
 #[doc(alias = "cudaMemPoolGetAttribute")]
 pub unsafe fn mem_pool_get_attribute_typed(
     mem_pool: cudaMemPool_t,
@@ -24019,7 +24715,9 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     Err(crate::error::invalid_value())
 }
-///Reads an attribute through [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
+/// Reads an attribute through [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// In every CUDA 12.x release.
 #[doc(alias = "cudaDeviceGetGraphMemAttribute")]
 pub fn device_get_graph_mem_attribute_typed(
     device: c_int,
@@ -24083,7 +24781,9 @@ pub fn device_get_graph_mem_attribute_typed(
     }
     Err(crate::error::invalid_value())
 }
-///Writes an attribute through [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)).
+/// Writes an attribute through [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)).
+///
+/// In every CUDA 12.x release.
 #[doc(alias = "cudaDeviceSetGraphMemAttribute")]
 pub fn device_set_graph_mem_attribute_typed(
     device: c_int,

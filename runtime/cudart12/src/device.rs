@@ -1,15 +1,20 @@
 // Copied by `cargo xtask codegen` from the generator's codegen/template/src/device.rs:
 // edit the template, not this copy.
 
-//! Devices: counting and selecting them, a guard that restores the current device, their
-//! properties as a Rust struct, attributes, memory information, peer access, synchronising
-//! and resetting.
+//! Devices: counting, listing and selecting them, a guard that restores the current device,
+//! their properties as a Rust struct, attributes, memory information, peer access (for
+//! stream-ordered memory too), the graph memory pool's statistics, synchronising and
+//! resetting.
 //!
 //! A [`Device`] is only an ordinal (`Copy`, `Send`, `Sync`); nothing is created or destroyed.
 //! The CUDA runtime keeps one *current device per host thread*: functions that act on "the
 //! current device" (`cudaDeviceSynchronize`, `cudaMemGetInfo`, allocations, stream creation)
 //! are run here with a [`DeviceGuard`] that selects this device and restores the previous
 //! one, so that a method of `Device` always acts on that device whichever thread calls it.
+//!
+//! Device ordinals are `i32` everywhere in the safe layer (the C `int`): [`Device::get`],
+//! [`Device::from_ordinal`], [`Device::ordinal`] and [`Device::count`]; the `device()` of a
+//! stream, event, buffer or pool is a [`Device`].
 //!
 //! Not here: the `cudaDeviceProp` record itself (its fields differ between CUDA majors; the
 //! typed layer's `api::get_device_properties` returns it), device flags and the
@@ -21,6 +26,11 @@ use std::marker::PhantomData;
 use crate::error::{status, Error, Result};
 use crate::sys;
 
+/// A device attribute (`cudaDeviceAttr`), for [`Device::attribute`].
+pub use crate::sys::cudaDeviceAttr as DeviceAttribute;
+/// A device resource limit (`cudaLimit`), for [`Device::limit`] and [`Device::set_limit`].
+pub use crate::sys::cudaLimit as Limit;
+
 /// `cudaErrorInvalidDevice`: the error for an ordinal past the last device.
 const INVALID_DEVICE: i32 = 101;
 /// `cudaErrorPeerAccessAlreadyEnabled`.
@@ -31,7 +41,18 @@ const PEER_ACCESS_NOT_ENABLED: i32 = 705;
 /// A CUDA device, by ordinal (`0..Device::count()`).
 ///
 /// Creating a `Device` with [`Device::get`] checks the ordinal; every method checks the
-/// CUDA status and returns an [`Error`] for a device that has gone away.
+/// CUDA status and returns an [`Error`] for a device that has gone away. Methods act on this
+/// device whichever device is current, and leave the current device as it was.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::Device;
+/// for device in Device::all()? {
+///     let props = device.properties()?;
+///     println!("{}: {} ({} SMs)", device.ordinal(), props.name, props.multiprocessor_count);
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Device {
     ordinal: c_int,
@@ -43,24 +64,34 @@ impl Device {
     /// Without a driver this is an error (`cudaErrorInsufficientDriver` or
     /// `cudaErrorNoDevice`), and without the runtime library [`Error::LibraryNotFound`];
     /// it never panics.
-    pub fn count() -> Result<usize> {
+    #[doc(alias = "cudaGetDeviceCount")]
+    pub fn count() -> Result<i32> {
         let mut n: c_int = 0;
         // SAFETY: one int is written through a valid pointer.
         status(unsafe { sys::cudaGetDeviceCount(&mut n) })?;
-        Ok(usize::try_from(n).unwrap_or(0))
+        Ok(n.max(0))
     }
 
-    /// The device with this ordinal, or `cudaErrorInvalidDevice` when there is none.
-    pub fn get(ordinal: usize) -> Result<Device> {
-        if ordinal >= Device::count()? {
+    /// Every device, in ordinal order (`cudaGetDeviceCount`).
+    #[doc(alias = "cudaGetDeviceCount")]
+    pub fn all() -> Result<Vec<Device>> {
+        Ok((0..Device::count()?)
+            .map(|ordinal| Device { ordinal })
+            .collect())
+    }
+
+    /// The device with this ordinal, or `cudaErrorInvalidDevice` when there is none
+    /// (a negative ordinal, or one past the last device).
+    #[doc(alias = "cudaGetDeviceCount")]
+    pub fn get(ordinal: i32) -> Result<Device> {
+        if ordinal < 0 || ordinal >= Device::count()? {
             return Err(Error::from_code(INVALID_DEVICE));
         }
-        Ok(Device {
-            ordinal: ordinal as c_int,
-        })
+        Ok(Device { ordinal })
     }
 
     /// The calling thread's current device (`cudaGetDevice`).
+    #[doc(alias = "cudaGetDevice")]
     pub fn current() -> Result<Device> {
         let mut ordinal: c_int = 0;
         // SAFETY: one int is written through a valid pointer.
@@ -80,6 +111,7 @@ impl Device {
     }
 
     /// Makes this the calling thread's current device (`cudaSetDevice`).
+    #[doc(alias = "cudaSetDevice")]
     pub fn set_current(self) -> Result<()> {
         // SAFETY: a value-only call.
         status(unsafe { sys::cudaSetDevice(self.ordinal) })
@@ -87,6 +119,8 @@ impl Device {
 
     /// Makes this the current device until the guard is dropped, which restores the device
     /// that was current before.
+    #[doc(alias = "cudaGetDevice")]
+    #[doc(alias = "cudaSetDevice")]
     pub fn guard(self) -> Result<DeviceGuard> {
         let previous = Device::current()?;
         if previous != self {
@@ -99,8 +133,9 @@ impl Device {
         })
     }
 
-    /// One attribute (`cudaDeviceGetAttribute`), e.g. `cudaDeviceAttr::WARP_SIZE`.
-    pub fn attribute(self, attr: sys::cudaDeviceAttr) -> Result<i32> {
+    /// One attribute (`cudaDeviceGetAttribute`), e.g. [`DeviceAttribute::WARP_SIZE`].
+    #[doc(alias = "cudaDeviceGetAttribute")]
+    pub fn attribute(self, attr: DeviceAttribute) -> Result<i32> {
         let mut value: c_int = 0;
         // SAFETY: one int is written through a valid pointer.
         status(unsafe { sys::cudaDeviceGetAttribute(&mut value, attr, self.ordinal) })?;
@@ -108,6 +143,7 @@ impl Device {
     }
 
     /// The compute capability `(major, minor)`.
+    #[doc(alias = "cudaDeviceGetAttribute")]
     pub fn compute_capability(self) -> Result<(i32, i32)> {
         Ok((
             self.attribute(sys::cudaDeviceAttr::COMPUTE_CAPABILITY_MAJOR)?,
@@ -116,6 +152,7 @@ impl Device {
     }
 
     /// The device's name (`"NVIDIA H100 80GB HBM3"`).
+    #[doc(alias = "cudaGetDeviceProperties")]
     pub fn name(self) -> Result<String> {
         Ok(self.properties()?.name)
     }
@@ -123,6 +160,8 @@ impl Device {
     /// The device's properties: name, UUID and total memory from `cudaGetDeviceProperties`,
     /// everything else from `cudaDeviceGetAttribute` (the `cudaDeviceProp` record differs
     /// between CUDA majors; the attributes do not).
+    #[doc(alias = "cudaGetDeviceProperties")]
+    #[doc(alias = "cudaDeviceGetAttribute")]
     pub fn properties(self) -> Result<DeviceProperties> {
         let mut raw = sys::cudaDeviceProp::default();
         let get = get_device_properties()?;
@@ -189,6 +228,7 @@ impl Device {
     }
 
     /// Free and total device memory in bytes (`cudaMemGetInfo` on this device).
+    #[doc(alias = "cudaMemGetInfo")]
     pub fn mem_info(self) -> Result<MemInfo> {
         let _guard = self.guard()?;
         let (mut free, mut total) = (0usize, 0usize);
@@ -199,6 +239,7 @@ impl Device {
 
     /// Whether this device can access `peer`'s memory directly
     /// (`cudaDeviceCanAccessPeer`).
+    #[doc(alias = "cudaDeviceCanAccessPeer")]
     pub fn can_access_peer(self, peer: Device) -> Result<bool> {
         let mut can: c_int = 0;
         // SAFETY: one int is written through a valid pointer.
@@ -206,20 +247,59 @@ impl Device {
         Ok(can != 0)
     }
 
-    /// Lets this device access `peer`'s memory (`cudaDeviceEnablePeerAccess` with this
-    /// device current). Access that is already enabled is not an error here.
+    /// Lets this device's kernels and copies access `peer`'s memory: memory from
+    /// `cudaMalloc` (`cudaDeviceEnablePeerAccess` with this device current) and the
+    /// stream-ordered memory of `peer`'s default pool and of the pool `peer` allocates from
+    /// now (`cudaMemPoolSetAccess`), which is where every [`DeviceBuffer`] of `peer` comes
+    /// from unless another pool or allocator was chosen. Copies between the two devices'
+    /// buffers then go directly over NVLink or PCIe instead of through the host, and
+    /// kernels of this device may read and write `peer`'s buffers. Pools created with
+    /// [`MemPool::new`] are not changed: give them access with [`MemPool::set_access`].
+    /// Access that is already enabled is not an error here.
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart12::Result<()> {
+    /// use cudart12::{Device, DeviceBuffer, Stream, StreamFlags};
+    /// let (d0, d1) = (Device::get(0)?, Device::get(1)?);
+    /// d0.enable_peer_access(d1)?;
+    /// let (s0, s1) = (d0.stream(StreamFlags::NON_BLOCKING)?, d1.stream(StreamFlags::NON_BLOCKING)?);
+    /// let src = DeviceBuffer::from_slice(&[1u32, 2, 3], &s1)?;
+    /// let mut dst = DeviceBuffer::<u32>::new(3, &s0)?;
+    /// dst.copy_from_device(&src, &s0)?; // device 0 reads device 1's buffer directly
+    /// assert_eq!(dst.to_vec()?, [1, 2, 3]);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// [`DeviceBuffer`]: crate::DeviceBuffer
+    /// [`MemPool::new`]: crate::MemPool::new
+    /// [`MemPool::set_access`]: crate::MemPool::set_access
+    #[doc(alias = "cudaDeviceEnablePeerAccess")]
+    #[doc(alias = "cudaMemPoolSetAccess")]
     pub fn enable_peer_access(self, peer: Device) -> Result<()> {
-        let _guard = self.guard()?;
-        // SAFETY: value-only call; flags must be 0.
-        match status(unsafe { sys::cudaDeviceEnablePeerAccess(peer.ordinal, 0) }) {
-            Err(e) if e.cuda_code() == Some(PEER_ACCESS_ALREADY_ENABLED) => Ok(()),
-            other => other,
+        {
+            let _guard = self.guard()?;
+            // SAFETY: value-only call; flags must be 0.
+            match status(unsafe { sys::cudaDeviceEnablePeerAccess(peer.ordinal, 0) }) {
+                Err(e) if e.cuda_code() == Some(PEER_ACCESS_ALREADY_ENABLED) => {}
+                other => other?,
+            }
         }
+        for pool in peer_pools(peer)? {
+            pool.set_access(self, true)?;
+        }
+        Ok(())
     }
 
-    /// Stops this device's access to `peer`'s memory (`cudaDeviceDisablePeerAccess`).
-    /// Access that was not enabled is not an error here.
+    /// Stops this device's access to `peer`'s memory: `cudaDeviceDisablePeerAccess`, and
+    /// the access [`enable_peer_access`](Device::enable_peer_access) gave to `peer`'s
+    /// default and current pools (`cudaMemPoolSetAccess`). Access that was not enabled is
+    /// not an error here.
+    #[doc(alias = "cudaDeviceDisablePeerAccess")]
+    #[doc(alias = "cudaMemPoolSetAccess")]
     pub fn disable_peer_access(self, peer: Device) -> Result<()> {
+        for pool in peer_pools(peer)? {
+            pool.set_access(self, false)?;
+        }
         let _guard = self.guard()?;
         // SAFETY: value-only call.
         match status(unsafe { sys::cudaDeviceDisablePeerAccess(peer.ordinal) }) {
@@ -228,7 +308,68 @@ impl Device {
         }
     }
 
+    /// A new stream of this device with these flags
+    /// ([`Stream::on_device`](crate::Stream::on_device)); the current device is unchanged.
+    #[doc(alias = "cudaStreamCreateWithFlags")]
+    pub fn stream(self, flags: crate::StreamFlags) -> Result<crate::Stream> {
+        crate::Stream::on_device(self, flags)
+    }
+
+    /// The graph memory pool's usage on this device (`cudaDeviceGetGraphMemAttribute`):
+    /// memory that graphs with allocation nodes (buffers allocated in a captured stream)
+    /// hold, which no [`MemPool`](crate::MemPool) reports.
+    #[doc(alias = "cudaDeviceGetGraphMemAttribute")]
+    pub fn graph_mem_stats(self) -> Result<crate::memory::MemPoolStats> {
+        use sys::cudaGraphMemAttributeType as A;
+        let get = |attr| -> Result<u64> {
+            let mut value: u64 = 0;
+            // SAFETY: these attributes are `cuuint64_t`; one value is written.
+            status(unsafe {
+                sys::cudaDeviceGetGraphMemAttribute(
+                    self.ordinal,
+                    attr,
+                    (&mut value as *mut u64).cast(),
+                )
+            })?;
+            Ok(value)
+        };
+        Ok(crate::memory::MemPoolStats {
+            reserved_current: get(A::RESERVED_MEM_CURRENT)?,
+            reserved_high: get(A::RESERVED_MEM_HIGH)?,
+            used_current: get(A::USED_MEM_CURRENT)?,
+            used_high: get(A::USED_MEM_HIGH)?,
+        })
+    }
+
+    /// Resets the graph memory pool's high-water marks to the current values
+    /// (`cudaDeviceSetGraphMemAttribute`; CUDA accepts only 0, meaning "now").
+    #[doc(alias = "cudaDeviceSetGraphMemAttribute")]
+    pub fn reset_graph_mem_high_watermarks(self) -> Result<()> {
+        use sys::cudaGraphMemAttributeType as A;
+        for attr in [A::USED_MEM_HIGH, A::RESERVED_MEM_HIGH] {
+            let mut zero: u64 = 0;
+            // SAFETY: these attributes are `cuuint64_t`; one value is read.
+            status(unsafe {
+                sys::cudaDeviceSetGraphMemAttribute(
+                    self.ordinal,
+                    attr,
+                    (&mut zero as *mut u64).cast(),
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Returns the memory the graph memory pool holds but no graph uses to the OS
+    /// (`cudaDeviceGraphMemTrim`).
+    #[doc(alias = "cudaDeviceGraphMemTrim")]
+    pub fn graph_mem_trim(self) -> Result<()> {
+        // SAFETY: a value-only call.
+        status(unsafe { sys::cudaDeviceGraphMemTrim(self.ordinal) })
+    }
+
     /// Waits until all work on this device has finished (`cudaDeviceSynchronize`).
+    #[doc(alias = "cudaDeviceSynchronize")]
     pub fn synchronize(self) -> Result<()> {
         let _guard = self.guard()?;
         // SAFETY: value-only call.
@@ -242,6 +383,7 @@ impl Device {
     /// Every stream, event, buffer, pool, module, graph and texture this process created on
     /// the device is destroyed: none of this crate's objects for the device may be used or
     /// dropped afterwards (their handles would name freed or reused resources).
+    #[doc(alias = "cudaDeviceReset")]
     pub unsafe fn reset(self) -> Result<()> {
         let _guard = self.guard()?;
         // SAFETY: the caller promises no object of the device outlives the reset.
@@ -251,6 +393,7 @@ impl Device {
     /// The stream priorities this device supports, `(least, greatest)`: numerically
     /// `greatest <= least`, lower numbers mean higher priority
     /// (`cudaDeviceGetStreamPriorityRange`).
+    #[doc(alias = "cudaDeviceGetStreamPriorityRange")]
     pub fn stream_priority_range(self) -> Result<(i32, i32)> {
         let _guard = self.guard()?;
         let (mut least, mut greatest) = (0, 0);
@@ -259,8 +402,9 @@ impl Device {
         Ok((least, greatest))
     }
 
-    /// A resource limit of this device (`cudaDeviceGetLimit`), e.g. `cudaLimit::STACK_SIZE`.
-    pub fn limit(self, limit: sys::cudaLimit) -> Result<usize> {
+    /// A resource limit of this device (`cudaDeviceGetLimit`), e.g. [`Limit::STACK_SIZE`].
+    #[doc(alias = "cudaDeviceGetLimit")]
+    pub fn limit(self, limit: Limit) -> Result<usize> {
         let _guard = self.guard()?;
         let mut value = 0usize;
         // SAFETY: one size_t is written through a valid pointer.
@@ -269,13 +413,15 @@ impl Device {
     }
 
     /// Sets a resource limit of this device (`cudaDeviceSetLimit`).
-    pub fn set_limit(self, limit: sys::cudaLimit, value: usize) -> Result<()> {
+    #[doc(alias = "cudaDeviceSetLimit")]
+    pub fn set_limit(self, limit: Limit, value: usize) -> Result<()> {
         let _guard = self.guard()?;
         // SAFETY: value-only call.
         status(unsafe { sys::cudaDeviceSetLimit(limit, value) })
     }
 
     /// The PCI bus id, `domain:bus:device.function` (`cudaDeviceGetPCIBusId`).
+    #[doc(alias = "cudaDeviceGetPCIBusId")]
     pub fn pci_bus_id(self) -> Result<String> {
         let mut buf = [0 as c_char; 64];
         // SAFETY: the runtime writes at most `len` bytes, NUL included.
@@ -286,6 +432,7 @@ impl Device {
     }
 
     /// The device with this PCI bus id (`cudaDeviceGetByPCIBusId`).
+    #[doc(alias = "cudaDeviceGetByPCIBusId")]
     pub fn by_pci_bus_id(id: &str) -> Result<Device> {
         let id = std::ffi::CString::new(id)
             .map_err(|_| Error::InvalidArgument("a PCI bus id with a NUL byte".into()))?;
@@ -298,6 +445,7 @@ impl Device {
 
 /// The CUDA version the installed driver supports (`cudaDriverGetVersion`): `1000 * major +
 /// 10 * minor` (13.0 is `13000`); 0 without a driver.
+#[doc(alias = "cudaDriverGetVersion")]
 pub fn driver_version() -> Result<i32> {
     let mut v: c_int = 0;
     // SAFETY: one int is written through a valid pointer.
@@ -306,6 +454,7 @@ pub fn driver_version() -> Result<i32> {
 }
 
 /// The loaded runtime's version (`cudaRuntimeGetVersion`), as [`driver_version`].
+#[doc(alias = "cudaRuntimeGetVersion")]
 pub fn runtime_version() -> Result<i32> {
     let mut v: c_int = 0;
     // SAFETY: one int is written through a valid pointer.
@@ -339,6 +488,22 @@ pub(crate) fn with_device<R>(device: i32, f: impl FnOnce() -> Result<R>) -> Resu
     result
 }
 
+/// `peer`'s default pool and, when another was made current, its current pool: the pools
+/// peer access is granted on (see [`Device::enable_peer_access`]); none on a device without
+/// memory pools.
+fn peer_pools(peer: Device) -> Result<Vec<crate::MemPool>> {
+    if peer.attribute(DeviceAttribute::MEMORY_POOLS_SUPPORTED)? == 0 {
+        return Ok(Vec::new());
+    }
+    let default = crate::MemPool::device_default(peer)?;
+    let current = crate::MemPool::device_current(peer)?;
+    if current.as_raw() == default.as_raw() {
+        Ok(vec![default])
+    } else {
+        Ok(vec![default, current])
+    }
+}
+
 type GetDeviceProperties =
     unsafe extern "C" fn(*mut sys::cudaDeviceProp, c_int) -> sys::cudaError_t;
 
@@ -351,10 +516,10 @@ fn get_device_properties() -> Result<GetDeviceProperties> {
     // SAFETY: both have the C signature `cudaError_t (struct cudaDeviceProp*, int)`, with
     // the layout of their release's header.
     static V13: crate::loader::LazySymbol<GetDeviceProperties> =
-        unsafe { crate::loader::LazySymbol::new(c"cudaGetDeviceProperties") };
+        unsafe { crate::loader::LazySymbol::new(c"cudaGetDeviceProperties", 0) };
     // SAFETY: as above.
     static V2: crate::loader::LazySymbol<GetDeviceProperties> =
-        unsafe { crate::loader::LazySymbol::new(c"cudaGetDeviceProperties_v2") };
+        unsafe { crate::loader::LazySymbol::new(c"cudaGetDeviceProperties_v2", 0) };
     if sys::CUDA_MAJOR >= 13 {
         V13.get()
     } else {
@@ -365,6 +530,16 @@ fn get_device_properties() -> Result<GetDeviceProperties> {
 /// Restores the previously current device when dropped (see [`Device::guard`]).
 ///
 /// The current device is per host thread, so the guard is neither `Send` nor `Sync`.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::Device;
+/// {
+///     let _on_1 = Device::get(1)?.guard()?; // device 1 is current here
+///     // … calls that act on the current device …
+/// } // the previous device is current again
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 #[must_use = "the previous device is restored when the guard is dropped"]
 pub struct DeviceGuard {
@@ -391,6 +566,13 @@ impl Drop for DeviceGuard {
 }
 
 /// Free and total memory of a device, in bytes.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// let info = cudart12::Device::get(0)?.mem_info()?;
+/// println!("{} of {} MiB free", info.free >> 20, info.total >> 20);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemInfo {
     /// Bytes free now.
@@ -400,10 +582,19 @@ pub struct MemInfo {
 }
 
 /// A device's properties (see [`Device::properties`]).
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// let props = cudart12::Device::get(0)?.properties()?;
+/// let (major, minor) = props.compute_capability;
+/// println!("{}: sm_{major}{minor}, {} SMs", props.name, props.multiprocessor_count);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct DeviceProperties {
-    name: String,
+    /// The device's name (`"NVIDIA H100 80GB HBM3"`).
+    pub name: String,
     /// The device's UUID.
     pub uuid: [u8; 16],
     /// Global memory, bytes.
@@ -472,13 +663,6 @@ pub struct DeviceProperties {
     pub memory_pools_supported: bool,
     /// Streams can have priorities.
     pub stream_priorities_supported: bool,
-}
-
-impl DeviceProperties {
-    /// The device's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
 }
 
 #[cfg(test)]

@@ -2,99 +2,176 @@
 // edit the template, not this copy.
 
 //! Events: markers recorded in a stream, to wait on (from the host or from another
-//! stream), to query, and to time the work between two of them.
+//! stream), to query, to time the work between two of them, and to share with another
+//! process.
 //!
-//! An [`Event`] is owned and destroyed on drop (`cudaEventDestroy`; CUDA releases it once
-//! pending work that records it has completed). Events are `Send` and `Sync`: an event
-//! handle may be used from any host thread. An event belongs to the device that was current
-//! when it was made ([`Stream::record_event`] makes it on the stream's device); recording
-//! it on a stream of another device is refused with a clear error before CUDA is called.
+//! An [`Event`] is a shared handle (`Clone` is a reference count, as for a
+//! [`Stream`]): the CUDA event is destroyed when the last clone is dropped
+//! (`cudaEventDestroy`; CUDA releases it once pending work that records it has completed),
+//! so that graphs with event nodes can keep the events they record or wait on. Events are
+//! `Send` and `Sync`: an event handle may be used from any host thread. An event belongs to
+//! the device that was current when it was made ([`Stream::record_event`] and
+//! [`Event::on_device`] make it on a stream's or a given device); recording it on a stream of
+//! another device is refused with a clear error before CUDA is called.
+//!
+//! Interprocess events ([`Event::interprocess`]) hand an [`IpcEventHandle`] to another
+//! process, which opens it with [`IpcEventHandle::open`] (`unsafe`: the bytes come from
+//! outside the crate) and waits on it like any event.
 
 use std::ffi::c_uint;
+use std::sync::Arc;
 
-use crate::error::{report_drop_error, status, Result};
+use crate::error::{report_drop_error, status, Error, Result};
 use crate::stream::{Stream, NOT_READY};
 use crate::sys;
 
+/// Event creation flags (`cudaEventDefault`, `cudaEventBlockingSync`,
+/// `cudaEventDisableTiming`, `cudaEventInterprocess`).
+pub use crate::sys::EventFlags;
+
 /// A CUDA event (see the [module documentation](self)).
-#[derive(Debug)]
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, Event, Stream};
+/// let (a, b) = (Stream::non_blocking()?, Stream::non_blocking()?);
+/// let mut buf = DeviceBuffer::<f32>::new(1 << 20, &a)?;
+/// let start = a.record_event()?;
+/// buf.fill_zero(&a)?;
+/// let done = a.record_event()?;
+/// b.wait_event(&done)?; // b's later work runs after the memset
+/// done.synchronize()?;
+/// println!("memset: {:.3} ms", done.elapsed_since(&start)?);
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
 pub struct Event {
+    inner: Arc<EventInner>,
+}
+
+struct EventInner {
     raw: sys::cudaEvent_t,
     /// The device it was made on; `None` for a foreign event ([`Event::from_raw`]).
     device: Option<i32>,
+    /// Destroyed when the last clone goes (`false` once [`Event::into_raw`] gave it up).
+    owned: bool,
 }
 
 // SAFETY: an event handle may be used from any host thread; the runtime synchronises its
 // own state.
-unsafe impl Send for Event {}
+unsafe impl Send for EventInner {}
 // SAFETY: as above; every method takes `&self` and only passes the handle to CUDA.
-unsafe impl Sync for Event {}
+unsafe impl Sync for EventInner {}
+
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Event")
+            .field("raw", &self.inner.raw)
+            .field("device", &self.inner.device)
+            .finish()
+    }
+}
 
 impl Event {
+    fn owning(raw: sys::cudaEvent_t, device: Option<i32>) -> Event {
+        Event {
+            inner: Arc::new(EventInner {
+                raw,
+                device,
+                owned: true,
+            }),
+        }
+    }
+
     /// A new event with default flags (timing enabled, busy-wait synchronisation), on the
     /// current device.
+    #[doc(alias = "cudaEventCreate")]
     pub fn new() -> Result<Event> {
-        Event::with_flags(sys::EventFlags::DEFAULT)
+        Event::with_flags(EventFlags::DEFAULT)
     }
 
     /// A new event with these flags (`cudaEventCreateWithFlags`): `BLOCKING_SYNC`,
     /// `DISABLE_TIMING` (cheaper, for synchronisation only), `INTERPROCESS`.
-    pub fn with_flags(flags: sys::EventFlags) -> Result<Event> {
+    #[doc(alias = "cudaEventCreateWithFlags")]
+    pub fn with_flags(flags: EventFlags) -> Result<Event> {
         let mut raw = sys::cudaEvent_t::null();
         // SAFETY: one handle is written through a valid pointer.
         status(unsafe { sys::cudaEventCreateWithFlags(&mut raw, flags.bits() as c_uint) })?;
         let device = crate::device::current_ordinal().ok();
-        Ok(Event { raw, device })
+        Ok(Event::owning(raw, device))
     }
 
     /// A new event with these flags on `device` (the current device is restored).
-    pub fn on_device(device: crate::Device, flags: sys::EventFlags) -> Result<Event> {
+    #[doc(alias = "cudaEventCreateWithFlags")]
+    pub fn on_device(device: crate::Device, flags: EventFlags) -> Result<Event> {
         crate::device::with_device(device.ordinal(), || Event::with_flags(flags))
     }
 
-    /// The device the event belongs to (its ordinal); `None` for a foreign event.
-    pub fn device(&self) -> Option<i32> {
-        self.device
+    /// A new event of `device` that another process can wait on: `INTERPROCESS |
+    /// DISABLE_TIMING` (CUDA requires both), handed over with [`ipc_handle`](Event::ipc_handle).
+    #[doc(alias = "cudaEventInterprocess")]
+    #[doc(alias = "cudaEventCreateWithFlags")]
+    pub fn interprocess(device: crate::Device) -> Result<Event> {
+        Event::on_device(
+            device,
+            EventFlags::INTERPROCESS | EventFlags::DISABLE_TIMING,
+        )
     }
 
-    /// Takes ownership of an event handle: it is destroyed when this value is dropped.
+    /// The device the event belongs to; `None` for a foreign event.
+    pub fn device(&self) -> Option<crate::Device> {
+        self.inner.device.map(crate::Device::from_ordinal)
+    }
+
+    /// Takes ownership of an event handle: it is destroyed when the last clone is dropped.
     ///
     /// # Safety
     /// `raw` is a live event that nothing else destroys.
     pub unsafe fn from_raw(raw: sys::cudaEvent_t) -> Event {
-        Event { raw, device: None }
+        Event::owning(raw, None)
     }
 
-    /// The raw handle; valid as long as this value exists.
+    /// The raw handle; valid as long as this value (or a clone) exists.
     #[inline]
     pub fn as_raw(&self) -> sys::cudaEvent_t {
-        self.raw
+        self.inner.raw
     }
 
-    /// Gives up ownership: the handle is no longer destroyed on drop.
-    pub fn into_raw(self) -> sys::cudaEvent_t {
-        std::mem::ManuallyDrop::new(self).raw
+    /// Gives up ownership: the handle is no longer destroyed on drop. With other clones
+    /// alive (a graph node's, say) the event is shared: it is given back as `Err`.
+    pub fn into_raw(self) -> std::result::Result<sys::cudaEvent_t, Event> {
+        match Arc::try_unwrap(self.inner) {
+            Ok(mut inner) => {
+                inner.owned = false;
+                Ok(inner.raw)
+            }
+            Err(inner) => Err(Event { inner }),
+        }
     }
 
     /// Records the event at this point of `stream` (`cudaEventRecord`); a later record
     /// replaces the earlier one. The stream must be of the event's device
-    /// ([`Error::InvalidArgument`](crate::Error::InvalidArgument) otherwise, without calling
-    /// CUDA); for the default streams, the event's device is made current for the call.
+    /// ([`Error::InvalidArgument`] otherwise, without calling CUDA); for the default
+    /// streams, the event's device is made current for the call.
+    #[doc(alias = "cudaEventRecord")]
     #[inline]
     pub fn record(&self, stream: &Stream) -> Result<()> {
-        if let (Some(e), Some(s)) = (self.device, stream.device()) {
+        let mine = self.inner.device;
+        if let (Some(e), Some(s)) = (mine, stream.ordinal()) {
             if e != s {
-                return Err(crate::Error::InvalidArgument(format!(
-                    "an event of device {e} cannot be recorded on a stream of device {s}                      (make the event with Stream::record_event or Event::on_device)"
+                return Err(Error::InvalidArgument(format!(
+                    "an event of device {e} cannot be recorded on a stream of device {s} \
+                     (make the event with Stream::record_event or Event::on_device)"
                 )));
             }
         }
         let _gate = stream.gate_exclusive();
+        let raw = self.inner.raw;
         let record = || {
             // SAFETY: both handles are alive.
-            status(unsafe { sys::cudaEventRecord(self.raw, stream.as_raw()) })
+            status(unsafe { sys::cudaEventRecord(raw, stream.as_raw()) })
         };
-        match (stream.device(), self.device) {
+        match (stream.ordinal(), mine) {
             (None, Some(d)) => crate::device::with_device(d, record),
             _ => record(),
         }
@@ -102,16 +179,18 @@ impl Event {
 
     /// Waits on the host until the work before the last record has completed
     /// (`cudaEventSynchronize`).
+    #[doc(alias = "cudaEventSynchronize")]
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: the handle is alive.
-        status(unsafe { sys::cudaEventSynchronize(self.raw) })
+        status(unsafe { sys::cudaEventSynchronize(self.inner.raw) })
     }
 
     /// Whether the work before the last record has completed (`cudaEventQuery`;
     /// `cudaErrorNotReady` is `Ok(false)`). An event never recorded is complete.
+    #[doc(alias = "cudaEventQuery")]
     pub fn query(&self) -> Result<bool> {
         // SAFETY: the handle is alive.
-        match status(unsafe { sys::cudaEventQuery(self.raw) }) {
+        match status(unsafe { sys::cudaEventQuery(self.inner.raw) }) {
             Ok(()) => Ok(true),
             Err(e) if e.cuda_code() == Some(NOT_READY) => Ok(false),
             Err(e) => Err(e),
@@ -121,25 +200,111 @@ impl Event {
     /// Milliseconds from `start` to this event (`cudaEventElapsedTime(start, self)`), with
     /// a resolution of about half a microsecond. Both must have completed and have timing
     /// enabled (`cudaErrorInvalidResourceHandle` otherwise).
+    #[doc(alias = "cudaEventElapsedTime")]
     pub fn elapsed_since(&self, start: &Event) -> Result<f32> {
         Event::elapsed_time(start, self)
     }
 
     /// Milliseconds from `start` to `end` (`cudaEventElapsedTime`; CuPy's
     /// `get_elapsed_time`).
+    #[doc(alias = "cudaEventElapsedTime")]
     pub fn elapsed_time(start: &Event, end: &Event) -> Result<f32> {
         let mut ms = 0f32;
         // SAFETY: both handles are alive; one float is written.
-        status(unsafe { sys::cudaEventElapsedTime(&mut ms, start.raw, end.raw) })?;
+        status(unsafe { sys::cudaEventElapsedTime(&mut ms, start.inner.raw, end.inner.raw) })?;
         Ok(ms)
     }
 
-    /// Destroys the event now and returns the error, where dropping it would report it to
-    /// the hook of [`set_drop_error_hook`](crate::error::set_drop_error_hook).
+    /// The handle another process opens this event with (`cudaIpcGetEventHandle`): 64
+    /// bytes to send it any way ([`IpcEventHandle::to_bytes`]). Only for events made with
+    /// [`Event::interprocess`] (`cudaErrorInvalidResourceHandle` otherwise).
+    #[doc(alias = "cudaIpcGetEventHandle")]
+    pub fn ipc_handle(&self) -> Result<IpcEventHandle> {
+        let mut raw = sys::cudaIpcEventHandle_t::default();
+        // SAFETY: the event is alive; one 64-byte record is written.
+        status(unsafe { sys::cudaIpcGetEventHandle(&mut raw, self.inner.raw) })?;
+        Ok(IpcEventHandle {
+            bytes: raw.reserved.map(|b| b as u8),
+        })
+    }
+
+    /// Destroys the event now (if this is the last clone) and returns the error, where
+    /// dropping it would report it to the hook of
+    /// [`set_drop_error_hook`](crate::error::set_drop_error_hook). With other clones alive
+    /// nothing is destroyed and this returns `Ok`.
+    #[doc(alias = "cudaEventDestroy")]
     pub fn close(self) -> Result<()> {
-        let raw = self.into_raw();
-        // SAFETY: owned handle, given up by `into_raw`.
-        status(unsafe { sys::cudaEventDestroy(raw) })
+        match self.into_raw() {
+            // SAFETY: owned handle, given up by `into_raw`.
+            Ok(raw) => status(unsafe { sys::cudaEventDestroy(raw) }),
+            Err(_) => Ok(()),
+        }
+    }
+}
+
+/// An event exported by another process (or to one): the 64 bytes of a
+/// `cudaIpcEventHandle_t`, from [`Event::ipc_handle`].
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{Device, Event, IpcEventHandle};
+/// // Exporting process:
+/// let event = Event::interprocess(Device::get(0)?)?;
+/// let bytes: [u8; 64] = event.ipc_handle()?.to_bytes(); // send these to the other process
+/// // Importing process:
+/// let handle = IpcEventHandle::from_bytes(bytes);
+/// // SAFETY: the bytes are an exported event handle whose event the exporter keeps alive.
+/// let remote = unsafe { handle.open(Device::get(0)?)? };
+/// remote.synchronize()?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IpcEventHandle {
+    bytes: [u8; 64],
+}
+
+impl std::fmt::Debug for IpcEventHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IpcEventHandle(")?;
+        for b in &self.bytes[..8] {
+            write!(f, "{b:02x}")?;
+        }
+        f.write_str("…)")
+    }
+}
+
+impl IpcEventHandle {
+    /// The handle's bytes, to send to another process.
+    pub fn to_bytes(self) -> [u8; 64] {
+        self.bytes
+    }
+
+    /// A handle from the bytes of [`to_bytes`](IpcEventHandle::to_bytes).
+    pub fn from_bytes(bytes: [u8; 64]) -> IpcEventHandle {
+        IpcEventHandle { bytes }
+    }
+
+    /// Opens the exported event in this process, as an event of `device` (the device the
+    /// exporter made it on, as this process numbers it), with `device` current for the call
+    /// (`cudaIpcOpenEventHandle`). The returned [`Event`] is this process's own handle,
+    /// destroyed when its last clone is dropped; it can be waited on, queried and recorded
+    /// like any event.
+    ///
+    /// # Safety
+    /// The bytes are a handle that [`Event::ipc_handle`] (or `cudaIpcGetEventHandle`) made
+    /// in another process, of an event of `device` that the exporting process keeps alive
+    /// until the returned event and its clones are gone.
+    #[doc(alias = "cudaIpcOpenEventHandle")]
+    pub unsafe fn open(self, device: crate::Device) -> Result<Event> {
+        let handle = sys::cudaIpcEventHandle_t {
+            reserved: self.bytes.map(|b| b as _),
+        };
+        let mut raw = sys::cudaEvent_t::null();
+        crate::device::with_device(device.ordinal(), || {
+            // SAFETY: one handle is written; the caller's promise about the bytes.
+            status(unsafe { sys::cudaIpcOpenEventHandle(&mut raw, handle) })
+        })?;
+        Ok(Event::owning(raw, Some(device.ordinal())))
     }
 }
 
@@ -158,13 +323,16 @@ impl Drop for DestroyLater {
     }
 }
 
-impl Drop for Event {
+impl Drop for EventInner {
     fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
         if crate::loader::in_callback() {
             crate::memory::release::release_later(Box::new(DestroyLater(self.raw)));
             return;
         }
-        // SAFETY: owned handle, destroyed once.
+        // SAFETY: owned handle, destroyed once, by its last clone.
         if let Err(e) = status(unsafe { sys::cudaEventDestroy(self.raw) }) {
             report_drop_error("event", &e);
         }
@@ -179,5 +347,16 @@ mod tests {
     fn events_are_send_and_sync() {
         fn assert_send_sync<T: Send + Sync>() {}
         assert_send_sync::<Event>();
+        assert_send_sync::<IpcEventHandle>();
+    }
+
+    #[test]
+    fn ipc_event_handles_round_trip_their_bytes() {
+        let mut bytes = [0u8; 64];
+        bytes[0] = 0xab;
+        bytes[63] = 7;
+        let h = IpcEventHandle::from_bytes(bytes);
+        assert_eq!(h.to_bytes(), bytes);
+        assert_eq!(format!("{h:?}"), "IpcEventHandle(ab00000000000000…)");
     }
 }

@@ -8,9 +8,18 @@
 //! A launch is built with [`Stream::launch`] (or [`Launch::new`]): grid, block, dynamic
 //! shared memory, arguments in order, optional thread-block clusters, cooperative launch
 //! and priority; [`Launch::run`] sends it (`cudaLaunchKernel`, or `cudaLaunchKernelExC`
-//! with launch attributes when any is set). `run` is the one `unsafe` step: the crate
-//! cannot see the kernel's parameter list, so the caller promises that the arguments match
-//! it in number, order and type, and that what the kernel reads and writes is valid.
+//! with launch attributes when any is set). `run` is the one `unsafe` step: the caller
+//! promises that the arguments match the kernel's parameters in type and that what the
+//! kernel reads and writes is valid. What the runtime can say is checked: the number of
+//! parameters and the size of each (`cudaFuncGetParamInfo`, read once per kernel and
+//! cached), so a launch with an argument missing, extra or of the wrong size is an
+//! [`Error::InvalidArgument`] and nothing is launched ([`Launch::run_unchecked`] skips the
+//! check).
+//!
+//! Occupancy: [`Kernel::max_active_blocks_per_multiprocessor`] and
+//! [`Kernel::suggested_config`], the block size that keeps the most threads resident
+//! (CUDA's `cudaOccupancyMaxPotentialBlockSize`, a header-only helper, computed the same
+//! way).
 //!
 //! Arguments are passed as CUDA expects them (`void** args`, one pointer to each argument
 //! value): a [`KernelArg`] gives the address of its value, so building the list copies no
@@ -20,8 +29,9 @@
 //! context-independent and thread-safe). A kernel keeps its module loaded.
 
 use std::ffi::{c_char, c_int, c_void, CString};
+use std::mem::MaybeUninit;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::error::{report_drop_error, status, Error, Result};
 use crate::memory::track::{self, Access, Capture, Tracked};
@@ -29,15 +39,47 @@ use crate::memory::{DeviceBuffer, DeviceCopy, DeviceSlice, DeviceSliceMut, Manag
 use crate::stream::Stream;
 use crate::sys;
 
+/// A kernel attribute (`cudaFuncAttribute`), for [`Kernel::set_attribute`].
+pub use crate::sys::cudaFuncAttribute as FuncAttribute;
+
 /// A loaded module of device code (`cudaLibrary_t`): CuPy's / cuda.core's module or
-/// `ObjectCode`. Unloaded when the module and every kernel from it are dropped.
+/// `ObjectCode`. Unloaded when the module, every kernel and every global from it are
+/// dropped.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::Module;
+/// let module = Module::from_file("kernels.cubin")?;
+/// let kernel = module.kernel("saxpy")?;
+/// let mut scale = module.global::<f32>("scale")?; // a `__device__ float scale;`
+/// scale.write(&2.0)?;
+/// println!("{} takes {:?}", kernel.name()?, kernel.params()?);
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Module {
     inner: Arc<ModuleInner>,
 }
 
-struct ModuleInner {
-    raw: sys::cudaLibrary_t,
+pub(crate) struct ModuleInner {
+    pub(crate) raw: sys::cudaLibrary_t,
+}
+
+impl Tracked for Arc<ModuleInner> {
+    /// A module's globals need no record outside captures (unloading waits for every
+    /// device); a capture keeps the module loaded for the graph.
+    fn track(&self, done: &track::Enqueued<'_>, _access: Access) {
+        if let Ok(Capture::Into(graph, _)) = &done.capture {
+            if crate::graph::keep_in_graph(*graph, self.keeper()).is_err() {
+                // The graph may run after the module is dropped: keep it loaded for good.
+                std::mem::forget(Arc::clone(self));
+            }
+        }
+    }
+
+    fn keeper(&self) -> crate::graph::Kept {
+        Box::new(Arc::clone(self))
+    }
 }
 
 // SAFETY: library handles are context-independent and may be used from any thread.
@@ -92,6 +134,7 @@ const FATBIN_MAGIC: &[u8] = &[0x50, 0xED, 0x55, 0xBA];
 
 impl Module {
     /// Loads PTX source; the driver compiles it for the current device.
+    #[doc(alias = "cudaLibraryLoadData")]
     pub fn from_ptx(ptx: &str) -> Result<Module> {
         let text = CString::new(ptx)
             .map_err(|_| Error::InvalidArgument("PTX with an interior NUL byte".into()))?;
@@ -105,6 +148,7 @@ impl Module {
     /// cubin or fatbin is checked first — every table and section (or every fatbin entry)
     /// its headers describe must lie within `image` — and refused with
     /// [`Error::InvalidArgument`] otherwise.
+    #[doc(alias = "cudaLibraryLoadData")]
     pub fn from_bytes(image: &[u8]) -> Result<Module> {
         if image.starts_with(ELF_MAGIC) || image.starts_with(FATBIN_MAGIC) {
             image::check(image).map_err(|why| {
@@ -127,6 +171,7 @@ impl Module {
     }
 
     /// Loads a cubin, fatbin or PTX file (`cudaLibraryLoadFromFile`).
+    #[doc(alias = "cudaLibraryLoadFromFile")]
     pub fn from_file(path: impl AsRef<Path>) -> Result<Module> {
         let path = path.as_ref();
         let name = path_cstring(path)?;
@@ -190,6 +235,7 @@ impl Module {
     /// Unloads the module now (if no clone and no kernel of it is left) and returns the
     /// error, where dropping would report it to the hook; with clones or kernels alive
     /// nothing is unloaded and this returns `Ok`.
+    #[doc(alias = "cudaLibraryUnload")]
     pub fn close(self) -> Result<()> {
         match Arc::try_unwrap(self.inner) {
             Ok(inner) => {
@@ -203,6 +249,7 @@ impl Module {
 
     /// The kernel called `name` (its mangled name for C++ kernels without `extern "C"`),
     /// or `cudaErrorSymbolNotFound`.
+    #[doc(alias = "cudaLibraryGetKernel")]
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         let c_name = CString::new(name)
             .map_err(|_| Error::InvalidArgument("a kernel name with a NUL byte".into()))?;
@@ -212,7 +259,31 @@ impl Module {
         Ok(Kernel {
             raw,
             _module: Some(self.inner.clone()),
+            params: Arc::default(),
         })
+    }
+
+    /// The module's `__device__` or `__constant__` variable called `name`, of type `T`
+    /// (`cudaLibraryGetGlobal`); its size must be `size_of::<T>()`
+    /// ([`Error::InvalidArgument`] otherwise). See [`DeviceGlobal`](crate::DeviceGlobal).
+    #[doc(alias = "cudaLibraryGetGlobal")]
+    pub fn global<T: DeviceCopy>(&self, name: &str) -> Result<crate::DeviceGlobal<T>> {
+        crate::global::DeviceGlobal::find(self.inner.clone(), name, Some(1), false)
+    }
+
+    /// The module's array variable called `name` (`__device__ T name[N];`), of as many
+    /// elements of `T` as its size holds (`cudaLibraryGetGlobal`; a size that is not a
+    /// whole number of `T` is [`Error::InvalidArgument`]).
+    #[doc(alias = "cudaLibraryGetGlobal")]
+    pub fn global_array<T: DeviceCopy>(&self, name: &str) -> Result<crate::DeviceGlobal<T>> {
+        crate::global::DeviceGlobal::find(self.inner.clone(), name, None, false)
+    }
+
+    /// The module's `__managed__` variable called `name` (`cudaLibraryGetManaged`), reached
+    /// as device memory through copies like [`global_array`](Module::global_array).
+    #[doc(alias = "cudaLibraryGetManaged")]
+    pub fn managed_global<T: DeviceCopy>(&self, name: &str) -> Result<crate::DeviceGlobal<T>> {
+        crate::global::DeviceGlobal::find(self.inner.clone(), name, None, true)
     }
 }
 
@@ -231,12 +302,52 @@ fn path_cstring(path: &Path) -> Result<CString> {
     CString::new(s).map_err(|_| Error::InvalidArgument("a path with a NUL byte".into()))
 }
 
-/// A kernel of a [`Module`] (`cudaKernel_t`), which it keeps loaded. Cheap to clone.
+/// A kernel of a [`Module`] (`cudaKernel_t`), which it keeps loaded. Cheap to clone; a
+/// clone shares the parameter layout read for the launch check ([`Kernel::params`]).
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, Module, Stream};
+/// # let ptx = "";
+/// let kernel = Module::from_ptx(ptx)?.kernel("scale")?;
+/// let stream = Stream::non_blocking()?;
+/// let data = DeviceBuffer::from_slice(&[1.0f32; 4096], &stream)?;
+/// let (n, factor) = (4096u32, 2.0f32);
+/// let config = kernel.suggested_config(n, 0)?; // the block size of best occupancy
+/// // SAFETY: scale(float* data, unsigned n, float factor) reads and writes `n` elements.
+/// unsafe { kernel.launch(&stream, config, (&data, &n, &factor))? };
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Kernel {
     raw: sys::cudaKernel_t,
     _module: Option<Arc<ModuleInner>>,
+    params: Arc<OnceLock<Option<Box<[ParamInfo]>>>>,
 }
+
+/// One kernel parameter as the runtime lays it out in the device-side parameter block
+/// (`cudaFuncGetParamInfo`).
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// # let kernel: cudart12::Kernel = todo!();
+/// if let Some(params) = kernel.params()? {
+///     for (i, p) in params.iter().enumerate() {
+///         println!("parameter {i}: {} bytes at offset {}", p.size, p.offset);
+///     }
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ParamInfo {
+    /// Offset of the parameter in the parameter block, bytes.
+    pub offset: usize,
+    /// Size of the parameter, bytes.
+    pub size: usize,
+}
+
+/// Parameters read at most (a kernel's parameter block holds 32 KiB).
+const MAX_PARAMS: usize = 32 * 1024;
 
 // SAFETY: kernel handles are context-independent and may be used from any thread.
 unsafe impl Send for Kernel {}
@@ -250,6 +361,14 @@ impl std::fmt::Debug for Kernel {
 }
 
 /// Static facts about a compiled kernel (`cudaFuncGetAttributes`).
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// # let kernel: cudart12::Kernel = todo!();
+/// let attrs = kernel.attributes()?;
+/// println!("{} registers, at most {} threads a block", attrs.num_regs, attrs.max_threads_per_block);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct KernelAttributes {
@@ -276,9 +395,16 @@ impl Kernel {
     /// function's host stub address as `cudaLaunchKernel` accepts).
     ///
     /// # Safety
-    /// `raw` names a kernel that stays loaded as long as this value and its clones.
+    /// `raw` names a kernel that stays loaded as long as this value and its clones: a
+    /// `cudaKernel_t`, or a function registered with the runtime this crate loaded (CUDA
+    /// says that a symbol of another runtime instance, such as one linked statically into
+    /// the program, is undefined behaviour in the calls this type makes).
     pub unsafe fn from_raw(raw: sys::cudaKernel_t) -> Kernel {
-        Kernel { raw, _module: None }
+        Kernel {
+            raw,
+            _module: None,
+            params: Arc::default(),
+        }
     }
 
     /// The raw handle.
@@ -292,7 +418,54 @@ impl Kernel {
         self.raw.0.cast_const().cast()
     }
 
+    /// The kernel's parameters, in order, as the runtime lays them out
+    /// (`cudaFuncGetParamInfo`): read once for this kernel and its clones, then cached.
+    /// `None` when the runtime cannot say (a runtime older than CUDA 12.4, or a function
+    /// it does not describe): launches are then not checked.
+    #[doc(alias = "cudaFuncGetParamInfo")]
+    pub fn params(&self) -> Result<Option<&[ParamInfo]>> {
+        if let Some(known) = self.params.get() {
+            return Ok(known.as_deref());
+        }
+        let read = read_params(self.func())?;
+        let _ = self.params.set(read);
+        Ok(self.params.get().and_then(|p| p.as_deref()))
+    }
+
+    /// Fails with [`Error::InvalidArgument`] when the runtime describes the kernel's
+    /// parameters and `sizes` (the launch's arguments, in order) differ from them in number
+    /// or size.
+    #[inline]
+    pub(crate) fn check_args(&self, sizes: &[u16]) -> Result<()> {
+        let params = match self.params.get() {
+            Some(known) => known.as_deref(),
+            None => self.params()?,
+        };
+        match params {
+            Some(p)
+                if p.len() != sizes.len()
+                    || p.iter().zip(sizes).any(|(p, s)| p.size != usize::from(*s)) =>
+            {
+                Err(self.mismatch(p, sizes))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    #[cold]
+    fn mismatch(&self, params: &[ParamInfo], sizes: &[u16]) -> Error {
+        let name = self.name().unwrap_or_else(|_| "?".into());
+        let expected: Vec<usize> = params.iter().map(|p| p.size).collect();
+        Error::InvalidArgument(format!(
+            "kernel `{name}` takes {} parameters of {expected:?} bytes; the launch gives {} \
+             arguments of {sizes:?} bytes (nothing was launched)",
+            params.len(),
+            sizes.len()
+        ))
+    }
+
     /// The kernel's attributes on the current device.
+    #[doc(alias = "cudaFuncGetAttributes")]
     pub fn attributes(&self) -> Result<KernelAttributes> {
         let mut a = sys::cudaFuncAttributes::default();
         // SAFETY: `cudaFuncGetAttributes` accepts a `cudaKernel_t`; one record is written.
@@ -310,9 +483,10 @@ impl Kernel {
     }
 
     /// Sets an attribute for launches on the current device (`cudaFuncSetAttribute`), e.g.
-    /// `cudaFuncAttribute::MAX_DYNAMIC_SHARED_MEMORY_SIZE` to allow more dynamic shared
+    /// [`FuncAttribute::MAX_DYNAMIC_SHARED_MEMORY_SIZE`] to allow more dynamic shared
     /// memory than the default 48 KiB.
-    pub fn set_attribute(&self, attr: sys::cudaFuncAttribute, value: i32) -> Result<()> {
+    #[doc(alias = "cudaFuncSetAttribute")]
+    pub fn set_attribute(&self, attr: FuncAttribute, value: i32) -> Result<()> {
         // SAFETY: `cudaFuncSetAttribute` accepts a `cudaKernel_t`.
         status(unsafe { sys::cudaFuncSetAttribute(self.func(), attr, value) })
     }
@@ -320,6 +494,7 @@ impl Kernel {
     /// The most blocks of `block_size` threads (with `dynamic_shared_bytes` of dynamic
     /// shared memory each) that can be resident on one multiprocessor
     /// (`cudaOccupancyMaxActiveBlocksPerMultiprocessor`).
+    #[doc(alias = "cudaOccupancyMaxActiveBlocksPerMultiprocessor")]
     pub fn max_active_blocks_per_multiprocessor(
         &self,
         block_size: u32,
@@ -340,10 +515,51 @@ impl Kernel {
         Ok(u32::try_from(n).unwrap_or(0))
     }
 
+    /// The block size that keeps the most threads of this kernel resident on a
+    /// multiprocessor of the current device, with `dynamic_shared_bytes` of dynamic shared
+    /// memory per block, and the grid to cover `n` elements with it (at least one block):
+    /// CUDA's `cudaOccupancyMaxPotentialBlockSize` (a header-only helper), computed the
+    /// same way from `cudaFuncGetAttributes`, the device's attributes and
+    /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor`. [`occupancy`](Kernel::occupancy)
+    /// gives the whole answer.
+    #[doc(alias = "cudaOccupancyMaxPotentialBlockSize")]
+    pub fn suggested_config(&self, n: u32, dynamic_shared_bytes: u32) -> Result<LaunchConfig> {
+        let best = self.occupancy(dynamic_shared_bytes)?;
+        Ok(LaunchConfig {
+            grid: Dim3::from(n.div_ceil(best.block_size).max(1)),
+            block: Dim3::from(best.block_size),
+            shared_mem_bytes: dynamic_shared_bytes,
+        })
+    }
+
+    /// The block size of best potential occupancy on the current device, with
+    /// `dynamic_shared_bytes` of dynamic shared memory per block, and the smallest grid
+    /// that fills the device with it (`cudaOccupancyMaxPotentialBlockSize`'s `blockSize`
+    /// and `minGridSize`).
+    #[doc(alias = "cudaOccupancyMaxPotentialBlockSize")]
+    pub fn occupancy(&self, dynamic_shared_bytes: u32) -> Result<Occupancy> {
+        use sys::cudaDeviceAttr as A;
+        let device = crate::Device::current()?;
+        let per_sm = device.attribute(A::MAX_THREADS_PER_MULTI_PROCESSOR)?;
+        let warp = device.attribute(A::WARP_SIZE)?.max(1);
+        let sms = device.attribute(A::MULTI_PROCESSOR_COUNT)?;
+        let limit = device
+            .attribute(A::MAX_THREADS_PER_BLOCK)?
+            .min(self.attributes()?.max_threads_per_block);
+        let best = best_block_size(per_sm, warp, limit, |block| {
+            self.max_active_blocks_per_multiprocessor(block, dynamic_shared_bytes as usize)
+        })?;
+        Ok(Occupancy {
+            block_size: best.0,
+            blocks_per_multiprocessor: best.1,
+            min_grid_size: best.1.saturating_mul(u32::try_from(sms).unwrap_or(0)),
+        })
+    }
+
     /// Launches the kernel on `stream` with `config` and `args` (a tuple of references, in
     /// parameter order): `stream.launch(self).config(config).args(args).run()`, as cudarc's
-    /// `launch`. For clusters, cooperative launches and priorities use the builder
-    /// ([`Stream::launch`]).
+    /// `launch`, checked as [`Launch::run`]. For clusters, cooperative launches and
+    /// priorities use the builder ([`Stream::launch`]).
     ///
     /// # Safety
     /// As [`Launch::run`].
@@ -359,6 +575,7 @@ impl Kernel {
     }
 
     /// The kernel's name as the module knows it (`cudaFuncGetName`).
+    #[doc(alias = "cudaFuncGetName")]
     pub fn name(&self) -> Result<String> {
         let mut name: *const c_char = std::ptr::null();
         // SAFETY: one pointer is written; it names a string owned by the runtime.
@@ -373,7 +590,90 @@ impl Kernel {
     }
 }
 
+/// The answer of [`Kernel::occupancy`].
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// # let kernel: cudart12::Kernel = todo!();
+/// let best = kernel.occupancy(0)?;
+/// println!("blocks of {}: {} per SM, a grid of {} fills the device",
+///     best.block_size, best.blocks_per_multiprocessor, best.min_grid_size);
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Occupancy {
+    /// The block size of best occupancy (a multiple of the warp size unless the kernel's
+    /// limit is not).
+    pub block_size: u32,
+    /// Blocks of that size resident on one multiprocessor.
+    pub blocks_per_multiprocessor: u32,
+    /// The smallest grid that fills every multiprocessor with them.
+    pub min_grid_size: u32,
+}
+
+/// `cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags`'s search: every block size from
+/// `limit` (rounded up to the warp, capped at `limit`) down by warps; the one with the most
+/// resident threads (`blocks(size) * size`), the largest on a tie, stopping early once a
+/// multiprocessor is full. Returns `(block size, blocks per multiprocessor)`.
+fn best_block_size(
+    per_sm: i32,
+    warp: i32,
+    limit: i32,
+    mut blocks: impl FnMut(u32) -> Result<u32>,
+) -> Result<(u32, u32)> {
+    let (per_sm, warp, limit) = (
+        per_sm.max(0) as u64,
+        warp.max(1) as u64,
+        limit.max(0) as u64,
+    );
+    let mut best = (0u32, 0u32);
+    let mut best_threads = 0u64;
+    let mut aligned = limit.div_ceil(warp) * warp;
+    while aligned > 0 {
+        let size = aligned.min(limit) as u32;
+        let n = blocks(size)?;
+        let threads = u64::from(n) * u64::from(size);
+        if threads > best_threads {
+            best = (size, n);
+            best_threads = threads;
+        }
+        if best_threads == per_sm {
+            break;
+        }
+        aligned -= warp;
+    }
+    Ok(best)
+}
+
+/// Reads a kernel's parameter layout (see [`Kernel::params`]): `None` when the runtime
+/// cannot describe it; an error only for what may pass (a call inside a callback).
+fn read_params(func: *const c_void) -> Result<Option<Box<[ParamInfo]>>> {
+    /// `cudaErrorInvalidValue`: the index is past the last parameter.
+    const PAST_THE_END: i32 = 1;
+    let mut params = Vec::new();
+    for index in 0..MAX_PARAMS {
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: a live kernel handle or function; two values are written.
+        match status(unsafe { sys::cudaFuncGetParamInfo(func, index, &mut offset, &mut size) }) {
+            Ok(()) => params.push(ParamInfo { offset, size }),
+            Err(e) if e.cuda_code() == Some(PAST_THE_END) => {
+                return Ok(Some(params.into_boxed_slice()))
+            }
+            Err(e @ Error::InCallback { .. }) => return Err(e),
+            Err(_) => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
 /// A grid or block size, `x × y × z`.
+///
+/// ```
+/// use cudart12::Dim3;
+/// assert_eq!(Dim3::from((16, 16)), Dim3::new(16, 16, 1));
+/// assert_eq!(Dim3::from(256).x, 256);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Dim3 {
     /// X extent.
@@ -418,6 +718,14 @@ impl From<(u32, u32, u32)> for Dim3 {
 }
 
 /// Grid, block and dynamic shared memory of a launch (cuda.core's `LaunchConfig`).
+///
+/// ```
+/// use cudart12::{Dim3, LaunchConfig};
+/// let tiles = LaunchConfig::new((64, 64), (16, 16)).with_shared_mem(4096);
+/// assert_eq!(tiles.block, Dim3::new(16, 16, 1));
+/// let per_element = LaunchConfig::for_num_elems(1000); // 4 blocks of 256
+/// assert_eq!(per_element.grid.x, 4);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
     /// Blocks in the grid.
@@ -429,6 +737,24 @@ pub struct LaunchConfig {
 }
 
 impl LaunchConfig {
+    /// `grid` blocks of `block` threads, no dynamic shared memory:
+    /// `LaunchConfig::new(64, (16, 16))`.
+    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
+        LaunchConfig {
+            grid: grid.into(),
+            block: block.into(),
+            shared_mem_bytes: 0,
+        }
+    }
+
+    /// This configuration with `bytes` of dynamic shared memory per block.
+    pub fn with_shared_mem(self, bytes: u32) -> LaunchConfig {
+        LaunchConfig {
+            shared_mem_bytes: bytes,
+            ..self
+        }
+    }
+
     /// One thread per element of `n`, in blocks of 256 (a 1-D grid of `ceil(n / 256)`
     /// blocks, at least one).
     pub fn for_num_elems(n: u32) -> LaunchConfig {
@@ -449,11 +775,36 @@ impl LaunchConfig {
 /// [`ManagedBuffer`], and texture and surface objects (a 64-bit handle).
 ///
 /// # Safety
-/// `arg_ptr` returns the address of `size` readable bytes that are the argument's value as
-/// the kernel's parameter, valid while `self` is borrowed.
+/// `arg_ptr` returns the address of [`arg_size`](KernelArg::arg_size) readable bytes that
+/// are the argument's value as the kernel's parameter, valid while `self` is borrowed.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, DeviceCopy, Stream};
+/// /// A record passed by value (`struct Params { float scale; unsigned n; }` in CUDA C).
+/// #[derive(Clone, Copy)]
+/// #[repr(C)]
+/// struct Params {
+///     scale: f32,
+///     n: u32,
+/// }
+/// // SAFETY: plain data of two 4-byte fields, no padding; every bit pattern is a value.
+/// unsafe impl DeviceCopy for Params {}
+/// # let kernel: cudart12::Kernel = todo!();
+/// let stream = Stream::non_blocking()?;
+/// let data = DeviceBuffer::<f32>::zeroed(1024, &stream)?;
+/// let params = Params { scale: 2.0, n: 1024 };
+/// // SAFETY: the kernel takes (float* data, Params params) and touches `n` elements.
+/// unsafe { stream.launch(&kernel).grid(4).block(256).arg(&data).arg(&params).run()? };
+/// # Ok(()) }
+/// ```
 pub unsafe trait KernelArg {
     /// The address of the argument's value.
     fn arg_ptr(&self) -> *mut c_void;
+
+    /// The size of the argument's value, bytes: what the launch check compares with the
+    /// kernel's parameter ([`Kernel::params`]).
+    fn arg_size(&self) -> usize;
 
     /// The crate's memory behind the argument (device buffers and views of them), whose
     /// bookkeeping a launch updates: a buffer used by a kernel on another stream is freed
@@ -476,13 +827,26 @@ unsafe impl<T: DeviceCopy> KernelArg for T {
     fn arg_ptr(&self) -> *mut c_void {
         (self as *const T).cast_mut().cast()
     }
+
+    #[inline]
+    fn arg_size(&self) -> usize {
+        std::mem::size_of::<T>()
+    }
 }
+
+/// The size of a device address parameter.
+const POINTER: usize = std::mem::size_of::<*mut c_void>();
 
 // SAFETY: the buffer's pointer field holds the device address the kernel receives.
 unsafe impl<T: DeviceCopy> KernelArg for DeviceBuffer<T> {
     #[inline]
     fn arg_ptr(&self) -> *mut c_void {
         DeviceBuffer::arg_ptr(self)
+    }
+
+    #[inline]
+    fn arg_size(&self) -> usize {
+        POINTER
     }
 
     #[inline]
@@ -499,6 +863,11 @@ unsafe impl<T: DeviceCopy> KernelArg for DeviceSlice<'_, T> {
     }
 
     #[inline]
+    fn arg_size(&self) -> usize {
+        POINTER
+    }
+
+    #[inline]
     fn tracked_memory(&self) -> Option<TrackedMemory<'_>> {
         self.tracked().map(TrackedMemory)
     }
@@ -509,6 +878,11 @@ unsafe impl<T: DeviceCopy> KernelArg for DeviceSliceMut<'_, T> {
     #[inline]
     fn arg_ptr(&self) -> *mut c_void {
         DeviceSliceMut::arg_ptr(self)
+    }
+
+    #[inline]
+    fn arg_size(&self) -> usize {
+        POINTER
     }
 
     #[inline]
@@ -523,10 +897,27 @@ unsafe impl<T: DeviceCopy> KernelArg for ManagedBuffer<T> {
     fn arg_ptr(&self) -> *mut c_void {
         ManagedBuffer::arg_ptr(self)
     }
+
+    #[inline]
+    fn arg_size(&self) -> usize {
+        POINTER
+    }
 }
 
 /// A list of kernel arguments at once: `()` and tuples of up to 12 references to
 /// [`KernelArg`]s, in the kernel's parameter order (`(&a, &b, &c, &n)`).
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, LaunchConfig, Stream};
+/// # let kernel: cudart12::Kernel = todo!();
+/// let stream = Stream::non_blocking()?;
+/// let (a, b) = (DeviceBuffer::<f32>::zeroed(256, &stream)?, DeviceBuffer::<f32>::zeroed(256, &stream)?);
+/// let n = 256u32;
+/// // SAFETY: the kernel takes (const float*, float*, unsigned) and touches `n` elements.
+/// unsafe { kernel.launch(&stream, LaunchConfig::for_num_elems(n), (&a, &b, &n))? };
+/// # Ok(()) }
+/// ```
 pub trait KernelArgs<'a> {
     /// Appends the arguments to `launch`, in order.
     fn push_onto(self, launch: Launch<'a>) -> Launch<'a>;
@@ -566,57 +957,157 @@ kernel_args_tuple!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l);
 /// Arguments stored inline, without allocating, up to this many; more spill to a `Vec`.
 pub const INLINE_ARGS: usize = 16;
 
-/// The `void*` list of a launch.
+/// The `void*` list of a launch, with the size of each argument (for the launch check):
+/// inline and uninitialised past `len` (nothing is zeroed for a launch), spilled to the heap
+/// past [`INLINE_ARGS`].
 struct ArgList {
-    inline: [*mut c_void; INLINE_ARGS],
+    inline: [MaybeUninit<*mut c_void>; INLINE_ARGS],
+    /// Sizes in bytes, saturated at `u16::MAX` (a kernel parameter is at most 32 764 bytes,
+    /// so a saturated size never matches one).
+    inline_sizes: [MaybeUninit<u16>; INLINE_ARGS],
     len: usize,
-    spill: Vec<*mut c_void>,
+    spill: Option<Box<Spill>>,
+}
+
+/// The arguments of a launch with more than [`INLINE_ARGS`], all of them.
+struct Spill {
+    ptrs: Vec<*mut c_void>,
+    sizes: Vec<u16>,
 }
 
 impl ArgList {
     #[inline]
     fn new() -> ArgList {
         ArgList {
-            inline: [std::ptr::null_mut(); INLINE_ARGS],
+            inline: [MaybeUninit::uninit(); INLINE_ARGS],
+            inline_sizes: [MaybeUninit::uninit(); INLINE_ARGS],
             len: 0,
+            spill: None,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, p: *mut c_void, size: usize) {
+        let size = u16::try_from(size).unwrap_or(u16::MAX);
+        if self.len < INLINE_ARGS {
+            self.inline[self.len] = MaybeUninit::new(p);
+            self.inline_sizes[self.len] = MaybeUninit::new(size);
+        } else {
+            self.push_spilled(p, size);
+        }
+        self.len += 1;
+    }
+
+    #[cold]
+    fn push_spilled(&mut self, p: *mut c_void, size: u16) {
+        let (ptrs, sizes) = (self.inline_ptrs().to_vec(), self.inline_sizes().to_vec());
+        let spill = self
+            .spill
+            .get_or_insert_with(|| Box::new(Spill { ptrs, sizes }));
+        spill.ptrs.push(p);
+        spill.sizes.push(size);
+    }
+
+    /// The inline entries written so far.
+    #[inline]
+    fn inline_ptrs(&self) -> &[*mut c_void] {
+        let n = self.len.min(INLINE_ARGS);
+        // SAFETY: the first `n` entries were written by `push` (`MaybeUninit<T>` has `T`'s
+        // layout).
+        unsafe { std::slice::from_raw_parts(self.inline.as_ptr().cast(), n) }
+    }
+
+    #[inline]
+    fn inline_sizes(&self) -> &[u16] {
+        let n = self.len.min(INLINE_ARGS);
+        // SAFETY: as above.
+        unsafe { std::slice::from_raw_parts(self.inline_sizes.as_ptr().cast(), n) }
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[*mut c_void] {
+        match &self.spill {
+            None => self.inline_ptrs(),
+            Some(s) => &s.ptrs,
+        }
+    }
+
+    #[inline]
+    fn sizes(&self) -> &[u16] {
+        match &self.spill {
+            None => self.inline_sizes(),
+            Some(s) => &s.sizes,
+        }
+    }
+
+    /// The list as CUDA takes it (`void**`); only the first `len` entries are initialised.
+    #[inline]
+    fn as_mut_ptr(&mut self) -> *mut *mut c_void {
+        match &mut self.spill {
+            None => self.inline.as_mut_ptr().cast(),
+            Some(s) => s.ptrs.as_mut_ptr(),
+        }
+    }
+}
+
+/// The crate's memory among a launch's arguments: inline for the first few (no allocation
+/// for a launch), spilled to a `Vec` past them.
+struct TrackedList<'a> {
+    inline: [Option<&'a dyn Tracked>; INLINE_TRACKED],
+    spill: Vec<&'a dyn Tracked>,
+}
+
+/// Buffers among a launch's arguments kept inline.
+const INLINE_TRACKED: usize = 4;
+
+impl<'a> TrackedList<'a> {
+    #[inline]
+    fn new() -> TrackedList<'a> {
+        TrackedList {
+            inline: [None; INLINE_TRACKED],
             spill: Vec::new(),
         }
     }
 
     #[inline]
-    fn push(&mut self, p: *mut c_void) {
-        if self.len < INLINE_ARGS {
-            self.inline[self.len] = p;
-        } else {
-            if self.spill.is_empty() {
-                self.spill.extend_from_slice(&self.inline);
-            }
-            self.spill.push(p);
-        }
-        self.len += 1;
-    }
-
-    #[inline]
-    fn as_slice(&self) -> &[*mut c_void] {
-        if self.len <= INLINE_ARGS {
-            &self.inline[..self.len]
-        } else {
-            &self.spill
+    fn push(&mut self, m: &'a dyn Tracked) {
+        match self.inline.iter_mut().find(|slot| slot.is_none()) {
+            Some(slot) => *slot = Some(m),
+            None => self.spill.push(m),
         }
     }
 
     #[inline]
-    fn as_mut_ptr(&mut self) -> *mut *mut c_void {
-        if self.len <= INLINE_ARGS {
-            self.inline.as_mut_ptr()
-        } else {
-            self.spill.as_mut_ptr()
-        }
+    fn iter(&self) -> impl Iterator<Item = &'a dyn Tracked> + '_ {
+        self.inline
+            .iter()
+            .map_while(|m| *m)
+            .chain(self.spill.iter().copied())
     }
 }
 
 /// A kernel launch being built (see the [module documentation](self)). The arguments are
 /// borrowed until the launch is sent.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, Stream};
+/// # let kernel: cudart12::Kernel = todo!();
+/// let stream = Stream::non_blocking()?;
+/// let out = DeviceBuffer::<u32>::zeroed(1 << 16, &stream)?;
+/// let n = 1u32 << 16;
+/// // SAFETY: the kernel takes (unsigned* out, unsigned n), one cluster of 2 blocks at a time.
+/// unsafe {
+///     stream
+///         .launch(&kernel)
+///         .grid(256)
+///         .block(256)
+///         .cluster(2)
+///         .args((&out, &n))
+///         .run()?
+/// };
+/// # Ok(()) }
+/// ```
 #[must_use = "a launch does nothing until `run`"]
 pub struct Launch<'a> {
     kernel: &'a Kernel,
@@ -626,7 +1117,7 @@ pub struct Launch<'a> {
     shared_mem_bytes: u32,
     args: ArgList,
     /// The crate's memory among the arguments (see [`KernelArg::tracked_memory`]).
-    memory: Vec<&'a dyn Tracked>,
+    memory: TrackedList<'a>,
     cluster: Option<Dim3>,
     cooperative: bool,
     priority: Option<i32>,
@@ -635,6 +1126,7 @@ pub struct Launch<'a> {
 impl<'a> Launch<'a> {
     /// A launch of `kernel` on the legacy default stream, with a 1 × 1 × 1 grid and block,
     /// no shared memory and no arguments yet.
+    #[inline]
     pub fn new(kernel: &'a Kernel) -> Launch<'a> {
         Launch {
             kernel,
@@ -643,7 +1135,7 @@ impl<'a> Launch<'a> {
             block: Dim3::new(1, 1, 1),
             shared_mem_bytes: 0,
             args: ArgList::new(),
-            memory: Vec::new(),
+            memory: TrackedList::new(),
             cluster: None,
             cooperative: false,
             priority: None,
@@ -651,30 +1143,35 @@ impl<'a> Launch<'a> {
     }
 
     /// The stream to launch on.
+    #[inline]
     pub fn stream(mut self, stream: &'a Stream) -> Self {
         self.stream = Some(stream);
         self
     }
 
     /// Blocks in the grid.
+    #[inline]
     pub fn grid(mut self, grid: impl Into<Dim3>) -> Self {
         self.grid = grid.into();
         self
     }
 
     /// Threads in a block.
+    #[inline]
     pub fn block(mut self, block: impl Into<Dim3>) -> Self {
         self.block = block.into();
         self
     }
 
     /// Dynamic shared memory per block, bytes.
+    #[inline]
     pub fn shared_mem(mut self, bytes: u32) -> Self {
         self.shared_mem_bytes = bytes;
         self
     }
 
     /// Grid, block and shared memory at once.
+    #[inline]
     pub fn config(self, config: LaunchConfig) -> Self {
         self.grid(config.grid)
             .block(config.block)
@@ -684,7 +1181,7 @@ impl<'a> Launch<'a> {
     /// The next argument, in the kernel's parameter order.
     #[inline]
     pub fn arg<A: KernelArg + ?Sized>(mut self, arg: &'a A) -> Self {
-        self.args.push(arg.arg_ptr());
+        self.args.push(arg.arg_ptr(), arg.arg_size());
         if let Some(TrackedMemory(m)) = arg.tracked_memory() {
             self.memory.push(m);
         }
@@ -699,6 +1196,7 @@ impl<'a> Launch<'a> {
 
     /// Thread-block clusters of this shape (`cudaLaunchAttributeClusterDimension`; compute
     /// capability 9.0 and later; the grid must be a multiple of it).
+    #[inline]
     pub fn cluster(mut self, dims: impl Into<Dim3>) -> Self {
         self.cluster = Some(dims.into());
         self
@@ -706,12 +1204,14 @@ impl<'a> Launch<'a> {
 
     /// A cooperative launch (`cudaLaunchAttributeCooperative`): all blocks are resident at
     /// once, so they can synchronise grid-wide.
+    #[inline]
     pub fn cooperative(mut self, cooperative: bool) -> Self {
         self.cooperative = cooperative;
         self
     }
 
     /// The launch's priority (`cudaLaunchAttributePriority`).
+    #[inline]
     pub fn priority(mut self, priority: i32) -> Self {
         self.priority = Some(priority);
         self
@@ -723,6 +1223,13 @@ impl<'a> Launch<'a> {
         self.args.as_slice()
     }
 
+    /// The size of each argument, bytes, in order: what [`run`](Launch::run) compares with
+    /// the kernel's parameters (a size past `u16::MAX` is given as `u16::MAX`: no kernel
+    /// parameter is that large).
+    pub fn arg_sizes(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
+        self.args.sizes().iter().map(|s| usize::from(*s))
+    }
+
     /// Whether a launch attribute is set (then the launch goes through
     /// `cudaLaunchKernelExC`).
     pub fn has_attributes(&self) -> bool {
@@ -731,6 +1238,11 @@ impl<'a> Launch<'a> {
 
     /// Sends the launch: `cudaLaunchKernel`, or `cudaLaunchKernelExC` when a cluster shape,
     /// cooperative launch or priority was set. Returns when the launch is enqueued.
+    ///
+    /// First the arguments are checked against the kernel's parameters where the runtime
+    /// describes them ([`Kernel::params`], read once per kernel): a different number of
+    /// arguments, or one of another size than its parameter, is [`Error::InvalidArgument`]
+    /// and nothing is launched.
     ///
     /// # Safety
     /// The arguments match the kernel's parameters in number, order and type (a device
@@ -743,8 +1255,34 @@ impl<'a> Launch<'a> {
     /// The launch runs with the stream's device current. Buffers among the arguments are
     /// freed after the kernel, whichever stream they belong to, and a capture keeps them
     /// (and the kernel's module) alive for the graph.
+    #[doc(alias = "cudaLaunchKernel")]
+    #[doc(alias = "cudaLaunchKernelExC")]
     #[inline]
     pub unsafe fn run(mut self) -> Result<()> {
+        self.kernel.check_args(self.args.sizes())?;
+        // SAFETY: the caller's promise, passed on.
+        unsafe { self.enqueue() }
+    }
+
+    /// [`run`](Launch::run) without comparing the arguments with the kernel's parameters.
+    ///
+    /// # Safety
+    /// As [`Launch::run`].
+    #[doc(alias = "cudaLaunchKernel")]
+    #[doc(alias = "cudaLaunchKernelExC")]
+    #[inline]
+    pub unsafe fn run_unchecked(mut self) -> Result<()> {
+        // SAFETY: the caller's promise, passed on.
+        unsafe { self.enqueue() }
+    }
+
+    /// Sends the launch on its stream with the stream's device current, and records what
+    /// it does with the crate's memory (see [`Launch::run`]).
+    ///
+    /// # Safety
+    /// As [`Launch::run`].
+    #[inline]
+    unsafe fn enqueue(&mut self) -> Result<()> {
         let legacy;
         let stream = match self.stream {
             Some(s) => s,
@@ -753,19 +1291,20 @@ impl<'a> Launch<'a> {
                 &legacy
             }
         };
-        let device = match stream.device() {
+        let device = match stream.ordinal() {
             Some(d) => d,
             None => crate::device::current_ordinal()?,
         };
-        let memory = std::mem::take(&mut self.memory);
-        let module = &self.kernel._module;
+        let memory = std::mem::replace(&mut self.memory, TrackedList::new());
+        let kernel: &Kernel = self.kernel;
+        let module = &kernel._module;
         track::enqueue(
             stream,
             device,
             // SAFETY: the caller's promise, passed on.
             || unsafe { self.send(stream.as_raw()) },
             |done| {
-                for m in &memory {
+                for m in memory.iter() {
                     m.track(done, Access::Write);
                 }
                 if let (Ok(Capture::Into(graph, _)), Some(module)) = (&done.capture, module) {
@@ -835,18 +1374,26 @@ impl<'a> Launch<'a> {
     /// Makes `graph` keep the crate's memory among the arguments, and the kernel's module,
     /// alive (for a graph kernel node).
     pub(crate) fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
-        for m in &self.memory {
-            m.keep_in(graph)?;
-        }
-        if let Some(module) = &self.kernel._module {
-            crate::graph::keep_in_graph(graph, Box::new(module.clone()))?;
+        for item in self.keepers() {
+            crate::graph::keep_in_graph(graph, item)?;
         }
         Ok(())
+    }
+
+    /// What a graph or executable graph holds to keep the crate's memory among the
+    /// arguments, and the kernel's module, alive.
+    pub(crate) fn keepers(&self) -> Vec<crate::graph::Kept> {
+        let mut items: Vec<crate::graph::Kept> = self.memory.iter().map(|m| m.keeper()).collect();
+        if let Some(module) = &self.kernel._module {
+            items.push(Box::new(module.clone()));
+        }
+        items
     }
 
     /// The `cudaKernelNodeParams` of this launch (for a graph kernel node). Its argument
     /// pointers borrow this launch's arguments.
     pub(crate) fn node_params(&mut self) -> Result<sys::cudaKernelNodeParams> {
+        self.kernel.check_args(self.args.sizes())?;
         if self.has_attributes() {
             return Err(Error::InvalidArgument(
                 "cluster, cooperative and priority attributes are not applied to graph \
@@ -867,6 +1414,7 @@ impl<'a> Launch<'a> {
 
 impl Stream {
     /// A launch of `kernel` on this stream (see [`Launch`]).
+    #[inline]
     pub fn launch<'a>(&'a self, kernel: &'a Kernel) -> Launch<'a> {
         Launch::new(kernel).stream(self)
     }
@@ -1105,6 +1653,27 @@ mod tests {
             // SAFETY: pointers to the borrowed values.
             assert_eq!(unsafe { *p.cast::<u64>() }, i as u64);
         }
+    }
+
+    #[test]
+    fn buffers_past_the_inline_ones_are_tracked_too() {
+        let kernel = dummy_kernel();
+        let stream = Stream::legacy();
+        let buffers: Vec<DeviceBuffer<u8>> = (0..INLINE_TRACKED + 2)
+            .map(|_| DeviceBuffer::new(0, &stream).expect("empty buffer"))
+            .collect();
+        let mut launch = Launch::new(&kernel);
+        for b in &buffers {
+            launch = launch.arg(b);
+        }
+        let n = 3u32;
+        launch = launch.arg(&n);
+        assert_eq!(launch.memory.iter().count(), buffers.len());
+        assert_eq!(
+            launch.arg_sizes().collect::<Vec<_>>().len(),
+            buffers.len() + 1
+        );
+        assert_eq!(launch.arg_sizes().last(), Some(4));
     }
 
     #[test]

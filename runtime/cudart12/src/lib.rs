@@ -3,23 +3,38 @@
 //
 // Documentation inputs:
 //   docs-src/nvidia-cuda-bindings-12.8.0/runtime.txt (bindings-text, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_egl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_gl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_profiler_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_runtime_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_vdpau_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_functions.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/library_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/surface_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/texture_types.h (doxygen-header, CUDA 12.8)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_egl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_gl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_profiler_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_runtime_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_vdpau_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_functions.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/library_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/surface_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/texture_types.h (doxygen-header, CUDA 12.9)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime-cu12 12.8.90, nvidia-cuda-nvcc-cu12 12.8.93, nvidia-cuda-profiler-api-cu12 12.8.90 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime-cu12 12.9.79, nvidia-cuda-nvcc-cu12 12.9.86, nvidia-cuda-profiler-api-cu12 12.9.79 via bindgen 0.72.1, libclang 18.1.1
 
-//! CUDA Runtime API bindings for CUDA 12.8, generated from NVIDIA's documentation of the
-//! CUDA Runtime, with the runtime library (`libcudart.so.12`) loaded at run time.
+//! CUDA Runtime API bindings for every CUDA 12 release, generated from NVIDIA's
+//! documentation of CUDA 12.9, with the runtime library (`libcudart.so.12`) loaded at
+//! run time.
+//!
+//! # Releases
+//!
+//! One crate serves every minor release of CUDA 12. It binds the newest (12.9), and
+//! each function, type, enum member and constant says in its documentation the first release of
+//! CUDA 12 that declares it — "In every CUDA 12.x release" or "Available since CUDA
+//! 12.4" — from the headers of every minor release (NVIDIA's wheels), nothing kept by hand;
+//! records whose layout changed between minor releases say so too. The runtime's version is
+//! read once, when the library is loaded ([`runtime_version`]); a function newer than it
+//! returns [`Error::NotInRuntime`] ("cudaFoo needs CUDA 12.4; the loaded runtime is
+//! 12.0") without calling anything, decided once when the function is first resolved, so
+//! calls cost nothing more. [`function_since`] and [`has_function`] tell beforehand, for a
+//! fallback. The crate's version names the release it was generated from:
+//! `0.<major·1000 + minor·10>.<revision>` (0.12090.0).
 //!
 //! # Loading
 //!
@@ -27,8 +42,13 @@
 //! documentation builds, on a machine without CUDA. `libcudart` is opened with `libloading` the
 //! first time a function needs it ([`Library::get`]), once per process and thread-safely.
 //! The search order is `CUDART_PATH` (a file or a folder; when set, it is the only place
-//! looked at), then `libcudart.so.12` / `libcudart.so` through the system loader, then the
-//! usual install folders (`/usr/local/cuda/lib64`, `$CUDA_PATH/lib64`, …); see [`loader`].
+//! looked at), then NVIDIA's runtime wheel in the activated Python environment (`$VIRTUAL_ENV`,
+//! `$CONDA_PREFIX`: `site-packages/nvidia/cu12/lib`, `nvidia/cuda_runtime/lib`) and
+//! `$CONDA_PREFIX/lib`, then `libcudart.so.12` / `libcudart.so` through the system loader,
+//! then the wheels of the other Python environments in reach (`PYTHONPATH`, the user site, the
+//! interpreters on `PATH`, pyenv; Python is never run), then the usual install folders
+//! (`/usr/local/cuda/lib64`, `$CUDA_PATH/lib64`, …); see [`loader`]. When nothing loads, the
+//! error lists every place tried.
 //! Every library opened must be a CUDA 12 runtime: its `cudaRuntimeGetVersion` is read
 //! once, when it is opened, and a runtime of another major is refused with an error naming
 //! both (this crate's functions would hand it records of the wrong size). On Linux the file is
@@ -83,22 +103,29 @@
 //!   types that free themselves, with `unsafe` left only where the crate cannot check what
 //!   the caller promises (a kernel's parameter list, foreign handles, host memory an
 //!   asynchronous copy reads after the call returns).
-//!   - [`device`]: [`Device`] (count, select, [`DeviceGuard`], [`DeviceProperties`],
-//!     attributes, memory, peer access, synchronise, reset);
-//!   - [`stream`] and [`event`]: [`Stream`] (flags, priorities, the legacy and per-thread
-//!     default streams, foreign streams, host callbacks taking Rust closures) and [`Event`]
-//!     (record, synchronise, query, elapsed time);
+//!   - [`device`]: [`Device`] (count, [`Device::all`], select, [`DeviceGuard`],
+//!     [`DeviceProperties`], attributes, memory, peer access that covers stream-ordered
+//!     memory, the graph memory pool's statistics, synchronise, reset); device ordinals are
+//!     `i32` throughout, and the `device()` of a stream, event, buffer or pool is a [`Device`];
+//!   - [`stream`] and [`event`]: [`Stream`] (flags, priorities, streams of a given device, the
+//!     legacy and per-thread default streams, foreign streams, host callbacks taking Rust
+//!     closures) and [`Event`] (record, synchronise, query, elapsed time, interprocess events
+//!     and their [`IpcEventHandle`]s);
 //!   - [`memory`]: [`DeviceBuffer`] (stream-ordered, freed on its stream; views
-//!     [`DeviceSlice`] / [`DeviceSliceMut`]; blocking and asynchronous copies; memset),
-//!     [`PinnedBuffer`], [`ManagedBuffer`], [`MemPool`], [`PinnedPool`], and the
-//!     [`DeviceAllocator`](memory::DeviceAllocator) / [`MemoryHook`](memory::MemoryHook)
-//!     traits;
-//!   - [`kernel`]: [`Module`] (PTX, cubin, fatbin, file), [`Kernel`] (attributes, occupancy)
-//!     and launches ([`Stream::launch`] builder, [`Kernel::launch`]; clusters, cooperative
-//!     launches, priorities); CUDA C++ compiled at run time by the generated `nvrtc12`
-//!     crate (NVRTC) loads with [`Module::from_ptx`] and [`Module::from_bytes`];
+//!     [`DeviceSlice`] / [`DeviceSliceMut`] and chunks; blocking and asynchronous copies;
+//!     memset; shareable buffers and their [`IpcMemHandle`]s), [`PinnedBuffer`] and its parts
+//!     [`PinnedSlice`] / [`PinnedSliceMut`], [`ManagedBuffer`], [`MemPool`], [`PinnedPool`],
+//!     and the [`DeviceAllocator`](memory::DeviceAllocator) /
+//!     [`MemoryHook`](memory::MemoryHook) traits;
+//!   - [`kernel`] and [`global`]: [`Module`] (PTX, cubin, fatbin, file), [`Kernel`]
+//!     (attributes, parameters, occupancy and a suggested configuration), launches
+//!     ([`Stream::launch`] builder, [`Kernel::launch`], checked against the kernel's
+//!     parameters; clusters, cooperative launches, priorities), and a module's typed globals
+//!     ([`DeviceGlobal`]); CUDA C++ compiled at run time by the generated `nvrtc12` crate
+//!     (NVRTC) loads with [`Module::from_ptx`] and [`Module::from_bytes`];
 //!   - [`graph`]: capture ([`Stream::begin_capture`], [`Stream::capture`]), explicit
-//!     [`Graph`] construction, [`GraphExec`] (upload, launch, update);
+//!     [`Graph`] construction (kernel, copy, memset, host, child graph and event nodes),
+//!     [`GraphExec`] (upload, launch, update, node parameter updates);
 //!   - [`texture`] (arrays, resource and texture descriptions, texture and surface objects),
 //!     [`profiler`], and `nvtx` (Cargo feature `nvtx`: NVIDIA's `nvtx` crate).
 //!
@@ -106,10 +133,13 @@
 //!
 //! **Unsafe.** Methods of owned types are safe: the type guarantees its handle is alive.
 //! `unsafe` remains for a kernel launch ([`Launch::run`], [`Kernel::launch`]: the arguments
-//! must match the kernel's parameters), for wrapping foreign handles (`from_raw`,
-//! [`Stream::borrowed`]), and for asynchronous copies to and from borrowed host slices (the
-//! borrow ends before the copy does; copies to and from a [`PinnedBuffer`] are safe, the
-//! buffer waits for them before the host touches it). The [safety model](memory#safety-model)
+//! must match the kernel's parameters in type; their number and sizes are checked where the
+//! runtime describes the kernel), for wrapping foreign handles (`from_raw`,
+//! [`Stream::borrowed`]) and opening handles from another process
+//! ([`IpcMemHandle::open`], [`IpcEventHandle::open`]), and for asynchronous copies to and from
+//! borrowed host slices (the borrow ends before the copy does; copies to and from a
+//! [`PinnedBuffer`] or a part of one are safe, the buffer waits for them before the host
+//! touches it). The [safety model](memory#safety-model)
 //! states what makes everything else safe for every interleaving CUDA allows: other streams,
 //! threads and devices, failed waits, captures and graphs.
 //!
@@ -123,8 +153,10 @@
 //! run concurrently); a panic inside one is caught at the C boundary.
 //!
 //! **Drop.** Dropping never panics. It never blocks on device work but for a pinned buffer
-//! (which first waits for the copies that use it) and a module (which waits for the devices:
-//! its kernels may still run): a device buffer is freed with `cudaFreeAsync` on its stream
+//! (which first waits for the copies that use it), a module (which waits for the devices: its
+//! kernels may still run) and a shareable or opened IPC buffer (`cudaFree` and
+//! `cudaIpcCloseMemHandle` are not stream-ordered: the host waits for the buffer's work first):
+//! a device buffer is freed with `cudaFreeAsync` on its stream
 //! after every other stream that used it, or later, when the graphs that use it let go. Memory
 //! whose work could not be waited for is leaked, never freed. A failed destroy is passed to the
 //! hook of [`set_drop_error_hook`] (by default, one line on standard error per kind of failure;
@@ -136,7 +168,7 @@
 //!
 //! fn main() -> cudart12::Result<()> {
 //!     let device = Device::get(0)?;
-//!     println!("{}", device.properties()?.name());
+//!     println!("{}", device.properties()?.name);
 //!     device.set_current()?;
 //!     let ptx = std::fs::read_to_string("add_one.ptx").expect("PTX file");
 //!     let kernel = Module::from_ptx(&ptx)?.kernel("add_one")?;
@@ -162,8 +194,10 @@
 //! returned a status other than `cudaSuccess` ([`Error::Cuda`], with the raw `cudaError_t`
 //! code, kept even when this crate does not know it, its name and the documentation's
 //! sentence for it), or an argument the safe layer refused before calling CUDA
-//! ([`Error::InvalidArgument`]: lengths that differ, a string with a NUL byte), or a call
-//! made inside a CUDA host callback ([`Error::InCallback`]). The typed
+//! ([`Error::InvalidArgument`]: lengths that differ, a range out of bounds, launch arguments
+//! that do not fit the kernel, a string with a NUL byte), or a call made inside a CUDA host
+//! callback ([`Error::InCallback`]), or memory left in use by work that could not be waited
+//! for ([`Error::Unsettled`], whose [`source`](std::error::Error::source) is the failure). The typed
 //! layer maps every `cudaError_t` through [`check`]; each typed
 //! function's `# Errors` section links the codes its documentation lists.
 //!
@@ -241,6 +275,8 @@ mod elf;
 pub mod error;
 mod library;
 pub mod loader;
+mod python_env;
+pub mod version;
 /// The raw layer, generated from the documentation: every documented type, constant and
 /// function the ABI declares, under its C name (`sys::cudaMalloc`, `sys::cudaMemcpyKind`).
 #[allow(missing_docs)]
@@ -252,6 +288,7 @@ pub mod sys;
 pub mod api;
 pub mod device;
 pub mod event;
+pub mod global;
 pub mod graph;
 pub mod kernel;
 pub mod memory;
@@ -260,13 +297,17 @@ pub mod nvtx;
 pub mod profiler;
 pub mod stream;
 pub mod texture;
-pub use device::{Device, DeviceGuard, DeviceProperties, MemInfo};
+pub use device::{Device, DeviceAttribute, DeviceGuard, DeviceProperties, Limit, MemInfo};
 pub use error::{check, set_drop_error_hook, Error, Result};
-pub use event::Event;
+pub use event::{Event, EventFlags, IpcEventHandle};
+pub use global::DeviceGlobal;
 pub use graph::{CaptureGuard, CaptureMode, Graph, GraphExec, GraphNode};
-pub use kernel::{Dim3, Kernel, KernelArg, KernelArgs, Launch, LaunchConfig, Module};
+pub use kernel::{Dim3, FuncAttribute, Kernel, KernelArg, KernelArgs};
+pub use kernel::{Launch, LaunchConfig, Module, ParamInfo};
 pub use loader::{has_function, is_available, LazySymbol, Library};
 pub use memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut};
-pub use memory::{ManagedBuffer, MemPool, PinnedBuffer, PinnedPool};
-pub use stream::Stream;
+pub use memory::{HostAllocFlags, IpcMemHandle, ManagedBuffer, MemPool, MemPoolStats};
+pub use memory::{PinnedBuffer, PinnedPool, PinnedSlice, PinnedSliceMut};
+pub use stream::{CaptureStatus, Stream, StreamFlags};
 pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
+pub use version::{function_since, runtime_version, CudaVersion};

@@ -23,7 +23,7 @@ type ProfilerFn = unsafe extern "C" fn() -> sys::cudaError_t;
 pub fn start() -> Result<()> {
     // SAFETY: `cudaError_t cudaProfilerStart(void)` in every CUDA release
     // (`cuda_profiler_api.h`).
-    static START: LazySymbol<ProfilerFn> = unsafe { LazySymbol::new(c"cudaProfilerStart") };
+    static START: LazySymbol<ProfilerFn> = unsafe { LazySymbol::new(c"cudaProfilerStart", 0) };
     let start = START.get()?;
     // SAFETY: a value-only call.
     status(Ok(unsafe { start() }))
@@ -32,7 +32,7 @@ pub fn start() -> Result<()> {
 /// Stops profile collection (`cudaProfilerStop`).
 pub fn stop() -> Result<()> {
     // SAFETY: `cudaError_t cudaProfilerStop(void)` in every CUDA release.
-    static STOP: LazySymbol<ProfilerFn> = unsafe { LazySymbol::new(c"cudaProfilerStop") };
+    static STOP: LazySymbol<ProfilerFn> = unsafe { LazySymbol::new(c"cudaProfilerStop", 0) };
     let stop = STOP.get()?;
     // SAFETY: a value-only call.
     status(Ok(unsafe { stop() }))
@@ -47,6 +47,14 @@ pub fn profile() -> Result<Profile> {
 }
 
 /// A profiled scope (see [`profile`]).
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// let profile = cudart12::profiler::profile()?; // cudaProfilerStart
+/// // … the work to look at in Nsight Systems …
+/// profile.stop()?; // cudaProfilerStop (also when dropped)
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 #[must_use = "profiling stops when the guard is dropped"]
 pub struct Profile {

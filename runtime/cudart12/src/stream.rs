@@ -25,10 +25,26 @@ use crate::error::{report_drop_error, status, Error, Result};
 use crate::event::Event;
 use crate::sys;
 
+/// A stream's capture status (`cudaStreamCaptureStatus`: `NONE`, `ACTIVE`, `INVALIDATED`).
+pub use crate::sys::cudaStreamCaptureStatus as CaptureStatus;
+/// Stream creation flags (`cudaStreamDefault`, `cudaStreamNonBlocking`).
+pub use crate::sys::StreamFlags;
+
 /// `cudaErrorNotReady`: work is still pending (not an error for a query).
 pub(crate) const NOT_READY: i32 = 600;
 
 /// A CUDA stream (see the [module documentation](self)).
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, Stream};
+/// let upload = Stream::non_blocking()?;
+/// let compute = upload.clone(); // the same CUDA stream, reference-counted
+/// let buf = DeviceBuffer::from_slice(&[1u8, 2, 3], &upload)?;
+/// compute.launch_host_func(|| println!("the upload is done"))?;
+/// compute.synchronize()?;
+/// # let _ = buf; Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Stream {
     inner: Arc<StreamInner>,
@@ -116,18 +132,22 @@ impl Eq for Stream {}
 impl Stream {
     /// A new stream that synchronises with the legacy default stream
     /// (`cudaStreamCreateWithFlags(cudaStreamDefault)`), on the current device.
+    #[doc(alias = "cudaStreamCreateWithFlags")]
     pub fn new() -> Result<Stream> {
-        Stream::with_flags(sys::StreamFlags::DEFAULT)
+        Stream::with_flags(StreamFlags::DEFAULT)
     }
 
     /// A new stream that does not synchronise with the legacy default stream
     /// (`cudaStreamNonBlocking`).
+    #[doc(alias = "cudaStreamCreateWithFlags")]
     pub fn non_blocking() -> Result<Stream> {
-        Stream::with_flags(sys::StreamFlags::NON_BLOCKING)
+        Stream::with_flags(StreamFlags::NON_BLOCKING)
     }
 
     /// A new stream with these flags (`cudaStreamCreateWithFlags`).
-    pub fn with_flags(flags: sys::StreamFlags) -> Result<Stream> {
+    #[doc(alias = "cudaStreamCreateWithFlags")]
+    #[doc(alias = "cudaStreamCreate")]
+    pub fn with_flags(flags: StreamFlags) -> Result<Stream> {
         let mut raw = sys::cudaStream_t::null();
         // SAFETY: one handle is written through a valid pointer.
         status(unsafe { sys::cudaStreamCreateWithFlags(&mut raw, flags.bits() as c_uint) })?;
@@ -136,14 +156,27 @@ impl Stream {
 
     /// A new stream of `device` with these flags, whichever device is current (which stays
     /// current).
-    pub fn on_device(device: crate::Device, flags: sys::StreamFlags) -> Result<Stream> {
+    #[doc(alias = "cudaStreamCreateWithFlags")]
+    pub fn on_device(device: crate::Device, flags: StreamFlags) -> Result<Stream> {
         crate::device::with_device(device.ordinal(), || Stream::with_flags(flags))
+    }
+
+    /// A new stream of `device` with these flags and a priority, whichever device is
+    /// current (which stays current); see [`Stream::with_priority`].
+    #[doc(alias = "cudaStreamCreateWithPriority")]
+    pub fn on_device_with_priority(
+        device: crate::Device,
+        flags: StreamFlags,
+        priority: i32,
+    ) -> Result<Stream> {
+        crate::device::with_device(device.ordinal(), || Stream::with_priority(flags, priority))
     }
 
     /// A new stream with these flags and a priority (`cudaStreamCreateWithPriority`); see
     /// [`Device::stream_priority_range`](crate::device::Device::stream_priority_range). CUDA
     /// clamps a priority outside the range.
-    pub fn with_priority(flags: sys::StreamFlags, priority: i32) -> Result<Stream> {
+    #[doc(alias = "cudaStreamCreateWithPriority")]
+    pub fn with_priority(flags: StreamFlags, priority: i32) -> Result<Stream> {
         let mut raw = sys::cudaStream_t::null();
         // SAFETY: one handle is written through a valid pointer.
         status(unsafe {
@@ -176,6 +209,7 @@ impl Stream {
 
     /// The legacy default stream (`cudaStreamLegacy`), which synchronises with every
     /// blocking stream of the device. Never destroyed. Creating it calls nothing.
+    #[doc(alias = "cudaStreamLegacy")]
     pub fn legacy() -> Stream {
         static LEGACY: OnceLock<Stream> = OnceLock::new();
         LEGACY
@@ -193,6 +227,7 @@ impl Stream {
     /// implicit stream, which does not synchronise with other threads' streams. Work
     /// enqueued on this value goes to the stream of the thread that enqueues it. Never
     /// destroyed.
+    #[doc(alias = "cudaStreamPerThread")]
     pub fn per_thread() -> Stream {
         static PER_THREAD: OnceLock<Stream> = OnceLock::new();
         PER_THREAD
@@ -213,6 +248,7 @@ impl Stream {
     /// `raw` is a live stream handle (or `cudaStreamLegacy` / `cudaStreamPerThread` / null)
     /// that stays alive as long as this value, its clones, and every object that keeps it
     /// (device buffers allocated on it) exist.
+    #[doc(alias = "cudaStreamGetDevice")]
     pub unsafe fn borrowed(raw: sys::cudaStream_t) -> Stream {
         Stream {
             inner: Arc::new(StreamInner::new(raw, false, Stream::device_of(raw))),
@@ -223,6 +259,7 @@ impl Stream {
     ///
     /// # Safety
     /// `raw` is a live stream created with `cudaStreamCreate*` that nothing else destroys.
+    #[doc(alias = "cudaStreamGetDevice")]
     pub unsafe fn from_raw(raw: sys::cudaStream_t) -> Stream {
         Stream {
             inner: Arc::new(StreamInner::new(raw, true, Stream::device_of(raw))),
@@ -241,11 +278,17 @@ impl Stream {
         self.inner.owned
     }
 
-    /// The stream's device (its ordinal), remembered when the stream was made; `None` for
-    /// the legacy and per-thread default streams, which name the stream of whichever device
-    /// is current. Work this crate enqueues on the stream runs with this device current.
+    /// The stream's device, remembered when the stream was made; `None` for the legacy and
+    /// per-thread default streams, which name the stream of whichever device is current.
+    /// Work this crate enqueues on the stream runs with this device current.
     #[inline]
-    pub fn device(&self) -> Option<i32> {
+    pub fn device(&self) -> Option<crate::Device> {
+        self.inner.device.map(crate::Device::from_ordinal)
+    }
+
+    /// The stream's device ordinal (see [`device`](Stream::device)).
+    #[inline]
+    pub(crate) fn ordinal(&self) -> Option<i32> {
         self.inner.device
     }
 
@@ -261,14 +304,16 @@ impl Stream {
     }
 
     /// The stream's flags (`cudaStreamGetFlags`).
-    pub fn flags(&self) -> Result<sys::StreamFlags> {
+    #[doc(alias = "cudaStreamGetFlags")]
+    pub fn flags(&self) -> Result<StreamFlags> {
         let mut flags: c_uint = 0;
         // SAFETY: the handle is alive (owned by `self`, or promised by `borrowed`).
         status(unsafe { sys::cudaStreamGetFlags(self.as_raw(), &mut flags) })?;
-        Ok(sys::StreamFlags::from_bits_retain(flags as _))
+        Ok(StreamFlags::from_bits_retain(flags as _))
     }
 
     /// The stream's priority (`cudaStreamGetPriority`).
+    #[doc(alias = "cudaStreamGetPriority")]
     pub fn priority(&self) -> Result<i32> {
         let mut p: c_int = 0;
         // SAFETY: the handle is alive.
@@ -277,6 +322,7 @@ impl Stream {
     }
 
     /// The stream's process-unique id (`cudaStreamGetId`).
+    #[doc(alias = "cudaStreamGetId")]
     pub fn id(&self) -> Result<u64> {
         let mut id: c_ulonglong = 0;
         // SAFETY: the handle is alive.
@@ -285,6 +331,7 @@ impl Stream {
     }
 
     /// Waits until all work enqueued on the stream has finished (`cudaStreamSynchronize`).
+    #[doc(alias = "cudaStreamSynchronize")]
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: the handle is alive.
         status(unsafe { sys::cudaStreamSynchronize(self.as_raw()) })
@@ -292,6 +339,7 @@ impl Stream {
 
     /// Whether all work enqueued on the stream has finished (`cudaStreamQuery`;
     /// `cudaErrorNotReady` is `Ok(false)`).
+    #[doc(alias = "cudaStreamQuery")]
     pub fn query(&self) -> Result<bool> {
         // SAFETY: the handle is alive.
         match status(unsafe { sys::cudaStreamQuery(self.as_raw()) }) {
@@ -304,6 +352,7 @@ impl Stream {
     /// Makes later work on this stream wait until `event` has completed
     /// (`cudaStreamWaitEvent`); the host does not wait. Waiting on an event recorded in a
     /// capture joins this stream to that capture.
+    #[doc(alias = "cudaStreamWaitEvent")]
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         let _gate = self.gate_exclusive();
         // SAFETY: both handles are alive; flags 0.
@@ -312,8 +361,10 @@ impl Stream {
 
     /// Records a new event (default flags), made on the stream's device, at this point of
     /// the stream and returns it.
+    #[doc(alias = "cudaEventCreate")]
+    #[doc(alias = "cudaEventRecord")]
     pub fn record_event(&self) -> Result<Event> {
-        let event = match self.device() {
+        let event = match self.ordinal() {
             Some(d) => crate::device::with_device(d, Event::new)?,
             None => Event::new()?,
         };
@@ -333,6 +384,7 @@ impl Stream {
     /// Not available while the stream is being captured (a graph may run a host function
     /// many times): it returns [`Error::InvalidArgument`] then; use
     /// [`Graph::add_host_node`](crate::graph::Graph::add_host_node).
+    #[doc(alias = "cudaLaunchHostFunc")]
     pub fn launch_host_func<F>(&self, f: F) -> Result<()>
     where
         F: FnOnce() + Send + 'static,
@@ -365,6 +417,7 @@ impl Stream {
     /// a device error (the error is `f`'s argument), and refuses it while the stream is
     /// being captured. The same rule for `f` applies: calls of this crate inside it return
     /// [`Error::InCallback`].
+    #[doc(alias = "cudaStreamAddCallback")]
     pub fn add_callback<F>(&self, f: F) -> Result<()>
     where
         F: FnOnce(Result<()>) + Send + 'static,
@@ -390,13 +443,15 @@ impl Stream {
 
     /// Whether the stream is being captured into a graph (`cudaStreamIsCapturing`:
     /// `cudaStreamCaptureStatusActive`, or `Invalidated` after a failed capture).
+    #[doc(alias = "cudaStreamIsCapturing")]
     pub fn is_capturing(&self) -> Result<bool> {
-        Ok(self.capture_status()? != sys::cudaStreamCaptureStatus::NONE)
+        Ok(self.capture_status()? != CaptureStatus::NONE)
     }
 
     /// The stream's capture status (`cudaStreamIsCapturing`).
-    pub fn capture_status(&self) -> Result<sys::cudaStreamCaptureStatus> {
-        let mut s = sys::cudaStreamCaptureStatus::NONE;
+    #[doc(alias = "cudaStreamIsCapturing")]
+    pub fn capture_status(&self) -> Result<CaptureStatus> {
+        let mut s = CaptureStatus::NONE;
         // SAFETY: the handle is alive.
         status(unsafe { sys::cudaStreamIsCapturing(self.as_raw(), &mut s) })?;
         Ok(s)
@@ -405,6 +460,7 @@ impl Stream {
     /// Destroys the stream now (if this is the last clone of an owned stream) and returns
     /// the error, where dropping it would report it to the hook. With other clones alive,
     /// or for a stream that is not owned, nothing is destroyed and this returns `Ok`.
+    #[doc(alias = "cudaStreamDestroy")]
     pub fn close(self) -> Result<()> {
         match Arc::try_unwrap(self.inner) {
             Ok(mut inner) => {

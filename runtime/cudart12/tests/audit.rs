@@ -151,7 +151,7 @@ fn the_global_library_answers_through_sys() {
 
     // A symbol the loaded library does not have: an error naming it and the version.
     type Version = unsafe extern "C" fn(*mut c_int) -> cudaError_t;
-    static NOTHING: LazySymbol<Version> = unsafe { LazySymbol::new(c"cudaNoSuchFunction") };
+    static NOTHING: LazySymbol<Version> = unsafe { LazySymbol::new(c"cudaNoSuchFunction", 0) };
     let err = NOTHING
         .get()
         .expect_err("resolved a function that does not exist");

@@ -2,21 +2,21 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-bindings-13.4.4/runtime.txt (bindings-text, CUDA 13.4)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_egl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_gl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_profiler_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_runtime_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_vdpau_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_functions.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/library_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/surface_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/texture_types.h (doxygen-header, CUDA 13.5)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime 13.5.37, nvidia-cuda-crt 13.5.37, nvidia-cuda-profiler-api 13.5.25 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_snake_case,
@@ -28,13 +28,13 @@
 )]
 //! The typed layer: one function per raw function whose parameters could all be given a Rust role from the documentation (see the crate documentation). The functions, by section of the CUDA documentation:
 //!
-//! **Device Management**: [`device_reset`](crate::api::device_reset), [`device_synchronize`](crate::api::device_synchronize), [`device_set_limit`](crate::api::device_set_limit), [`device_get_limit`](crate::api::device_get_limit), [`device_get_cache_config`](crate::api::device_get_cache_config), [`device_get_stream_priority_range`](crate::api::device_get_stream_priority_range), [`device_set_cache_config`](crate::api::device_set_cache_config), [`device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id), [`device_get_pci_bus_id`](crate::api::device_get_pci_bus_id), [`ipc_get_event_handle`](crate::api::ipc_get_event_handle), [`ipc_open_event_handle`](crate::api::ipc_open_event_handle), [`ipc_get_mem_handle`](crate::api::ipc_get_mem_handle), [`ipc_open_mem_handle`](crate::api::ipc_open_mem_handle), [`ipc_close_mem_handle`](crate::api::ipc_close_mem_handle), [`device_register_async_notification`](crate::api::device_register_async_notification), [`device_unregister_async_notification`](crate::api::device_unregister_async_notification), [`get_device_count`](crate::api::get_device_count), [`get_device_properties`](crate::api::get_device_properties), [`device_get_attribute`](crate::api::device_get_attribute), [`device_get_host_atomic_capabilities`](crate::api::device_get_host_atomic_capabilities), [`device_get_default_mem_pool`](crate::api::device_get_default_mem_pool), [`device_set_mem_pool`](crate::api::device_set_mem_pool), [`device_get_mem_pool`](crate::api::device_get_mem_pool), [`device_get_nv_sci_sync_attributes`](crate::api::device_get_nv_sci_sync_attributes), [`device_get_p2p_attribute`](crate::api::device_get_p2p_attribute), [`device_get_p2p_atomic_capabilities`](crate::api::device_get_p2p_atomic_capabilities), [`choose_device`](crate::api::choose_device), [`init_device`](crate::api::init_device), [`set_device`](crate::api::set_device), [`get_device`](crate::api::get_device), [`set_device_flags`](crate::api::set_device_flags), [`get_device_flags`](crate::api::get_device_flags), [`device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width), [`device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes), [`set_valid_devices`](crate::api::set_valid_devices)
+//! **Device Management**: [`device_reset`](crate::api::device_reset), [`device_synchronize`](crate::api::device_synchronize), [`device_set_limit`](crate::api::device_set_limit), [`device_get_limit`](crate::api::device_get_limit), [`device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width), [`device_get_cache_config`](crate::api::device_get_cache_config), [`device_get_stream_priority_range`](crate::api::device_get_stream_priority_range), [`device_set_cache_config`](crate::api::device_set_cache_config), [`device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id), [`device_get_pci_bus_id`](crate::api::device_get_pci_bus_id), [`ipc_get_event_handle`](crate::api::ipc_get_event_handle), [`ipc_open_event_handle`](crate::api::ipc_open_event_handle), [`ipc_get_mem_handle`](crate::api::ipc_get_mem_handle), [`ipc_open_mem_handle`](crate::api::ipc_open_mem_handle), [`ipc_close_mem_handle`](crate::api::ipc_close_mem_handle), [`device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes), [`device_register_async_notification`](crate::api::device_register_async_notification), [`device_unregister_async_notification`](crate::api::device_unregister_async_notification), [`get_device_count`](crate::api::get_device_count), [`get_device_properties`](crate::api::get_device_properties), [`device_get_attribute`](crate::api::device_get_attribute), [`device_get_host_atomic_capabilities`](crate::api::device_get_host_atomic_capabilities), [`device_get_default_mem_pool`](crate::api::device_get_default_mem_pool), [`device_set_mem_pool`](crate::api::device_set_mem_pool), [`device_get_mem_pool`](crate::api::device_get_mem_pool), [`device_get_nv_sci_sync_attributes`](crate::api::device_get_nv_sci_sync_attributes), [`device_get_p2p_attribute`](crate::api::device_get_p2p_attribute), [`device_get_p2p_atomic_capabilities`](crate::api::device_get_p2p_atomic_capabilities), [`choose_device`](crate::api::choose_device), [`init_device`](crate::api::init_device), [`set_device`](crate::api::set_device), [`get_device`](crate::api::get_device), [`set_device_flags`](crate::api::set_device_flags), [`get_device_flags`](crate::api::get_device_flags), [`set_valid_devices`](crate::api::set_valid_devices)
 //!
 //! **Error Handling**: [`get_last_error`](crate::api::get_last_error), [`peek_at_last_error`](crate::api::peek_at_last_error), [`get_error_name`](crate::api::get_error_name), [`get_error_string`](crate::api::get_error_string)
 //!
-//! **Stream Management**: [`stream_create`](crate::api::stream_create), [`stream_create_with_flags`](crate::api::stream_create_with_flags), [`stream_create_with_priority`](crate::api::stream_create_with_priority), [`stream_get_priority`](crate::api::stream_get_priority), [`stream_get_flags`](crate::api::stream_get_flags), [`stream_get_id`](crate::api::stream_get_id), [`stream_get_device`](crate::api::stream_get_device), [`ctx_reset_persisting_l2cache`](crate::api::ctx_reset_persisting_l2cache), [`stream_copy_attributes`](crate::api::stream_copy_attributes), [`stream_get_attribute`](crate::api::stream_get_attribute), [`stream_set_attribute`](crate::api::stream_set_attribute), [`stream_destroy`](crate::api::stream_destroy), [`stream_wait_event`](crate::api::stream_wait_event), [`stream_add_callback`](crate::api::stream_add_callback), [`stream_synchronize`](crate::api::stream_synchronize), [`stream_query`](crate::api::stream_query), [`stream_attach_mem_async`](crate::api::stream_attach_mem_async), [`stream_begin_capture`](crate::api::stream_begin_capture), [`stream_begin_capture_to_graph`](crate::api::stream_begin_capture_to_graph), [`thread_exchange_stream_capture_mode`](crate::api::thread_exchange_stream_capture_mode), [`stream_end_capture`](crate::api::stream_end_capture), [`stream_is_capturing`](crate::api::stream_is_capturing), [`stream_get_capture_info`](crate::api::stream_get_capture_info), [`stream_update_capture_dependencies`](crate::api::stream_update_capture_dependencies)
+//! **Stream Management**: [`stream_create`](crate::api::stream_create), [`stream_create_with_flags`](crate::api::stream_create_with_flags), [`stream_create_with_priority`](crate::api::stream_create_with_priority), [`stream_get_priority`](crate::api::stream_get_priority), [`stream_get_flags`](crate::api::stream_get_flags), [`stream_get_id`](crate::api::stream_get_id), [`stream_get_device`](crate::api::stream_get_device), [`ctx_reset_persisting_l2cache`](crate::api::ctx_reset_persisting_l2cache), [`stream_copy_attributes`](crate::api::stream_copy_attributes), [`stream_get_attribute`](crate::api::stream_get_attribute), [`stream_set_attribute`](crate::api::stream_set_attribute), [`stream_destroy`](crate::api::stream_destroy), [`stream_wait_event`](crate::api::stream_wait_event), [`stream_add_callback`](crate::api::stream_add_callback), [`stream_synchronize`](crate::api::stream_synchronize), [`stream_query`](crate::api::stream_query), [`stream_attach_mem_async`](crate::api::stream_attach_mem_async), [`stream_begin_capture`](crate::api::stream_begin_capture), [`stream_begin_recapture_to_graph`](crate::api::stream_begin_recapture_to_graph), [`stream_begin_capture_to_graph`](crate::api::stream_begin_capture_to_graph), [`thread_exchange_stream_capture_mode`](crate::api::thread_exchange_stream_capture_mode), [`stream_end_capture`](crate::api::stream_end_capture), [`stream_is_capturing`](crate::api::stream_is_capturing), [`stream_get_capture_info`](crate::api::stream_get_capture_info), [`stream_update_capture_dependencies`](crate::api::stream_update_capture_dependencies)
 //!
-//! **Event Management**: [`event_create`](crate::api::event_create), [`event_create_with_flags`](crate::api::event_create_with_flags), [`event_record`](crate::api::event_record), [`event_query`](crate::api::event_query), [`event_synchronize`](crate::api::event_synchronize), [`event_destroy`](crate::api::event_destroy), [`event_elapsed_time`](crate::api::event_elapsed_time), [`event_record_with_flags`](crate::api::event_record_with_flags)
+//! **Event Management**: [`event_create`](crate::api::event_create), [`event_create_with_flags`](crate::api::event_create_with_flags), [`event_record`](crate::api::event_record), [`event_record_with_flags`](crate::api::event_record_with_flags), [`event_query`](crate::api::event_query), [`event_synchronize`](crate::api::event_synchronize), [`event_destroy`](crate::api::event_destroy), [`event_elapsed_time`](crate::api::event_elapsed_time)
 //!
 //! **External Resource Interoperability**: [`import_external_memory`](crate::api::import_external_memory), [`external_memory_get_mapped_buffer`](crate::api::external_memory_get_mapped_buffer), [`external_memory_get_mapped_mipmapped_array`](crate::api::external_memory_get_mapped_mipmapped_array), [`destroy_external_memory`](crate::api::destroy_external_memory), [`import_external_semaphore`](crate::api::import_external_semaphore), [`signal_external_semaphores_async`](crate::api::signal_external_semaphores_async), [`wait_external_semaphores_async`](crate::api::wait_external_semaphores_async), [`destroy_external_semaphore`](crate::api::destroy_external_semaphore)
 //!
@@ -42,7 +42,7 @@
 //!
 //! **Occupancy**: [`occupancy_max_active_blocks_per_multiprocessor`](crate::api::occupancy_max_active_blocks_per_multiprocessor), [`occupancy_available_dynamic_s_mem_per_block`](crate::api::occupancy_available_dynamic_s_mem_per_block), [`occupancy_max_active_blocks_per_multiprocessor_with_flags`](crate::api::occupancy_max_active_blocks_per_multiprocessor_with_flags), [`occupancy_max_potential_cluster_size`](crate::api::occupancy_max_potential_cluster_size), [`occupancy_max_active_clusters`](crate::api::occupancy_max_active_clusters)
 //!
-//! **Memory Management**: [`malloc_managed`](crate::api::malloc_managed), [`malloc`](crate::api::malloc), [`malloc_host`](crate::api::malloc_host), [`malloc_pitch`](crate::api::malloc_pitch), [`malloc_array`](crate::api::malloc_array), [`free`](crate::api::free), [`free_host`](crate::api::free_host), [`free_array`](crate::api::free_array), [`free_mipmapped_array`](crate::api::free_mipmapped_array), [`host_alloc`](crate::api::host_alloc), [`host_register`](crate::api::host_register), [`host_unregister`](crate::api::host_unregister), [`host_get_device_pointer`](crate::api::host_get_device_pointer), [`host_get_flags`](crate::api::host_get_flags), [`malloc3d`](crate::api::malloc3d), [`malloc3d_array`](crate::api::malloc3d_array), [`malloc_mipmapped_array`](crate::api::malloc_mipmapped_array), [`get_mipmapped_array_level`](crate::api::get_mipmapped_array_level), [`memcpy3d`](crate::api::memcpy3d), [`memcpy3d_peer`](crate::api::memcpy3d_peer), [`memcpy3d_async`](crate::api::memcpy3d_async), [`memcpy3d_peer_async`](crate::api::memcpy3d_peer_async), [`mem_get_info`](crate::api::mem_get_info), [`array_get_info`](crate::api::array_get_info), [`array_get_plane`](crate::api::array_get_plane), [`array_get_memory_requirements`](crate::api::array_get_memory_requirements), [`mipmapped_array_get_memory_requirements`](crate::api::mipmapped_array_get_memory_requirements), [`memcpy`](crate::api::memcpy), [`memcpy_peer`](crate::api::memcpy_peer), [`memcpy2d`](crate::api::memcpy2d), [`memcpy2d_to_array`](crate::api::memcpy2d_to_array), [`memcpy2d_from_array`](crate::api::memcpy2d_from_array), [`memcpy2d_array_to_array`](crate::api::memcpy2d_array_to_array), [`memcpy_async`](crate::api::memcpy_async), [`memcpy_peer_async`](crate::api::memcpy_peer_async), [`memcpy_batch_async`](crate::api::memcpy_batch_async), [`memcpy3d_batch_async`](crate::api::memcpy3d_batch_async), [`memcpy_with_attributes_async`](crate::api::memcpy_with_attributes_async), [`memcpy3d_with_attributes_async`](crate::api::memcpy3d_with_attributes_async), [`memcpy2d_async`](crate::api::memcpy2d_async), [`memcpy2d_to_array_async`](crate::api::memcpy2d_to_array_async), [`memcpy2d_from_array_async`](crate::api::memcpy2d_from_array_async), [`memset`](crate::api::memset), [`memset2d`](crate::api::memset2d), [`memset3d`](crate::api::memset3d), [`memset_async`](crate::api::memset_async), [`memset2d_async`](crate::api::memset2d_async), [`memset3d_async`](crate::api::memset3d_async), [`mem_prefetch_async`](crate::api::mem_prefetch_async), [`mem_prefetch_batch_async`](crate::api::mem_prefetch_batch_async), [`mem_discard_batch_async`](crate::api::mem_discard_batch_async), [`mem_discard_and_prefetch_batch_async`](crate::api::mem_discard_and_prefetch_batch_async), [`mem_advise`](crate::api::mem_advise), [`mem_range_get_attribute`](crate::api::mem_range_get_attribute), [`mem_range_get_attributes`](crate::api::mem_range_get_attributes), [`array_get_sparse_properties`](crate::api::array_get_sparse_properties), [`mipmapped_array_get_sparse_properties`](crate::api::mipmapped_array_get_sparse_properties), [`memcpy_to_symbol`](crate::api::memcpy_to_symbol), [`memcpy_from_symbol`](crate::api::memcpy_from_symbol), [`memcpy_to_symbol_async`](crate::api::memcpy_to_symbol_async), [`memcpy_from_symbol_async`](crate::api::memcpy_from_symbol_async), [`get_symbol_address`](crate::api::get_symbol_address), [`get_symbol_size`](crate::api::get_symbol_size)
+//! **Memory Management**: [`malloc_managed`](crate::api::malloc_managed), [`malloc`](crate::api::malloc), [`malloc_host`](crate::api::malloc_host), [`malloc_pitch`](crate::api::malloc_pitch), [`malloc_array`](crate::api::malloc_array), [`free`](crate::api::free), [`free_host`](crate::api::free_host), [`free_array`](crate::api::free_array), [`free_mipmapped_array`](crate::api::free_mipmapped_array), [`host_alloc`](crate::api::host_alloc), [`host_register`](crate::api::host_register), [`host_unregister`](crate::api::host_unregister), [`host_get_device_pointer`](crate::api::host_get_device_pointer), [`host_get_flags`](crate::api::host_get_flags), [`malloc3d`](crate::api::malloc3d), [`malloc3d_array`](crate::api::malloc3d_array), [`malloc_mipmapped_array`](crate::api::malloc_mipmapped_array), [`get_mipmapped_array_level`](crate::api::get_mipmapped_array_level), [`memcpy3d`](crate::api::memcpy3d), [`memcpy3d_peer`](crate::api::memcpy3d_peer), [`memcpy3d_async`](crate::api::memcpy3d_async), [`memcpy3d_peer_async`](crate::api::memcpy3d_peer_async), [`mem_get_info`](crate::api::mem_get_info), [`array_get_info`](crate::api::array_get_info), [`array_get_plane`](crate::api::array_get_plane), [`array_get_memory_requirements`](crate::api::array_get_memory_requirements), [`mipmapped_array_get_memory_requirements`](crate::api::mipmapped_array_get_memory_requirements), [`array_get_sparse_properties`](crate::api::array_get_sparse_properties), [`mipmapped_array_get_sparse_properties`](crate::api::mipmapped_array_get_sparse_properties), [`memcpy`](crate::api::memcpy), [`memcpy_peer`](crate::api::memcpy_peer), [`memcpy2d`](crate::api::memcpy2d), [`memcpy2d_to_array`](crate::api::memcpy2d_to_array), [`memcpy2d_from_array`](crate::api::memcpy2d_from_array), [`memcpy2d_array_to_array`](crate::api::memcpy2d_array_to_array), [`memcpy_async`](crate::api::memcpy_async), [`memcpy_peer_async`](crate::api::memcpy_peer_async), [`memcpy_batch_async`](crate::api::memcpy_batch_async), [`memcpy3d_batch_async`](crate::api::memcpy3d_batch_async), [`memcpy_with_attributes_async`](crate::api::memcpy_with_attributes_async), [`memcpy3d_with_attributes_async`](crate::api::memcpy3d_with_attributes_async), [`memcpy2d_async`](crate::api::memcpy2d_async), [`memcpy2d_to_array_async`](crate::api::memcpy2d_to_array_async), [`memcpy2d_from_array_async`](crate::api::memcpy2d_from_array_async), [`memset`](crate::api::memset), [`memset2d`](crate::api::memset2d), [`memset3d`](crate::api::memset3d), [`memset_async`](crate::api::memset_async), [`memset2d_async`](crate::api::memset2d_async), [`memset3d_async`](crate::api::memset3d_async), [`mem_prefetch_async`](crate::api::mem_prefetch_async), [`mem_prefetch_batch_async`](crate::api::mem_prefetch_batch_async), [`mem_discard_batch_async`](crate::api::mem_discard_batch_async), [`mem_discard_and_prefetch_batch_async`](crate::api::mem_discard_and_prefetch_batch_async), [`mem_get_location_info`](crate::api::mem_get_location_info), [`mem_advise`](crate::api::mem_advise), [`mem_range_get_attribute`](crate::api::mem_range_get_attribute), [`mem_range_get_attributes`](crate::api::mem_range_get_attributes), [`memcpy_to_symbol`](crate::api::memcpy_to_symbol), [`memcpy_from_symbol`](crate::api::memcpy_from_symbol), [`memcpy_to_symbol_async`](crate::api::memcpy_to_symbol_async), [`memcpy_from_symbol_async`](crate::api::memcpy_from_symbol_async), [`get_symbol_address`](crate::api::get_symbol_address), [`get_symbol_size`](crate::api::get_symbol_size)
 //!
 //! **Stream Ordered Memory Allocator**: [`malloc_async`](crate::api::malloc_async), [`free_async`](crate::api::free_async), [`mem_pool_trim_to`](crate::api::mem_pool_trim_to), [`mem_pool_set_attribute`](crate::api::mem_pool_set_attribute), [`mem_pool_get_attribute`](crate::api::mem_pool_get_attribute), [`mem_pool_set_access`](crate::api::mem_pool_set_access), [`mem_pool_get_access`](crate::api::mem_pool_get_access), [`mem_pool_create`](crate::api::mem_pool_create), [`mem_pool_destroy`](crate::api::mem_pool_destroy), [`mem_get_default_mem_pool`](crate::api::mem_get_default_mem_pool), [`mem_get_mem_pool`](crate::api::mem_get_mem_pool), [`mem_set_mem_pool`](crate::api::mem_set_mem_pool), [`malloc_from_pool_async`](crate::api::malloc_from_pool_async), [`mem_pool_export_to_shareable_handle`](crate::api::mem_pool_export_to_shareable_handle), [`mem_pool_import_from_shareable_handle`](crate::api::mem_pool_import_from_shareable_handle), [`mem_pool_export_pointer`](crate::api::mem_pool_export_pointer), [`mem_pool_import_pointer`](crate::api::mem_pool_import_pointer)
 //!
@@ -66,7 +66,7 @@
 //!
 //! **Error Log Management Functions**: [`logs_register_callback`](crate::api::logs_register_callback), [`logs_unregister_callback`](crate::api::logs_unregister_callback), [`logs_current`](crate::api::logs_current), [`logs_dump_to_file`](crate::api::logs_dump_to_file), [`logs_dump_to_memory`](crate::api::logs_dump_to_memory)
 //!
-//! **Graph Management**: [`graph_create`](crate::api::graph_create), [`graph_add_kernel_node`](crate::api::graph_add_kernel_node), [`graph_kernel_node_get_params`](crate::api::graph_kernel_node_get_params), [`graph_kernel_node_set_params`](crate::api::graph_kernel_node_set_params), [`graph_kernel_node_copy_attributes`](crate::api::graph_kernel_node_copy_attributes), [`graph_kernel_node_get_attribute`](crate::api::graph_kernel_node_get_attribute), [`graph_kernel_node_set_attribute`](crate::api::graph_kernel_node_set_attribute), [`graph_add_memcpy_node`](crate::api::graph_add_memcpy_node), [`graph_memcpy_node_get_params`](crate::api::graph_memcpy_node_get_params), [`graph_memcpy_node_set_params`](crate::api::graph_memcpy_node_set_params), [`graph_add_memset_node`](crate::api::graph_add_memset_node), [`graph_memset_node_get_params`](crate::api::graph_memset_node_get_params), [`graph_memset_node_set_params`](crate::api::graph_memset_node_set_params), [`graph_add_host_node`](crate::api::graph_add_host_node), [`graph_host_node_get_params`](crate::api::graph_host_node_get_params), [`graph_host_node_set_params`](crate::api::graph_host_node_set_params), [`graph_add_child_graph_node`](crate::api::graph_add_child_graph_node), [`graph_child_graph_node_get_graph`](crate::api::graph_child_graph_node_get_graph), [`graph_add_empty_node`](crate::api::graph_add_empty_node), [`graph_clone`](crate::api::graph_clone), [`graph_node_find_in_clone`](crate::api::graph_node_find_in_clone), [`graph_node_get_type`](crate::api::graph_node_get_type), [`graph_node_get_containing_graph`](crate::api::graph_node_get_containing_graph), [`graph_node_get_local_id`](crate::api::graph_node_get_local_id), [`graph_node_get_tools_id`](crate::api::graph_node_get_tools_id), [`graph_get_id`](crate::api::graph_get_id), [`graph_exec_get_id`](crate::api::graph_exec_get_id), [`graph_get_nodes`](crate::api::graph_get_nodes), [`graph_get_root_nodes`](crate::api::graph_get_root_nodes), [`graph_get_edges`](crate::api::graph_get_edges), [`graph_node_get_dependencies`](crate::api::graph_node_get_dependencies), [`graph_node_get_dependent_nodes`](crate::api::graph_node_get_dependent_nodes), [`graph_add_dependencies`](crate::api::graph_add_dependencies), [`graph_remove_dependencies`](crate::api::graph_remove_dependencies), [`graph_destroy_node`](crate::api::graph_destroy_node), [`graph_instantiate`](crate::api::graph_instantiate), [`graph_instantiate_with_params`](crate::api::graph_instantiate_with_params), [`graph_exec_get_flags`](crate::api::graph_exec_get_flags), [`graph_exec_kernel_node_set_params`](crate::api::graph_exec_kernel_node_set_params), [`graph_exec_memcpy_node_set_params`](crate::api::graph_exec_memcpy_node_set_params), [`graph_exec_memset_node_set_params`](crate::api::graph_exec_memset_node_set_params), [`graph_exec_host_node_set_params`](crate::api::graph_exec_host_node_set_params), [`graph_exec_update`](crate::api::graph_exec_update), [`graph_launch`](crate::api::graph_launch), [`graph_exec_destroy`](crate::api::graph_exec_destroy), [`graph_destroy`](crate::api::graph_destroy), [`graph_debug_dot_print`](crate::api::graph_debug_dot_print), [`user_object_create`](crate::api::user_object_create), [`user_object_retain`](crate::api::user_object_retain), [`user_object_release`](crate::api::user_object_release), [`graph_retain_user_object`](crate::api::graph_retain_user_object), [`graph_release_user_object`](crate::api::graph_release_user_object), [`graph_add_node`](crate::api::graph_add_node), [`graph_node_set_params`](crate::api::graph_node_set_params), [`graph_node_get_params`](crate::api::graph_node_get_params), [`graph_exec_node_set_params`](crate::api::graph_exec_node_set_params), [`graph_conditional_handle_create`](crate::api::graph_conditional_handle_create), [`graph_conditional_handle_create_v2`](crate::api::graph_conditional_handle_create_v2), [`graph_add_memcpy_node_to_symbol`](crate::api::graph_add_memcpy_node_to_symbol), [`graph_add_memcpy_node_from_symbol`](crate::api::graph_add_memcpy_node_from_symbol), [`graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d), [`graph_memcpy_node_set_params_to_symbol`](crate::api::graph_memcpy_node_set_params_to_symbol), [`graph_memcpy_node_set_params_from_symbol`](crate::api::graph_memcpy_node_set_params_from_symbol), [`graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d), [`graph_add_event_record_node`](crate::api::graph_add_event_record_node), [`graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event), [`graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event), [`graph_add_event_wait_node`](crate::api::graph_add_event_wait_node), [`graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event), [`graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event), [`graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node), [`graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params), [`graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params), [`graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node), [`graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params), [`graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params), [`graph_add_mem_alloc_node`](crate::api::graph_add_mem_alloc_node), [`graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params), [`graph_add_mem_free_node`](crate::api::graph_add_mem_free_node), [`graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params), [`device_graph_mem_trim`](crate::api::device_graph_mem_trim), [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute), [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute), [`graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags), [`graph_exec_memcpy_node_set_params_to_symbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol), [`graph_exec_memcpy_node_set_params_from_symbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol), [`graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d), [`graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params), [`graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event), [`graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event), [`graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params), [`graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params), [`graph_node_set_enabled`](crate::api::graph_node_set_enabled), [`graph_node_get_enabled`](crate::api::graph_node_get_enabled), [`graph_upload`](crate::api::graph_upload)
+//! **Graph Management**: [`graph_create`](crate::api::graph_create), [`graph_add_kernel_node`](crate::api::graph_add_kernel_node), [`graph_kernel_node_get_params`](crate::api::graph_kernel_node_get_params), [`graph_kernel_node_set_params`](crate::api::graph_kernel_node_set_params), [`graph_kernel_node_copy_attributes`](crate::api::graph_kernel_node_copy_attributes), [`graph_kernel_node_get_attribute`](crate::api::graph_kernel_node_get_attribute), [`graph_kernel_node_set_attribute`](crate::api::graph_kernel_node_set_attribute), [`graph_add_memcpy_node`](crate::api::graph_add_memcpy_node), [`graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d), [`graph_memcpy_node_get_params`](crate::api::graph_memcpy_node_get_params), [`graph_memcpy_node_set_params`](crate::api::graph_memcpy_node_set_params), [`graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d), [`graph_add_memset_node`](crate::api::graph_add_memset_node), [`graph_memset_node_get_params`](crate::api::graph_memset_node_get_params), [`graph_memset_node_set_params`](crate::api::graph_memset_node_set_params), [`graph_add_host_node`](crate::api::graph_add_host_node), [`graph_host_node_get_params`](crate::api::graph_host_node_get_params), [`graph_host_node_set_params`](crate::api::graph_host_node_set_params), [`graph_add_child_graph_node`](crate::api::graph_add_child_graph_node), [`graph_child_graph_node_get_graph`](crate::api::graph_child_graph_node_get_graph), [`graph_add_empty_node`](crate::api::graph_add_empty_node), [`graph_add_event_record_node`](crate::api::graph_add_event_record_node), [`graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event), [`graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event), [`graph_add_event_wait_node`](crate::api::graph_add_event_wait_node), [`graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event), [`graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event), [`graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node), [`graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params), [`graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params), [`graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node), [`graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params), [`graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params), [`graph_add_mem_alloc_node`](crate::api::graph_add_mem_alloc_node), [`graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params), [`graph_add_mem_free_node`](crate::api::graph_add_mem_free_node), [`graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params), [`device_graph_mem_trim`](crate::api::device_graph_mem_trim), [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute), [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute), [`graph_clone`](crate::api::graph_clone), [`graph_node_find_in_clone`](crate::api::graph_node_find_in_clone), [`graph_node_get_type`](crate::api::graph_node_get_type), [`graph_node_get_containing_graph`](crate::api::graph_node_get_containing_graph), [`graph_node_get_local_id`](crate::api::graph_node_get_local_id), [`graph_node_get_tools_id`](crate::api::graph_node_get_tools_id), [`graph_get_id`](crate::api::graph_get_id), [`graph_exec_get_id`](crate::api::graph_exec_get_id), [`graph_get_nodes`](crate::api::graph_get_nodes), [`graph_get_root_nodes`](crate::api::graph_get_root_nodes), [`graph_get_edges`](crate::api::graph_get_edges), [`graph_node_get_dependencies`](crate::api::graph_node_get_dependencies), [`graph_node_get_dependent_nodes`](crate::api::graph_node_get_dependent_nodes), [`graph_add_dependencies`](crate::api::graph_add_dependencies), [`graph_remove_dependencies`](crate::api::graph_remove_dependencies), [`graph_destroy_node`](crate::api::graph_destroy_node), [`graph_instantiate`](crate::api::graph_instantiate), [`graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags), [`graph_instantiate_with_params`](crate::api::graph_instantiate_with_params), [`graph_exec_get_flags`](crate::api::graph_exec_get_flags), [`graph_exec_kernel_node_set_params`](crate::api::graph_exec_kernel_node_set_params), [`graph_exec_memcpy_node_set_params`](crate::api::graph_exec_memcpy_node_set_params), [`graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d), [`graph_exec_memset_node_set_params`](crate::api::graph_exec_memset_node_set_params), [`graph_exec_host_node_set_params`](crate::api::graph_exec_host_node_set_params), [`graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params), [`graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event), [`graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event), [`graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params), [`graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params), [`graph_node_set_enabled`](crate::api::graph_node_set_enabled), [`graph_node_get_enabled`](crate::api::graph_node_get_enabled), [`graph_exec_update`](crate::api::graph_exec_update), [`graph_upload`](crate::api::graph_upload), [`graph_launch`](crate::api::graph_launch), [`graph_exec_destroy`](crate::api::graph_exec_destroy), [`graph_destroy`](crate::api::graph_destroy), [`graph_debug_dot_print`](crate::api::graph_debug_dot_print), [`user_object_create`](crate::api::user_object_create), [`user_object_retain`](crate::api::user_object_retain), [`user_object_release`](crate::api::user_object_release), [`graph_retain_user_object`](crate::api::graph_retain_user_object), [`graph_release_user_object`](crate::api::graph_release_user_object), [`graph_add_node`](crate::api::graph_add_node), [`graph_node_set_params`](crate::api::graph_node_set_params), [`graph_node_get_params`](crate::api::graph_node_get_params), [`graph_exec_node_set_params`](crate::api::graph_exec_node_set_params), [`graph_conditional_handle_create`](crate::api::graph_conditional_handle_create), [`graph_conditional_handle_create_v2`](crate::api::graph_conditional_handle_create_v2), [`graph_add_memcpy_node_to_symbol`](crate::api::graph_add_memcpy_node_to_symbol), [`graph_add_memcpy_node_from_symbol`](crate::api::graph_add_memcpy_node_from_symbol), [`graph_memcpy_node_set_params_to_symbol`](crate::api::graph_memcpy_node_set_params_to_symbol), [`graph_memcpy_node_set_params_from_symbol`](crate::api::graph_memcpy_node_set_params_from_symbol), [`graph_exec_memcpy_node_set_params_to_symbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol), [`graph_exec_memcpy_node_set_params_from_symbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol)
 //!
 //! **Driver Entry Point Access**: [`get_driver_entry_point`](crate::api::get_driver_entry_point), [`get_driver_entry_point_by_version`](crate::api::get_driver_entry_point_by_version)
 //!
@@ -127,6 +127,8 @@ pub use crate::sys::types::*;
 ///
 /// The raw function is [`cudaDeviceReset`](crate::sys::cudaDeviceReset).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -157,6 +159,8 @@ pub unsafe fn device_reset() -> crate::Result<()> {
 /// work.
 ///
 /// The raw function is [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Errors
 ///
@@ -254,6 +258,8 @@ pub fn device_synchronize() -> crate::Result<()> {
 ///
 /// The raw function is [`cudaDeviceSetLimit`](crate::sys::cudaDeviceSetLimit).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `limit` — Limit to set
@@ -309,6 +315,8 @@ pub fn device_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaDeviceGetLimit`](crate::sys::cudaDeviceGetLimit).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `limit` — Limit to query
@@ -339,10 +347,52 @@ pub fn device_get_limit(limit: cudaLimit) -> crate::Result<usize> {
 }
 /// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
 ///
-/// Returns as `p_cache_config`, the maximum number of elements
+/// Returns as `max_width_in_elements`, the maximum number of elements
 /// allocatable in a 1D linear texture for given format descriptor
-/// `fmtDesc`.
+/// `fmt_desc`.
 ///
+/// The raw function is [`cudaDeviceGetTexture1DLinearMaxWidth`](crate::sys::cudaDeviceGetTexture1DLinearMaxWidth).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `fmt_desc` — Texture format description.
+/// - `device`
+///
+/// # Returns
+///
+/// `max_width_in_elements`: Returns maximum number of texture elements allocatable for given `fmt_desc`.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuDeviceGetTexture1DLinearMaxWidth`
+#[doc(alias = "cudaDeviceGetTexture1DLinearMaxWidth")]
+#[inline]
+pub fn device_get_texture1d_linear_max_width(
+    fmt_desc: &cudaChannelFormatDesc,
+    device: c_int,
+) -> crate::Result<usize> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut max_width_in_elements: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    unsafe {
+        crate::sys::cudaDeviceGetTexture1DLinearMaxWidth(
+            &mut max_width_in_elements,
+            ::core::ptr::from_ref(fmt_desc),
+            device,
+        )
+    }?
+        .result()?;
+    Ok(max_width_in_elements)
+}
 /// Returns the preferred cache configuration for the current device.
 ///
 /// On devices where the L1 cache and shared memory use the same hardware
@@ -372,17 +422,18 @@ pub fn device_get_limit(limit: cudaLimit) -> crate::Result<usize> {
 ///
 /// The raw function is [`cudaDeviceGetCacheConfig`](crate::sys::cudaDeviceGetCacheConfig).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Returns
 ///
-/// `p_cache_config`: Returns maximum number of texture elements allocatable for given `fmtDesc`.
+/// `p_cache_config`: Returned cache configuration
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
 /// # See also
 ///
-/// - `cuDeviceGetTexture1DLinearMaxWidth`
 /// - [`cudaDeviceSetCacheConfig`](crate::api::device_set_cache_config)
 /// - `cuCtxGetCacheConfig`
 #[doc(alias = "cudaDeviceGetCacheConfig")]
@@ -417,6 +468,8 @@ pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
 /// stream priorities (see [`cudaDeviceGetAttribute`](crate::api::device_get_attribute)).
 ///
 /// The raw function is [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Returns
 ///
@@ -491,6 +544,8 @@ pub fn device_get_stream_priority_range() -> crate::Result<(c_int, c_int)> {
 ///
 /// The raw function is [`cudaDeviceSetCacheConfig`](crate::sys::cudaDeviceSetCacheConfig).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `cache_config` — Requested cache configuration
@@ -520,6 +575,8 @@ pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 /// values
 ///
 /// The raw function is [`cudaDeviceGetByPCIBusId`](crate::sys::cudaDeviceGetByPCIBusId).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -561,6 +618,8 @@ pub fn device_get_by_pci_bus_id(pci_bus_id: &::core::ffi::CStr) -> crate::Result
 /// including the NULL-terminator.
 ///
 /// The raw function is [`cudaDeviceGetPCIBusId`](crate::sys::cudaDeviceGetPCIBusId).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -619,6 +678,8 @@ pub fn device_get_pci_bus_id(
 /// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
 ///
 /// The raw function is [`cudaIpcGetEventHandle`](crate::sys::cudaIpcGetEventHandle).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -683,6 +744,8 @@ pub unsafe fn ipc_get_event_handle(
 ///
 /// The raw function is [`cudaIpcOpenEventHandle`](crate::sys::cudaIpcOpenEventHandle).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `handle` — Interprocess handle to open
@@ -741,6 +804,8 @@ pub fn ipc_open_event_handle(
 /// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
 ///
 /// The raw function is [`cudaIpcGetMemHandle`](crate::sys::cudaIpcGetMemHandle).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -825,6 +890,8 @@ pub unsafe fn ipc_get_mem_handle(
 ///
 /// The raw function is [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `handle` — `cudaIpcMemHandle` to open
@@ -884,6 +951,8 @@ pub fn ipc_open_mem_handle(
 ///
 /// The raw function is [`cudaIpcCloseMemHandle`](crate::sys::cudaIpcCloseMemHandle).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Device pointer returned by [`cudaIpcOpenMemHandle`](crate::api::ipc_open_mem_handle)
@@ -930,7 +999,35 @@ pub unsafe fn ipc_close_mem_handle(dev_ptr: *mut c_void) -> crate::Result<()> {
 /// Users may query support for this API via
 /// [`cudaDevAttrGPUDirectRDMAFlushWritesOptions`](crate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS).
 ///
-/// Registers a callback function to receive async notifications
+/// The raw function is [`cudaDeviceFlushGPUDirectRDMAWrites`](crate::sys::cudaDeviceFlushGPUDirectRDMAWrites).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `target` — The target of the operation, see [`cudaFlushGPUDirectRDMAWritesTarget`](crate::sys::cudaFlushGPUDirectRDMAWritesTarget)
+/// - `scope` — The scope of the operation, see [`cudaFlushGPUDirectRDMAWritesScope`](crate::sys::cudaFlushGPUDirectRDMAWritesScope)
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuFlushGPUDirectRDMAWrites`
+#[doc(alias = "cudaDeviceFlushGPUDirectRDMAWrites")]
+#[inline]
+pub fn device_flush_gpu_direct_rdma_writes(
+    target: cudaFlushGPUDirectRDMAWritesTarget,
+    scope: cudaFlushGPUDirectRDMAWritesScope,
+) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    unsafe { crate::sys::cudaDeviceFlushGPUDirectRDMAWrites(target, scope) }?.result()?;
+    Ok(())
+}
+/// Registers a callback function to receive async notifications.
 ///
 /// Registers `callback_func` to receive async notifications.
 ///
@@ -952,6 +1049,8 @@ pub unsafe fn ipc_close_mem_handle(dev_ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaDeviceRegisterAsyncNotification`](crate::sys::cudaDeviceRegisterAsyncNotification).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `device` — The device on which to register the callback
@@ -960,11 +1059,11 @@ pub unsafe fn ipc_close_mem_handle(dev_ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// # Returns
 ///
-/// `callback`: The function to register as a callback
+/// `callback`: A handle representing the registered callback instance
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -973,7 +1072,6 @@ pub unsafe fn ipc_close_mem_handle(dev_ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// # See also
 ///
-/// - `cuFlushGPUDirectRDMAWrites`
 /// - [`cudaDeviceUnregisterAsyncNotification`](crate::api::device_unregister_async_notification)
 #[doc(alias = "cudaDeviceRegisterAsyncNotification")]
 #[inline]
@@ -1005,6 +1103,8 @@ pub unsafe fn device_register_async_notification(
 /// stop receiving async notifications.
 ///
 /// The raw function is [`cudaDeviceUnregisterAsyncNotification`](crate::sys::cudaDeviceUnregisterAsyncNotification).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -1043,6 +1143,8 @@ pub unsafe fn device_unregister_async_notification(
 ///
 /// The raw function is [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Returns
 ///
 /// `count`: Returns the number of devices with compute capability greater or equal to 2.0
@@ -1076,6 +1178,8 @@ pub fn get_device_count() -> crate::Result<c_int> {
 /// Returns as `prop`, the properties of device `dev`.
 ///
 /// The raw function is [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -1117,6 +1221,8 @@ pub fn get_device_properties(device: c_int) -> crate::Result<cudaDeviceProp> {
 /// `device`.
 ///
 /// The raw function is [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -1174,6 +1280,8 @@ pub fn device_get_attribute(
 ///
 /// The raw function is [`cudaDeviceGetHostAtomicCapabilities`](crate::sys::cudaDeviceGetHostAtomicCapabilities).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `capabilities` (list; its length gives `count`) — Returned capability details of each requested operation
@@ -1226,6 +1334,8 @@ pub fn device_get_host_atomic_capabilities(
 ///
 /// The raw function is [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `device` — None
@@ -1273,6 +1383,8 @@ pub fn device_get_default_mem_pool(device: c_int) -> crate::Result<cudaMemPool_t
 ///
 /// The raw function is [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `device` — None
@@ -1316,6 +1428,8 @@ pub unsafe fn device_set_mem_pool(
 /// [`cudaDeviceSetMemPool`](crate::api::device_set_mem_pool).
 ///
 /// The raw function is [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -1405,6 +1519,8 @@ pub fn device_get_mem_pool(device: c_int) -> crate::Result<cudaMemPool_t> {
 ///
 /// The raw function is [`cudaDeviceGetNvSciSyncAttributes`](crate::sys::cudaDeviceGetNvSciSyncAttributes).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `nv_sci_sync_attr_list` — Return NvSciSync attributes supported.
@@ -1478,6 +1594,8 @@ pub unsafe fn device_get_nv_sci_sync_attributes(
 ///
 /// The raw function is [`cudaDeviceGetP2PAttribute`](crate::sys::cudaDeviceGetP2PAttribute).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `attr` — The requested attribute of the link between `src_device` and `dst_device`.
@@ -1538,6 +1656,8 @@ pub fn device_get_p2p_attribute(
 ///
 /// The raw function is [`cudaDeviceGetP2PAtomicCapabilities`](crate::sys::cudaDeviceGetP2PAtomicCapabilities).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `capabilities` (list; its length gives `count`) — Returned capability details of each requested operation
@@ -1593,6 +1713,8 @@ pub fn device_get_p2p_atomic_capabilities(
 ///
 /// The raw function is [`cudaChooseDevice`](crate::sys::cudaChooseDevice).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `prop` — Desired device properties
@@ -1642,6 +1764,8 @@ pub fn choose_device(prop: &cudaDeviceProp) -> crate::Result<c_int> {
 /// process or if the device is in [`cudaComputeModeProhibited`](crate::sys::cudaComputeMode::PROHIBITED).
 ///
 /// The raw function is [`cudaInitDevice`](crate::sys::cudaInitDevice).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -1707,6 +1831,8 @@ pub fn init_device(
 ///
 /// The raw function is [`cudaSetDevice`](crate::sys::cudaSetDevice).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `device` — Device on which the active host thread should execute the device code.
@@ -1737,6 +1863,8 @@ pub fn set_device(device: c_int) -> crate::Result<()> {
 /// Returns as `device`, the current device for the calling host thread.
 ///
 /// The raw function is [`cudaGetDevice`](crate::sys::cudaGetDevice).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Returns
 ///
@@ -1831,6 +1959,8 @@ pub fn get_device() -> crate::Result<c_int> {
 ///
 /// The raw function is [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `flags` ([`DeviceFlags`](crate::sys::DeviceFlags)) — Parameters for device operation
@@ -1888,6 +2018,8 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaGetDeviceFlags`](crate::sys::cudaGetDeviceFlags).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Returns
 ///
 /// `flags` ([`DeviceFlags`](crate::sys::DeviceFlags); bits it does not name are kept): Pointer to store the device flags
@@ -1927,6 +2059,8 @@ pub fn get_device_flags() -> crate::Result<crate::sys::DeviceFlags> {
 ///
 /// The raw function is [`cudaGetLastError`](crate::sys::cudaGetLastError).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorMissingConfiguration`](crate::sys::cudaError_t::ERROR_MISSING_CONFIGURATION), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED), [`cudaErrorInvalidDevicePointer`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_POINTER), [`cudaErrorInvalidTexture`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE), [`cudaErrorInvalidTextureBinding`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE_BINDING), [`cudaErrorInvalidChannelDescriptor`](crate::sys::cudaError_t::ERROR_INVALID_CHANNEL_DESCRIPTOR), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorInvalidFilterSetting`](crate::sys::cudaError_t::ERROR_INVALID_FILTER_SETTING), [`cudaErrorInvalidNormSetting`](crate::sys::cudaError_t::ERROR_INVALID_NORM_SETTING), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER), [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS), [`cudaErrorStartupFailure`](crate::sys::cudaError_t::ERROR_STARTUP_FAILURE), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -1959,6 +2093,8 @@ pub fn get_last_error() -> crate::Result<()> {
 ///
 /// The raw function is [`cudaPeekAtLastError`](crate::sys::cudaPeekAtLastError).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorMissingConfiguration`](crate::sys::cudaError_t::ERROR_MISSING_CONFIGURATION), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED), [`cudaErrorInvalidDevicePointer`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_POINTER), [`cudaErrorInvalidTexture`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE), [`cudaErrorInvalidTextureBinding`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE_BINDING), [`cudaErrorInvalidChannelDescriptor`](crate::sys::cudaError_t::ERROR_INVALID_CHANNEL_DESCRIPTOR), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorInvalidFilterSetting`](crate::sys::cudaError_t::ERROR_INVALID_FILTER_SETTING), [`cudaErrorInvalidNormSetting`](crate::sys::cudaError_t::ERROR_INVALID_NORM_SETTING), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER), [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS), [`cudaErrorStartupFailure`](crate::sys::cudaError_t::ERROR_STARTUP_FAILURE), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -1987,6 +2123,8 @@ pub fn peek_at_last_error() -> crate::Result<()> {
 /// **Returns:** `char*` pointer to a NULL-terminated string
 ///
 /// The raw function is [`cudaGetErrorName`](crate::sys::cudaGetErrorName).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2032,6 +2170,8 @@ pub fn get_error_name(error: cudaError_t) -> crate::Result<&'static ::core::ffi:
 /// **Returns:** `char*` pointer to a NULL-terminated string
 ///
 /// The raw function is [`cudaGetErrorString`](crate::sys::cudaGetErrorString).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2079,6 +2219,8 @@ pub fn get_error_string(
 /// to the calling thread, and initialized before creating a stream on it.
 ///
 /// The raw function is [`cudaStreamCreate`](crate::sys::cudaStreamCreate).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Returns
 ///
@@ -2132,6 +2274,8 @@ pub fn stream_create() -> crate::Result<cudaStream_t> {
 ///   synchronization with stream 0.
 ///
 /// The raw function is [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2202,6 +2346,8 @@ pub fn stream_create_with_flags(
 ///
 /// The raw function is [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `flags` — Flags for stream creation. See [`cudaStreamCreateWithFlags`](crate::api::stream_create_with_flags) for a list of valid flags that can be passed
@@ -2255,6 +2401,8 @@ pub fn stream_create_with_priority(
 ///
 /// The raw function is [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_stream` — Handle to the stream to be queried
@@ -2297,6 +2445,8 @@ pub unsafe fn stream_get_priority(h_stream: cudaStream_t) -> crate::Result<c_int
 /// [`cudaStreamCreateWithFlags`](crate::api::stream_create_with_flags) for a list of valid flags.
 ///
 /// The raw function is [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2355,6 +2505,8 @@ pub unsafe fn stream_get_flags(
 ///
 /// The raw function is [`cudaStreamGetId`](crate::sys::cudaStreamGetId).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_stream` — Handle to the stream to be queried
@@ -2395,6 +2547,8 @@ pub unsafe fn stream_get_id(h_stream: cudaStream_t) -> crate::Result<c_ulonglong
 /// Returns as `device`, the device of the stream.
 ///
 /// The raw function is [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2439,6 +2593,8 @@ pub unsafe fn stream_get_device(h_stream: cudaStream_t) -> crate::Result<c_int> 
 ///
 /// The raw function is [`cudaCtxResetPersistingL2Cache`](crate::sys::cudaCtxResetPersistingL2Cache).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -2461,6 +2617,8 @@ pub fn ctx_reset_persisting_l2cache() -> crate::Result<()> {
 /// Both streams must have the same context.
 ///
 /// The raw function is [`cudaStreamCopyAttributes`](crate::sys::cudaStreamCopyAttributes).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2497,6 +2655,8 @@ pub unsafe fn stream_copy_attributes(
 /// member of the returned `value_out`.
 ///
 /// The raw function is [`cudaStreamGetAttribute`](crate::sys::cudaStreamGetAttribute).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2542,6 +2702,8 @@ pub unsafe fn stream_get_attribute(
 ///
 /// The raw function is [`cudaStreamSetAttribute`](crate::sys::cudaStreamSetAttribute).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_stream`
@@ -2586,6 +2748,8 @@ pub unsafe fn stream_set_attribute(
 /// automatically once the device has completed all work in `stream`.
 ///
 /// The raw function is [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2634,6 +2798,8 @@ pub unsafe fn stream_destroy(stream: cudaStream_t) -> crate::Result<()> {
 ///   an external event node when performing stream capture.
 ///
 /// The raw function is [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2722,6 +2888,8 @@ pub unsafe fn stream_wait_event(
 ///
 /// The raw function is [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream to add callback to
@@ -2775,6 +2943,8 @@ pub unsafe fn stream_add_callback(
 ///
 /// The raw function is [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream identifier
@@ -2815,6 +2985,8 @@ pub unsafe fn stream_synchronize(stream: cudaStream_t) -> crate::Result<()> {
 /// [`cudaStreamSynchronize`](crate::api::stream_synchronize).
 ///
 /// The raw function is [`cudaStreamQuery`](crate::sys::cudaStreamQuery).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -2917,6 +3089,8 @@ pub unsafe fn stream_query(stream: cudaStream_t) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream in which to enqueue the attach operation
@@ -2983,6 +3157,8 @@ pub unsafe fn stream_attach_mem_async(
 ///
 /// The raw function is [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream in which to initiate capture
@@ -3015,6 +3191,82 @@ pub unsafe fn stream_begin_capture(
     unsafe { crate::sys::cudaStreamBeginCapture(stream, mode) }?.result()?;
     Ok(())
 }
+/// Begin graph capture on a stream to an existing graph.
+///
+/// Begin graph capture on `stream` to the existing `graph`. The node
+/// creation order while recapturing the graph must be identical to the
+/// original graph. The recapture will fail immediately for:
+///
+/// - Topology mismatches between the existing graph and the recaptured
+///   graph
+///
+/// - Parameter mismatches for memory allocation or free nodes
+///
+/// Any other node parameter mismatches during recapture can be configured
+/// to call the function provided in `callbackFunc`. The recapture will
+/// fail immediately if the callback returns anything other than
+/// cudaSuccess.
+///
+/// If the recapture fails for any reason, the `graph` will be in an
+/// undefined state and should be destroyed.
+///
+/// See cudaStreamBeginCapture for additional detail on beginning the
+/// capture.
+///
+/// **Notes**
+///
+/// Any user objects associated with `graph` will be released prior to the recapture.
+///
+/// The raw function is [`cudaStreamBeginRecaptureToGraph`](crate::sys::cudaStreamBeginRecaptureToGraph).
+///
+/// Available since CUDA 13.3.
+///
+/// # Arguments
+///
+/// - `stream` — Stream in which to initiate capture
+/// - `mode` — Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see [`cudaThreadExchangeStreamCaptureMode`](crate::api::thread_exchange_stream_capture_mode).
+/// - `graph` — Existing CUDA graph to be captured into
+/// - `callback_data` (optional: `None` passes NULL) — Optional struct of callback data that will be invoked for all parameter mismatches from the original graph
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `cudaErrorDeinitialized`, `cudaErrorNotInitialized`, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.3.
+///
+/// # Safety
+///
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaGraphRecaptureCallbackData` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaStreamCreate`](crate::api::stream_create)
+/// - [`cudaStreamBeginCapture`](crate::api::stream_begin_capture)
+/// - [`cudaStreamIsCapturing`](crate::api::stream_is_capturing)
+/// - [`cudaStreamEndCapture`](crate::api::stream_end_capture)
+/// - [`cudaThreadExchangeStreamCaptureMode`](crate::api::thread_exchange_stream_capture_mode)
+#[doc(alias = "cudaStreamBeginRecaptureToGraph")]
+#[inline]
+pub unsafe fn stream_begin_recapture_to_graph(
+    stream: cudaStream_t,
+    mode: cudaStreamCaptureMode,
+    graph: cudaGraph_t,
+    callback_data: Option<&mut cudaGraphRecaptureCallbackData>,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaStreamBeginRecaptureToGraph(
+            stream,
+            mode,
+            graph,
+            callback_data.map_or(::core::ptr::null_mut(), ::core::ptr::from_mut),
+        )
+    }?
+        .result()?;
+    Ok(())
+}
 /// Begins graph capture on a stream to an existing graph.
 ///
 /// Begin graph capture on `stream`. When a stream is in capture mode, all
@@ -3038,6 +3290,8 @@ pub unsafe fn stream_begin_capture(
 /// Kernels captured using this API must not use texture and surface references. Reading or writing through any texture or surface reference is undefined behavior. This restriction does not apply to texture and surface objects.
 ///
 /// The raw function is [`cudaStreamBeginCaptureToGraph`](crate::sys::cudaStreamBeginCaptureToGraph).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -3141,6 +3395,8 @@ pub unsafe fn stream_begin_capture_to_graph(
 ///
 /// The raw function is [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `mode` (read and written back) — Pointer to mode value to swap with the current mode
@@ -3179,6 +3435,8 @@ pub fn thread_exchange_stream_capture_mode(
 /// same thread as [`cudaStreamBeginCapture`](crate::api::stream_begin_capture).
 ///
 /// The raw function is [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -3243,6 +3501,8 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
 ///
 /// The raw function is [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream to query
@@ -3301,6 +3561,8 @@ pub unsafe fn stream_is_capturing(
 /// dependencies, the call will return [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY).
 ///
 /// The raw function is [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -3416,6 +3678,8 @@ pub unsafe fn stream_get_capture_info(
 ///
 /// The raw function is [`cudaStreamUpdateCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependencies).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `stream` — The stream to update
@@ -3472,6 +3736,8 @@ pub unsafe fn stream_update_capture_dependencies(
 /// [`cudaEventDefault`](crate::sys::EventFlags::DEFAULT).
 ///
 /// The raw function is [`cudaEventCreate`](crate::sys::cudaEventCreate).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Returns
 ///
@@ -3530,6 +3796,8 @@ pub fn event_create() -> crate::Result<cudaEvent_t> {
 ///
 /// The raw function is [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `flags` ([`EventFlags`](crate::sys::EventFlags)) — Flags for new event
@@ -3582,6 +3850,8 @@ pub fn event_create_with_flags(
 /// [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS).
 ///
 /// The raw function is [`cudaEventRecord`](crate::sys::cudaEventRecord).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -3645,7 +3915,51 @@ pub unsafe fn event_record(
 /// - [`cudaEventRecordExternal`](crate::sys::EventRecordFlags::EXTERNAL): Event is captured in the graph
 ///   as an external event node when performing stream capture.
 ///
-/// Queries an event's status
+/// The raw function is [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `event` — Event to record
+/// - `stream` — Stream in which to record event
+/// - `flags` ([`EventRecordFlags`](crate::sys::EventRecordFlags)) — Parameters for the operation(See above)
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - It moves an event to a new point of a stream: the safe layer waits on the events it owns before freeing or reading memory, and a re-recorded event would no longer mark the work it waits for. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Event::record`](crate::Event::record).
+/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaEventCreateWithFlags`](crate::api::event_create_with_flags)
+/// - [`cudaEventQuery`](crate::api::event_query)
+/// - [`cudaEventSynchronize`](crate::api::event_synchronize)
+/// - [`cudaEventDestroy`](crate::api::event_destroy)
+/// - [`cudaEventElapsedTime`](crate::api::event_elapsed_time)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+/// - [`cudaEventRecord`](crate::api::event_record)
+/// - `cuEventRecord`
+#[doc(alias = "cudaEventRecordWithFlags")]
+#[inline]
+pub unsafe fn event_record_with_flags(
+    event: cudaEvent_t,
+    stream: cudaStream_t,
+    flags: crate::sys::EventRecordFlags,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe { crate::sys::cudaEventRecordWithFlags(event, stream, flags.bits()) }?
+        .result()?;
+    Ok(())
+}
+/// Queries an event's status.
 ///
 /// Queries the status of all work currently captured by `event`. See
 /// [`cudaEventRecord`](crate::api::event_record) for details on what is captured by an
@@ -3661,13 +3975,15 @@ pub unsafe fn event_record(
 ///
 /// The raw function is [`cudaEventQuery`](crate::sys::cudaEventQuery).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
-/// - `event` — Event to record
+/// - `event` — Event to query
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3675,14 +3991,6 @@ pub unsafe fn event_record(
 ///
 /// # See also
 ///
-/// - [`cudaEventCreateWithFlags`](crate::api::event_create_with_flags)
-/// - [`cudaEventQuery`](crate::api::event_query)
-/// - [`cudaEventSynchronize`](crate::api::event_synchronize)
-/// - [`cudaEventDestroy`](crate::api::event_destroy)
-/// - [`cudaEventElapsedTime`](crate::api::event_elapsed_time)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-/// - [`cudaEventRecord`](crate::api::event_record)
-/// - `cuEventRecord`
 /// - [`cudaEventCreateWithFlags`](crate::api::event_create_with_flags)
 /// - [`cudaEventRecord`](crate::api::event_record)
 /// - [`cudaEventSynchronize`](crate::api::event_synchronize)
@@ -3712,6 +4020,8 @@ pub unsafe fn event_query(event: cudaEvent_t) -> crate::Result<()> {
 /// device.
 ///
 /// The raw function is [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -3753,6 +4063,8 @@ pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
 /// automatically be released asynchronously at completion.
 ///
 /// The raw function is [`cudaEventDestroy`](crate::sys::cudaEventDestroy).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -3813,6 +4125,8 @@ pub unsafe fn event_destroy(event: cudaEvent_t) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `start` — Starting event
@@ -3869,88 +4183,83 @@ pub unsafe fn event_elapsed_time(
 ///
 /// If `type` is
 /// [`cudaExternalMemoryHandleTypeOpaqueFd`](crate::sys::cudaExternalMemoryHandleType::OPAQUE_FD), then
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::fd must be a valid
-/// file descriptor referencing a memory object. Ownership of the file
+/// `fd` must be a valid file
+/// descriptor referencing a memory object. Ownership of the file
 /// descriptor is transferred to the CUDA driver when the handle is
 /// imported successfully. Performing any operations on the file descriptor
 /// after it is imported results in undefined behavior.
 ///
 /// If `type` is
 /// [`cudaExternalMemoryHandleTypeOpaqueWin32`](crate::sys::cudaExternalMemoryHandleType::OPAQUE_WIN32), then exactly one
-/// of [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle and
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must not
-/// be NULL. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle is not
-/// NULL, then it must represent a valid shared NT handle that references a
-/// memory object. Ownership of this handle is not transferred to CUDA
-/// after the import operation, so the application must release the handle
-/// using the appropriate system call. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name is not
-/// NULL, then it must point to a NULL-terminated array of UTF-16
-/// characters that refers to a memory object.
+/// of `handle` and
+/// `name` must not be
+/// NULL. If `handle`
+/// is not NULL, then it must represent a valid shared NT handle that
+/// references a memory object. Ownership of this handle is not transferred
+/// to CUDA after the import operation, so the application must release the
+/// handle using the appropriate system call. If
+/// `name` is not NULL,
+/// then it must point to a NULL-terminated array of UTF-16 characters that
+/// refers to a memory object.
 ///
 /// If `type` is
 /// [`cudaExternalMemoryHandleTypeOpaqueWin32Kmt`](crate::sys::cudaExternalMemoryHandleType::OPAQUE_WIN32_KMT), then
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle must be
-/// non-NULL and
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must be
-/// NULL. The handle specified must be a globally shared KMT handle. This
-/// handle does not hold a reference to the underlying object, and thus
-/// will be invalid when all references to the memory object are destroyed.
+/// `handle` must be
+/// non-NULL and `name`
+/// must be NULL. The handle specified must be a globally shared KMT
+/// handle. This handle does not hold a reference to the underlying object,
+/// and thus will be invalid when all references to the memory object are
+/// destroyed.
 ///
 /// If `type` is
 /// [`cudaExternalMemoryHandleTypeD3D12Heap`](crate::sys::cudaExternalMemoryHandleType::D3D12_HEAP), then exactly one of
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle and
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must not
-/// be NULL. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle is not
-/// NULL, then it must represent a valid shared NT handle that is returned
-/// by ID3D12Device::CreateSharedHandle when referring to a ID3D12Heap
-/// object. This handle holds a reference to the underlying object. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name is not
-/// NULL, then it must point to a NULL-terminated array of UTF-16
+/// `handle` and
+/// `name` must not be
+/// NULL. If `handle`
+/// is not NULL, then it must represent a valid shared NT handle that is
+/// returned by ID3D12Device::CreateSharedHandle when referring to a
+/// ID3D12Heap object. This handle holds a reference to the underlying
+/// object. If `name`
+/// is not NULL, then it must point to a NULL-terminated array of UTF-16
 /// characters that refers to a ID3D12Heap object.
 ///
 /// If `type` is
 /// [`cudaExternalMemoryHandleTypeD3D12Resource`](crate::sys::cudaExternalMemoryHandleType::D3D12_RESOURCE), then exactly one
-/// of [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle and
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must not
-/// be NULL. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle is not
-/// NULL, then it must represent a valid shared NT handle that is returned
-/// by ID3D12Device::CreateSharedHandle when referring to a ID3D12Resource
-/// object. This handle holds a reference to the underlying object. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name is not
-/// NULL, then it must point to a NULL-terminated array of UTF-16
+/// of `handle` and
+/// `name` must not be
+/// NULL. If `handle`
+/// is not NULL, then it must represent a valid shared NT handle that is
+/// returned by ID3D12Device::CreateSharedHandle when referring to a
+/// ID3D12Resource object. This handle holds a reference to the underlying
+/// object. If `name`
+/// is not NULL, then it must point to a NULL-terminated array of UTF-16
 /// characters that refers to a ID3D12Resource object.
 ///
 /// If `type` is
 /// [`cudaExternalMemoryHandleTypeD3D11Resource`](crate::sys::cudaExternalMemoryHandleType::D3D11_RESOURCE),then exactly one
-/// of [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle and
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must not
-/// be NULL. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle is
-/// not NULL, then it must represent a valid shared NT handle that is
+/// of `handle` and
+/// `name` must not be
+/// NULL. If `handle`
+/// is   not NULL, then it must represent a valid shared NT handle that is
 /// returned by IDXGIResource1::CreateSharedHandle when referring to a
 /// ID3D11Resource object. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name is not
-/// NULL, then it must point to a NULL-terminated array of UTF-16
-/// characters that refers to a ID3D11Resource object.
+/// `name` is not NULL,
+/// then it must point to a NULL-terminated array of UTF-16 characters that
+/// refers to a ID3D11Resource object.
 ///
 /// If `type` is
 /// [`cudaExternalMemoryHandleTypeD3D11ResourceKmt`](crate::sys::cudaExternalMemoryHandleType::D3D11_RESOURCE_KMT), then
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle must be
-/// non-NULL and
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must be
-/// NULL. The handle specified must be a valid shared KMT handle that is
-/// returned by IDXGIResource::GetSharedHandle when referring to a
+/// `handle` must be
+/// non-NULL and `name`
+/// must be NULL. The handle specified must be a valid shared KMT handle
+/// that is returned by IDXGIResource::GetSharedHandle when referring to a
 /// ID3D11Resource object.
 ///
 /// If `type` is
 /// [`cudaExternalMemoryHandleTypeNvSciBuf`](crate::sys::cudaExternalMemoryHandleType::NV_SCI_BUF), then
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::nvSciBufObject must
-/// be NON-NULL and reference a valid NvSciBuf object. If the NvSciBuf
-/// object imported into CUDA is also mapped by other drivers, then the
+/// `nvSciBufObject` must be
+/// NON-NULL and reference a valid NvSciBuf object. If the NvSciBuf object
+/// imported into CUDA is also mapped by other drivers, then the
 /// application must use [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async) or
 /// [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async) as approprriate barriers
 /// to maintain coherence between CUDA and the other drivers. See
@@ -3976,6 +4285,8 @@ pub unsafe fn event_elapsed_time(
 /// and Cache Control" chapter from Vulkan specification.
 ///
 /// The raw function is [`cudaImportExternalMemory`](crate::sys::cudaImportExternalMemory).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -4046,6 +4357,8 @@ pub unsafe fn import_external_memory(
 /// The returned pointer the returned `dev_ptr` must be freed using [`cudaFree`](crate::api::free).
 ///
 /// The raw function is [`cudaExternalMemoryGetMappedBuffer`](crate::sys::cudaExternalMemoryGetMappedBuffer).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -4124,6 +4437,8 @@ pub unsafe fn external_memory_get_mapped_buffer(
 ///
 /// The raw function is [`cudaExternalMemoryGetMappedMipmappedArray`](crate::sys::cudaExternalMemoryGetMappedMipmappedArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `ext_mem` — Handle to external memory object
@@ -4177,6 +4492,8 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
 ///
 /// The raw function is [`cudaDestroyExternalMemory`](crate::sys::cudaDestroyExternalMemory).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `ext_mem` — External memory object to be destroyed
@@ -4221,7 +4538,7 @@ pub unsafe fn destroy_external_memory(
 ///
 /// If `type` is
 /// [`cudaExternalSemaphoreHandleTypeOpaqueFd`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_FD), then
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::fd must be a valid
+/// `fd` must be a valid
 /// file descriptor referencing a synchronization object. Ownership of the
 /// file descriptor is transferred to the CUDA driver when the handle is
 /// imported successfully. Performing any operations on the file descriptor
@@ -4229,80 +4546,78 @@ pub unsafe fn destroy_external_memory(
 ///
 /// If `type` is
 /// [`cudaExternalSemaphoreHandleTypeOpaqueWin32`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32), then exactly
-/// one of
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle and
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name must
+/// one of `handle`
+/// and `name` must
 /// not be NULL. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle is
-/// not NULL, then it must represent a valid shared NT handle that
-/// references a synchronization object. Ownership of this handle is not
-/// transferred to CUDA after the import operation, so the application must
-/// release the handle using the appropriate system call. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name is not
+/// `handle` is not
+/// NULL, then it must represent a valid shared NT handle that references a
+/// synchronization object. Ownership of this handle is not transferred to
+/// CUDA after the import operation, so the application must release the
+/// handle using the appropriate system call. If
+/// `name` is not
 /// NULL, then it must name a valid synchronization object.
 ///
 /// If `type` is
 /// [`cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32_KMT), then
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle must
-/// be non-NULL and
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name must
-/// be NULL. The handle specified must be a globally shared KMT handle.
-/// This handle does not hold a reference to the underlying object, and
-/// thus will be invalid when all references to the synchronization object
-/// are destroyed.
+/// `handle` must be
+/// non-NULL and
+/// `name` must be
+/// NULL. The handle specified must be a globally shared KMT handle. This
+/// handle does not hold a reference to the underlying object, and thus
+/// will be invalid when all references to the synchronization object are
+/// destroyed.
 ///
 /// If `type` is
 /// [`cudaExternalSemaphoreHandleTypeD3D12Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D12_FENCE), then exactly one
-/// of [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle
-/// and [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name
-/// must not be NULL. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle is
-/// not NULL, then it must represent a valid shared NT handle that is
-/// returned by ID3D12Device::CreateSharedHandle when referring to a
-/// ID3D12Fence object. This handle holds a reference to the underlying
-/// object. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name is not
+/// of `handle` and
+/// `name` must not
+/// be NULL. If
+/// `handle` is not
+/// NULL, then it must represent a valid shared NT handle that is returned
+/// by ID3D12Device::CreateSharedHandle when referring to a ID3D12Fence
+/// object. This handle holds a reference to the underlying object. If
+/// `name` is not
 /// NULL, then it must name a valid synchronization object that refers to a
 /// valid ID3D12Fence object.
 ///
 /// If `type` is
 /// [`cudaExternalSemaphoreHandleTypeD3D11Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D11_FENCE), then exactly one
-/// of [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle
-/// and [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name
-/// must not be NULL. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle is
-/// not NULL, then it must represent a valid shared NT handle that is
-/// returned by ID3D11Fence::CreateSharedHandle. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name is not
+/// of `handle` and
+/// `name` must not
+/// be NULL. If
+/// `handle` is not
+/// NULL, then it must represent a valid shared NT handle that is returned
+/// by ID3D11Fence::CreateSharedHandle. If
+/// `name` is not
 /// NULL, then it must name a valid synchronization object that refers to a
 /// valid ID3D11Fence object.
 ///
 /// If `type` is
 /// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC), then
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::nvSciSyncObj
+/// `nvSciSyncObj`
 /// represents a valid NvSciSyncObj.
 ///
 /// [`cudaExternalSemaphoreHandleTypeKeyedMutex`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX), then exactly one
-/// of [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle
-/// and [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name
-/// must not be NULL. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle is
-/// not NULL, then it represent a valid shared NT handle that is returned
-/// by IDXGIResource1::CreateSharedHandle when referring to a
-/// IDXGIKeyedMutex object.
+/// of `handle` and
+/// `name` must not
+/// be NULL. If
+/// `handle` is not
+/// NULL, then it represent a valid shared NT handle that is returned by
+/// IDXGIResource1::CreateSharedHandle when referring to a IDXGIKeyedMutex
+/// object.
 ///
 /// If `type` is
 /// [`cudaExternalSemaphoreHandleTypeKeyedMutexKmt`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX_KMT), then
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle must
-/// be non-NULL and
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name must
-/// be NULL. The handle specified must represent a valid KMT handle that is
+/// `handle` must be
+/// non-NULL and
+/// `name` must be
+/// NULL. The handle specified must represent a valid KMT handle that is
 /// returned by IDXGIResource::GetSharedHandle when referring to a
 /// IDXGIKeyedMutex object.
 ///
 /// If `type` is
 /// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_FD), then
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::fd must be a valid
+/// `fd` must be a valid
 /// file descriptor referencing a synchronization object. Ownership of the
 /// file descriptor is transferred to the CUDA driver when the handle is
 /// imported successfully. Performing any operations on the file descriptor
@@ -4311,18 +4626,20 @@ pub unsafe fn destroy_external_memory(
 /// If `type` is
 /// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_WIN32), then
 /// exactly one of
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle and
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name must
-/// not be NULL. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle is
-/// not NULL, then it must represent a valid shared NT handle that
-/// references a synchronization object. Ownership of this handle is not
-/// transferred to CUDA after the import operation, so the application must
-/// release the handle using the appropriate system call. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name is not
+/// `handle` and
+/// `name` must not
+/// be NULL. If
+/// `handle` is not
+/// NULL, then it must represent a valid shared NT handle that references a
+/// synchronization object. Ownership of this handle is not transferred to
+/// CUDA after the import operation, so the application must release the
+/// handle using the appropriate system call. If
+/// `name` is not
 /// NULL, then it must name a valid synchronization object.
 ///
 /// The raw function is [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -4386,15 +4703,15 @@ pub unsafe fn import_external_semaphore(
 /// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_FD),
 /// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_WIN32) then
 /// the semaphore will be set to the value specified in
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::fence::value.
+/// `value`.
 ///
 /// If the semaphore object is of the type
 /// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC) this API sets
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence
-/// to a value that can be used by subsequent waiters of the same NvSciSync
+/// `fence` to
+/// a value that can be used by subsequent waiters of the same NvSciSync
 /// object to order operations with those currently submitted in `stream`.
 /// Such an update will overwrite previous contents of
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence.
+/// `fence`.
 /// By default, signaling such an external semaphore object causes
 /// appropriate memory synchronization operations to be performed over all
 /// the external memory objects that are imported as
@@ -4411,7 +4728,7 @@ pub unsafe fn import_external_semaphore(
 /// in [`cudaDeviceGetNvSciSyncAttributes`](crate::api::device_get_nv_sci_sync_attributes) to
 /// cudaNvSciSyncAttrSignal, this API will return cudaErrorNotSupported.
 ///
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence
+/// `fence`
 /// associated with semaphore object of the type
 /// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC) can be
 /// deterministic. For this the NvSciSyncAttrList used to create the
@@ -4430,7 +4747,7 @@ pub unsafe fn import_external_semaphore(
 /// with deterministic fence support enabled in different streams or by
 /// adding explicit dependency amongst such streams so that the semaphore
 /// is signaled in order.
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence
+/// `fence`
 /// associated with semaphore object of the type
 /// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC) can be timestamp
 /// enabled. For this the NvSciSyncAttrList used to create the object must
@@ -4451,9 +4768,11 @@ pub unsafe fn import_external_semaphore(
 /// [`cudaExternalSemaphoreHandleTypeKeyedMutex`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX),
 /// [`cudaExternalSemaphoreHandleTypeKeyedMutexKmt`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX_KMT), then the
 /// keyed mutex will be released with the key specified in
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::keyedmutex::key.
+/// `key`.
 ///
 /// The raw function is [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -4531,14 +4850,14 @@ pub unsafe fn signal_external_semaphores_async(
 /// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_WIN32) then
 /// waiting on the semaphore will wait until the value of the semaphore is
 /// greater than or equal to
-/// [`cudaExternalSemaphoreWaitParams`](crate::sys::cudaExternalSemaphoreWaitParams)::params::fence::value.
+/// `value`.
 ///
 /// If the semaphore object is of the type
 /// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC) then, waiting on
 /// the semaphore will wait until the
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence
-/// is signaled by the signaler of the NvSciSyncObj that was associated
-/// with this semaphore object. By default, waiting on such an external
+/// `fence` is
+/// signaled by the signaler of the NvSciSyncObj that was associated with
+/// this semaphore object. By default, waiting on such an external
 /// semaphore object causes appropriate memory synchronization operations
 /// to be performed over all external memory objects that are imported as
 /// [`cudaExternalMemoryHandleTypeNvSciBuf`](crate::sys::cudaExternalMemoryHandleType::NV_SCI_BUF). This ensures that any
@@ -4558,16 +4877,17 @@ pub unsafe fn signal_external_semaphores_async(
 /// [`cudaExternalSemaphoreHandleTypeKeyedMutex`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX),
 /// [`cudaExternalSemaphoreHandleTypeKeyedMutexKmt`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX_KMT), then the
 /// keyed mutex will be acquired when it is released with the key specified
-/// in
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::keyedmutex::key
+/// in `key`
 /// or until the timeout specified by
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::keyedmutex::timeoutMs
+/// `timeoutMs`
 /// has lapsed. The timeout interval can either be a finite value specified
 /// in milliseconds or an infinite value. In case an infinite value is
 /// specified the timeout never elapses. The windows INFINITE macro must be
 /// used to specify infinite timeout
 ///
 /// The raw function is [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -4627,6 +4947,8 @@ pub unsafe fn wait_external_semaphores_async(
 /// completed before the semaphore is destroyed.
 ///
 /// The raw function is [`cudaDestroyExternalSemaphore`](crate::sys::cudaDestroyExternalSemaphore).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -4698,6 +5020,8 @@ pub unsafe fn destroy_external_semaphore(
 ///
 /// The raw function is [`cudaFuncSetCacheConfig`](crate::sys::cudaFuncSetCacheConfig).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `func` — Device function symbol
@@ -4741,6 +5065,8 @@ pub unsafe fn func_set_cache_config(
 /// currently being used.
 ///
 /// The raw function is [`cudaFuncGetAttributes`](crate::sys::cudaFuncGetAttributes).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -4830,12 +5156,14 @@ pub unsafe fn func_get_attributes(
 ///
 /// - [`cudaFuncAttributeClusterSchedulingPolicyPreference`](crate::sys::cudaFuncAttribute::CLUSTER_SCHEDULING_POLICY_PREFERENCE): The
 ///   block scheduling policy of a function. The value type is
-///   cudaClusterSchedulingPolicy.
+///   [`cudaClusterSchedulingPolicy`](crate::sys::cudaClusterSchedulingPolicy).
 ///
 /// cudaLaunchKernel (C++ API), cudaFuncSetCacheConfig (C++ API),
 /// `cudaFuncGetAttributes (C API)`,
 ///
 /// The raw function is [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -4870,6 +5198,8 @@ pub unsafe fn func_set_attribute(
 ///
 /// The raw function is [`cudaFuncGetParamCount`](crate::sys::cudaFuncGetParamCount).
 ///
+/// Available since CUDA 13.2.
+///
 /// # Arguments
 ///
 /// - `func` — The function to query
@@ -4880,7 +5210,7 @@ pub unsafe fn func_set_attribute(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -4940,6 +5270,8 @@ pub unsafe fn func_get_param_count(func: *const c_void) -> crate::Result<usize> 
 /// context.
 ///
 /// The raw function is [`cudaLaunchHostFunc`](crate::sys::cudaLaunchHostFunc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5025,6 +5357,8 @@ pub unsafe fn launch_host_func(
 ///
 /// The raw function is [`cudaLaunchHostFunc_v2`](crate::sys::cudaLaunchHostFunc_v2).
 ///
+/// Available since CUDA 13.2.
+///
 /// # Arguments
 ///
 /// - `stream` — Stream to enqueue function call in
@@ -5034,7 +5368,7 @@ pub unsafe fn launch_host_func(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -5074,6 +5408,8 @@ pub unsafe fn launch_host_func_v2(
 /// streaming multiprocessor for the device function.
 ///
 /// The raw function is [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5132,6 +5468,8 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
 /// to allow `num_blocks` blocks per SM.
 ///
 /// The raw function is [`cudaOccupancyAvailableDynamicSMemPerBlock`](crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5204,6 +5542,8 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
 ///   "Unified L1/Texture Cache" section of the Maxwell tuning guide.
 ///
 /// The raw function is [`cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5363,6 +5703,8 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
 ///
 /// The raw function is [`cudaMallocManaged`](crate::sys::cudaMallocManaged).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `size` — Requested allocation size in bytes
@@ -5417,6 +5759,8 @@ pub fn malloc_managed(
 /// the returned `dev_ptr` allocated using the host API, and vice versa.
 ///
 /// The raw function is [`cudaMalloc`](crate::sys::cudaMalloc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5474,6 +5818,8 @@ pub fn malloc(size: usize) -> crate::Result<*mut c_void> {
 /// for data exchange between host and device.
 ///
 /// The raw function is [`cudaMallocHost`](crate::sys::cudaMallocHost).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5535,6 +5881,8 @@ pub fn malloc_host(size: usize) -> crate::Result<*mut c_void> {
 /// (whether linear memory or CUDA arrays).
 ///
 /// The raw function is [`cudaMallocPitch`](crate::sys::cudaMallocPitch).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5621,6 +5969,8 @@ pub fn malloc_pitch(width: usize, height: usize) -> crate::Result<(*mut c_void, 
 ///
 /// The raw function is [`cudaMallocArray`](crate::sys::cudaMallocArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `desc` — Requested channel format
@@ -5700,6 +6050,8 @@ pub fn malloc_array(
 ///
 /// The raw function is [`cudaFree`](crate::sys::cudaFree).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Device pointer to memory to free
@@ -5744,6 +6096,8 @@ pub unsafe fn free(dev_ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaFreeHost`](crate::sys::cudaFreeHost).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `ptr` — Pointer to memory to free
@@ -5785,6 +6139,8 @@ pub unsafe fn free_host(ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaFreeArray`](crate::sys::cudaFreeArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `array` — Pointer to array to free
@@ -5823,6 +6179,8 @@ pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
 /// If `devPtr` is 0, no operation is performed.
 ///
 /// The raw function is [`cudaFreeMipmappedArray`](crate::sys::cudaFreeMipmappedArray).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -5913,6 +6271,8 @@ pub unsafe fn free_mipmapped_array(
 /// [`cudaFreeHost`](crate::api::free_host).
 ///
 /// The raw function is [`cudaHostAlloc`](crate::sys::cudaHostAlloc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -6038,6 +6398,8 @@ pub fn host_alloc(
 ///
 /// The raw function is [`cudaHostRegister`](crate::sys::cudaHostRegister).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `ptr` — Host pointer to memory to page-lock
@@ -6080,6 +6442,8 @@ pub unsafe fn host_register(
 /// [`cudaHostRegister`](crate::api::host_register).
 ///
 /// The raw function is [`cudaHostUnregister`](crate::sys::cudaHostUnregister).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -6139,6 +6503,8 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `p_host` — Requested host pointer mapping
@@ -6183,6 +6549,8 @@ pub unsafe fn host_get_device_pointer(
 /// reside in an address range allocated by [`cudaHostAlloc`](crate::api::host_alloc).
 ///
 /// The raw function is [`cudaHostGetFlags`](crate::sys::cudaHostGetFlags).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -6239,6 +6607,8 @@ pub unsafe fn host_get_flags(p_host: *mut c_void) -> crate::Result<c_uint> {
 ///
 /// The raw function is [`cudaMalloc3D`](crate::sys::cudaMalloc3D).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `extent` — Requested allocation size (`width` field in bytes)
@@ -6262,6 +6632,8 @@ pub unsafe fn host_get_flags(p_host: *mut c_void) -> crate::Result<c_uint> {
 /// - [`cudaFreeArray`](crate::api::free_array)
 /// - [`cudaFreeHost`](crate::api::free_host)
 /// - [`cudaHostAlloc`](crate::api::host_alloc)
+/// - `make_cudaPitchedPtr`
+/// - `make_cudaExtent`
 /// - `cuMemAllocPitch`
 #[doc(alias = "cudaMalloc3D")]
 #[inline]
@@ -6365,6 +6737,8 @@ pub fn malloc3d(extent: cudaExtent) -> crate::Result<cudaPitchedPtr> {
 ///
 /// The raw function is [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `desc` — Requested channel format
@@ -6388,6 +6762,7 @@ pub fn malloc3d(extent: cudaExtent) -> crate::Result<cudaPitchedPtr> {
 /// - [`cudaFreeArray`](crate::api::free_array)
 /// - [`cudaFreeHost`](crate::api::free_host)
 /// - [`cudaHostAlloc`](crate::api::host_alloc)
+/// - `make_cudaExtent`
 /// - `cuArray3DCreate`
 #[doc(alias = "cudaMalloc3DArray")]
 #[inline]
@@ -6504,6 +6879,8 @@ pub fn malloc3d_array(
 ///
 /// The raw function is [`cudaMallocMipmappedArray`](crate::sys::cudaMallocMipmappedArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `desc` — Requested channel format
@@ -6528,6 +6905,7 @@ pub fn malloc3d_array(
 /// - [`cudaFreeArray`](crate::api::free_array)
 /// - [`cudaFreeHost`](crate::api::free_host)
 /// - [`cudaHostAlloc`](crate::api::host_alloc)
+/// - `make_cudaExtent`
 /// - `cuMipmappedArrayCreate`
 #[doc(alias = "cudaMallocMipmappedArray")]
 #[inline]
@@ -6568,6 +6946,8 @@ pub fn malloc_mipmapped_array(
 ///
 /// The raw function is [`cudaGetMipmappedArrayLevel`](crate::sys::cudaGetMipmappedArrayLevel).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `mipmapped_array` — CUDA mipmapped array
@@ -6594,6 +6974,7 @@ pub fn malloc_mipmapped_array(
 /// - [`cudaFreeArray`](crate::api::free_array)
 /// - [`cudaFreeHost`](crate::api::free_host)
 /// - [`cudaHostAlloc`](crate::api::host_alloc)
+/// - `make_cudaExtent`
 /// - `cuMipmappedArrayGetLevel`
 #[doc(alias = "cudaGetMipmappedArrayLevel")]
 #[inline]
@@ -6671,6 +7052,8 @@ pub unsafe fn get_mipmapped_array_level(
 ///
 /// The raw function is [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `p` — 3D memory copy parameters
@@ -6728,6 +7111,8 @@ pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> crate::Result<()> {
 /// [`cudaMemcpy3DPeerAsync`](crate::api::memcpy3d_peer_async) to avoid this synchronization).
 ///
 /// The raw function is [`cudaMemcpy3DPeer`](crate::sys::cudaMemcpy3DPeer).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -6827,6 +7212,8 @@ pub unsafe fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `p` — 3D memory copy parameters
@@ -6884,6 +7271,8 @@ pub unsafe fn memcpy3d_async(
 ///
 /// The raw function is [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `p` — Parameters for the memory copy
@@ -6940,6 +7329,8 @@ pub unsafe fn memcpy3d_peer_async(
 ///
 /// The raw function is [`cudaMemGetInfo`](crate::sys::cudaMemGetInfo).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Returns
 ///
 /// A tuple, in this order:
@@ -6977,6 +7368,8 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 /// Any of the returned `desc`, the returned `extent` and the returned `flags` may be specified as NULL.
 ///
 /// The raw function is [`cudaArrayGetInfo`](crate::sys::cudaArrayGetInfo).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -7041,6 +7434,8 @@ pub unsafe fn array_get_info(
 ///
 /// The raw function is [`cudaArrayGetPlane`](crate::sys::cudaArrayGetPlane).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_array` — CUDA array
@@ -7090,6 +7485,8 @@ pub unsafe fn array_get_plane(
 /// alignment necessary for mapping the CUDA array.
 ///
 /// The raw function is [`cudaArrayGetMemoryRequirements`](crate::sys::cudaArrayGetMemoryRequirements).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -7149,6 +7546,8 @@ pub unsafe fn array_get_memory_requirements(
 ///
 /// The raw function is [`cudaMipmappedArrayGetMemoryRequirements`](crate::sys::cudaMipmappedArrayGetMemoryRequirements).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `mipmap` — CUDA mipmapped array to get the memory requirements of
@@ -7195,45 +7594,129 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
 }
 /// Returns the layout properties of a sparse CUDA array.
 ///
-///   Returns the layout properties of a sparse CUDA array in
-///   `sparseProperties`. If the CUDA array is not allocated with flag
-///   [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be
-///   returned.
+/// Returns the layout properties of a sparse CUDA array in
+/// the returned `sparse_properties`. If the CUDA array is not allocated with flag
+/// [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be
+/// returned.
 ///
-///   If the returned value in `flags`
-///   contains [`cudaArraySparsePropertiesSingleMipTail`](crate::sys::cudaArraySparsePropertiesSingleMipTail), then
-///   `miptailSize` represents the total
-///   size of the array. Otherwise, it will be zero. Also, the returned value
-///   in `miptailFirstLevel` is always
-///   zero. Note that the `array` must have been allocated using
-///   [`cudaMallocArray`](crate::api::malloc_array) or [`cudaMalloc3DArray`](crate::api::malloc3d_array). For CUDA
-///   arrays obtained using `cudaMipmappedArrayGetLevel`,
-///   [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned. Instead,
-///   [`cudaMipmappedArrayGetSparseProperties`](crate::api::mipmapped_array_get_sparse_properties) must be used to
-///   obtain the sparse properties of the entire CUDA mipmapped array to
-///   which `array` belongs to.
+/// If the returned value in `flags`
+/// contains [`cudaArraySparsePropertiesSingleMipTail`](crate::sys::cudaArraySparsePropertiesSingleMipTail), then
+/// `miptailSize` represents the total
+/// size of the array. Otherwise, it will be zero. Also, the returned value
+/// in `miptailFirstLevel` is always
+/// zero. Note that the `array` must have been allocated using
+/// [`cudaMallocArray`](crate::api::malloc_array) or [`cudaMalloc3DArray`](crate::api::malloc3d_array). For CUDA
+/// arrays obtained using `cudaMipmappedArrayGetLevel`,
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned. Instead,
+/// [`cudaMipmappedArrayGetSparseProperties`](crate::api::mipmapped_array_get_sparse_properties) must be used to
+/// obtain the sparse properties of the entire CUDA mipmapped array to
+/// which `array` belongs to.
 ///
-///   Returns the layout properties of a sparse CUDA mipmapped array
+/// The raw function is [`cudaArrayGetSparseProperties`](crate::sys::cudaArrayGetSparseProperties).
 ///
-///   Returns the sparse array layout properties in `sparseProperties`. If
-///   the CUDA mipmapped array is not allocated with flag
-///   [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be
-///   returned.
+/// In every CUDA 13.x release.
 ///
-///   For non-layered CUDA mipmapped arrays,
-///   `miptailSize` returns the size of
-///   the mip tail region. The mip tail region includes all mip levels whose
-///   width, height or depth is less than that of the tile. For layered CUDA
-///   mipmapped arrays, if `flags`
-///   contains [`cudaArraySparsePropertiesSingleMipTail`](crate::sys::cudaArraySparsePropertiesSingleMipTail), then
-///   `miptailSize` specifies the size of
-///   the mip tail of all layers combined. Otherwise,
-///   `miptailSize` specifies mip tail
-///   size per layer. The returned value of
-///   `miptailFirstLevel` is valid only
-///   if `miptailSize` is non-zero.
+/// # Arguments
 ///
-///   Copies data between host and device
+/// - `array` — The CUDA array to get the sparse properties of
+///
+/// # Returns
+///
+/// `sparse_properties`: Pointer to return the [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `array` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaMipmappedArrayGetSparseProperties`](crate::api::mipmapped_array_get_sparse_properties)
+/// - `cuMemMapArrayAsync`
+#[doc(alias = "cudaArrayGetSparseProperties")]
+#[inline]
+pub unsafe fn array_get_sparse_properties(
+    array: cudaArray_t,
+) -> crate::Result<cudaArraySparseProperties> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut sparse_properties: cudaArraySparseProperties = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe { crate::sys::cudaArrayGetSparseProperties(&mut sparse_properties, array) }?
+        .result()?;
+    Ok(sparse_properties)
+}
+/// Returns the layout properties of a sparse CUDA mipmapped array.
+///
+/// Returns the sparse array layout properties in the returned `sparse_properties`. If
+/// the CUDA mipmapped array is not allocated with flag
+/// [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be
+/// returned.
+///
+/// For non-layered CUDA mipmapped arrays,
+/// `miptailSize` returns the size of
+/// the mip tail region. The mip tail region includes all mip levels whose
+/// width, height or depth is less than that of the tile. For layered CUDA
+/// mipmapped arrays, if `flags`
+/// contains [`cudaArraySparsePropertiesSingleMipTail`](crate::sys::cudaArraySparsePropertiesSingleMipTail), then
+/// `miptailSize` specifies the size of
+/// the mip tail of all layers combined. Otherwise,
+/// `miptailSize` specifies mip tail
+/// size per layer. The returned value of
+/// `miptailFirstLevel` is valid only
+/// if `miptailSize` is non-zero.
+///
+/// The raw function is [`cudaMipmappedArrayGetSparseProperties`](crate::sys::cudaMipmappedArrayGetSparseProperties).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `mipmap` — The CUDA mipmapped array to get the sparse properties of
+///
+/// # Returns
+///
+/// `sparse_properties`: Pointer to return [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `mipmap` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaArrayGetSparseProperties`](crate::api::array_get_sparse_properties)
+/// - `cuMemMapArrayAsync`
+#[doc(alias = "cudaMipmappedArrayGetSparseProperties")]
+#[inline]
+pub unsafe fn mipmapped_array_get_sparse_properties(
+    mipmap: cudaMipmappedArray_t,
+) -> crate::Result<cudaArraySparseProperties> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut sparse_properties: cudaArraySparseProperties = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaMipmappedArrayGetSparseProperties(&mut sparse_properties, mipmap)
+    }?
+        .result()?;
+    Ok(sparse_properties)
+}
+/// Copies data between host and device.
 ///
 ///   Copies `count` bytes from the memory area pointed to by `src` to the
 ///   memory area pointed to by `dst`, where `kind` specifies the direction
@@ -7251,31 +7734,27 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
 ///
 ///   Parameters
 ///   \----------
-///   sparseProperties : Any
-///   Pointer to return the [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)
-///   array : Any
-///   The CUDA array to get the sparse properties of
-///   sparseProperties : size_t
-///   Pointer to return [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)
-///   mipmap : [`cudaMemcpyKind`](crate::sys::cudaMemcpyKind)
-///   The CUDA mipmapped array to get the sparse properties of
+///   dst : Any
+///   Destination memory address
+///   src : Any
+///   Source memory address
+///   count : size_t
+///   Size in bytes to copy
+///   kind : [`cudaMemcpyKind`](crate::sys::cudaMemcpyKind)
+///   Type of transfer
 ///
 ///   Returns
 ///   \-------
 ///   cudaError_t
-///   [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
-///   [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
 ///   [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION)
 ///
 ///   See Also
 ///   \--------
-///   [`cudaMipmappedArrayGetSparseProperties`](crate::api::mipmapped_array_get_sparse_properties), `cuMemMapArrayAsync`
-///
-///   [`cudaArrayGetSparseProperties`](crate::api::array_get_sparse_properties), `cuMemMapArrayAsync`
-///
 ///   [`cudaMemcpy2D`](crate::api::memcpy2d), [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array), [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array), [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array), [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol), [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol), [`cudaMemcpyAsync`](crate::api::memcpy_async), [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async), [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async), [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async), [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async), [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async), `cuMemcpyDtoH`, `cuMemcpyHtoD`, `cuMemcpyDtoD`, `cuMemcpy`
 ///
 /// The raw function is [`cudaMemcpy`](crate::sys::cudaMemcpy).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -7340,6 +7819,8 @@ pub unsafe fn memcpy(
 ///
 /// The raw function is [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination device pointer
@@ -7401,6 +7882,8 @@ pub unsafe fn memcpy_peer(
 /// `spitch` exceeds the maximum allowed.
 ///
 /// The raw function is [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -7475,6 +7958,8 @@ pub unsafe fn memcpy2d(
 /// the maximum allowed.
 ///
 /// The raw function is [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -7563,6 +8048,8 @@ pub unsafe fn memcpy2d_to_array(
 ///
 /// The raw function is [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -7647,6 +8134,8 @@ pub unsafe fn memcpy2d_from_array(
 /// the width of the CUDA array `src`.
 ///
 /// The raw function is [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -7745,6 +8234,8 @@ pub unsafe fn memcpy2d_array_to_array(
 ///
 /// The raw function is [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -7808,6 +8299,8 @@ pub unsafe fn memcpy_async(
 /// all work on other devices.
 ///
 /// The raw function is [`cudaMemcpyPeerAsync`](crate::sys::cudaMemcpyPeerAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -7927,6 +8420,8 @@ pub unsafe fn memcpy_peer_async(
 ///
 /// The raw function is [`cudaMemcpyBatchAsync`](crate::sys::cudaMemcpyBatchAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dsts` (list; its length gives `count`) — Array of destination pointers.
@@ -8018,31 +8513,31 @@ pub unsafe fn memcpy_batch_async(
 ///
 /// For a given operand, if `type` is
 /// specified as [`cudaMemcpyOperandTypePointer`](crate::sys::cudaMemcpy3DOperandType::POINTER), then
-/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::ptr will be used. The
-/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::ptr::ptr field must contain the
+/// `ptr` will be used. The
+/// `ptr` field must contain the
 /// pointer where the copy should begin. The
-/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::ptr::rowLength field specifies the
+/// `rowLength` field specifies the
 /// length of each row in elements and must either be zero or be greater
 /// than or equal to the width of the copy specified in
-/// [`cudaMemcpy3DBatchOp`](crate::sys::cudaMemcpy3DBatchOp)::extent::width. The
-/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::ptr::layerHeight field specifies
-/// the height of each layer and must either be zero or be greater than or
+/// `width`. The
+/// `layerHeight` field specifies the
+/// height of each layer and must either be zero or be greater than or
 /// equal to the height of the copy specified in
-/// [`cudaMemcpy3DBatchOp`](crate::sys::cudaMemcpy3DBatchOp)::extent::height. When either of these
+/// `height`. When either of these
 /// values is zero, that aspect of the operand is considered to be tightly
 /// packed according to the copy extent. For managed memory pointers on
 /// devices where [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) is true or
 /// system-allocated pageable memory on devices where
 /// [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS) is true, the
-/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::ptr::locHint field can be used to
+/// `locHint` field can be used to
 /// hint the location of the operand.
 ///
 /// If an operand's type is specified as
 /// [`cudaMemcpyOperandTypeArray`](crate::sys::cudaMemcpy3DOperandType::ARRAY), then
-/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::array will be used. The
-/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::array::array field specifies the
-/// CUDA array and [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::array::offset
-/// specifies the 3D offset into that array where the copy begins.
+/// `array` will be used. The
+/// `array` field specifies the CUDA
+/// array and `offset` specifies the
+/// 3D offset into that array where the copy begins.
 ///
 /// The `srcAccessOrder` indicates the
 /// source access ordering to be observed for copies associated with the
@@ -8076,6 +8571,8 @@ pub unsafe fn memcpy_batch_async(
 /// platform and other parameters of the copy.
 ///
 /// The raw function is [`cudaMemcpy3DBatchAsync`](crate::sys::cudaMemcpy3DBatchAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -8122,13 +8619,15 @@ pub unsafe fn memcpy3d_batch_async(
 /// Performs asynchronous memory copy operation where `dst` and `src` are
 /// the destination and source pointers respectively. `size` specifies the
 /// number of bytes to copy. `attr` specifies the attributes for the copy
-/// and `hStream` specifies the stream to enqueue the operation in.
+/// and `stream` specifies the stream to enqueue the operation in.
 ///
 /// For more information regarding the attributes, please refer to
 /// [`cudaMemcpyAttributes`](crate::sys::cudaMemcpyAttributes) and it's usage desciption
 /// in::cudaMemcpyBatchAsync
 ///
 /// The raw function is [`cudaMemcpyWithAttributesAsync`](crate::sys::cudaMemcpyWithAttributesAsync).
+///
+/// Available since CUDA 13.2.
 ///
 /// # Arguments
 ///
@@ -8140,7 +8639,7 @@ pub unsafe fn memcpy3d_batch_async(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -8178,7 +8677,7 @@ pub unsafe fn memcpy_with_attributes_async(
 /// Performs 3D asynchronous memory copy with the specified attributes.
 ///
 /// Performs the copy operation specified in `op`. `flags` specifies the
-/// flags for the copy and `hStream` specifies the stream to enqueue the
+/// flags for the copy and `stream` specifies the stream to enqueue the
 /// operation in.
 ///
 /// For more information regarding the operation, please refer to
@@ -8186,6 +8685,8 @@ pub unsafe fn memcpy_with_attributes_async(
 /// in::cudaMemcpy3DBatchAsync
 ///
 /// The raw function is [`cudaMemcpy3DWithAttributesAsync`](crate::sys::cudaMemcpy3DWithAttributesAsync).
+///
+/// Available since CUDA 13.2.
 ///
 /// # Arguments
 ///
@@ -8195,7 +8696,7 @@ pub unsafe fn memcpy_with_attributes_async(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -8257,6 +8758,8 @@ pub unsafe fn memcpy3d_with_attributes_async(
 /// copies and cannot be given local or shared pointers.
 ///
 /// The raw function is [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -8356,6 +8859,8 @@ pub unsafe fn memcpy2d_async(
 ///
 /// The raw function is [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -8452,6 +8957,8 @@ pub unsafe fn memcpy2d_to_array_async(
 ///
 /// The raw function is [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -8528,6 +9035,8 @@ pub unsafe fn memcpy2d_from_array_async(
 ///
 /// The raw function is [`cudaMemset`](crate::sys::cudaMemset).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Pointer to device memory
@@ -8572,6 +9081,8 @@ pub unsafe fn memset(
 /// `dev_ptr` refers to pinned host memory.
 ///
 /// The raw function is [`cudaMemset2D`](crate::sys::cudaMemset2D).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -8642,6 +9153,8 @@ pub unsafe fn memset2d(
 ///
 /// The raw function is [`cudaMemset3D`](crate::sys::cudaMemset3D).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `pitched_dev_ptr` — Pointer to pitched device memory
@@ -8694,6 +9207,8 @@ pub unsafe fn memset3d(
 /// copies and cannot be given local or shared pointers.
 ///
 /// The raw function is [`cudaMemsetAsync`](crate::sys::cudaMemsetAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -8753,6 +9268,8 @@ pub unsafe fn memset_async(
 /// copies and cannot be given local or shared pointers.
 ///
 /// The raw function is [`cudaMemset2DAsync`](crate::sys::cudaMemset2DAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -8835,6 +9352,8 @@ pub unsafe fn memset2d_async(
 ///
 /// The raw function is [`cudaMemset3DAsync`](crate::sys::cudaMemset3DAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `pitched_dev_ptr` — Pointer to pitched device memory
@@ -8907,7 +9426,9 @@ pub unsafe fn memset3d_async(
 /// `type` is etiher
 /// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) OR
 /// [`cudaMemLocationTypeHostNumaCurrent`](crate::sys::cudaMemLocationType::HOST_NUMA_CURRENT),
-/// `id` will be ignored.
+/// `id` will be ignored. Prefetching to
+/// [`cudaMemLocationTypeDeviceLocalityDomain`](crate::sys::cudaMemLocationType::DEVICE_LOCALITY_DOMAIN) locations is not
+/// supported.
 ///
 /// The start address and end address of the memory range will be rounded
 /// down and rounded up respectively to be aligned to CPU page size before
@@ -8955,6 +9476,8 @@ pub unsafe fn memset3d_async(
 ///
 /// The raw function is [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Pointer to be prefetched
@@ -8965,7 +9488,7 @@ pub unsafe fn memset3d_async(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9031,6 +9554,8 @@ pub unsafe fn mem_prefetch_async(
 /// Furthermore, the length of `prefetch_locs` must be lesser than or equal to the length of `dptrs`.
 ///
 /// The raw function is [`cudaMemPrefetchBatchAsync`](crate::sys::cudaMemPrefetchBatchAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -9126,6 +9651,8 @@ pub unsafe fn mem_prefetch_batch_async(
 ///
 /// The raw function is [`cudaMemDiscardBatchAsync`](crate::sys::cudaMemDiscardBatchAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dptrs` (list; its length gives `count`) — Array of pointers to be discarded
@@ -9217,6 +9744,8 @@ pub unsafe fn mem_discard_batch_async(
 ///
 /// The raw function is [`cudaMemDiscardAndPrefetchBatchAsync`](crate::sys::cudaMemDiscardAndPrefetchBatchAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dptrs` (list; its length gives `count`) — Array of pointers to be discarded
@@ -9275,6 +9804,94 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
             num_prefetch_locs,
             flags,
             stream,
+        )
+    }?
+        .result()?;
+    Ok(())
+}
+/// Gets location information for a memory address range.
+///
+/// Retrieves memory location information for the specified address range
+/// starting at `ptr` with size `size`. The API determines the most common
+/// location by sampling memory at intervals defined by
+/// `sampling_granularity` within the whole interval.
+///
+/// The location information is returned in the `location_out` array, with
+/// one entry per summary region. The total number of locations returned
+/// will be ceil(size/summaryGranularity). The user is expected to allocate
+/// the `location_out` array with sufficient memory.
+///
+/// For example, with an address range of 1GB, a `summary_granularity` of
+/// 128MB, and a `sampling_granularity` of 2MB, the function will:
+///
+/// - Divide the 1GB range into 8 summary regions of 128MB each
+///
+/// - Within each 128MB region, sample every 2MB to determine the most
+///   common location. If there is a tie a random winner is chosen.
+///
+/// - Populate the `location_out` array with 8 entries, one for each 128MB
+///   region `summary_granularity` should be less than or equal to `size`
+///   and greater than 0. `sampling_granularity` should be less than or
+///   equal to `summary_granularity`. If the `sampling_granularity` is set to
+///   0 it is set to a system dependent default value. In all other cases,
+///   the call returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
+///
+/// When the memory is not resident on any processor, the call returns
+/// [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and the returned location type for that
+/// interval is [`cudaMemLocationTypeNone`](crate::sys::cudaMemLocationType::NONE).
+///
+/// The memory range must refer to one of the following:
+///
+/// - Managed memory allocated via [`cudaMallocManaged`](crate::api::malloc_managed), via
+///   [`cudaMallocFromPoolAsync`](crate::api::malloc_from_pool_async) from a managed memory pool or
+///   declared via managed variables.
+///
+/// - System-allocated pageable memory that is not registered via
+///   [`cudaHostRegister`](crate::api::host_register). If the memory range does not refer to
+///   one of the above, the call returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
+///
+/// All devices on the system must have non-zero value for the device
+/// attribute [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS). If not, this
+/// call returns [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED).
+///
+/// The raw function is [`cudaMemGetLocationInfo`](crate::sys::cudaMemGetLocationInfo).
+///
+/// Available since CUDA 13.4.
+///
+/// # Arguments
+///
+/// - `dev_ptr` — Starting address of the memory range to query
+/// - `size` — Size in bytes of the memory range to query
+/// - `summary_granularity` — Granularity in bytes at which to summarize location information
+/// - `sampling_granularity` — Granularity in bytes at which to sample memory within each summary region
+/// - `location_out` — Array to store location information, one entry per summary region
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.4.
+///
+/// # Safety
+///
+/// - `dev_ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
+#[doc(alias = "cudaMemGetLocationInfo")]
+#[inline]
+pub unsafe fn mem_get_location_info(
+    dev_ptr: *mut c_void,
+    size: usize,
+    summary_granularity: usize,
+    sampling_granularity: usize,
+    location_out: &mut cudaMemLocation,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaMemGetLocationInfo(
+            dev_ptr,
+            size,
+            summary_granularity,
+            sampling_granularity,
+            ::core::ptr::from_mut(location_out),
         )
     }?
         .result()?;
@@ -9447,6 +10064,8 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
 ///
 /// The raw function is [`cudaMemAdvise`](crate::sys::cudaMemAdvise).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — Pointer to memory to set the advice for
@@ -9456,7 +10075,7 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9597,6 +10216,8 @@ pub unsafe fn mem_advise(
 ///
 /// The raw function is [`cudaMemRangeGetAttribute`](crate::sys::cudaMemRangeGetAttribute).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `data` — A pointers to a memory location where the result of each attribute query will be written to.
@@ -9669,6 +10290,8 @@ pub unsafe fn mem_range_get_attribute(
 /// - :: cudaMemRangeAttributeLastPrefetchLocationId
 ///
 /// The raw function is [`cudaMemRangeGetAttributes`](crate::sys::cudaMemRangeGetAttributes).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -9748,6 +10371,8 @@ pub unsafe fn mem_range_get_attributes(
 ///
 /// The raw function is [`cudaMallocAsync`](crate::sys::cudaMallocAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `size` — Number of bytes to allocate
@@ -9805,6 +10430,8 @@ pub unsafe fn malloc_async(
 ///
 /// The raw function is [`cudaFreeAsync`](crate::sys::cudaFreeAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dev_ptr` — memory to free
@@ -9852,6 +10479,8 @@ pub unsafe fn free_async(
 /// : Allocations that have been asynchronously freed but whose completion has not been observed on the host (eg. by a synchronize) can count as outstanding.
 ///
 /// The raw function is [`cudaMemPoolTrimTo`](crate::sys::cudaMemPoolTrimTo).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -9925,6 +10554,8 @@ pub unsafe fn mem_pool_trim_to(
 ///   attribute to a non-zero value.
 ///
 /// The raw function is [`cudaMemPoolSetAttribute`](crate::sys::cudaMemPoolSetAttribute).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10010,11 +10641,11 @@ pub unsafe fn mem_pool_set_attribute(
 /// pools:
 ///
 /// - [`cudaMemPoolAttrAllocationType`](crate::sys::cudaMemPoolAttr::ATTR_ALLOCATION_TYPE): (value type =
-///   cudaMemAllocationType) The allocation type of the mempool
+///   [`cudaMemAllocationType`](crate::sys::cudaMemAllocationType)) The allocation type of the mempool
 ///
 /// - [`cudaMemPoolAttrExportHandleTypes`](crate::sys::cudaMemPoolAttr::ATTR_EXPORT_HANDLE_TYPES): (value type =
-///   cudaMemAllocationHandleType) Available export handle types for the
-///   mempool. For imported pools this value is always
+///   [`cudaMemAllocationHandleType`](crate::sys::cudaMemAllocationHandleType)) Available export handle
+///   types for the mempool. For imported pools this value is always
 ///   cudaMemHandleTypeNone as an imported pool cannot be re-exported
 ///
 /// - [`cudaMemPoolAttrLocationId`](crate::sys::cudaMemPoolAttr::ATTR_LOCATION_ID): (value type = int) The
@@ -10022,10 +10653,15 @@ pub unsafe fn mem_pool_set_attribute(
 ///   cudaMemLocationTypeInvisible then ID will be cudaInvalidDeviceId.
 ///
 /// - [`cudaMemPoolAttrLocationType`](crate::sys::cudaMemPoolAttr::ATTR_LOCATION_TYPE): (value type =
-///   cudaMemLocationType) The location type for the mempool. For imported
-///   memory pools where the device is not directly visible to the
-///   importing process or pools imported via fabric handles across nodes
-///   this will be cudaMemlocataionTypeInvisible.
+///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType)) The location type for the mempool.
+///   For imported memory pools where the device is not directly visible to
+///   the importing process or pools imported via fabric handles across
+///   nodes this will be cudaMemlocataionTypeInvisible.
+///
+/// - [`cudaMemPoolAttrLocalityDomainId`](crate::sys::cudaMemPoolAttr::ATTR_LOCALITY_DOMAIN_ID): (value type = int) The
+///   locality domain id for the mempool, if the mempool is localized to a
+///   locality domain. A value of -1 indicates that the mempool is not
+///   localized to a locality domain.
 ///
 /// - [`cudaMemPoolAttrMaxPoolSize`](crate::sys::cudaMemPoolAttr::ATTR_MAX_POOL_SIZE): (value type = cuuint64_t)
 ///   Maximum size of the pool in bytes, this value may be higher than what
@@ -10038,6 +10674,8 @@ pub unsafe fn mem_pool_set_attribute(
 ///   Indicates whether the pool has hardware compresssion enabled
 ///
 /// The raw function is [`cudaMemPoolGetAttribute`](crate::sys::cudaMemPoolGetAttribute).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10079,6 +10717,8 @@ pub unsafe fn mem_pool_get_attribute(
 ///
 /// The raw function is [`cudaMemPoolSetAccess`](crate::sys::cudaMemPoolSetAccess).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `mem_pool` — The pool being modified
@@ -10086,7 +10726,7 @@ pub unsafe fn mem_pool_get_attribute(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -10124,6 +10764,8 @@ pub unsafe fn mem_pool_set_access(
 /// location.
 ///
 /// The raw function is [`cudaMemPoolGetAccess`](crate::sys::cudaMemPoolGetAccess).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10176,23 +10818,33 @@ pub unsafe fn mem_pool_get_access(
 ///
 /// To create a memory pool for host memory not targeting a specific NUMA
 /// node, applications must set set
-/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemLocation::type to
+/// `type` to
 /// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST).
-/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemLocation::id is ignored for such
+/// `id` is ignored for such
 /// pools. Pools created with the type [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST)
 /// are not IPC capable and `handleTypes` must
 /// be 0, any other values will result in
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). To create a memory pool targeting a
 /// specific host NUMA node, applications must set
-/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemLocation::type to
+/// `type` to
 /// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA) and
-/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemLocation::id must specify the NUMA
+/// `id` must specify the NUMA
 /// ID of the host memory node. Specifying
 /// [`cudaMemLocationTypeHostNumaCurrent`](crate::sys::cudaMemLocationType::HOST_NUMA_CURRENT) as the
-/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemLocation::type will result in
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). By default, the pool's memory will
-/// be accessible from the device it is allocated on. In the case of pools
-/// created with [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA) or
+/// `type` will result in
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). To create a memory pool targeting a
+/// specific device locality domain, applications must set
+/// `type` to
+/// [`cudaMemLocationTypeDeviceLocalityDomain`](crate::sys::cudaMemLocationType::DEVICE_LOCALITY_DOMAIN),
+/// `localized`.deviceId must
+/// specify the device ID, and
+/// `localized`.localityDomainId
+/// must specify the locality domain ID. The locality domain ID must be a
+/// valid locality domain ID for the specified device. See also
+/// [`cudaDeviceGetAttribute`](crate::api::device_get_attribute) with the attribute
+/// [`cudaDevAttrLocalityDomainCount`](crate::sys::cudaDeviceAttr::LOCALITY_DOMAIN_COUNT). By default, the pool's
+/// memory will be accessible from the device it is allocated on. In the
+/// case of pools created with [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA) or
 /// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST), their default accessibility will
 /// be from the host CPU. Applications can control the maximum size of the
 /// pool by specifying a non-zero value for
@@ -10220,11 +10872,11 @@ pub unsafe fn mem_pool_get_access(
 /// /dev/nvidia-caps-imex-channels/channel0 c \<major number\> 0\`
 ///
 /// To create a managed memory pool, applications must set
-/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps):cudaMemAllocationType to
+/// `py`[`cudaMemAllocationType`](crate::sys::cudaMemAllocationType) to
 /// [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED).
-/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemAllocationHandleType must also be
+/// [`cudaMemAllocationHandleType`](crate::sys::cudaMemAllocationHandleType) must also be
 /// set to [`cudaMemHandleTypeNone`](crate::sys::cudaMemAllocationHandleType::NONE) since IPC is not supported.
-/// For managed memory pools, [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemLocation
+/// For managed memory pools, [`cudaMemLocation`](crate::sys::cudaMemLocation)
 /// will be treated as the preferred location for all allocations created
 /// from the pool. An application can also set
 /// [`cudaMemLocationTypeNone`](crate::sys::cudaMemLocationType::NONE) to indicate no preferred location.
@@ -10240,6 +10892,8 @@ pub unsafe fn mem_pool_get_access(
 /// Specifying [`cudaMemHandleTypeNone`](crate::sys::cudaMemAllocationHandleType::NONE) creates a memory pool that will not support IPC.
 ///
 /// The raw function is [`cudaMemPoolCreate`](crate::sys::cudaMemPoolCreate).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10299,6 +10953,8 @@ pub unsafe fn mem_pool_create(
 ///
 /// The raw function is [`cudaMemPoolDestroy`](crate::sys::cudaMemPoolDestroy).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `mem_pool` — None
@@ -10333,16 +10989,21 @@ pub unsafe fn mem_pool_destroy(mem_pool: cudaMemPool_t) -> crate::Result<()> {
 ///
 /// The memory location can be of one of
 /// [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE),
-/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) or
-/// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA). The allocation type can be one
-/// of [`cudaMemAllocationTypePinned`](crate::sys::cudaMemAllocationType::PINNED) or
+/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST),
+/// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA), or
+/// [`cudaMemLocationTypeDeviceLocalityDomain`](crate::sys::cudaMemLocationType::DEVICE_LOCALITY_DOMAIN). The allocation
+/// type can be one of [`cudaMemAllocationTypePinned`](crate::sys::cudaMemAllocationType::PINNED) or
 /// [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED). When the allocation type is
 /// [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED), the location type can also be
 /// [`cudaMemLocationTypeNone`](crate::sys::cudaMemLocationType::NONE) to indicate no preferred location
-/// for the managed memory pool. In all other cases, the call return
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
+/// for the managed memory pool. [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED)
+/// can not be used with
+/// [`cudaMemLocationTypeDeviceLocalityDomain`](crate::sys::cudaMemLocationType::DEVICE_LOCALITY_DOMAIN). In all other
+/// cases, the call return [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
 ///
 /// The raw function is [`cudaMemGetDefaultMemPool`](crate::sys::cudaMemGetDefaultMemPool).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10392,14 +11053,17 @@ pub fn mem_get_default_mem_pool(
 ///
 /// The memory location can be of one of
 /// [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE),
-/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) or
-/// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA). The allocation type can be one
-/// of [`cudaMemAllocationTypePinned`](crate::sys::cudaMemAllocationType::PINNED) or
+/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST),
+/// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA), or
+/// [`cudaMemLocationTypeDeviceLocalityDomain`](crate::sys::cudaMemLocationType::DEVICE_LOCALITY_DOMAIN). The allocation
+/// type can be one of [`cudaMemAllocationTypePinned`](crate::sys::cudaMemAllocationType::PINNED) or
 /// [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED). When the allocation type is
 /// [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED), the location type can also be
 /// [`cudaMemLocationTypeNone`](crate::sys::cudaMemLocationType::NONE) to indicate no preferred location
-/// for the managed memory pool. In all other cases, the call return
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
+/// for the managed memory pool. [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED)
+/// can not be used with
+/// [`cudaMemLocationTypeDeviceLocalityDomain`](crate::sys::cudaMemLocationType::DEVICE_LOCALITY_DOMAIN). In all other
+/// cases, the call return [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
 ///
 /// Returns the last pool provided to [`cudaMemSetMemPool`](crate::api::mem_set_mem_pool) or
 /// [`cudaDeviceSetMemPool`](crate::api::device_set_mem_pool) for this location and allocation type
@@ -10412,6 +11076,8 @@ pub fn mem_get_default_mem_pool(
 ///
 /// The raw function is [`cudaMemGetMemPool`](crate::sys::cudaMemGetMemPool).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `location` — None
@@ -10423,7 +11089,7 @@ pub fn mem_get_default_mem_pool(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
 /// # See also
 ///
@@ -10457,14 +11123,17 @@ pub fn mem_get_mem_pool(
 ///
 /// The memory location can be of one of
 /// [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE),
-/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) or
-/// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA). The allocation type can be one
-/// of [`cudaMemAllocationTypePinned`](crate::sys::cudaMemAllocationType::PINNED) or
+/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST)
+/// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA), or
+/// [`cudaMemLocationTypeDeviceLocalityDomain`](crate::sys::cudaMemLocationType::DEVICE_LOCALITY_DOMAIN). The allocation
+/// type can be one of [`cudaMemAllocationTypePinned`](crate::sys::cudaMemAllocationType::PINNED) or
 /// [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED). When the allocation type is
 /// [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED), the location type can also be
 /// [`cudaMemLocationTypeNone`](crate::sys::cudaMemLocationType::NONE) to indicate no preferred location
-/// for the managed memory pool. In all other cases, the call return
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
+/// for the managed memory pool. [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED)
+/// can not be used with
+/// [`cudaMemLocationTypeDeviceLocalityDomain`](crate::sys::cudaMemLocationType::DEVICE_LOCALITY_DOMAIN). In all other
+/// cases, the call return [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
 ///
 /// When a memory pool is set as the current memory pool, the location
 /// parameter should be the same as the location of the pool. If the
@@ -10485,6 +11154,8 @@ pub fn mem_get_mem_pool(
 ///
 /// The raw function is [`cudaMemSetMemPool`](crate::sys::cudaMemSetMemPool).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `location` — None
@@ -10493,7 +11164,7 @@ pub fn mem_get_mem_pool(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10525,7 +11196,7 @@ pub unsafe fn mem_set_mem_pool(
 }
 /// Allocates memory from a specified pool with stream ordered semantics.
 ///
-/// Inserts an allocation operation into `hStream`. A pointer to the
+/// Inserts an allocation operation into `stream`. A pointer to the
 /// allocated memory is returned immediately in *dptr. The allocation must
 /// not be accessed until the the allocation operation completes. The
 /// allocation comes from the specified memory pool.
@@ -10535,6 +11206,8 @@ pub unsafe fn mem_set_mem_pool(
 /// During stream capture, this function results in the creation of an allocation node. In this case, the allocation is owned by the graph instead of the memory pool. The memory pool's properties are used to set the node's creation parameters.
 ///
 /// The raw function is [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10599,6 +11272,8 @@ pub unsafe fn malloc_from_pool_async(
 ///
 /// The raw function is [`cudaMemPoolExportToShareableHandle`](crate::sys::cudaMemPoolExportToShareableHandle).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `shareable_handle` — pointer to the location in which to store the requested handle
@@ -10653,6 +11328,8 @@ pub unsafe fn mem_pool_export_to_shareable_handle(
 /// Imported memory pools do not support creating new allocations. As such imported memory pools may not be used in [`cudaDeviceSetMemPool`](crate::api::device_set_mem_pool) or [`cudaMallocFromPoolAsync`](crate::api::malloc_from_pool_async) calls.
 ///
 /// The raw function is [`cudaMemPoolImportFromShareableHandle`](crate::sys::cudaMemPoolImportFromShareableHandle).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10711,6 +11388,8 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
 ///
 /// The raw function is [`cudaMemPoolExportPointer`](crate::sys::cudaMemPoolExportPointer).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `ptr` — pointer to memory being exported
@@ -10762,6 +11441,8 @@ pub unsafe fn mem_pool_export_pointer(
 /// The [`cudaFreeAsync`](crate::api::free_async) api may be used in the exporting process before the [`cudaFreeAsync`](crate::api::free_async) operation completes in its stream as long as the [`cudaFreeAsync`](crate::api::free_async) in the exporting process specifies a stream with a stream dependency on the importing process's [`cudaFreeAsync`](crate::api::free_async).
 ///
 /// The raw function is [`cudaMemPoolImportPointer`](crate::sys::cudaMemPoolImportPointer).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10844,11 +11525,17 @@ pub unsafe fn mem_pool_import_pointer(
 ///   memory referred to by `ptr` cannot be accessed directly by the host
 ///   then this is NULL.
 ///
+/// - `localityDomainOrdinal` is the locality domain ordinal for
+///   device allocations localized to a locality domain, or -1 when the
+///   allocation is not localized to a locality domain.
+///
 /// **Notes**
 ///
 /// In CUDA 11.0 forward passing host pointer will return [`cudaMemoryTypeUnregistered`](crate::sys::cudaMemoryType::UNREGISTERED) in `type` and call will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS).
 ///
 /// The raw function is [`cudaPointerGetAttributes`](crate::sys::cudaPointerGetAttributes).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10896,6 +11583,8 @@ pub unsafe fn pointer_get_attributes(
 /// may be enabled by calling [`cudaDeviceEnablePeerAccess`](crate::api::device_enable_peer_access).
 ///
 /// The raw function is [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -10961,6 +11650,8 @@ pub fn device_can_access_peer(
 ///
 /// The raw function is [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `peer_device` — Peer device to enable direct access to from the current device
@@ -10994,6 +11685,8 @@ pub fn device_enable_peer_access(
 /// device.
 ///
 /// The raw function is [`cudaDeviceDisablePeerAccess`](crate::sys::cudaDeviceDisablePeerAccess).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11031,6 +11724,8 @@ pub fn device_disable_peer_access(peer_device: c_int) -> crate::Result<()> {
 /// This function is not supported on Mac OS X.
 ///
 /// The raw function is [`cudaGLGetDevices`](crate::sys::cudaGLGetDevices).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11133,6 +11828,8 @@ pub fn gl_get_devices(
 ///
 /// The raw function is [`cudaGraphicsGLRegisterImage`](crate::sys::cudaGraphicsGLRegisterImage).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `image` — name of texture or renderbuffer object to be registered
@@ -11193,6 +11890,8 @@ pub fn graphics_gl_register_image(
 ///
 /// The raw function is [`cudaGraphicsGLRegisterBuffer`](crate::sys::cudaGraphicsGLRegisterBuffer).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `buffer` — name of buffer object to be registered
@@ -11228,16 +11927,19 @@ pub fn graphics_gl_register_buffer(
         .result()?;
     Ok(cudaGraphicsResource_t(resource))
 }
-/// Gets the CUDA device associated with a VdpDevice.
+/// Gets the CUDA device associated with a [`VdpDevice`](crate::sys::VdpDevice).
 ///
-/// Returns the CUDA device associated with a VdpDevice, if applicable.
+/// Returns the CUDA device associated with a [`VdpDevice`](crate::sys::VdpDevice), if
+/// applicable.
 ///
 /// The raw function is [`cudaVDPAUGetDevice`](crate::sys::cudaVDPAUGetDevice).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
-/// - `vdp_device` — A VdpDevice handle
-/// - `vdp_get_proc_address` — VDPAU's VdpGetProcAddress function pointer
+/// - `vdp_device` — A [`VdpDevice`](crate::sys::VdpDevice) handle
+/// - `vdp_get_proc_address` — VDPAU's [`VdpGetProcAddress`](crate::sys::VdpGetProcAddress) function pointer
 ///
 /// # Returns
 ///
@@ -11275,9 +11977,9 @@ pub unsafe fn vdpau_get_device(
 }
 /// Sets a CUDA device to use VDPAU interoperability.
 ///
-/// Records `vdp_device` as the VdpDevice for VDPAU interoperability with
-/// the CUDA device `device` and sets `device` as the current device for
-/// the calling host thread.
+/// Records `vdp_device` as the [`VdpDevice`](crate::sys::VdpDevice) for VDPAU
+/// interoperability with the CUDA device `device` and sets `device` as the
+/// current device for the calling host thread.
 ///
 /// This function will immediately initialize the primary context on
 /// `device` if needed.
@@ -11289,11 +11991,13 @@ pub unsafe fn vdpau_get_device(
 ///
 /// The raw function is [`cudaVDPAUSetVDPAUDevice`](crate::sys::cudaVDPAUSetVDPAUDevice).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `device` — Device to use for VDPAU interoperability
-/// - `vdp_device` — The VdpDevice to interoperate with
-/// - `vdp_get_proc_address` — VDPAU's VdpGetProcAddress function pointer
+/// - `vdp_device` — The [`VdpDevice`](crate::sys::VdpDevice) to interoperate with
+/// - `vdp_get_proc_address` — VDPAU's [`VdpGetProcAddress`](crate::sys::VdpGetProcAddress) function pointer
 ///
 /// # Errors
 ///
@@ -11324,11 +12028,12 @@ pub unsafe fn vdpau_set_vdpau_device(
         .result()?;
     Ok(())
 }
-/// Register a VdpVideoSurface object.
+/// Register a [`VdpVideoSurface`](crate::sys::VdpVideoSurface) object.
 ///
-/// Registers the VdpVideoSurface specified by `vdp_surface` for access by
-/// CUDA. A handle to the registered object is returned as the returned `resource`. The
-/// surface's intended usage is specified using `flags`, as follows:
+/// Registers the [`VdpVideoSurface`](crate::sys::VdpVideoSurface) specified by `vdp_surface` for
+/// access by CUDA. A handle to the registered object is returned as
+/// the returned `resource`. The surface's intended usage is specified using `flags`, as
+/// follows:
 ///
 /// - [`cudaGraphicsMapFlagsNone`](crate::sys::cudaGraphicsMapFlags::NONE): Specifies no hints about how
 ///   this resource will be used. It is therefore assumed that this
@@ -11344,6 +12049,8 @@ pub unsafe fn vdpau_set_vdpau_device(
 ///   the resource will be preserved.
 ///
 /// The raw function is [`cudaGraphicsVDPAURegisterVideoSurface`](crate::sys::cudaGraphicsVDPAURegisterVideoSurface).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11386,11 +12093,12 @@ pub fn graphics_vdpau_register_video_surface(
         .result()?;
     Ok(cudaGraphicsResource_t(resource))
 }
-/// Register a VdpOutputSurface object.
+/// Register a [`VdpOutputSurface`](crate::sys::VdpOutputSurface) object.
 ///
-/// Registers the VdpOutputSurface specified by `vdp_surface` for access by
-/// CUDA. A handle to the registered object is returned as the returned `resource`. The
-/// surface's intended usage is specified using `flags`, as follows:
+/// Registers the [`VdpOutputSurface`](crate::sys::VdpOutputSurface) specified by `vdp_surface`
+/// for access by CUDA. A handle to the registered object is returned as
+/// the returned `resource`. The surface's intended usage is specified using `flags`, as
+/// follows:
 ///
 /// - [`cudaGraphicsMapFlagsNone`](crate::sys::cudaGraphicsMapFlags::NONE): Specifies no hints about how
 ///   this resource will be used. It is therefore assumed that this
@@ -11406,6 +12114,8 @@ pub fn graphics_vdpau_register_video_surface(
 ///   the resource will be preserved.
 ///
 /// The raw function is [`cudaGraphicsVDPAURegisterOutputSurface`](crate::sys::cudaGraphicsVDPAURegisterOutputSurface).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11450,11 +12160,12 @@ pub fn graphics_vdpau_register_output_surface(
 }
 /// Registers an EGL image.
 ///
-/// Registers the EGLImageKHR specified by `image` for access by CUDA. A
-/// handle to the registered object is returned as the returned `p_cuda_resource`.
-/// Additional Mapping/Unmapping is not required for the registered
-/// resource and [`cudaGraphicsResourceGetMappedEglFrame`](crate::api::graphics_resource_get_mapped_egl_frame) can be
-/// directly called on the returned `p_cuda_resource`.
+/// Registers the [`EGLImageKHR`](crate::sys::EGLImageKHR) specified by `image` for access
+/// by CUDA. A handle to the registered object is returned as
+/// the returned `p_cuda_resource`. Additional Mapping/Unmapping is not required for the
+/// registered resource and
+/// [`cudaGraphicsResourceGetMappedEglFrame`](crate::api::graphics_resource_get_mapped_egl_frame) can be directly
+/// called on the returned `p_cuda_resource`.
 ///
 /// The application will be responsible for synchronizing access to shared
 /// objects. The application must ensure that any pending operation which
@@ -11482,15 +12193,17 @@ pub fn graphics_vdpau_register_output_surface(
 ///   contents of the resource, so none of the data previously stored in
 ///   the resource will be preserved.
 ///
-/// The EGLImageKHR is an object which can be used to create EGLImage
-/// target resource. It is defined as a void pointer. typedef void*
-/// EGLImageKHR
+/// The [`EGLImageKHR`](crate::sys::EGLImageKHR) is an object which can be used to create
+/// EGLImage target resource. It is defined as a void pointer. typedef
+/// void* [`EGLImageKHR`](crate::sys::EGLImageKHR)
 ///
 /// The raw function is [`cudaGraphicsEGLRegisterImage`](crate::sys::cudaGraphicsEGLRegisterImage).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
-/// - `image` — An EGLImageKHR image which can be used to create target resource.
+/// - `image` — An [`EGLImageKHR`](crate::sys::EGLImageKHR) image which can be used to create target resource.
 /// - `flags` — Map flags
 ///
 /// # Returns
@@ -11532,16 +12245,19 @@ pub unsafe fn graphics_egl_register_image(
 }
 /// Connect CUDA to EGLStream as a consumer.
 ///
-/// Connect CUDA as a consumer to EGLStreamKHR specified by `egl_stream`.
+/// Connect CUDA as a consumer to [`EGLStreamKHR`](crate::sys::EGLStreamKHR) specified by
+/// `egl_stream`.
 ///
-/// The EGLStreamKHR is an EGL object that transfers a sequence of image
-/// frames from one API to another.
+/// The [`EGLStreamKHR`](crate::sys::EGLStreamKHR) is an EGL object that transfers a sequence
+/// of image frames from one API to another.
 ///
 /// The raw function is [`cudaEGLStreamConsumerConnect`](crate::sys::cudaEGLStreamConsumerConnect).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
-/// - `egl_stream` — EGLStreamKHR handle
+/// - `egl_stream` — [`EGLStreamKHR`](crate::sys::EGLStreamKHR) handle
 ///
 /// # Returns
 ///
@@ -11578,8 +12294,9 @@ pub unsafe fn egl_stream_consumer_connect(
 }
 /// Connect CUDA to EGLStream as a consumer with given flags.
 ///
-/// Connect CUDA as a consumer to EGLStreamKHR specified by `stream` with
-/// specified `flags` defined by [`cudaEglResourceLocationFlags`](crate::sys::cudaEglResourceLocationFlags).
+/// Connect CUDA as a consumer to [`EGLStreamKHR`](crate::sys::EGLStreamKHR) specified by
+/// `stream` with specified `flags` defined by
+/// [`cudaEglResourceLocationFlags`](crate::sys::cudaEglResourceLocationFlags).
 ///
 /// The flags specify whether the consumer wants to access frames from
 /// system memory or video memory. Default is
@@ -11587,9 +12304,11 @@ pub unsafe fn egl_stream_consumer_connect(
 ///
 /// The raw function is [`cudaEGLStreamConsumerConnectWithFlags`](crate::sys::cudaEGLStreamConsumerConnectWithFlags).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
-/// - `egl_stream` — EGLStreamKHR handle
+/// - `egl_stream` — [`EGLStreamKHR`](crate::sys::EGLStreamKHR) handle
 /// - `flags` — Flags denote intended location - system or video.
 ///
 /// # Returns
@@ -11630,9 +12349,11 @@ pub unsafe fn egl_stream_consumer_connect_with_flags(
 }
 /// Disconnect CUDA as a consumer to EGLStream .
 ///
-/// Disconnect CUDA as a consumer to EGLStreamKHR.
+/// Disconnect CUDA as a consumer to [`EGLStreamKHR`](crate::sys::EGLStreamKHR).
 ///
 /// The raw function is [`cudaEGLStreamConsumerDisconnect`](crate::sys::cudaEGLStreamConsumerDisconnect).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11666,11 +12387,13 @@ pub unsafe fn egl_stream_consumer_disconnect(
 }
 /// Acquire an image frame from the EGLStream with CUDA as a consumer.
 ///
-/// Acquire an image frame from EGLStreamKHR.
+/// Acquire an image frame from [`EGLStreamKHR`](crate::sys::EGLStreamKHR).
 /// [`cudaGraphicsResourceGetMappedEglFrame`](crate::api::graphics_resource_get_mapped_egl_frame) can be called on
 /// `p_cuda_resource` to get [`cudaEglFrame`](crate::sys::cudaEglFrame).
 ///
 /// The raw function is [`cudaEGLStreamConsumerAcquireFrame`](crate::sys::cudaEGLStreamConsumerAcquireFrame).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11720,9 +12443,11 @@ pub unsafe fn egl_stream_consumer_acquire_frame(
 /// Releases the last frame acquired from the EGLStream.
 ///
 /// Release the acquired image frame specified by `p_cuda_resource` to
-/// EGLStreamKHR.
+/// [`EGLStreamKHR`](crate::sys::EGLStreamKHR).
 ///
 /// The raw function is [`cudaEGLStreamConsumerReleaseFrame`](crate::sys::cudaEGLStreamConsumerReleaseFrame).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11769,16 +12494,19 @@ pub unsafe fn egl_stream_consumer_release_frame(
 }
 /// Connect CUDA to EGLStream as a producer.
 ///
-/// Connect CUDA as a producer to EGLStreamKHR specified by `stream`.
+/// Connect CUDA as a producer to [`EGLStreamKHR`](crate::sys::EGLStreamKHR) specified by
+/// `stream`.
 ///
-/// The EGLStreamKHR is an EGL object that transfers a sequence of image
-/// frames from one API to another.
+/// The [`EGLStreamKHR`](crate::sys::EGLStreamKHR) is an EGL object that transfers a sequence
+/// of image frames from one API to another.
 ///
 /// The raw function is [`cudaEGLStreamProducerConnect`](crate::sys::cudaEGLStreamProducerConnect).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
-/// - `egl_stream` — EGLStreamKHR handle
+/// - `egl_stream` — [`EGLStreamKHR`](crate::sys::EGLStreamKHR) handle
 /// - `width` — width of the image to be submitted to the stream
 /// - `height` — height of the image to be submitted to the stream
 ///
@@ -11821,9 +12549,11 @@ pub unsafe fn egl_stream_producer_connect(
 }
 /// Disconnect CUDA as a producer to EGLStream .
 ///
-/// Disconnect CUDA as a producer to EGLStreamKHR.
+/// Disconnect CUDA as a producer to [`EGLStreamKHR`](crate::sys::EGLStreamKHR).
 ///
 /// The raw function is [`cudaEGLStreamProducerDisconnect`](crate::sys::cudaEGLStreamProducerDisconnect).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11866,6 +12596,8 @@ pub unsafe fn egl_stream_producer_disconnect(
 /// specify the dimensions of the sub-region.
 ///
 /// The raw function is [`cudaEGLStreamProducerPresentFrame`](crate::sys::cudaEGLStreamProducerPresentFrame).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11916,6 +12648,8 @@ pub unsafe fn egl_stream_producer_present_frame(
 /// application can retry.
 ///
 /// The raw function is [`cudaEGLStreamProducerReturnFrame`](crate::sys::cudaEGLStreamProducerReturnFrame).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -11973,6 +12707,8 @@ pub unsafe fn egl_stream_producer_return_frame(
 ///
 /// The raw function is [`cudaGraphicsResourceGetMappedEglFrame`](crate::sys::cudaGraphicsResourceGetMappedEglFrame).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `resource` — Registered resource to access.
@@ -12022,8 +12758,8 @@ pub unsafe fn graphics_resource_get_mapped_egl_frame(
 }
 /// Creates an event from EGLSync object.
 ///
-/// Creates an event *phEvent from an EGLSyncKHR eglSync with the flages
-/// specified via `flags`. Valid flags include:
+/// Creates an event *phEvent from an [`EGLSyncKHR`](crate::sys::EGLSyncKHR) eglSync with
+/// the flages specified via `flags`. Valid flags include:
 ///
 /// - [`cudaEventDefault`](crate::sys::EventFlags::DEFAULT): Default event creation flag.
 ///
@@ -12035,10 +12771,12 @@ pub unsafe fn graphics_resource_get_mapped_egl_frame(
 /// [`cudaEventRecord`](crate::api::event_record) and TimingData are not supported for events
 /// created from EGLSync.
 ///
-/// The EGLSyncKHR is an opaque handle to an EGL sync object. typedef void*
-/// EGLSyncKHR
+/// The [`EGLSyncKHR`](crate::sys::EGLSyncKHR) is an opaque handle to an EGL sync object.
+/// typedef void* [`EGLSyncKHR`](crate::sys::EGLSyncKHR)
 ///
 /// The raw function is [`cudaEventCreateFromEGLSync`](crate::sys::cudaEventCreateFromEGLSync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12089,6 +12827,8 @@ pub unsafe fn event_create_from_egl_sync(
 /// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned.
 ///
 /// The raw function is [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12147,6 +12887,8 @@ pub unsafe fn graphics_unregister_resource(
 ///
 /// The raw function is [`cudaGraphicsResourceSetMapFlags`](crate::sys::cudaGraphicsResourceSetMapFlags).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `resource` — Registered resource to set flags for
@@ -12195,6 +12937,8 @@ pub unsafe fn graphics_resource_set_map_flags(
 /// [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
 ///
 /// The raw function is [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12257,6 +13001,8 @@ pub unsafe fn graphics_map_resources(
 ///
 /// The raw function is [`cudaGraphicsUnmapResources`](crate::sys::cudaGraphicsUnmapResources).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `resources` (list; its length gives `count`) — Resources to unmap
@@ -12310,6 +13056,8 @@ pub unsafe fn graphics_unmap_resources(
 /// mapped then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
 ///
 /// The raw function is [`cudaGraphicsResourceGetMappedPointer`](crate::sys::cudaGraphicsResourceGetMappedPointer).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12375,6 +13123,8 @@ pub unsafe fn graphics_resource_get_mapped_pointer(
 ///
 /// The raw function is [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `resource` — Mapped resource to access
@@ -12433,6 +13183,8 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
 ///
 /// The raw function is [`cudaGraphicsResourceGetMappedMipmappedArray`](crate::sys::cudaGraphicsResourceGetMappedMipmappedArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `resource` — Mapped resource to access
@@ -12478,6 +13230,8 @@ pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
 /// Returns as `desc`, the channel descriptor of the CUDA array `array`.
 ///
 /// The raw function is [`cudaGetChannelDesc`](crate::sys::cudaGetChannelDesc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12527,6 +13281,8 @@ pub unsafe fn get_channel_desc(
 /// **Returns:** Channel descriptor with format `f`
 ///
 /// The raw function is [`cudaCreateChannelDesc`](crate::sys::cudaCreateChannelDesc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12591,41 +13347,41 @@ pub fn create_channel_desc(
 ///
 /// If `resType` is set to
 /// [`cudaResourceTypeArray`](crate::sys::cudaResourceType::ARRAY),
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::array::array must be set to a valid
+/// `array` must be set to a valid
 /// CUDA array handle.
 ///
 /// If `resType` is set to
 /// [`cudaResourceTypeMipmappedArray`](crate::sys::cudaResourceType::MIPMAPPED_ARRAY),
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::mipmap::mipmap must be set to a
-/// valid CUDA mipmapped array handle and
+/// `mipmap` must be set to a valid
+/// CUDA mipmapped array handle and
 /// `normalizedCoords` must be set to true.
 ///
 /// If `resType` is set to
 /// [`cudaResourceTypeLinear`](crate::sys::cudaResourceType::LINEAR),
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::linear::devPtr must be set to a
-/// valid device pointer, that is aligned to
+/// `devPtr` must be set to a valid
+/// device pointer, that is aligned to
 /// `textureAlignment`.
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::linear::desc describes the format
-/// and the number of components per array element.
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::linear::sizeInBytes specifies the
-/// size of the array in bytes. The total number of elements in the linear
+/// `desc` describes the format and
+/// the number of components per array element.
+/// `sizeInBytes` specifies the size
+/// of the array in bytes. The total number of elements in the linear
 /// address range cannot exceed
 /// [`cudaDeviceGetTexture1DLinearMaxWidth`](crate::api::device_get_texture1d_linear_max_width). The number of
 /// elements is computed as (sizeInBytes / sizeof(desc)).
 ///
 /// If `resType` is set to
 /// [`cudaResourceTypePitch2D`](crate::sys::cudaResourceType::PITCH2_D),
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::pitch2D::devPtr must be set to a
-/// valid device pointer, that is aligned to
+/// `devPtr` must be set to a valid
+/// device pointer, that is aligned to
 /// `textureAlignment`.
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::pitch2D::desc describes the format
-/// and the number of components per array element.
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::pitch2D::width and
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::pitch2D::height specify the width
-/// and height of the array in elements, and cannot exceed
+/// `desc` describes the format and
+/// the number of components per array element.
+/// `width` and
+/// `height` specify the width and
+/// height of the array in elements, and cannot exceed
 /// `maxTexture2DLinear`\[0\] and
 /// `maxTexture2DLinear`\[1\] respectively.
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::pitch2D::pitchInBytes specifies the
+/// `pitchInBytes` specifies the
 /// pitch between two rows in bytes and has to be aligned to
 /// `texturePitchAlignment`. Pitch cannot exceed
 /// `maxTexture2DLinear`\[2\].
@@ -12771,6 +13527,8 @@ pub fn create_channel_desc(
 ///
 /// The raw function is [`cudaCreateTextureObject`](crate::sys::cudaCreateTextureObject).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `p_res_desc` — Resource descriptor
@@ -12823,6 +13581,8 @@ pub unsafe fn create_texture_object(
 ///
 /// The raw function is [`cudaDestroyTextureObject`](crate::sys::cudaDestroyTextureObject).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `tex_object` — Texture object to destroy
@@ -12856,6 +13616,8 @@ pub unsafe fn destroy_texture_object(
 /// `tex_object`.
 ///
 /// The raw function is [`cudaGetTextureObjectResourceDesc`](crate::sys::cudaGetTextureObjectResourceDesc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12895,6 +13657,8 @@ pub fn get_texture_object_resource_desc(
 ///
 /// The raw function is [`cudaGetTextureObjectTextureDesc`](crate::sys::cudaGetTextureObjectTextureDesc).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `tex_object` — Texture object
@@ -12933,6 +13697,8 @@ pub fn get_texture_object_texture_desc(
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
 ///
 /// The raw function is [`cudaGetTextureObjectResourceViewDesc`](crate::sys::cudaGetTextureObjectResourceViewDesc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -12976,7 +13742,7 @@ pub fn get_texture_object_resource_view_desc(
 /// describes the data to perform surface load/stores on.
 /// `resType` must be
 /// [`cudaResourceTypeArray`](crate::sys::cudaResourceType::ARRAY) and
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::array::array must be set to a valid
+/// `array` must be set to a valid
 /// CUDA array handle.
 ///
 /// Surface objects are only supported on devices of compute capability 3.0
@@ -12984,6 +13750,8 @@ pub fn get_texture_object_resource_view_desc(
 /// such, should only be accessed through CUDA API calls.
 ///
 /// The raw function is [`cudaCreateSurfaceObject`](crate::sys::cudaCreateSurfaceObject).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13031,6 +13799,8 @@ pub unsafe fn create_surface_object(
 ///
 /// The raw function is [`cudaDestroySurfaceObject`](crate::sys::cudaDestroySurfaceObject).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `surf_object` — Surface object to destroy
@@ -13061,6 +13831,8 @@ pub unsafe fn destroy_surface_object(
 /// Returns a surface object's resource descriptor Returns the resource descriptor for the surface object specified by `surf_object`.
 ///
 /// The raw function is [`cudaGetSurfaceObjectResourceDesc`](crate::sys::cudaGetSurfaceObjectResourceDesc).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13107,6 +13879,8 @@ pub fn get_surface_object_resource_desc(
 ///
 /// The raw function is [`cudaDriverGetVersion`](crate::sys::cudaDriverGetVersion).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Returns
 ///
 /// `driver_version`: Returns the CUDA driver version.
@@ -13141,10 +13915,17 @@ pub fn driver_get_version() -> crate::Result<c_int> {
 /// of this API is solely to return a compile-time constant stating the
 /// CUDA Toolkit version in the above format.
 ///
+/// As of CUDA 13.0, on Windows, the returned `runtime_version` may not be the same
+/// as the CUDA Toolkit version the app was built with. Windows will use
+/// the CUDA Runtime packaged with the display driver, and that version
+/// will be reported.
+///
 /// This function automatically returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
 /// if the returned `runtime_version` argument is NULL.
 ///
 /// The raw function is [`cudaRuntimeGetVersion`](crate::sys::cudaRuntimeGetVersion).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Returns
 ///
@@ -13173,6 +13954,8 @@ pub fn runtime_get_version() -> crate::Result<c_int> {
 /// Register a callback function to receive error log messages.
 ///
 /// The raw function is [`cudaLogsRegisterCallback`](crate::sys::cudaLogsRegisterCallback).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13213,6 +13996,8 @@ pub unsafe fn logs_register_callback(
 ///
 /// The raw function is [`cudaLogsUnregisterCallback`](crate::sys::cudaLogsUnregisterCallback).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `callback` — The callback instance to unregister from receiving log messages
@@ -13239,6 +14024,8 @@ pub unsafe fn logs_unregister_callback(
 /// Sets log iterator to point to the end of log buffer, where the next message would be written.
 ///
 /// The raw function is [`cudaLogsCurrent`](crate::sys::cudaLogsCurrent).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13276,6 +14063,8 @@ pub fn logs_current(flags: c_uint) -> crate::Result<cudaLogIterator> {
 /// The driver reserves limited memory for storing logs. The oldest logs may be overwritten and become unrecoverable. An indication will appear in the destination outupt if the logs have been truncated. Call dump after each failed API to mitigate this risk.
 ///
 /// The raw function is [`cudaLogsDumpToFile`](crate::sys::cudaLogsDumpToFile).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13353,6 +14142,8 @@ pub fn logs_dump_to_file(
 ///
 /// The raw function is [`cudaLogsDumpToMemory`](crate::sys::cudaLogsDumpToMemory).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `iterator` (optional: `None` passes NULL) — Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
@@ -13393,6 +14184,8 @@ pub fn logs_dump_to_memory(
 /// Creates an empty graph, which is returned via the returned `p_graph`.
 ///
 /// The raw function is [`cudaGraphCreate`](crate::sys::cudaGraphCreate).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13495,6 +14288,8 @@ pub fn graph_create(flags: c_uint) -> crate::Result<cudaGraph_t> {
 ///
 /// The raw function is [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which to add the node
@@ -13574,6 +14369,8 @@ pub unsafe fn graph_add_kernel_node(
 ///
 /// The raw function is [`cudaGraphKernelNodeGetParams`](crate::sys::cudaGraphKernelNodeGetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -13616,6 +14413,8 @@ pub unsafe fn graph_kernel_node_get_params(
 /// Sets the parameters of kernel node `node` to `p_node_params`.
 ///
 /// The raw function is [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13662,6 +14461,8 @@ pub unsafe fn graph_kernel_node_set_params(
 ///
 /// The raw function is [`cudaGraphKernelNodeCopyAttributes`](crate::sys::cudaGraphKernelNodeCopyAttributes).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_dst` — Destination node
@@ -13697,6 +14498,8 @@ pub unsafe fn graph_kernel_node_copy_attributes(
 /// corresponding member of the returned `value_out`.
 ///
 /// The raw function is [`cudaGraphKernelNodeGetAttribute`](crate::sys::cudaGraphKernelNodeGetAttribute).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13740,6 +14543,8 @@ pub unsafe fn graph_kernel_node_get_attribute(
 /// `value`.
 ///
 /// The raw function is [`cudaGraphKernelNodeSetAttribute`](crate::sys::cudaGraphKernelNodeSetAttribute).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13797,6 +14602,8 @@ pub unsafe fn graph_kernel_node_set_attribute(
 /// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
 ///
 /// The raw function is [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -13865,65 +14672,14 @@ pub unsafe fn graph_add_memcpy_node(
         .result()?;
     Ok(p_graph_node)
 }
-/// Creates a memcpy node to copy to a symbol on the device and adds it to a graph.
+/// Creates a 1D memcpy node and adds it to a graph.
 ///
-/// Creates a new memcpy node to copy to `symbol` and adds it to the returned `p_node_params`
-/// with `numDependencies` dependencies specified via `pDependencies`. It
-/// is possible for `numDependencies` to be 0, in which case the node will
-/// be placed at the root of the graph. `pDependencies` may not have any
+/// Creates a new 1D memcpy node and adds it to `graph` with
+/// the length of `p_dependencies` dependencies specified via `p_dependencies`. It is
+/// possible for the length of `p_dependencies` to be 0, in which case the node will be
+/// placed at the root of the graph. `p_dependencies` may not have any
 /// duplicate entries. A handle to the new node will be returned in
-/// `pGraphNode`.
-///
-/// When the graph is launched, the node will copy `count` bytes from the
-/// memory area pointed to by `src` to the memory area pointed to by
-/// `offset` bytes from the start of symbol `symbol`. The memory areas may
-/// not overlap. `symbol` is a variable that resides in global or constant
-/// memory space. `kind` can be either [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing.
-///
-/// Memcpy nodes have some additional restrictions with regards to managed
-/// memory, if the system contains at least one device which has a zero
-/// value for the device attribute
-/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
-///
-/// Creates a memcpy node to copy from a symbol on the device and adds it
-/// to a graph
-///
-/// Creates a new memcpy node to copy from `symbol` and adds it to the returned `p_node_params`
-/// with `numDependencies` dependencies specified via `pDependencies`. It
-/// is possible for `numDependencies` to be 0, in which case the node will
-/// be placed at the root of the graph. `pDependencies` may not have any
-/// duplicate entries. A handle to the new node will be returned in
-/// `pGraphNode`.
-///
-/// When the graph is launched, the node will copy `count` bytes from the
-/// memory area pointed to by `offset` bytes from the start of symbol
-/// `symbol` to the memory area pointed to by `dst`. The memory areas may
-/// not overlap. `symbol` is a variable that resides in global or constant
-/// memory space. `kind` can be either [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing.
-///
-/// Memcpy nodes have some additional restrictions with regards to managed
-/// memory, if the system contains at least one device which has a zero
-/// value for the device attribute
-/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
-///
-/// Creates a 1D memcpy node and adds it to a graph
-///
-/// Creates a new 1D memcpy node and adds it to the returned `p_node_params` with
-/// `numDependencies` dependencies specified via `pDependencies`. It is
-/// possible for `numDependencies` to be 0, in which case the node will be
-/// placed at the root of the graph. `pDependencies` may not have any
-/// duplicate entries. A handle to the new node will be returned in
-/// `pGraphNode`.
+/// the returned `p_graph_node`.
 ///
 /// When the graph is launched, the node will copy `count` bytes from the
 /// memory area pointed to by `src` to the memory area pointed to by `dst`,
@@ -13943,58 +14699,36 @@ pub unsafe fn graph_add_memcpy_node(
 /// value for the device attribute
 /// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
 ///
-/// Returns a memcpy node's parameters
+/// The raw function is [`cudaGraphAddMemcpyNode1D`](crate::sys::cudaGraphAddMemcpyNode1D).
 ///
-/// Returns the parameters of memcpy node `node` in the returned `p_node_params`.
-///
-/// The raw function is [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams).
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
-/// - `node` — Returns newly created node
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `dst` — Destination memory address
+/// - `src` — Source memory address
+/// - `count` — Size in bytes to copy
+/// - `kind` — Type of transfer
 ///
 /// # Returns
 ///
-/// `p_node_params`: Graph to which to add the node
+/// `p_graph_node`: Returns newly created node
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
-/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
-/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::api::graph_add_memcpy_node_from_symbol)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::api::graph_memcpy_node_set_params_to_symbol)
-/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::api::graph_memcpy_node_set_params_from_symbol)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
-/// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
-/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
-/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::api::graph_add_memcpy_node_to_symbol)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::api::graph_memcpy_node_set_params_from_symbol)
-/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::api::graph_memcpy_node_set_params_to_symbol)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
-/// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
-/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 /// - [`cudaMemcpy`](crate::api::memcpy)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
@@ -14007,6 +14741,69 @@ pub unsafe fn graph_add_memcpy_node(
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
 /// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddMemcpyNode1D")]
+#[inline]
+pub unsafe fn graph_add_memcpy_node1d(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphAddMemcpyNode1D(
+            &mut p_graph_node,
+            graph,
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
+            num_dependencies,
+            dst,
+            src,
+            count,
+            kind,
+        )
+    }?
+        .result()?;
+    Ok(p_graph_node)
+}
+/// Returns a memcpy node's parameters.
+///
+/// Returns the parameters of memcpy node `node` in the returned `p_node_params`.
+///
+/// The raw function is [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `node` — Node to get the parameters for
+///
+/// # Returns
+///
+/// `p_node_params`: Pointer to return the parameters
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
 /// - [`cudaMemcpy3D`](crate::api::memcpy3d)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
@@ -14031,6 +14828,8 @@ pub unsafe fn graph_memcpy_node_get_params(
 /// Sets the parameters of memcpy node `node` to `p_node_params`.
 ///
 /// The raw function is [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14073,41 +14872,9 @@ pub unsafe fn graph_memcpy_node_set_params(
         .result()?;
     Ok(())
 }
-/// Sets a memcpy node's parameters to copy to a symbol on the device.
+/// Sets a memcpy node's parameters to perform a 1-dimensional copy.
 ///
-/// Sets the parameters of memcpy node the returned `p_graph_node` to the copy described by the
-/// provided parameters.
-///
-/// When the graph is launched, the node will copy `count` bytes from the
-/// memory area pointed to by `src` to the memory area pointed to by
-/// `offset` bytes from the start of symbol `symbol`. The memory areas may
-/// not overlap. `symbol` is a variable that resides in global or constant
-/// memory space. `kind` can be either [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing.
-///
-/// Sets a memcpy node's parameters to copy from a symbol on the device
-///
-/// Sets the parameters of memcpy node the returned `p_graph_node` to the copy described by the
-/// provided parameters.
-///
-/// When the graph is launched, the node will copy `count` bytes from the
-/// memory area pointed to by `offset` bytes from the start of symbol
-/// `symbol` to the memory area pointed to by `dst`. The memory areas may
-/// not overlap. `symbol` is a variable that resides in global or constant
-/// memory space. `kind` can be either [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing.
-///
-/// Sets a memcpy node's parameters to perform a 1-dimensional copy
-///
-/// Sets the parameters of memcpy node the returned `p_graph_node` to the copy described by the
+/// Sets the parameters of memcpy node `node` to the copy described by the
 /// provided parameters.
 ///
 /// When the graph is launched, the node will copy `count` bytes from the
@@ -14123,7 +14890,51 @@ pub unsafe fn graph_memcpy_node_set_params(
 /// pointers that do not match the direction of the copy results in an
 /// undefined behavior.
 ///
-/// Creates a memset node and adds it to a graph
+/// The raw function is [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `node` — Node to set the parameters for
+/// - `dst` — Destination memory address
+/// - `src` — Source memory address
+/// - `count` — Size in bytes to copy
+/// - `kind` — Type of transfer
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::api::memcpy)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
+#[doc(alias = "cudaGraphMemcpyNodeSetParams1D")]
+#[inline]
+pub unsafe fn graph_memcpy_node_set_params1d(
+    node: cudaGraphNode_t,
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe { crate::sys::cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) }?
+        .result()?;
+    Ok(())
+}
+/// Creates a memset node and adds it to a graph.
 ///
 /// Creates a new memset node and adds it to `graph` with the length of `p_dependencies`
 /// dependencies specified via `p_dependencies`. It is possible for
@@ -14136,19 +14947,21 @@ pub unsafe fn graph_memcpy_node_set_params(
 ///
 /// The raw function is [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which to add the node
-/// - `p_dependencies` (optional list; its length gives `num_dependencies`) — Dependencies of the node
-/// - `p_memset_params` (optional: `None` passes NULL) — Parameters for the memory set
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `p_memset_params` — Parameters for the memory set
 ///
 /// # Returns
 ///
-/// `p_graph_node`: Node to set the parameters for
+/// `p_graph_node`: Returns newly created node
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -14158,20 +14971,6 @@ pub unsafe fn graph_memcpy_node_set_params(
 ///
 /// # See also
 ///
-/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::api::graph_memcpy_node_set_params_from_symbol)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
-/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::api::graph_memcpy_node_set_params_to_symbol)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
-/// - [`cudaMemcpy`](crate::api::memcpy)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
 /// - [`cudaMemset2D`](crate::api::memset2d)
 /// - [`cudaGraphMemsetNodeGetParams`](crate::api::graph_memset_node_get_params)
@@ -14187,14 +14986,14 @@ pub unsafe fn graph_memcpy_node_set_params(
 #[inline]
 pub unsafe fn graph_add_memset_node(
     graph: cudaGraph_t,
-    p_dependencies: Option<&[cudaGraphNode_t]>,
-    p_memset_params: Option<&cudaMemsetParams>,
+    p_dependencies: &[cudaGraphNode_t],
+    p_memset_params: &cudaMemsetParams,
 ) -> crate::Result<cudaGraphNode_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
-        &[p_dependencies.as_ref().map(|s| s.len())],
+        &[Some(p_dependencies.len())],
     )?;
     // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
     // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
@@ -14203,9 +15002,12 @@ pub unsafe fn graph_add_memset_node(
         crate::sys::cudaGraphAddMemsetNode(
             &mut p_graph_node,
             graph,
-            p_dependencies.map_or(::core::ptr::null(), |s| s.as_ptr()),
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
             num_dependencies,
-            p_memset_params.map_or(::core::ptr::null(), ::core::ptr::from_ref),
+            ::core::ptr::from_ref(p_memset_params),
         )
     }?
         .result()?;
@@ -14216,6 +15018,8 @@ pub unsafe fn graph_add_memset_node(
 /// Returns the parameters of memset node `node` in the returned `p_node_params`.
 ///
 /// The raw function is [`cudaGraphMemsetNodeGetParams`](crate::sys::cudaGraphMemsetNodeGetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14259,6 +15063,8 @@ pub unsafe fn graph_memset_node_get_params(
 /// Sets the parameters of memset node `node` to `p_node_params`.
 ///
 /// The raw function is [`cudaGraphMemsetNodeSetParams`](crate::sys::cudaGraphMemsetNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14311,6 +15117,8 @@ pub unsafe fn graph_memset_node_set_params(
 /// function. Host nodes are not supported under MPS with pre-Volta GPUs.
 ///
 /// The raw function is [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14382,6 +15190,8 @@ pub unsafe fn graph_add_host_node(
 ///
 /// The raw function is [`cudaGraphHostNodeGetParams`](crate::sys::cudaGraphHostNodeGetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -14424,6 +15234,8 @@ pub unsafe fn graph_host_node_get_params(
 /// Sets the parameters of host node `node` to `nodeParams`.
 ///
 /// The raw function is [`cudaGraphHostNodeSetParams`](crate::sys::cudaGraphHostNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14479,6 +15291,8 @@ pub unsafe fn graph_host_node_set_params(
 /// this call.
 ///
 /// The raw function is [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14554,6 +15368,8 @@ pub unsafe fn graph_add_child_graph_node(
 ///
 /// The raw function is [`cudaGraphChildGraphNodeGetGraph`](crate::sys::cudaGraphChildGraphNodeGetGraph).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the embedded graph for
@@ -14605,6 +15421,8 @@ pub unsafe fn graph_child_graph_node_get_graph(
 /// n^2 dependency edges.
 ///
 /// The raw function is [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -14666,33 +15484,178 @@ pub unsafe fn graph_add_empty_node(
 /// Creates an event record node and adds it to a graph.
 ///
 /// Creates a new event record node and adds it to `hGraph` with
-/// `numDependencies` dependencies specified via `dependencies` and event
-/// specified in `event`. It is possible for `numDependencies` to be 0, in
+/// the length of `p_dependencies` dependencies specified via `dependencies` and event
+/// specified in `event`. It is possible for the length of `p_dependencies` to be 0, in
 /// which case the node will be placed at the root of the graph.
 /// `dependencies` may not have any duplicate entries. A handle to the new
-/// node will be returned as `p_graph_clone`.
+/// node will be returned as `p_graph_node`.
 ///
 /// Each launch of the graph will record `event` to capture execution of
 /// the node's dependencies.
 ///
 /// These nodes may not be used in loops or conditionals.
 ///
-/// Returns the event associated with an event record node
+/// The raw function is [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode).
 ///
-/// Returns the event of event record node `hNode` in `event_out`.
+/// In every CUDA 13.x release.
 ///
-/// Sets an event record node's event
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (optional list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `event` — Event for the node
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddEventRecordNode")]
+#[inline]
+pub unsafe fn graph_add_event_record_node(
+    graph: cudaGraph_t,
+    p_dependencies: Option<&[cudaGraphNode_t]>,
+    event: cudaEvent_t,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[p_dependencies.as_ref().map(|s| s.len())],
+    )?;
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphAddEventRecordNode(
+            &mut p_graph_node,
+            graph,
+            p_dependencies.map_or(::core::ptr::null(), |s| s.as_ptr()),
+            num_dependencies,
+            event,
+        )
+    }?
+        .result()?;
+    Ok(p_graph_node)
+}
+/// Returns the event associated with an event record node.
+///
+/// Returns the event of event record node `hNode` in the returned `event_out`.
+///
+/// The raw function is [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `node` — Node to get the event for
+///
+/// # Returns
+///
+/// `event_out`: Pointer to return the event
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphEventRecordNodeSetEvent`](crate::api::graph_event_record_node_set_event)
+/// - [`cudaGraphEventWaitNodeGetEvent`](crate::api::graph_event_wait_node_get_event)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+#[doc(alias = "cudaGraphEventRecordNodeGetEvent")]
+#[inline]
+pub unsafe fn graph_event_record_node_get_event(
+    node: cudaGraphNode_t,
+) -> crate::Result<cudaEvent_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut event_out: cudaEvent_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe { crate::sys::cudaGraphEventRecordNodeGetEvent(node, &mut event_out) }?
+        .result()?;
+    Ok(event_out)
+}
+/// Sets an event record node's event.
 ///
 /// Sets the event of event record node `hNode` to `event`.
 ///
-/// Creates an event wait node and adds it to a graph
+/// The raw function is [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `node` — Node to set the event for
+/// - `event` — Event to use
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphEventRecordNodeGetEvent`](crate::api::graph_event_record_node_get_event)
+/// - [`cudaGraphEventWaitNodeSetEvent`](crate::api::graph_event_wait_node_set_event)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+#[doc(alias = "cudaGraphEventRecordNodeSetEvent")]
+#[inline]
+pub unsafe fn graph_event_record_node_set_event(
+    node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe { crate::sys::cudaGraphEventRecordNodeSetEvent(node, event) }?.result()?;
+    Ok(())
+}
+/// Creates an event wait node and adds it to a graph.
 ///
 /// Creates a new event wait node and adds it to `hGraph` with
-/// `numDependencies` dependencies specified via `dependencies` and event
-/// specified in `event`. It is possible for `numDependencies` to be 0, in
+/// the length of `p_dependencies` dependencies specified via `dependencies` and event
+/// specified in `event`. It is possible for the length of `p_dependencies` to be 0, in
 /// which case the node will be placed at the root of the graph.
 /// `dependencies` may not have any duplicate entries. A handle to the new
-/// node will be returned as `p_graph_clone`.
+/// node will be returned as `p_graph_node`.
 ///
 /// The graph node will wait for all work captured in `event`. See
 /// `cuEventRecord` for details on what is captured by an
@@ -14702,78 +15665,558 @@ pub unsafe fn graph_add_empty_node(
 ///
 /// These nodes may not be used in loops or conditionals.
 ///
-/// Returns the event associated with an event wait node
+/// The raw function is [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode).
 ///
-/// Returns the event of event wait node `hNode` in `event_out`.
+/// In every CUDA 13.x release.
 ///
-/// Sets an event wait node's event
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (optional list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `event` — Event for the node
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddEventWaitNode")]
+#[inline]
+pub unsafe fn graph_add_event_wait_node(
+    graph: cudaGraph_t,
+    p_dependencies: Option<&[cudaGraphNode_t]>,
+    event: cudaEvent_t,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[p_dependencies.as_ref().map(|s| s.len())],
+    )?;
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphAddEventWaitNode(
+            &mut p_graph_node,
+            graph,
+            p_dependencies.map_or(::core::ptr::null(), |s| s.as_ptr()),
+            num_dependencies,
+            event,
+        )
+    }?
+        .result()?;
+    Ok(p_graph_node)
+}
+/// Returns the event associated with an event wait node.
+///
+/// Returns the event of event wait node `hNode` in the returned `event_out`.
+///
+/// The raw function is [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `node` — Node to get the event for
+///
+/// # Returns
+///
+/// `event_out`: Pointer to return the event
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphEventWaitNodeSetEvent`](crate::api::graph_event_wait_node_set_event)
+/// - [`cudaGraphEventRecordNodeGetEvent`](crate::api::graph_event_record_node_get_event)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+#[doc(alias = "cudaGraphEventWaitNodeGetEvent")]
+#[inline]
+pub unsafe fn graph_event_wait_node_get_event(
+    node: cudaGraphNode_t,
+) -> crate::Result<cudaEvent_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut event_out: cudaEvent_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe { crate::sys::cudaGraphEventWaitNodeGetEvent(node, &mut event_out) }?
+        .result()?;
+    Ok(event_out)
+}
+/// Sets an event wait node's event.
 ///
 /// Sets the event of event wait node `hNode` to `event`.
 ///
-/// Creates an external semaphore signal node and adds it to a graph
+/// The raw function is [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `node` — Node to set the event for
+/// - `event` — Event to use
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphEventWaitNodeGetEvent`](crate::api::graph_event_wait_node_get_event)
+/// - [`cudaGraphEventRecordNodeSetEvent`](crate::api::graph_event_record_node_set_event)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+#[doc(alias = "cudaGraphEventWaitNodeSetEvent")]
+#[inline]
+pub unsafe fn graph_event_wait_node_set_event(
+    node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe { crate::sys::cudaGraphEventWaitNodeSetEvent(node, event) }?.result()?;
+    Ok(())
+}
+/// Creates an external semaphore signal node and adds it to a graph.
 ///
 /// Creates a new external semaphore signal node and adds it to `graph`
-/// with `numDependencies` dependencies specified via `dependencies` and
-/// arguments specified in `nodeParams`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
+/// with the length of `p_dependencies` dependencies specified via `dependencies` and
+/// arguments specified in `node_params`. It is possible for
+/// the length of `p_dependencies` to be 0, in which case the node will be placed at the
 /// root of the graph. `dependencies` may not have any duplicate entries. A
-/// handle to the new node will be returned in `pGraphNode`.
+/// handle to the new node will be returned as `p_graph_node`.
 ///
 /// Performs a signal operation on a set of externally allocated semaphore
 /// objects when the node is launched. The operation(s) will occur after
 /// all of the node's dependencies have completed.
 ///
-/// Returns an external semaphore signal node's parameters
+/// The raw function is [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode).
 ///
-/// Returns the parameters of an external semaphore signal node `hNode` in
-/// `params_out`. The `extSemArray` and `paramsArray` returned in
-/// `params_out`, are owned by the node. This memory remains valid until
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `node_params` — Parameters for the node
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaExternalSemaphoreSignalNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
+/// - [`cudaGraphExternalSemaphoresSignalNodeGetParams`](crate::api::graph_external_semaphores_signal_node_get_params)
+/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddExternalSemaphoresSignalNode")]
+#[inline]
+pub unsafe fn graph_add_external_semaphores_signal_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    node_params: &cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphAddExternalSemaphoresSignalNode(
+            &mut p_graph_node,
+            graph,
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
+            num_dependencies,
+            ::core::ptr::from_ref(node_params),
+        )
+    }?
+        .result()?;
+    Ok(p_graph_node)
+}
+/// Returns an external semaphore signal node's parameters.
+///
+/// Returns the parameters of an external semaphore signal node `h_node` in
+/// the returned `params_out`. The `extSemArray` and `paramsArray` returned in
+/// the returned `params_out`, are owned by the node. This memory remains valid until
 /// the node is destroyed or its parameters are modified, and should not be
 /// modified directly. Use
 /// [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params) to update
 /// the parameters of this node.
 ///
-/// Sets an external semaphore signal node's parameters
+/// The raw function is [`cudaGraphExternalSemaphoresSignalNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams).
 ///
-/// Sets the parameters of an external semaphore signal node `hNode` to
-/// `nodeParams`.
+/// In every CUDA 13.x release.
 ///
-/// Creates an external semaphore wait node and adds it to a graph
+/// # Arguments
+///
+/// - `h_node` — Node to get the parameters for
+///
+/// # Returns
+///
+/// `params_out`: Pointer to return the parameters
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
+/// - [`cudaLaunchKernel`](crate::api::launch_kernel)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+#[doc(alias = "cudaGraphExternalSemaphoresSignalNodeGetParams")]
+#[inline]
+pub unsafe fn graph_external_semaphores_signal_node_get_params(
+    h_node: cudaGraphNode_t,
+) -> crate::Result<cudaExternalSemaphoreSignalNodeParams> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut params_out: cudaExternalSemaphoreSignalNodeParams = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams(
+            h_node,
+            &mut params_out,
+        )
+    }?
+        .result()?;
+    Ok(params_out)
+}
+/// Sets an external semaphore signal node's parameters.
+///
+/// Sets the parameters of an external semaphore signal node `h_node` to
+/// `node_params`.
+///
+/// The raw function is [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `h_node` — Node to set the parameters for
+/// - `node_params` — Parameters to copy
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaExternalSemaphoreSignalNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+#[doc(alias = "cudaGraphExternalSemaphoresSignalNodeSetParams")]
+#[inline]
+pub unsafe fn graph_external_semaphores_signal_node_set_params(
+    h_node: cudaGraphNode_t,
+    node_params: &cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams(
+            h_node,
+            ::core::ptr::from_ref(node_params),
+        )
+    }?
+        .result()?;
+    Ok(())
+}
+/// Creates an external semaphore wait node and adds it to a graph.
 ///
 /// Creates a new external semaphore wait node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `dependencies` and
-/// arguments specified in `nodeParams`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
+/// the length of `p_dependencies` dependencies specified via `dependencies` and
+/// arguments specified in `node_params`. It is possible for
+/// the length of `p_dependencies` to be 0, in which case the node will be placed at the
 /// root of the graph. `dependencies` may not have any duplicate entries. A
-/// handle to the new node will be returned in `pGraphNode`.
+/// handle to the new node will be returned as `p_graph_node`.
 ///
 /// Performs a wait operation on a set of externally allocated semaphore
 /// objects when the node is launched. The node's dependencies will not be
 /// launched until the wait operation has completed.
 ///
-/// Returns an external semaphore wait node's parameters
+/// The raw function is [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode).
 ///
-/// Returns the parameters of an external semaphore wait node `hNode` in
-/// `params_out`. The `extSemArray` and `paramsArray` returned in
-/// `params_out`, are owned by the node. This memory remains valid until
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `node_params` — Parameters for the node
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaExternalSemaphoreWaitNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
+/// - [`cudaGraphExternalSemaphoresWaitNodeGetParams`](crate::api::graph_external_semaphores_wait_node_get_params)
+/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::api::graph_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddExternalSemaphoresWaitNode")]
+#[inline]
+pub unsafe fn graph_add_external_semaphores_wait_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    node_params: &cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphAddExternalSemaphoresWaitNode(
+            &mut p_graph_node,
+            graph,
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
+            num_dependencies,
+            ::core::ptr::from_ref(node_params),
+        )
+    }?
+        .result()?;
+    Ok(p_graph_node)
+}
+/// Returns an external semaphore wait node's parameters.
+///
+/// Returns the parameters of an external semaphore wait node `h_node` in
+/// the returned `params_out`. The `extSemArray` and `paramsArray` returned in
+/// the returned `params_out`, are owned by the node. This memory remains valid until
 /// the node is destroyed or its parameters are modified, and should not be
 /// modified directly. Use
 /// [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params) to update
 /// the parameters of this node.
 ///
-/// Sets an external semaphore wait node's parameters
+/// The raw function is [`cudaGraphExternalSemaphoresWaitNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams).
 ///
-/// Sets the parameters of an external semaphore wait node `hNode` to
-/// `nodeParams`.
+/// In every CUDA 13.x release.
 ///
-/// Creates an allocation node and adds it to a graph
+/// # Arguments
+///
+/// - `h_node` — Node to get the parameters for
+///
+/// # Returns
+///
+/// `params_out`: Pointer to return the parameters
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
+/// - [`cudaLaunchKernel`](crate::api::launch_kernel)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::api::graph_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+#[doc(alias = "cudaGraphExternalSemaphoresWaitNodeGetParams")]
+#[inline]
+pub unsafe fn graph_external_semaphores_wait_node_get_params(
+    h_node: cudaGraphNode_t,
+) -> crate::Result<cudaExternalSemaphoreWaitNodeParams> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut params_out: cudaExternalSemaphoreWaitNodeParams = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams(h_node, &mut params_out)
+    }?
+        .result()?;
+    Ok(params_out)
+}
+/// Sets an external semaphore wait node's parameters.
+///
+/// Sets the parameters of an external semaphore wait node `h_node` to
+/// `node_params`.
+///
+/// The raw function is [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `h_node` — Node to set the parameters for
+/// - `node_params` — Parameters to copy
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaExternalSemaphoreWaitNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::api::graph_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+#[doc(alias = "cudaGraphExternalSemaphoresWaitNodeSetParams")]
+#[inline]
+pub unsafe fn graph_external_semaphores_wait_node_set_params(
+    h_node: cudaGraphNode_t,
+    node_params: &cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams(
+            h_node,
+            ::core::ptr::from_ref(node_params),
+        )
+    }?
+        .result()?;
+    Ok(())
+}
+/// Creates an allocation node and adds it to a graph.
 ///
 /// Creates a new allocation node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies` and
-/// arguments specified in `nodeParams`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
+/// the length of `p_dependencies` dependencies specified via `p_dependencies` and
+/// arguments specified in `node_params`. It is possible for
+/// the length of `p_dependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `p_dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node) creates an allocation node,
 /// it returns the address of the allocation in `nodeParams.dptr`. The
@@ -14818,21 +16261,137 @@ pub unsafe fn graph_add_empty_node(
 ///
 /// - The graph cannot be cloned.
 ///
-/// Returns a memory alloc node's parameters
+/// The raw function is [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode).
 ///
-/// Returns the parameters of a memory alloc node `hNode` in `params_out`.
-/// The `poolProps` and `accessDescs` returned in `params_out`, are owned
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `node_params` — Parameters for the node
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaMemAllocNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaGraphMemAllocNodeGetParams`](crate::api::graph_mem_alloc_node_get_params)
+/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
+/// - [`cudaMallocAsync`](crate::api::malloc_async)
+/// - [`cudaFreeAsync`](crate::api::free_async)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddMemAllocNode")]
+#[inline]
+pub unsafe fn graph_add_mem_alloc_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    node_params: &mut cudaMemAllocNodeParams,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphAddMemAllocNode(
+            &mut p_graph_node,
+            graph,
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
+            num_dependencies,
+            ::core::ptr::from_mut(node_params),
+        )
+    }?
+        .result()?;
+    Ok(p_graph_node)
+}
+/// Returns a memory alloc node's parameters.
+///
+/// Returns the parameters of a memory alloc node `hNode` in the returned `params_out`.
+/// The `poolProps` and `accessDescs` returned as `params_out`, are owned
 /// by the node. This memory remains valid until the node is destroyed. The
 /// returned parameters must not be modified.
 ///
-/// Creates a memory free node and adds it to a graph
+/// The raw function is [`cudaGraphMemAllocNodeGetParams`](crate::sys::cudaGraphMemAllocNodeGetParams).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `node` — Node to get the parameters for
+///
+/// # Returns
+///
+/// `params_out`: Pointer to return the parameters
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
+/// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
+#[doc(alias = "cudaGraphMemAllocNodeGetParams")]
+#[inline]
+pub unsafe fn graph_mem_alloc_node_get_params(
+    node: cudaGraphNode_t,
+) -> crate::Result<cudaMemAllocNodeParams> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut params_out: cudaMemAllocNodeParams = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe { crate::sys::cudaGraphMemAllocNodeGetParams(node, &mut params_out) }?
+        .result()?;
+    Ok(params_out)
+}
+/// Creates a memory free node and adds it to a graph.
 ///
 /// Creates a new memory free node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies` and
-/// address specified in `dptr`. It is possible for `numDependencies` to be
+/// the length of `p_dependencies` dependencies specified via `p_dependencies` and
+/// address specified in `dptr`. It is possible for the length of `p_dependencies` to be
 /// 0, in which case the node will be placed at the root of the graph.
-/// `pDependencies` may not have any duplicate entries. A handle to the new
-/// node will be returned in `pGraphNode`.
+/// `p_dependencies` may not have any duplicate entries. A handle to the new
+/// node will be returned as `p_graph_node`.
 ///
 /// [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node) will return
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the user attempts to free:
@@ -14855,18 +16414,158 @@ pub unsafe fn graph_add_empty_node(
 ///
 /// - The graph cannot be cloned.
 ///
-/// Returns a memory free node's parameters
+/// The raw function is [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `dptr` — Address of memory to free
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - It frees memory or a resource: a safe-layer buffer, array or pool owning it would free it again or use it afterwards, and work still queued may use it. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns it (`Drop`).
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `dptr` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
+/// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
+/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
+/// - [`cudaMallocAsync`](crate::api::malloc_async)
+/// - [`cudaFreeAsync`](crate::api::free_async)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddMemFreeNode")]
+#[inline]
+pub unsafe fn graph_add_mem_free_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    dptr: *mut c_void,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphAddMemFreeNode(
+            &mut p_graph_node,
+            graph,
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
+            num_dependencies,
+            dptr,
+        )
+    }?
+        .result()?;
+    Ok(p_graph_node)
+}
+/// Returns a memory free node's parameters.
 ///
 /// Returns the address of a memory free node `hNode` in `dptr_out`.
 ///
-/// Free unused memory that was cached on the specified device for use with
-/// graphs back to the OS.
+/// The raw function is [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `node` — Node to get the parameters for
+/// - `dptr_out` — Pointer to return the device address
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `dptr_out` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
+#[doc(alias = "cudaGraphMemFreeNodeGetParams")]
+#[inline]
+pub unsafe fn graph_mem_free_node_get_params(
+    node: cudaGraphNode_t,
+    dptr_out: *mut c_void,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe { crate::sys::cudaGraphMemFreeNodeGetParams(node, dptr_out) }?.result()?;
+    Ok(())
+}
+/// Free unused memory that was cached on the specified device for use with graphs back to the OS.
 ///
 /// Blocks which are not in use by a graph that is either currently
 /// executing or scheduled to execute are freed back to the operating
 /// system.
 ///
-/// Query asynchronous allocation attributes related to graphs
+/// The raw function is [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `device` — The device for which cached memory should be freed.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
+/// - [`cudaMallocAsync`](crate::api::malloc_async)
+/// - [`cudaFreeAsync`](crate::api::free_async)
+#[doc(alias = "cudaDeviceGraphMemTrim")]
+#[inline]
+pub fn device_graph_mem_trim(device: c_int) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    unsafe { crate::sys::cudaDeviceGraphMemTrim(device) }?.result()?;
+    Ok(())
+}
+/// Query asynchronous allocation attributes related to graphs.
 ///
 /// Valid attributes are:
 ///
@@ -14885,7 +16584,47 @@ pub unsafe fn graph_add_empty_node(
 ///   memory, in bytes, currently allocated for use by the CUDA graphs
 ///   asynchronous allocator.
 ///
-/// Set asynchronous allocation attributes related to graphs
+/// The raw function is [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `device` — Specifies the scope of the query
+/// - `attr` — attribute to get
+/// - `value` — retrieved value
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `value` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
+/// - [`cudaMallocAsync`](crate::api::malloc_async)
+/// - [`cudaFreeAsync`](crate::api::free_async)
+#[doc(alias = "cudaDeviceGetGraphMemAttribute")]
+#[inline]
+pub unsafe fn device_get_graph_mem_attribute(
+    device: c_int,
+    attr: cudaGraphMemAttributeType,
+    value: *mut c_void,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe { crate::sys::cudaDeviceGetGraphMemAttribute(device, attr, value) }?
+        .result()?;
+    Ok(())
+}
+/// Set asynchronous allocation attributes related to graphs.
 ///
 /// Valid attributes are:
 ///
@@ -14897,7 +16636,47 @@ pub unsafe fn graph_add_empty_node(
 ///   memory, in bytes, currently allocated for use by the CUDA graphs
 ///   asynchronous allocator.
 ///
-/// Clones a graph
+/// The raw function is [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `device` — Specifies the scope of the query
+/// - `attr` — attribute to get
+/// - `value` — pointer to value to set
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `value` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
+/// - [`cudaMallocAsync`](crate::api::malloc_async)
+/// - [`cudaFreeAsync`](crate::api::free_async)
+#[doc(alias = "cudaDeviceSetGraphMemAttribute")]
+#[inline]
+pub unsafe fn device_set_graph_mem_attribute(
+    device: c_int,
+    attr: cudaGraphMemAttributeType,
+    value: *mut c_void,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe { crate::sys::cudaDeviceSetGraphMemAttribute(device, attr, value) }?
+        .result()?;
+    Ok(())
+}
+/// Clones a graph.
 ///
 /// This function creates a copy of `original_graph` and returns it in
 /// the returned `p_graph_clone`. All parameters are copied into the cloned graph. The
@@ -14913,17 +16692,19 @@ pub unsafe fn graph_add_empty_node(
 ///
 /// The raw function is [`cudaGraphClone`](crate::sys::cudaGraphClone).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
-/// - `original_graph` — Graph to which to add the node
+/// - `original_graph` — Graph to clone
 ///
 /// # Returns
 ///
-/// `p_graph_clone`: Returns newly created node
+/// `p_graph_clone`: Returns newly created cloned graph
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14931,172 +16712,6 @@ pub unsafe fn graph_add_empty_node(
 ///
 /// # See also
 ///
-/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaGraphEventRecordNodeSetEvent`](crate::api::graph_event_record_node_set_event)
-/// - [`cudaGraphEventWaitNodeGetEvent`](crate::api::graph_event_wait_node_get_event)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaGraphEventRecordNodeGetEvent`](crate::api::graph_event_record_node_get_event)
-/// - [`cudaGraphEventWaitNodeSetEvent`](crate::api::graph_event_wait_node_set_event)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaGraphEventWaitNodeSetEvent`](crate::api::graph_event_wait_node_set_event)
-/// - [`cudaGraphEventRecordNodeGetEvent`](crate::api::graph_event_record_node_get_event)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaGraphEventWaitNodeGetEvent`](crate::api::graph_event_wait_node_get_event)
-/// - [`cudaGraphEventRecordNodeSetEvent`](crate::api::graph_event_record_node_set_event)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphExternalSemaphoresSignalNodeGetParams`](crate::api::graph_external_semaphores_signal_node_get_params)
-/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
-/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaLaunchKernel`](crate::api::launch_kernel)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
-/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
-/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphExternalSemaphoresWaitNodeGetParams`](crate::api::graph_external_semaphores_wait_node_get_params)
-/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::api::graph_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
-/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
-/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaLaunchKernel`](crate::api::launch_kernel)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::api::graph_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::api::graph_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
-/// - [`cudaGraphMemAllocNodeGetParams`](crate::api::graph_mem_alloc_node_get_params)
-/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
-/// - [`cudaMallocAsync`](crate::api::malloc_async)
-/// - [`cudaFreeAsync`](crate::api::free_async)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
-/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
-/// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
-/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
-/// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
-/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
-/// - [`cudaMallocAsync`](crate::api::malloc_async)
-/// - [`cudaFreeAsync`](crate::api::free_async)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
-/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
-/// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
-/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
-/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
-/// - [`cudaMallocAsync`](crate::api::malloc_async)
-/// - [`cudaFreeAsync`](crate::api::free_async)
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
-/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
-/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
-/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
-/// - [`cudaMallocAsync`](crate::api::malloc_async)
-/// - [`cudaFreeAsync`](crate::api::free_async)
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
-/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
-/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
-/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
-/// - [`cudaMallocAsync`](crate::api::malloc_async)
-/// - [`cudaFreeAsync`](crate::api::free_async)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphNodeFindInClone`](crate::api::graph_node_find_in_clone)
 #[doc(alias = "cudaGraphClone")]
@@ -15123,6 +16738,8 @@ pub unsafe fn graph_clone(original_graph: cudaGraph_t) -> crate::Result<cudaGrap
 /// removed. The cloned node is then returned via `pClonedNode`.
 ///
 /// The raw function is [`cudaGraphNodeFindInClone`](crate::sys::cudaGraphNodeFindInClone).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -15168,6 +16785,8 @@ pub unsafe fn graph_node_find_in_clone(
 /// Returns the node type of `node` in the returned `p_type`.
 ///
 /// The raw function is [`cudaGraphNodeGetType`](crate::sys::cudaGraphNodeGetType).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -15219,6 +16838,8 @@ pub unsafe fn graph_node_get_type(
 ///
 /// The raw function is [`cudaGraphNodeGetContainingGraph`](crate::sys::cudaGraphNodeGetContainingGraph).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `h_node` — Node to query
@@ -15229,7 +16850,7 @@ pub unsafe fn graph_node_get_type(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -15262,6 +16883,8 @@ pub unsafe fn graph_node_get_containing_graph(
 ///
 /// The raw function is [`cudaGraphNodeGetLocalId`](crate::sys::cudaGraphNodeGetLocalId).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `h_node` — Node to query
@@ -15272,7 +16895,7 @@ pub unsafe fn graph_node_get_containing_graph(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -15298,6 +16921,8 @@ pub unsafe fn graph_node_get_local_id(h_node: cudaGraphNode_t) -> crate::Result<
 ///
 /// The raw function is [`cudaGraphNodeGetToolsId`](crate::sys::cudaGraphNodeGetToolsId).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `h_node` — Node to query
@@ -15308,7 +16933,7 @@ pub unsafe fn graph_node_get_local_id(h_node: cudaGraphNode_t) -> crate::Result<
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -15340,6 +16965,8 @@ pub unsafe fn graph_node_get_tools_id(
 ///
 /// The raw function is [`cudaGraphGetId`](crate::sys::cudaGraphGetId).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `h_graph` — Graph to query
@@ -15350,7 +16977,7 @@ pub unsafe fn graph_node_get_tools_id(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -15379,6 +17006,8 @@ pub unsafe fn graph_get_id(h_graph: cudaGraph_t) -> crate::Result<c_uint> {
 ///
 /// The raw function is [`cudaGraphExecGetId`](crate::sys::cudaGraphExecGetId).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — Graph to query
@@ -15389,7 +17018,7 @@ pub unsafe fn graph_get_id(h_graph: cudaGraph_t) -> crate::Result<c_uint> {
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -15421,6 +17050,8 @@ pub unsafe fn graph_exec_get_id(h_graph_exec: cudaGraphExec_t) -> crate::Result<
 /// the length of the returned `nodes`.
 ///
 /// The raw function is [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -15508,6 +17139,8 @@ pub unsafe fn graph_get_nodes(
 /// of nodes actually obtained will be returned in the length of the returned `p_root_nodes`.
 ///
 /// The raw function is [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -15610,6 +17243,8 @@ pub unsafe fn graph_get_root_nodes(
 /// and the returned `to` must be as well.
 ///
 /// The raw function is [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -15749,6 +17384,8 @@ pub unsafe fn graph_get_edges(
 ///
 /// The raw function is [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to query
@@ -15877,6 +17514,8 @@ pub unsafe fn graph_node_get_dependencies(
 ///
 /// The raw function is [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to query
@@ -15999,6 +17638,8 @@ pub unsafe fn graph_node_get_dependent_nodes(
 ///
 /// The raw function is [`cudaGraphAddDependencies`](crate::sys::cudaGraphAddDependencies).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which dependencies are added
@@ -16069,6 +17710,8 @@ pub unsafe fn graph_add_dependencies(
 ///
 /// The raw function is [`cudaGraphRemoveDependencies`](crate::sys::cudaGraphRemoveDependencies).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph from which to remove dependencies
@@ -16134,6 +17777,8 @@ pub unsafe fn graph_remove_dependencies(
 /// free nodes. Any attempt to do so will return an error.
 ///
 /// The raw function is [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -16231,6 +17876,8 @@ pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
 /// multiple devices, this will result in an error.
 ///
 /// The raw function is [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -16339,7 +17986,53 @@ pub unsafe fn graph_instantiate(
 ///   - Both operands must be accessible from the current device, and the
 ///   current device must match the device of other nodes in the graph.
 ///
-/// Creates an executable graph from a graph
+/// The raw function is [`cudaGraphInstantiateWithFlags`](crate::sys::cudaGraphInstantiateWithFlags).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `graph` — Graph to instantiate
+/// - `flags` — Flags to control instantiation. See `CUgraphInstantiate_flags`.
+///
+/// # Returns
+///
+/// `p_graph_exec`: Returns instantiated graph
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphUpload`](crate::api::graph_upload)
+/// - [`cudaGraphLaunch`](crate::api::graph_launch)
+/// - [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy)
+#[doc(alias = "cudaGraphInstantiateWithFlags")]
+#[inline]
+pub unsafe fn graph_instantiate_with_flags(
+    graph: cudaGraph_t,
+    flags: c_ulonglong,
+) -> crate::Result<cudaGraphExec_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphInstantiateWithFlags(&mut p_graph_exec, graph, flags)
+    }?
+        .result()?;
+    Ok(p_graph_exec)
+}
+/// Creates an executable graph from a graph.
 ///
 /// Instantiates `graph` as an executable graph according to the
 /// `instantiate_params` structure. The graph is validated for any
@@ -16447,10 +18140,12 @@ pub unsafe fn graph_instantiate(
 ///
 /// The raw function is [`cudaGraphInstantiateWithParams`](crate::sys::cudaGraphInstantiateWithParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to instantiate
-/// - `instantiate_params` (optional: `None` passes NULL) — Instantiation parameters
+/// - `instantiate_params` — Instantiation parameters
 ///
 /// # Returns
 ///
@@ -16458,7 +18153,7 @@ pub unsafe fn graph_instantiate(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16467,11 +18162,6 @@ pub unsafe fn graph_instantiate(
 ///
 /// # See also
 ///
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphUpload`](crate::api::graph_upload)
-/// - [`cudaGraphLaunch`](crate::api::graph_launch)
-/// - [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphInstantiateWithFlags`](crate::api::graph_instantiate_with_flags)
@@ -16480,7 +18170,7 @@ pub unsafe fn graph_instantiate(
 #[inline]
 pub unsafe fn graph_instantiate_with_params(
     graph: cudaGraph_t,
-    instantiate_params: Option<&mut cudaGraphInstantiateParams>,
+    instantiate_params: &mut cudaGraphInstantiateParams,
 ) -> crate::Result<cudaGraphExec_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -16492,7 +18182,7 @@ pub unsafe fn graph_instantiate_with_params(
         crate::sys::cudaGraphInstantiateWithParams(
             &mut p_graph_exec,
             graph,
-            instantiate_params.map_or(::core::ptr::null_mut(), ::core::ptr::from_mut),
+            ::core::ptr::from_mut(instantiate_params),
         )
     }?
         .result()?;
@@ -16506,6 +18196,8 @@ pub unsafe fn graph_instantiate_with_params(
 /// graph.
 ///
 /// The raw function is [`cudaGraphExecGetFlags`](crate::sys::cudaGraphExecGetFlags).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -16582,6 +18274,8 @@ pub unsafe fn graph_exec_get_flags(
 ///
 /// The raw function is [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
@@ -16656,6 +18350,8 @@ pub unsafe fn graph_exec_kernel_node_set_params(
 ///
 /// The raw function is [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
@@ -16710,47 +18406,7 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
         .result()?;
     Ok(())
 }
-/// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device.
-///
-/// Updates the work represented by `node` in `h_graph_exec` as though `node`
-/// had contained the given params at instantiation. `node` must remain in
-/// the graph which was used to instantiate `h_graph_exec`. Changed edges to
-/// and from `node` are ignored.
-///
-/// `src` and `symbol` must be allocated from the same contexts as the
-/// original source and destination memory. The instantiation-time memory
-/// operands must be 1-dimensional. Zero-length operations are not
-/// supported.
-///
-/// The modifications only affect future launches of `h_graph_exec`. Already
-/// enqueued or running launches of `h_graph_exec` are not affected by this
-/// call. `node` is also not modified by this call.
-///
-/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands'
-/// mappings changed or the original memory operands are multidimensional.
-///
-/// Sets the parameters for a memcpy node in the given graphExec to copy
-/// from a symbol on the device
-///
-/// Updates the work represented by `node` in `h_graph_exec` as though `node`
-/// had contained the given params at instantiation. `node` must remain in
-/// the graph which was used to instantiate `h_graph_exec`. Changed edges to
-/// and from `node` are ignored.
-///
-/// `symbol` and `dst` must be allocated from the same contexts as the
-/// original source and destination memory. The instantiation-time memory
-/// operands must be 1-dimensional. Zero-length operations are not
-/// supported.
-///
-/// The modifications only affect future launches of `h_graph_exec`. Already
-/// enqueued or running launches of `h_graph_exec` are not affected by this
-/// call. `node` is also not modified by this call.
-///
-/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands'
-/// mappings changed or the original memory operands are multidimensional.
-///
-/// Sets the parameters for a memcpy node in the given graphExec to perform
-/// a 1-dimensional copy
+/// Sets the parameters for a memcpy node in the given graphExec to perform a 1-dimensional copy.
 ///
 /// Updates the work represented by `node` in `h_graph_exec` as though `node`
 /// had contained the given params at instantiation. `node` must remain in
@@ -16769,6 +18425,73 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands'
 /// mappings changed or the original memory operands are multidimensional.
 ///
+/// The raw function is [`cudaGraphExecMemcpyNodeSetParams1D`](crate::sys::cudaGraphExecMemcpyNodeSetParams1D).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `node` — Memcpy node from the graph which was used to instantiate graphExec
+/// - `dst` — Destination memory address
+/// - `src` — Source memory address
+/// - `count` — Size in bytes to copy
+/// - `kind` — Type of transfer
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemcpyNode1D`](crate::api::graph_add_memcpy_node1d)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
+/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::api::graph_memcpy_node_set_params1d)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphExecMemcpyNodeSetParams1D")]
+#[inline]
+pub unsafe fn graph_exec_memcpy_node_set_params1d(
+    h_graph_exec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphExecMemcpyNodeSetParams1D(
+            h_graph_exec,
+            node,
+            dst,
+            src,
+            count,
+            kind,
+        )
+    }?
+        .result()?;
+    Ok(())
+}
 /// Sets the parameters for a memset node in the given graphExec.
 ///
 /// Updates the work represented by `node` in `h_graph_exec` as though `node`
@@ -16797,15 +18520,17 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 ///
 /// The raw function is [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
-/// - `node` — Memcpy node from the graph which was used to instantiate graphExec
-/// - `p_node_params` (optional: `None` passes NULL) — Updated Parameters to set
+/// - `node` — Memset node from the graph which was used to instantiate graphExec
+/// - `p_node_params` — Updated Parameters to set
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16815,53 +18540,6 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 ///
 /// # See also
 ///
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::api::graph_add_memcpy_node_to_symbol)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::api::graph_memcpy_node_set_params_to_symbol)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::api::graph_add_memcpy_node_from_symbol)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::api::graph_memcpy_node_set_params_from_symbol)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemcpyNode1D`](crate::api::graph_add_memcpy_node1d)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::api::graph_memcpy_node_set_params1d)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
 /// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 /// - [`cudaGraphMemsetNodeSetParams`](crate::api::graph_memset_node_set_params)
@@ -16880,7 +18558,7 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 pub unsafe fn graph_exec_memset_node_set_params(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
-    p_node_params: Option<&cudaMemsetParams>,
+    p_node_params: &cudaMemsetParams,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
     // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
@@ -16889,7 +18567,7 @@ pub unsafe fn graph_exec_memset_node_set_params(
         crate::sys::cudaGraphExecMemsetNodeSetParams(
             h_graph_exec,
             node,
-            p_node_params.map_or(::core::ptr::null(), ::core::ptr::from_ref),
+            ::core::ptr::from_ref(p_node_params),
         )
     }?
         .result()?;
@@ -16907,6 +18585,8 @@ pub unsafe fn graph_exec_memset_node_set_params(
 /// call. `node` is also not modified by this call.
 ///
 /// The raw function is [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -16971,94 +18651,455 @@ pub unsafe fn graph_exec_host_node_set_params(
 /// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
-/// The topology of the returned `result_info`, as well as the node insertion order, must
+/// The topology of `child_graph`, as well as the node insertion order, must
 /// match that of the graph contained in `node`. See
 /// [`cudaGraphExecUpdate`](crate::api::graph_exec_update) for a list of restrictions on what
 /// can be updated in an instantiated graph. The update is recursive, so
 /// child graph nodes contained within the top level child graph will also
 /// be updated.
 ///
-/// Sets the event for an event record node in the given graphExec
+/// The raw function is [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `node` — Host node from the graph which was used to instantiate graphExec
+/// - `child_graph` — The graph supplying the updated parameters
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `child_graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphChildGraphNodeGetGraph`](crate::api::graph_child_graph_node_get_graph)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphExecChildGraphNodeSetParams")]
+#[inline]
+pub unsafe fn graph_exec_child_graph_node_set_params(
+    h_graph_exec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    child_graph: cudaGraph_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphExecChildGraphNodeSetParams(h_graph_exec, node, child_graph)
+    }?
+        .result()?;
+    Ok(())
+}
+/// Sets the event for an event record node in the given graphExec.
 ///
 /// Sets the event of an event record node in an executable graph
-/// `h_graph_exec`. The node is identified by the corresponding node `hNode`
+/// `h_graph_exec`. The node is identified by the corresponding node `h_node`
 /// in the non-executable graph, from which the executable graph was
 /// instantiated.
 ///
 /// The modifications only affect future launches of `h_graph_exec`. Already
 /// enqueued or running launches of `h_graph_exec` are not affected by this
-/// call. `hNode` is also not modified by this call.
+/// call. `h_node` is also not modified by this call.
 ///
-/// Sets the event for an event wait node in the given graphExec
+/// The raw function is [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `h_node` — Event record node from the graph from which graphExec was instantiated
+/// - `event` — Updated event to use
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphEventRecordNodeGetEvent`](crate::api::graph_event_record_node_get_event)
+/// - [`cudaGraphEventWaitNodeSetEvent`](crate::api::graph_event_wait_node_set_event)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphExecEventRecordNodeSetEvent")]
+#[inline]
+pub unsafe fn graph_exec_event_record_node_set_event(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphExecEventRecordNodeSetEvent(h_graph_exec, h_node, event)
+    }?
+        .result()?;
+    Ok(())
+}
+/// Sets the event for an event wait node in the given graphExec.
 ///
 /// Sets the event of an event wait node in an executable graph
-/// `h_graph_exec`. The node is identified by the corresponding node `hNode`
+/// `h_graph_exec`. The node is identified by the corresponding node `h_node`
 /// in the non-executable graph, from which the executable graph was
 /// instantiated.
 ///
 /// The modifications only affect future launches of `h_graph_exec`. Already
 /// enqueued or running launches of `h_graph_exec` are not affected by this
-/// call. `hNode` is also not modified by this call.
+/// call. `h_node` is also not modified by this call.
 ///
-/// Sets the parameters for an external semaphore signal node in the given
-/// graphExec
+/// The raw function is [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `h_node` — Event wait node from the graph from which graphExec was instantiated
+/// - `event` — Updated event to use
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphEventWaitNodeGetEvent`](crate::api::graph_event_wait_node_get_event)
+/// - [`cudaGraphEventRecordNodeSetEvent`](crate::api::graph_event_record_node_set_event)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphExecEventWaitNodeSetEvent")]
+#[inline]
+pub unsafe fn graph_exec_event_wait_node_set_event(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphExecEventWaitNodeSetEvent(h_graph_exec, h_node, event)
+    }?
+        .result()?;
+    Ok(())
+}
+/// Sets the parameters for an external semaphore signal node in the given graphExec.
 ///
 /// Sets the parameters of an external semaphore signal node in an
 /// executable graph `h_graph_exec`. The node is identified by the
-/// corresponding node `hNode` in the non-executable graph, from which the
+/// corresponding node `h_node` in the non-executable graph, from which the
 /// executable graph was instantiated.
 ///
-/// `hNode` must not have been removed from the original graph.
+/// `h_node` must not have been removed from the original graph.
 ///
 /// The modifications only affect future launches of `h_graph_exec`. Already
 /// enqueued or running launches of `h_graph_exec` are not affected by this
-/// call. `hNode` is also not modified by this call.
+/// call. `h_node` is also not modified by this call.
 ///
 /// Changing `nodeParams->numExtSems` is not supported.
 ///
-/// Sets the parameters for an external semaphore wait node in the given
-/// graphExec
+/// The raw function is [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `h_node` — semaphore signal node from the graph from which graphExec was instantiated
+/// - `node_params` — Updated Parameters to set
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaExternalSemaphoreSignalNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphExecExternalSemaphoresSignalNodeSetParams")]
+#[inline]
+pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+    node_params: &cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams(
+            h_graph_exec,
+            h_node,
+            ::core::ptr::from_ref(node_params),
+        )
+    }?
+        .result()?;
+    Ok(())
+}
+/// Sets the parameters for an external semaphore wait node in the given graphExec.
 ///
 /// Sets the parameters of an external semaphore wait node in an executable
 /// graph `h_graph_exec`. The node is identified by the corresponding node
-/// `hNode` in the non-executable graph, from which the executable graph
+/// `h_node` in the non-executable graph, from which the executable graph
 /// was instantiated.
 ///
-/// `hNode` must not have been removed from the original graph.
+/// `h_node` must not have been removed from the original graph.
 ///
 /// The modifications only affect future launches of `h_graph_exec`. Already
 /// enqueued or running launches of `h_graph_exec` are not affected by this
-/// call. `hNode` is also not modified by this call.
+/// call. `h_node` is also not modified by this call.
 ///
 /// Changing `nodeParams->numExtSems` is not supported.
 ///
-/// Enables or disables the specified node in the given graphExec
+/// The raw function is [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams).
 ///
-/// Sets `hNode` to be either enabled or disabled. Disabled nodes are
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `h_node` — semaphore wait node from the graph from which graphExec was instantiated
+/// - `node_params` — Updated Parameters to set
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaExternalSemaphoreWaitNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphExecExternalSemaphoresWaitNodeSetParams")]
+#[inline]
+pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+    node_params: &cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams(
+            h_graph_exec,
+            h_node,
+            ::core::ptr::from_ref(node_params),
+        )
+    }?
+        .result()?;
+    Ok(())
+}
+/// Enables or disables the specified node in the given graphExec.
+///
+/// Sets `h_node` to be either enabled or disabled. Disabled nodes are
 /// functionally equivalent to empty nodes until they are reenabled.
 /// Existing node parameters are not affected by disabling/enabling the
 /// node.
 ///
-/// The node is identified by the corresponding node `hNode` in the non-
+/// The node is identified by the corresponding node `h_node` in the non-
 /// executable graph, from which the executable graph was instantiated.
 ///
-/// `hNode` must not have been removed from the original graph.
+/// `h_node` must not have been removed from the original graph.
 ///
 /// The modifications only affect future launches of `h_graph_exec`. Already
 /// enqueued or running launches of `h_graph_exec` are not affected by this
-/// call. `hNode` is also not modified by this call.
+/// call. `h_node` is also not modified by this call.
 ///
-/// Query whether a node in the given graphExec is enabled
+/// **Notes**
 ///
-/// Sets isEnabled to 1 if `hNode` is enabled, or 0 if `hNode` is disabled.
+/// Currently only kernel, memset and memcpy nodes are supported.
 ///
-/// The node is identified by the corresponding node `hNode` in the non-
+/// The raw function is [`cudaGraphNodeSetEnabled`](crate::sys::cudaGraphNodeSetEnabled).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `h_node` — Node from the graph from which graphExec was instantiated
+/// - `is_enabled` — Node is enabled if != 0, otherwise the node is disabled
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetEnabled`](crate::api::graph_node_get_enabled)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphNodeSetEnabled")]
+#[inline]
+pub unsafe fn graph_node_set_enabled(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+    is_enabled: c_uint,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe { crate::sys::cudaGraphNodeSetEnabled(h_graph_exec, h_node, is_enabled) }?
+        .result()?;
+    Ok(())
+}
+/// Query whether a node in the given graphExec is enabled.
+///
+/// Sets isEnabled to 1 if `h_node` is enabled, or 0 if `h_node` is disabled.
+///
+/// The node is identified by the corresponding node `h_node` in the non-
 /// executable graph, from which the executable graph was instantiated.
 ///
-/// `hNode` must not have been removed from the original graph.
+/// `h_node` must not have been removed from the original graph.
 ///
-/// Check whether an executable graph can be updated with a graph and
-/// perform the update if possible
+/// **Notes**
+///
+/// Currently only kernel, memset and memcpy nodes are supported.
+///
+/// The raw function is [`cudaGraphNodeGetEnabled`](crate::sys::cudaGraphNodeGetEnabled).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `h_node` — Node from the graph from which graphExec was instantiated
+///
+/// # Returns
+///
+/// `is_enabled`: Location to return the enabled status of the node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetEnabled`](crate::api::graph_node_set_enabled)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphNodeGetEnabled")]
+#[inline]
+pub unsafe fn graph_node_get_enabled(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+) -> crate::Result<c_uint> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut is_enabled: c_uint = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe {
+        crate::sys::cudaGraphNodeGetEnabled(h_graph_exec, h_node, &mut is_enabled)
+    }?
+        .result()?;
+    Ok(is_enabled)
+}
+/// Check whether an executable graph can be updated with a graph and perform the update if possible.
 ///
 /// Updates the node parameters in the instantiated graph specified by
 /// `h_graph_exec` with the node parameters in a topologically identical
@@ -17188,26 +19229,22 @@ pub unsafe fn graph_exec_host_node_set_params(
 /// update was not performed because it included changes which violated
 /// constraints specific to instantiated graph update.
 ///
-/// **Notes**
-///
-/// Currently only kernel, memset and memcpy nodes are supported.
-///
-/// Currently only kernel, memset and memcpy nodes are supported.
-///
 /// The raw function is [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
-/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `h_graph_exec` — The instantiated graph to be updated
 /// - `h_graph` — The graph containing the updated parameters
 ///
 /// # Returns
 ///
-/// `result_info`: The graph supplying the updated parameters
+/// `result_info`: the error info structure
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorGraphExecUpdateFailure`](crate::sys::cudaError_t::ERROR_GRAPH_EXEC_UPDATE_FAILURE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorGraphExecUpdateFailure`](crate::sys::cudaError_t::ERROR_GRAPH_EXEC_UPDATE_FAILURE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17216,87 +19253,6 @@ pub unsafe fn graph_exec_host_node_set_params(
 ///
 /// # See also
 ///
-/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphChildGraphNodeGetGraph`](crate::api::graph_child_graph_node_get_graph)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaGraphEventRecordNodeGetEvent`](crate::api::graph_event_record_node_get_event)
-/// - [`cudaGraphEventWaitNodeSetEvent`](crate::api::graph_event_wait_node_set_event)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaGraphEventWaitNodeGetEvent`](crate::api::graph_event_wait_node_get_event)
-/// - [`cudaGraphEventRecordNodeSetEvent`](crate::api::graph_event_record_node_set_event)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
-/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphNodeGetEnabled`](crate::api::graph_node_get_enabled)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphNodeSetEnabled`](crate::api::graph_node_set_enabled)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 #[doc(alias = "cudaGraphExecUpdate")]
 #[inline]
@@ -17318,13 +19274,48 @@ pub unsafe fn graph_exec_update(
 }
 /// Uploads an executable graph in a stream.
 ///
-/// Uploads `hGraphExec` to the device in `hStream` without executing it.
-/// Uploads of the same `hGraphExec` will be serialized. Each upload is
-/// ordered behind both any previous work in `hStream` and any previous
-/// launches of `hGraphExec`. Uses memory cached by `stream` to back the
+/// Uploads `graph_exec` to the device in `stream` without executing it.
+/// Uploads of the same `graph_exec` will be serialized. Each upload is
+/// ordered behind both any previous work in `stream` and any previous
+/// launches of `graph_exec`. Uses memory cached by `stream` to back the
 /// allocations owned by `graph_exec`.
 ///
-/// Launches an executable graph in a stream
+/// The raw function is [`cudaGraphUpload`](crate::sys::cudaGraphUpload).
+///
+/// In every CUDA 13.x release.
+///
+/// # Arguments
+///
+/// - `graph_exec` — Executable graph to upload
+/// - `stream` — Stream in which to upload the graph
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+/// - [`cudaGraphLaunch`](crate::api::graph_launch)
+/// - [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy)
+#[doc(alias = "cudaGraphUpload")]
+#[inline]
+pub unsafe fn graph_upload(
+    graph_exec: cudaGraphExec_t,
+    stream: cudaStream_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe { crate::sys::cudaGraphUpload(graph_exec, stream) }?.result()?;
+    Ok(())
+}
+/// Launches an executable graph in a stream.
 ///
 /// Executes `graph_exec` in `stream`. Only one instance of `graph_exec` may
 /// be executing at a time. Each launch is ordered behind both any previous
@@ -17339,14 +19330,16 @@ pub unsafe fn graph_exec_update(
 ///
 /// The raw function is [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
-/// - `graph_exec` — Executable graph to upload
-/// - `stream` — Stream in which to upload the graph
+/// - `graph_exec` — Executable graph to launch
+/// - `stream` — Stream in which to launch the graph
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17356,9 +19349,6 @@ pub unsafe fn graph_exec_update(
 ///
 /// # See also
 ///
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphLaunch`](crate::api::graph_launch)
-/// - [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphUpload`](crate::api::graph_upload)
 /// - [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy)
@@ -17379,6 +19369,8 @@ pub unsafe fn graph_launch(
 /// Destroys the executable graph specified by `graph_exec`.
 ///
 /// The raw function is [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -17412,6 +19404,8 @@ pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<(
 /// Destroys the graph specified by `graph`, as well as all of its nodes.
 ///
 /// The raw function is [`cudaGraphDestroy`](crate::sys::cudaGraphDestroy).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -17448,11 +19442,13 @@ pub unsafe fn graph_destroy(graph: cudaGraph_t) -> crate::Result<()> {
 ///
 /// The raw function is [`cudaGraphDebugDotPrint`](crate::sys::cudaGraphDebugDotPrint).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — The graph to create a DOT file from
 /// - `path` — The path to write the DOT file to
-/// - `flags` — Flags from cudaGraphDebugDotFlags for specifying which additional node information to write
+/// - `flags` — Flags from [`cudaGraphDebugDotFlags`](crate::sys::cudaGraphDebugDotFlags) for specifying which additional node information to write
 ///
 /// # Errors
 ///
@@ -17489,6 +19485,8 @@ pub unsafe fn graph_debug_dot_print(
 /// information on user objects.
 ///
 /// The raw function is [`cudaUserObjectCreate`](crate::sys::cudaUserObjectCreate).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -17553,6 +19551,8 @@ pub unsafe fn user_object_create(
 ///
 /// The raw function is [`cudaUserObjectRetain`](crate::sys::cudaUserObjectRetain).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `object` — The object to retain
@@ -17598,6 +19598,8 @@ pub unsafe fn user_object_retain(
 ///
 /// The raw function is [`cudaUserObjectRelease`](crate::sys::cudaUserObjectRelease).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `object` — The object to release
@@ -17640,6 +19642,8 @@ pub unsafe fn user_object_release(
 /// information on user objects.
 ///
 /// The raw function is [`cudaGraphRetainUserObject`](crate::sys::cudaGraphRetainUserObject).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -17687,6 +19691,8 @@ pub unsafe fn graph_retain_user_object(
 /// information on user objects.
 ///
 /// The raw function is [`cudaGraphReleaseUserObject`](crate::sys::cudaGraphReleaseUserObject).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -17746,6 +19752,8 @@ pub unsafe fn graph_release_user_object(
 /// A handle to the new node will be returned in `phGraphNode`.
 ///
 /// The raw function is [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -17818,6 +19826,8 @@ pub unsafe fn graph_add_node(
 ///
 /// The raw function is [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to set the parameters for
@@ -17871,6 +19881,8 @@ pub unsafe fn graph_node_set_params(
 ///
 /// The raw function is [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams).
 ///
+/// Available since CUDA 13.2.
+///
 /// # Arguments
 ///
 /// - `node` — Node to get the parameters for
@@ -17881,7 +19893,7 @@ pub unsafe fn graph_node_set_params(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -17923,6 +19935,8 @@ pub unsafe fn graph_node_get_params(
 /// **View CUDA Toolkit Documentation for a table example**
 ///
 /// The raw function is [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -17976,6 +19990,8 @@ pub unsafe fn graph_exec_node_set_params(
 /// instantiation to fail.
 ///
 /// The raw function is [`cudaGraphConditionalHandleCreate`](crate::sys::cudaGraphConditionalHandleCreate).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -18034,6 +20050,8 @@ pub unsafe fn graph_conditional_handle_create(
 ///
 /// The raw function is [`cudaGraphConditionalHandleCreate_v2`](crate::sys::cudaGraphConditionalHandleCreate_v2).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph which will contain the conditional node using this handle.
@@ -18047,7 +20065,7 @@ pub unsafe fn graph_conditional_handle_create(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`, `CUDA_ERROR_NOT_SUPPORTED`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`, `CUDA_ERROR_NOT_SUPPORTED`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -18148,6 +20166,8 @@ pub unsafe fn graph_conditional_handle_create_v2(
 /// This API is deprecated and [`cudaGetDriverEntryPointByVersion`](crate::api::get_driver_entry_point_by_version) (with a hardcoded `cudaVersion`) should be used instead.
 ///
 /// The raw function is [`cudaGetDriverEntryPoint`](crate::sys::cudaGetDriverEntryPoint).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -18266,6 +20286,8 @@ pub fn get_driver_entry_point(
 ///
 /// The raw function is [`cudaGetDriverEntryPointByVersion`](crate::sys::cudaGetDriverEntryPointByVersion).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `symbol` — The base name of the driver API function to look for. As an example, for the driver API `cuMemAlloc_v2`, `symbol` would be cuMemAlloc.
@@ -18354,6 +20376,8 @@ pub fn get_driver_entry_point_by_version(
 /// the length of `library_options`.
 ///
 /// The raw function is [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -18470,6 +20494,8 @@ pub unsafe fn library_load_data(
 ///
 /// The raw function is [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `file_name` — File to load from
@@ -18550,6 +20576,8 @@ pub unsafe fn library_load_from_file(
 ///
 /// The raw function is [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `library` — Library to unload
@@ -18584,6 +20612,8 @@ pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
 /// [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND).
 ///
 /// The raw function is [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -18636,6 +20666,8 @@ pub unsafe fn library_get_kernel(
 /// [`cudaGetSymbolAddress`](crate::api::get_symbol_address), or [`cudaGetSymbolSize`](crate::api::get_symbol_size).
 ///
 /// The raw function is [`cudaLibraryGetGlobal`](crate::sys::cudaLibraryGetGlobal).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -18700,6 +20732,8 @@ pub unsafe fn library_get_global(
 ///
 /// The raw function is [`cudaLibraryGetManaged`](crate::sys::cudaLibraryGetManaged).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `library` — Library to retrieve managed memory from
@@ -18758,6 +20792,8 @@ pub unsafe fn library_get_managed(
 ///
 /// The raw function is [`cudaLibraryGetUnifiedFunction`](crate::sys::cudaLibraryGetUnifiedFunction).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `library` — Library to retrieve function pointer memory from
@@ -18805,6 +20841,8 @@ pub unsafe fn library_get_unified_function(
 ///
 /// The raw function is [`cudaLibraryGetKernelCount`](crate::sys::cudaLibraryGetKernelCount).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `lib` — Library to query
@@ -18846,6 +20884,8 @@ pub unsafe fn library_get_kernel_count(lib: cudaLibrary_t) -> crate::Result<c_ui
 /// library is unloaded.
 ///
 /// The raw function is [`cudaLibraryEnumerateKernels`](crate::sys::cudaLibraryEnumerateKernels).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -18950,13 +20990,15 @@ pub unsafe fn library_enumerate_kernels(
 ///
 /// - [`cudaFuncAttributeClusterSchedulingPolicyPreference`](crate::sys::cudaFuncAttribute::CLUSTER_SCHEDULING_POLICY_PREFERENCE): The
 ///   block scheduling policy of a function. The value type is
-///   cudaClusterSchedulingPolicy.
+///   [`cudaClusterSchedulingPolicy`](crate::sys::cudaClusterSchedulingPolicy).
 ///
 /// **Notes**
 ///
 /// The API has stricter locking requirements in comparison to its legacy counterpart [`cudaFuncSetAttribute`](crate::api::func_set_attribute) due to device-wide semantics. If multiple threads are trying to set the same attribute on the same device simultaneously, the attribute setting will depend on the interleavings chosen by the OS scheduler and memory consistency.
 ///
 /// The raw function is [`cudaKernelSetAttributeForDevice`](crate::sys::cudaKernelSetAttributeForDevice).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -19007,6 +21049,8 @@ pub unsafe fn kernel_set_attribute_for_device(
 ///
 /// The raw function is [`cudaDeviceGetDevResource`](crate::sys::cudaDeviceGetDevResource).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `device` — Device to get resource for
@@ -19014,11 +21058,11 @@ pub unsafe fn kernel_set_attribute_for_device(
 ///
 /// # Returns
 ///
-/// `resource`: Output pointer to a cudaDevResource structure
+/// `resource`: Output pointer to a [`cudaDevResource`](crate::sys::cudaDevResource) structure
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # See also
 ///
@@ -19106,6 +21150,8 @@ pub fn device_get_dev_resource(
 ///
 /// The raw function is [`cudaDevSmResourceSplitByCount`](crate::sys::cudaDevSmResourceSplitByCount).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `input` (optional: `None` passes NULL) — Input SM resource to be split. Must be a valid `cudaDevSmResource` resource.
@@ -19121,7 +21167,7 @@ pub fn device_get_dev_resource(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -19272,10 +21318,17 @@ pub unsafe fn dev_sm_resource_split_by_count(
 ///
 ///   - `flags:`
 ///
-/// - `cudaDevSmResourceGroupBackfill:` lets `smCount` be a non-multiple of
-/// `coscheduledSmCount`, filling the difference between SM count and
-/// already assigned co-scheduled groupings with other SMs. This lets any
-/// resulting group behave similar to the returned `remainder` group for example.
+/// - `cudaDevSmResourceGroupBackfill:` Treats constraints as a hint,
+/// ignoring them if necessary to reach the requested `smCount`. Lets
+/// `smCount` be a non-multiple of `coscheduledSmCount`, filling the
+/// difference between SM count and already assigned co-scheduled groupings
+/// with other SMs. This lets any resulting group behave similar to the
+/// the returned `remainder` group for example. When used with
+/// `cudaDevSmResourceGroupLocalityDomainId`, backfill fills up to the
+/// requested `smCount` using the target locality domain first, then SMs
+/// not attributed to any locality domain, then SMs from other locality
+/// domains. If no SMs can be found in the requested locality domain,
+/// [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION) is returned.
 ///
 /// Example params and their effect:
 ///
@@ -19300,6 +21353,8 @@ pub unsafe fn dev_sm_resource_split_by_count(
 ///
 /// The raw function is [`cudaDevSmResourceSplit`](crate::sys::cudaDevSmResourceSplit).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `result` (optional list; its length gives `nb_groups`) — Output array of `cudaDevResource` resources. Can be NULL, alongside an smCount of 0, for discovery purpose.
@@ -19313,7 +21368,7 @@ pub unsafe fn dev_sm_resource_split_by_count(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -19384,6 +21439,8 @@ pub unsafe fn dev_sm_resource_split(
 ///
 /// The raw function is [`cudaDevResourceGenerateDesc`](crate::sys::cudaDevResourceGenerateDesc).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `resources` (list; its length gives `nb_resources`) — Array of resources to be included in the descriptor
@@ -19394,7 +21451,7 @@ pub unsafe fn dev_sm_resource_split(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), `cudaErrorOutOfMemory`, [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), `cudaErrorOutOfMemory`, [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
 ///
 /// # Safety
 ///
@@ -19455,6 +21512,8 @@ pub unsafe fn dev_resource_generate_desc(
 ///
 /// The raw function is [`cudaGreenCtxCreate`](crate::sys::cudaGreenCtxCreate).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `desc` — Descriptor generated via [`cudaDevResourceGenerateDesc`](crate::api::dev_resource_generate_desc) which contains the set of resources to be used
@@ -19467,7 +21526,7 @@ pub unsafe fn dev_resource_generate_desc(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), `cudaErrorOutOfMemory`, [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), `cudaErrorOutOfMemory`, [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -19529,13 +21588,15 @@ pub unsafe fn green_ctx_create(
 ///
 /// The raw function is [`cudaExecutionCtxDestroy`](crate::sys::cudaExecutionCtxDestroy).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Execution context to destroy (required parameter, see note below)
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -19562,6 +21623,8 @@ pub unsafe fn execution_ctx_destroy(ctx: cudaExecutionContext_t) -> crate::Resul
 ///
 /// The raw function is [`cudaExecutionCtxGetDevResource`](crate::sys::cudaExecutionCtxGetDevResource).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Execution context to get resource for (required parameter, see note below)
@@ -19569,11 +21632,11 @@ pub unsafe fn execution_ctx_destroy(ctx: cudaExecutionContext_t) -> crate::Resul
 ///
 /// # Returns
 ///
-/// `resource`: Output pointer to a cudaDevResource structure
+/// `resource`: Output pointer to a [`cudaDevResource`](crate::sys::cudaDevResource) structure
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -19608,6 +21671,8 @@ pub unsafe fn execution_ctx_get_dev_resource(
 ///
 /// The raw function is [`cudaExecutionCtxGetDevice`](crate::sys::cudaExecutionCtxGetDevice).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Execution context for which to obtain the device (required parameter, see note below)
@@ -19618,7 +21683,7 @@ pub unsafe fn execution_ctx_get_dev_resource(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -19651,6 +21716,8 @@ pub unsafe fn execution_ctx_get_device(
 ///
 /// The raw function is [`cudaExecutionCtxGetId`](crate::sys::cudaExecutionCtxGetId).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Context for which to obtain the Id (required parameter, see note below)
@@ -19661,7 +21728,7 @@ pub unsafe fn execution_ctx_get_device(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -19723,6 +21790,8 @@ pub unsafe fn execution_ctx_get_id(
 ///
 /// The raw function is [`cudaExecutionCtxStreamCreate`](crate::sys::cudaExecutionCtxStreamCreate).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Execution context to initialize the stream with (required parameter, see note below)
@@ -19735,7 +21804,7 @@ pub unsafe fn execution_ctx_get_id(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), `cudaErrorOutOfMemory`, [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), `cudaErrorOutOfMemory`, [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -19792,13 +21861,15 @@ pub unsafe fn execution_ctx_stream_create(
 ///
 /// The raw function is [`cudaExecutionCtxSynchronize`](crate::sys::cudaExecutionCtxSynchronize).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Execution context to synchronize (required parameter, see note below)
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -19832,6 +21903,8 @@ pub unsafe fn execution_ctx_synchronize(
 ///
 /// The raw function is [`cudaStreamGetDevResource`](crate::sys::cudaStreamGetDevResource).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `h_stream` — Stream to get resource for
@@ -19839,11 +21912,11 @@ pub unsafe fn execution_ctx_synchronize(
 ///
 /// # Returns
 ///
-/// `resource`: Output pointer to a cudaDevResource structure
+/// `resource`: Output pointer to a [`cudaDevResource`](crate::sys::cudaDevResource) structure
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorInvalidHandle`, [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorCallRequiresNewerDriver`](crate::sys::cudaError_t::ERROR_CALL_REQUIRES_NEWER_DRIVER). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorInvalidHandle`, [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorCallRequiresNewerDriver`](crate::sys::cudaError_t::ERROR_CALL_REQUIRES_NEWER_DRIVER). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -19892,6 +21965,8 @@ pub unsafe fn stream_get_dev_resource(
 ///
 /// The raw function is [`cudaExecutionCtxRecordEvent`](crate::sys::cudaExecutionCtxRecordEvent).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Execution context to record event for (required parameter, see note below)
@@ -19899,7 +21974,7 @@ pub unsafe fn stream_get_dev_resource(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), `cudaErrorInvalidHandle`, [`cudaErrorStreamCaptureUnsupported`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), `cudaErrorInvalidHandle`, [`cudaErrorStreamCaptureUnsupported`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -19943,6 +22018,8 @@ pub unsafe fn execution_ctx_record_event(
 ///
 /// The raw function is [`cudaExecutionCtxWaitEvent`](crate::sys::cudaExecutionCtxWaitEvent).
 ///
+/// Available since CUDA 13.1.
+///
 /// # Arguments
 ///
 /// - `ctx` — Execution context to wait for (required parameter, see note below)
@@ -19950,7 +22027,7 @@ pub unsafe fn execution_ctx_record_event(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), `cudaErrorInvalidHandle`, [`cudaErrorStreamCaptureUnsupported`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), `cudaErrorInvalidHandle`, [`cudaErrorStreamCaptureUnsupported`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -19979,14 +22056,17 @@ pub unsafe fn execution_ctx_wait_event(
 ///
 /// Returns as `ctx`, the execution context for the specified device. This
 /// is the device's primary context. The returned context can then be
-/// passed to APIs that take in a cudaExecutionContext_t enabling explicit
-/// context-based programming without relying on thread-local state.
+/// passed to APIs that take in a [`cudaExecutionContext_t`](crate::sys::cudaExecutionContext_t)
+/// enabling explicit context-based programming without relying on thread-
+/// local state.
 ///
 /// Passing the returned execution context to
 /// [`cudaExecutionCtxDestroy`](crate::api::execution_ctx_destroy) is not allowed and will result in
 /// undefined behavior.
 ///
 /// The raw function is [`cudaDeviceGetExecutionCtx`](crate::sys::cudaDeviceGetExecutionCtx).
+///
+/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -19998,7 +22078,7 @@ pub unsafe fn execution_ctx_wait_event(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA 13.1.
 ///
 /// # See also
 ///
@@ -20031,6 +22111,8 @@ pub fn device_get_execution_ctx(device: c_int) -> crate::Result<cudaExecutionCon
 /// units.
 ///
 /// The raw function is [`cudaGetKernel`](crate::sys::cudaGetKernel).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -20075,6 +22157,8 @@ pub unsafe fn get_kernel(entry_func_addr: *const c_void) -> crate::Result<cudaKe
 ///
 /// The raw function is [`cudaProfilerStart`](crate::sys::cudaProfilerStart).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
@@ -20103,6 +22187,8 @@ pub fn profiler_start() -> crate::Result<()> {
 /// profiling to be done only on selective pieces of code.
 ///
 /// The raw function is [`cudaProfilerStop`](crate::sys::cudaProfilerStop).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Errors
 ///
@@ -20135,6 +22221,8 @@ pub fn profiler_stop() -> crate::Result<()> {
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// The raw function is [`cudaGLSetGLDevice`](crate::sys::cudaGLSetGLDevice).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -20170,6 +22258,8 @@ pub fn gl_set_gl_device(device: c_int) -> crate::Result<()> {
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// The raw function is [`cudaGLRegisterBufferObject`](crate::sys::cudaGLRegisterBufferObject).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -20210,6 +22300,8 @@ pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// The raw function is [`cudaGLMapBufferObject`](crate::sys::cudaGLMapBufferObject).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -20256,6 +22348,8 @@ pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut c_void> {
 ///
 /// The raw function is [`cudaGLUnmapBufferObject`](crate::sys::cudaGLUnmapBufferObject).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `buf_obj` — Buffer object to unmap
@@ -20290,6 +22384,8 @@ pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// The raw function is [`cudaGLUnregisterBufferObject`](crate::sys::cudaGLUnregisterBufferObject).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -20342,6 +22438,8 @@ pub unsafe fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> 
 ///
 /// The raw function is [`cudaGLSetBufferObjectMapFlags`](crate::sys::cudaGLSetBufferObjectMapFlags).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `buf_obj` — Registered buffer object to set flags for
@@ -20384,6 +22482,8 @@ pub fn gl_set_buffer_object_map_flags(
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// The raw function is [`cudaGLMapBufferObjectAsync`](crate::sys::cudaGLMapBufferObjectAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -20438,6 +22538,8 @@ pub unsafe fn gl_map_buffer_object_async(
 ///
 /// The raw function is [`cudaGLUnmapBufferObjectAsync`](crate::sys::cudaGLUnmapBufferObjectAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `buf_obj` — Buffer object to unmap
@@ -20466,104 +22568,6 @@ pub unsafe fn gl_unmap_buffer_object_async(
     unsafe { crate::sys::cudaGLUnmapBufferObjectAsync(buf_obj, stream) }?.result()?;
     Ok(())
 }
-/// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
-///
-/// Returns as `max_width_in_elements`, the maximum number of elements allocatable in a 1D linear texture
-/// for given format descriptor `fmt_desc`.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaDeviceGetTexture1DLinearMaxWidth`](crate::sys::cudaDeviceGetTexture1DLinearMaxWidth).
-///
-/// # Arguments
-///
-/// - `fmt_desc` — Texture format description.
-/// - `device`
-///
-/// # Returns
-///
-/// `max_width_in_elements`: Returns maximum number of texture elements allocatable for given `fmt_desc`.
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuDeviceGetTexture1DLinearMaxWidth`
-#[doc(alias = "cudaDeviceGetTexture1DLinearMaxWidth")]
-#[inline]
-pub fn device_get_texture1d_linear_max_width(
-    fmt_desc: &cudaChannelFormatDesc,
-    device: c_int,
-) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut max_width_in_elements: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
-    unsafe {
-        crate::sys::cudaDeviceGetTexture1DLinearMaxWidth(
-            &mut max_width_in_elements,
-            ::core::ptr::from_ref(fmt_desc),
-            device,
-        )
-    }?
-        .result()?;
-    Ok(max_width_in_elements)
-}
-/// Blocks until remote writes are visible to the specified scope
-///
-/// Blocks until remote writes to the target context via mappings created
-/// through GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see
-/// <https://docs.nvidia.com/cuda/gpudirect-rdma> for more information), are
-/// visible to the specified scope.
-///
-/// If the scope equals or lies within the scope indicated by
-/// [`cudaDevAttrGPUDirectRDMAWritesOrdering`](crate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_WRITES_ORDERING), the call will be a no-op and
-/// can be safely omitted for performance. This can be determined by
-/// comparing the numerical values between the two enums, with smaller
-/// scopes having smaller values.
-///
-/// Users may query support for this API via [`cudaDevAttrGPUDirectRDMAFlushWritesOptions`](crate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaDeviceFlushGPUDirectRDMAWrites`](crate::sys::cudaDeviceFlushGPUDirectRDMAWrites).
-///
-/// # Arguments
-///
-/// - `target` — The target of the operation, see cudaFlushGPUDirectRDMAWritesTarget
-/// - `scope` — The scope of the operation, see cudaFlushGPUDirectRDMAWritesScope
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuFlushGPUDirectRDMAWrites`
-#[doc(alias = "cudaDeviceFlushGPUDirectRDMAWrites")]
-#[inline]
-pub fn device_flush_gpu_direct_rdma_writes(
-    target: cudaFlushGPUDirectRDMAWritesTarget,
-    scope: cudaFlushGPUDirectRDMAWritesScope,
-) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
-    unsafe { crate::sys::cudaDeviceFlushGPUDirectRDMAWrites(target, scope) }?.result()?;
-    Ok(())
-}
 /// Returns the shared memory configuration for the current device.
 ///
 /// **Deprecated:**
@@ -20586,6 +22590,8 @@ pub fn device_flush_gpu_direct_rdma_writes(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaDeviceGetSharedMemConfig`](crate::sys::cudaDeviceGetSharedMemConfig).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Returns
 ///
@@ -20650,6 +22656,8 @@ pub fn device_get_shared_mem_config() -> crate::Result<cudaSharedMemConfig> {
 ///
 /// The raw function is [`cudaDeviceSetSharedMemConfig`](crate::sys::cudaDeviceSetSharedMemConfig).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `config` — Requested cache configuration
@@ -20695,6 +22703,8 @@ pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Resul
 ///
 /// The raw function is [`cudaSetValidDevices`](crate::sys::cudaSetValidDevices).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `device_arr` (list; its length gives `len`) — List of devices to try
@@ -20729,81 +22739,6 @@ pub fn set_valid_devices(device_arr: &[c_int]) -> crate::Result<()> {
         .result()?;
     Ok(())
 }
-/// Records an event
-///
-/// Captures in `event` the contents of `stream` at the time of this call.
-/// `event` and `stream` must be on the same CUDA context.
-/// Calls such as [`cudaEventQuery`](crate::api::event_query) or [`cudaStreamWaitEvent`](crate::api::stream_wait_event) will then
-/// examine or wait for completion of the work that was captured. Uses of
-/// `stream` after this call do not modify `event`. See note on default
-/// stream behavior for what is captured in the default case.
-///
-/// [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags) can be called multiple times on the same event and
-/// will overwrite the previously captured state. Other APIs such as
-/// [`cudaStreamWaitEvent`](crate::api::stream_wait_event) use the most recently captured state at the time
-/// of the API call, and are not affected by later calls to
-/// [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags). Before the first call to [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags), an
-/// event represents an empty set of work, so for example [`cudaEventQuery`](crate::api::event_query)
-/// would return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS).
-///
-/// flags include:
-/// - [`cudaEventRecordDefault`](crate::sys::EventRecordFlags::DEFAULT): Default event creation flag.
-/// - [`cudaEventRecordExternal`](crate::sys::EventRecordFlags::EXTERNAL): Event is captured in the graph as an external
-///   event node when performing stream capture.
-///
-/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// > **Note:** Returns [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) in the event of being passed NULL as the input event.
-///
-/// The raw function is [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags).
-///
-/// # Arguments
-///
-/// - `event` — Event to record
-/// - `stream` — Stream in which to record event
-/// - `flags` ([`EventRecordFlags`](crate::sys::EventRecordFlags)) — Parameters for the operation(See above)
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - It moves an event to a new point of a stream: the safe layer waits on the events it owns before freeing or reading memory, and a re-recorded event would no longer mark the work it waits for. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer [`Event::record`](crate::Event::record).
-/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - `cudaEventCreate (C API)`
-/// - [`cudaEventCreateWithFlags`](crate::api::event_create_with_flags)
-/// - [`cudaEventQuery`](crate::api::event_query)
-/// - [`cudaEventSynchronize`](crate::api::event_synchronize)
-/// - [`cudaEventDestroy`](crate::api::event_destroy)
-/// - [`cudaEventElapsedTime`](crate::api::event_elapsed_time)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-/// - [`cudaEventRecord`](crate::api::event_record)
-/// - `cuEventRecord`
-#[doc(alias = "cudaEventRecordWithFlags")]
-#[inline]
-pub unsafe fn event_record_with_flags(
-    event: cudaEvent_t,
-    stream: cudaStream_t,
-    flags: crate::sys::EventRecordFlags,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe { crate::sys::cudaEventRecordWithFlags(event, stream, flags.bits()) }?
-        .result()?;
-    Ok(())
-}
 /// Launches a device function
 ///
 /// The function invokes kernel `func` on `grid_dim` (`gridDim.x` × `gridDim.y`
@@ -20835,6 +22770,8 @@ pub unsafe fn event_record_with_flags(
 /// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
 ///
 /// The raw function is [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -20932,6 +22869,8 @@ pub unsafe fn launch_kernel(
 ///
 /// The raw function is [`cudaLaunchKernelExC`](crate::sys::cudaLaunchKernelExC).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `config` — Launch configuration
@@ -21015,6 +22954,8 @@ pub unsafe fn launch_kernel_ex_c(
 ///
 /// The raw function is [`cudaLaunchCooperativeKernel`](crate::sys::cudaLaunchCooperativeKernel).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `func` — Device function symbol
@@ -21087,6 +23028,8 @@ pub unsafe fn launch_cooperative_kernel(
 ///
 /// The raw function is [`cudaFuncGetName`](crate::sys::cudaFuncGetName).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `func` — The function pointer to retrieve name for
@@ -21136,6 +23079,8 @@ pub unsafe fn func_get_name(func: *const c_void) -> crate::Result<::std::ffi::CS
 /// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
 ///
 /// The raw function is [`cudaFuncGetParamInfo`](crate::sys::cudaFuncGetParamInfo).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -21227,6 +23172,8 @@ pub unsafe fn func_get_param_info(
 ///
 /// The raw function is [`cudaFuncSetSharedMemConfig`](crate::sys::cudaFuncSetSharedMemConfig).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `func` — Device function symbol
@@ -21283,6 +23230,8 @@ pub unsafe fn func_set_shared_mem_config(
 /// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
 ///
 /// The raw function is [`cudaOccupancyMaxPotentialClusterSize`](crate::sys::cudaOccupancyMaxPotentialClusterSize).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -21353,6 +23302,8 @@ pub unsafe fn occupancy_max_potential_cluster_size(
 ///
 /// The raw function is [`cudaOccupancyMaxActiveClusters`](crate::sys::cudaOccupancyMaxActiveClusters).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `func` — Kernel function for which maximum number of clusters are calculated
@@ -21398,113 +23349,6 @@ pub unsafe fn occupancy_max_active_clusters(
         .result()?;
     Ok(num_clusters)
 }
-/// Returns the layout properties of a sparse CUDA array
-///
-/// Returns the layout properties of a sparse CUDA array in the returned `sparse_properties`.
-/// If the CUDA array is not allocated with flag [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE)
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
-///
-/// If the returned value in [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::flags contains [`cudaArraySparsePropertiesSingleMipTail`](crate::sys::cudaArraySparsePropertiesSingleMipTail),
-/// then [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailSize represents the total size of the array. Otherwise, it will be zero.
-/// Also, the returned value in [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailFirstLevel is always zero.
-/// Note that the `array` must have been allocated using [`cudaMallocArray`](crate::api::malloc_array) or [`cudaMalloc3DArray`](crate::api::malloc3d_array). For CUDA arrays obtained
-/// using `cudaMipmappedArrayGetLevel`, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned. Instead, [`cudaMipmappedArrayGetSparseProperties`](crate::api::mipmapped_array_get_sparse_properties)
-/// must be used to obtain the sparse properties of the entire CUDA mipmapped array to which `array` belongs to.
-///
-/// The raw function is [`cudaArrayGetSparseProperties`](crate::sys::cudaArrayGetSparseProperties).
-///
-/// # Arguments
-///
-/// - `array` — The CUDA array to get the sparse properties of
-///
-/// # Returns
-///
-/// `sparse_properties`: Pointer to return the [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `array` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaMipmappedArrayGetSparseProperties`](crate::api::mipmapped_array_get_sparse_properties)
-/// - `cuMemMapArrayAsync`
-#[doc(alias = "cudaArrayGetSparseProperties")]
-#[inline]
-pub unsafe fn array_get_sparse_properties(
-    array: cudaArray_t,
-) -> crate::Result<cudaArraySparseProperties> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut sparse_properties: cudaArraySparseProperties = unsafe {
-        ::core::mem::zeroed()
-    };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe { crate::sys::cudaArrayGetSparseProperties(&mut sparse_properties, array) }?
-        .result()?;
-    Ok(sparse_properties)
-}
-/// Returns the layout properties of a sparse CUDA mipmapped array
-///
-/// Returns the sparse array layout properties in the returned `sparse_properties`.
-/// If the CUDA mipmapped array is not allocated with flag [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE)
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
-///
-/// For non-layered CUDA mipmapped arrays, [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailSize returns the
-/// size of the mip tail region. The mip tail region includes all mip levels whose width, height or depth
-/// is less than that of the tile.
-/// For layered CUDA mipmapped arrays, if [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::flags contains [`cudaArraySparsePropertiesSingleMipTail`](crate::sys::cudaArraySparsePropertiesSingleMipTail),
-/// then [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailSize specifies the size of the mip tail of all layers combined.
-/// Otherwise, [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailSize specifies mip tail size per layer.
-/// The returned value of [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailFirstLevel is valid only if [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailSize is non-zero.
-///
-/// The raw function is [`cudaMipmappedArrayGetSparseProperties`](crate::sys::cudaMipmappedArrayGetSparseProperties).
-///
-/// # Arguments
-///
-/// - `mipmap` — The CUDA mipmapped array to get the sparse properties of
-///
-/// # Returns
-///
-/// `sparse_properties`: Pointer to return [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `mipmap` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaArrayGetSparseProperties`](crate::api::array_get_sparse_properties)
-/// - `cuMemMapArrayAsync`
-#[doc(alias = "cudaMipmappedArrayGetSparseProperties")]
-#[inline]
-pub unsafe fn mipmapped_array_get_sparse_properties(
-    mipmap: cudaMipmappedArray_t,
-) -> crate::Result<cudaArraySparseProperties> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut sparse_properties: cudaArraySparseProperties = unsafe {
-        ::core::mem::zeroed()
-    };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaMipmappedArrayGetSparseProperties(&mut sparse_properties, mipmap)
-    }?
-        .result()?;
-    Ok(sparse_properties)
-}
 /// Copies data to the given symbol on the device
 ///
 /// Copies `count` bytes from the memory area pointed to by `src`
@@ -21527,6 +23371,8 @@ pub unsafe fn mipmapped_array_get_sparse_properties(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -21600,6 +23446,8 @@ pub unsafe fn memcpy_to_symbol(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -21681,6 +23529,8 @@ pub unsafe fn memcpy_from_symbol(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -21768,6 +23618,8 @@ pub unsafe fn memcpy_to_symbol_async(
 ///
 /// The raw function is [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -21841,6 +23693,8 @@ pub unsafe fn memcpy_from_symbol_async(
 ///
 /// The raw function is [`cudaGetSymbolAddress`](crate::sys::cudaGetSymbolAddress).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `symbol` — Device symbol address
@@ -21890,6 +23744,8 @@ pub unsafe fn get_symbol_address(symbol: *const c_void) -> crate::Result<*mut c_
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaGetSymbolSize`](crate::sys::cudaGetSymbolSize).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -21947,6 +23803,8 @@ pub unsafe fn get_symbol_size(symbol: *const c_void) -> crate::Result<usize> {
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaMemcpyToArray`](crate::sys::cudaMemcpyToArray).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -22027,6 +23885,8 @@ pub unsafe fn memcpy_to_array(
 ///
 /// The raw function is [`cudaMemcpyFromArray`](crate::sys::cudaMemcpyFromArray).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -22106,6 +23966,8 @@ pub unsafe fn memcpy_from_array(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaMemcpyArrayToArray`](crate::sys::cudaMemcpyArrayToArray).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -22209,6 +24071,8 @@ pub unsafe fn memcpy_array_to_array(
 ///
 /// The raw function is [`cudaMemcpyToArrayAsync`](crate::sys::cudaMemcpyToArrayAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -22309,6 +24173,8 @@ pub unsafe fn memcpy_to_array_async(
 ///
 /// The raw function is [`cudaMemcpyFromArrayAsync`](crate::sys::cudaMemcpyFromArrayAsync).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `dst` — Destination memory address
@@ -22408,6 +24274,8 @@ pub unsafe fn memcpy_from_array_async(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -22520,6 +24388,8 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
 ///
 /// The raw function is [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `graph` — Graph to which to add the node
@@ -22600,114 +24470,6 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
         .result()?;
     Ok(p_graph_node)
 }
-/// Creates a 1D memcpy node and adds it to a graph
-///
-/// Creates a new 1D memcpy node and adds it to `graph` with the length of `p_dependencies`
-/// dependencies specified via `p_dependencies`.
-/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
-/// at the root of the graph. `p_dependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned as `p_graph_node`.
-///
-/// When the graph is launched, the node will copy `count` bytes from the memory
-/// area pointed to by `src` to the memory area pointed to by `dst`, where
-/// `kind` specifies the direction of the copy, and must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
-/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
-/// allowed on systems that support unified virtual addressing. Launching a
-/// memcpy node with dst and src pointers that do not match the direction of
-/// the copy results in an undefined behavior.
-///
-/// Memcpy nodes have some additional restrictions with regards to managed memory, if the
-/// system contains at least one device which has a zero value for the device attribute
-/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphAddMemcpyNode1D`](crate::sys::cudaGraphAddMemcpyNode1D).
-///
-/// # Arguments
-///
-/// - `graph` — Graph to which to add the node
-/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
-/// - `dst` — Destination memory address
-/// - `src` — Source memory address
-/// - `count` — Size in bytes to copy
-/// - `kind` — Type of transfer
-///
-/// # Returns
-///
-/// `p_graph_node`: Returns newly created node
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
-///
-/// # Safety
-///
-/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::api::memcpy)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::api::graph_memcpy_node_set_params1d)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
-/// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
-/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
-#[doc(alias = "cudaGraphAddMemcpyNode1D")]
-#[inline]
-pub unsafe fn graph_add_memcpy_node1d(
-    graph: cudaGraph_t,
-    p_dependencies: &[cudaGraphNode_t],
-    dst: *mut c_void,
-    src: *const c_void,
-    count: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = crate::error::shared_len(
-        &[Some(p_dependencies.len())],
-    )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphAddMemcpyNode1D(
-            &mut p_graph_node,
-            graph,
-            {
-                let s = p_dependencies;
-                s.as_ptr()
-            },
-            num_dependencies,
-            dst,
-            src,
-            count,
-            kind,
-        )
-    }?
-        .result()?;
-    Ok(p_graph_node)
-}
 /// Sets a memcpy node's parameters to copy to a symbol on the device
 ///
 /// Sets the parameters of memcpy node `node` to the copy described by the provided parameters.
@@ -22730,6 +24492,8 @@ pub unsafe fn graph_add_memcpy_node1d(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -22806,6 +24570,8 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(
 ///
 /// The raw function is [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `node` — Node to set the parameters for
@@ -22858,1433 +24624,6 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
         .result()?;
     Ok(())
 }
-/// Sets a memcpy node's parameters to perform a 1-dimensional copy
-///
-/// Sets the parameters of memcpy node `node` to the copy described by the provided parameters.
-///
-/// When the graph is launched, the node will copy `count` bytes from the memory
-/// area pointed to by `src` to the memory area pointed to by `dst`, where
-/// `kind` specifies the direction of the copy, and must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
-/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
-/// allowed on systems that support unified virtual addressing. Launching a
-/// memcpy node with dst and src pointers that do not match the direction of
-/// the copy results in an undefined behavior.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D).
-///
-/// # Arguments
-///
-/// - `node` — Node to set the parameters for
-/// - `dst` — Destination memory address
-/// - `src` — Source memory address
-/// - `count` — Size in bytes to copy
-/// - `kind` — Type of transfer
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::api::memcpy)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
-#[doc(alias = "cudaGraphMemcpyNodeSetParams1D")]
-#[inline]
-pub unsafe fn graph_memcpy_node_set_params1d(
-    node: cudaGraphNode_t,
-    dst: *mut c_void,
-    src: *const c_void,
-    count: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe { crate::sys::cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) }?
-        .result()?;
-    Ok(())
-}
-/// Creates an event record node and adds it to a graph
-///
-/// Creates a new event record node and adds it to `hGraph` with the length of `p_dependencies`
-/// dependencies specified via `dependencies` and event specified in `event`.
-/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
-/// at the root of the graph. `dependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `phGraphNode`.
-///
-/// Each launch of the graph will record `event` to capture execution of the
-/// node's dependencies.
-///
-/// These nodes may not be used in loops or conditionals.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode).
-///
-/// # Arguments
-///
-/// - `graph` — Graph to which to add the node
-/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
-/// - `event` — Event for the node
-///
-/// # Returns
-///
-/// `p_graph_node`: Returns newly created node
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
-///
-/// # Safety
-///
-/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
-#[doc(alias = "cudaGraphAddEventRecordNode")]
-#[inline]
-pub unsafe fn graph_add_event_record_node(
-    graph: cudaGraph_t,
-    p_dependencies: &[cudaGraphNode_t],
-    event: cudaEvent_t,
-) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = crate::error::shared_len(
-        &[Some(p_dependencies.len())],
-    )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphAddEventRecordNode(
-            &mut p_graph_node,
-            graph,
-            {
-                let s = p_dependencies;
-                s.as_ptr()
-            },
-            num_dependencies,
-            event,
-        )
-    }?
-        .result()?;
-    Ok(p_graph_node)
-}
-/// Returns the event associated with an event record node
-///
-/// Returns the event of event record node `hNode` in the returned `event_out`.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent).
-///
-/// # Arguments
-///
-/// - `node` — Node to get the event for
-///
-/// # Returns
-///
-/// `event_out`: Pointer to return the event
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaGraphEventRecordNodeSetEvent`](crate::api::graph_event_record_node_set_event)
-/// - [`cudaGraphEventWaitNodeGetEvent`](crate::api::graph_event_wait_node_get_event)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-#[doc(alias = "cudaGraphEventRecordNodeGetEvent")]
-#[inline]
-pub unsafe fn graph_event_record_node_get_event(
-    node: cudaGraphNode_t,
-) -> crate::Result<cudaEvent_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut event_out: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe { crate::sys::cudaGraphEventRecordNodeGetEvent(node, &mut event_out) }?
-        .result()?;
-    Ok(event_out)
-}
-/// Sets an event record node's event
-///
-/// Sets the event of event record node `hNode` to `event`.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent).
-///
-/// # Arguments
-///
-/// - `node` — Node to set the event for
-/// - `event` — Event to use
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaGraphEventRecordNodeGetEvent`](crate::api::graph_event_record_node_get_event)
-/// - [`cudaGraphEventWaitNodeSetEvent`](crate::api::graph_event_wait_node_set_event)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-#[doc(alias = "cudaGraphEventRecordNodeSetEvent")]
-#[inline]
-pub unsafe fn graph_event_record_node_set_event(
-    node: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe { crate::sys::cudaGraphEventRecordNodeSetEvent(node, event) }?.result()?;
-    Ok(())
-}
-/// Creates an event wait node and adds it to a graph
-///
-/// Creates a new event wait node and adds it to `hGraph` with the length of `p_dependencies`
-/// dependencies specified via `dependencies` and event specified in `event`.
-/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
-/// at the root of the graph. `dependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `phGraphNode`.
-///
-/// The graph node will wait for all work captured in `event`.  See `cuEventRecord`
-/// for details on what is captured by an event.  The synchronization will be performed
-/// efficiently on the device when applicable.  `event` may be from a different context
-/// or device than the launch stream.
-///
-/// These nodes may not be used in loops or conditionals.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode).
-///
-/// # Arguments
-///
-/// - `graph` — Graph to which to add the node
-/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
-/// - `event` — Event for the node
-///
-/// # Returns
-///
-/// `p_graph_node`: Returns newly created node
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
-///
-/// # Safety
-///
-/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
-#[doc(alias = "cudaGraphAddEventWaitNode")]
-#[inline]
-pub unsafe fn graph_add_event_wait_node(
-    graph: cudaGraph_t,
-    p_dependencies: &[cudaGraphNode_t],
-    event: cudaEvent_t,
-) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = crate::error::shared_len(
-        &[Some(p_dependencies.len())],
-    )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphAddEventWaitNode(
-            &mut p_graph_node,
-            graph,
-            {
-                let s = p_dependencies;
-                s.as_ptr()
-            },
-            num_dependencies,
-            event,
-        )
-    }?
-        .result()?;
-    Ok(p_graph_node)
-}
-/// Returns the event associated with an event wait node
-///
-/// Returns the event of event wait node `hNode` in the returned `event_out`.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent).
-///
-/// # Arguments
-///
-/// - `node` — Node to get the event for
-///
-/// # Returns
-///
-/// `event_out`: Pointer to return the event
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaGraphEventWaitNodeSetEvent`](crate::api::graph_event_wait_node_set_event)
-/// - [`cudaGraphEventRecordNodeGetEvent`](crate::api::graph_event_record_node_get_event)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-#[doc(alias = "cudaGraphEventWaitNodeGetEvent")]
-#[inline]
-pub unsafe fn graph_event_wait_node_get_event(
-    node: cudaGraphNode_t,
-) -> crate::Result<cudaEvent_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut event_out: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe { crate::sys::cudaGraphEventWaitNodeGetEvent(node, &mut event_out) }?
-        .result()?;
-    Ok(event_out)
-}
-/// Sets an event wait node's event
-///
-/// Sets the event of event wait node `hNode` to `event`.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent).
-///
-/// # Arguments
-///
-/// - `node` — Node to set the event for
-/// - `event` — Event to use
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaGraphEventWaitNodeGetEvent`](crate::api::graph_event_wait_node_get_event)
-/// - [`cudaGraphEventRecordNodeSetEvent`](crate::api::graph_event_record_node_set_event)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-#[doc(alias = "cudaGraphEventWaitNodeSetEvent")]
-#[inline]
-pub unsafe fn graph_event_wait_node_set_event(
-    node: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe { crate::sys::cudaGraphEventWaitNodeSetEvent(node, event) }?.result()?;
-    Ok(())
-}
-/// Creates an external semaphore signal node and adds it to a graph
-///
-/// Creates a new external semaphore signal node and adds it to `graph` with
-/// the length of `p_dependencies` dependencies specified via `dependencies` and arguments specified
-/// in `node_params`. It is possible for the length of `p_dependencies` to be 0, in which case the
-/// node will be placed at the root of the graph. `dependencies` may not have any
-/// duplicate entries. A handle to the new node will be returned as `p_graph_node`.
-///
-/// Performs a signal operation on a set of externally allocated semaphore objects
-/// when the node is launched.  The operation(s) will occur after all of the node's
-/// dependencies have completed.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode).
-///
-/// # Arguments
-///
-/// - `graph` — Graph to which to add the node
-/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
-/// - `node_params` — Parameters for the node
-///
-/// # Returns
-///
-/// `p_graph_node`: Returns newly created node
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
-///
-/// # Safety
-///
-/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaExternalSemaphoreSignalNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphExternalSemaphoresSignalNodeGetParams`](crate::api::graph_external_semaphores_signal_node_get_params)
-/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
-#[doc(alias = "cudaGraphAddExternalSemaphoresSignalNode")]
-#[inline]
-pub unsafe fn graph_add_external_semaphores_signal_node(
-    graph: cudaGraph_t,
-    p_dependencies: &[cudaGraphNode_t],
-    node_params: &cudaExternalSemaphoreSignalNodeParams,
-) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = crate::error::shared_len(
-        &[Some(p_dependencies.len())],
-    )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphAddExternalSemaphoresSignalNode(
-            &mut p_graph_node,
-            graph,
-            {
-                let s = p_dependencies;
-                s.as_ptr()
-            },
-            num_dependencies,
-            ::core::ptr::from_ref(node_params),
-        )
-    }?
-        .result()?;
-    Ok(p_graph_node)
-}
-/// Returns an external semaphore signal node's parameters
-///
-/// Returns the parameters of an external semaphore signal node `h_node` in the returned `params_out`.
-/// The `extSemArray` and `paramsArray` returned as `params_out`,
-/// are owned by the node.  This memory remains valid until the node is destroyed or its
-/// parameters are modified, and should not be modified
-/// directly. Use [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params) to update the
-/// parameters of this node.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphExternalSemaphoresSignalNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams).
-///
-/// # Arguments
-///
-/// - `h_node` — Node to get the parameters for
-///
-/// # Returns
-///
-/// `params_out`: Pointer to return the parameters
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaLaunchKernel`](crate::api::launch_kernel)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
-/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-#[doc(alias = "cudaGraphExternalSemaphoresSignalNodeGetParams")]
-#[inline]
-pub unsafe fn graph_external_semaphores_signal_node_get_params(
-    h_node: cudaGraphNode_t,
-) -> crate::Result<cudaExternalSemaphoreSignalNodeParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut params_out: cudaExternalSemaphoreSignalNodeParams = unsafe {
-        ::core::mem::zeroed()
-    };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams(
-            h_node,
-            &mut params_out,
-        )
-    }?
-        .result()?;
-    Ok(params_out)
-}
-/// Sets an external semaphore signal node's parameters
-///
-/// Sets the parameters of an external semaphore signal node `h_node` to `node_params`.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams).
-///
-/// # Arguments
-///
-/// - `h_node` — Node to set the parameters for
-/// - `node_params` — Parameters to copy
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaExternalSemaphoreSignalNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-///
-/// # See also
-///
-/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
-/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-#[doc(alias = "cudaGraphExternalSemaphoresSignalNodeSetParams")]
-#[inline]
-pub unsafe fn graph_external_semaphores_signal_node_set_params(
-    h_node: cudaGraphNode_t,
-    node_params: &cudaExternalSemaphoreSignalNodeParams,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams(
-            h_node,
-            ::core::ptr::from_ref(node_params),
-        )
-    }?
-        .result()?;
-    Ok(())
-}
-/// Creates an external semaphore wait node and adds it to a graph
-///
-/// Creates a new external semaphore wait node and adds it to `graph` with the length of `p_dependencies`
-/// dependencies specified via `dependencies` and arguments specified in `node_params`.
-/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
-/// at the root of the graph. `dependencies` may not have any duplicate entries. A handle
-/// to the new node will be returned as `p_graph_node`.
-///
-/// Performs a wait operation on a set of externally allocated semaphore objects
-/// when the node is launched.  The node's dependencies will not be launched until
-/// the wait operation has completed.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode).
-///
-/// # Arguments
-///
-/// - `graph` — Graph to which to add the node
-/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
-/// - `node_params` — Parameters for the node
-///
-/// # Returns
-///
-/// `p_graph_node`: Returns newly created node
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
-///
-/// # Safety
-///
-/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaExternalSemaphoreWaitNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphExternalSemaphoresWaitNodeGetParams`](crate::api::graph_external_semaphores_wait_node_get_params)
-/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::api::graph_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
-/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
-#[doc(alias = "cudaGraphAddExternalSemaphoresWaitNode")]
-#[inline]
-pub unsafe fn graph_add_external_semaphores_wait_node(
-    graph: cudaGraph_t,
-    p_dependencies: &[cudaGraphNode_t],
-    node_params: &cudaExternalSemaphoreWaitNodeParams,
-) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = crate::error::shared_len(
-        &[Some(p_dependencies.len())],
-    )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphAddExternalSemaphoresWaitNode(
-            &mut p_graph_node,
-            graph,
-            {
-                let s = p_dependencies;
-                s.as_ptr()
-            },
-            num_dependencies,
-            ::core::ptr::from_ref(node_params),
-        )
-    }?
-        .result()?;
-    Ok(p_graph_node)
-}
-/// Returns an external semaphore wait node's parameters
-///
-/// Returns the parameters of an external semaphore wait node `h_node` in the returned `params_out`.
-/// The `extSemArray` and `paramsArray` returned as `params_out`,
-/// are owned by the node.  This memory remains valid until the node is destroyed or its
-/// parameters are modified, and should not be modified
-/// directly. Use [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params) to update the
-/// parameters of this node.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphExternalSemaphoresWaitNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams).
-///
-/// # Arguments
-///
-/// - `h_node` — Node to get the parameters for
-///
-/// # Returns
-///
-/// `params_out`: Pointer to return the parameters
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaLaunchKernel`](crate::api::launch_kernel)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::api::graph_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-#[doc(alias = "cudaGraphExternalSemaphoresWaitNodeGetParams")]
-#[inline]
-pub unsafe fn graph_external_semaphores_wait_node_get_params(
-    h_node: cudaGraphNode_t,
-) -> crate::Result<cudaExternalSemaphoreWaitNodeParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut params_out: cudaExternalSemaphoreWaitNodeParams = unsafe {
-        ::core::mem::zeroed()
-    };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams(h_node, &mut params_out)
-    }?
-        .result()?;
-    Ok(params_out)
-}
-/// Sets an external semaphore wait node's parameters
-///
-/// Sets the parameters of an external semaphore wait node `h_node` to `node_params`.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams).
-///
-/// # Arguments
-///
-/// - `h_node` — Node to set the parameters for
-/// - `node_params` — Parameters to copy
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaExternalSemaphoreWaitNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-///
-/// # See also
-///
-/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::api::graph_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-#[doc(alias = "cudaGraphExternalSemaphoresWaitNodeSetParams")]
-#[inline]
-pub unsafe fn graph_external_semaphores_wait_node_set_params(
-    h_node: cudaGraphNode_t,
-    node_params: &cudaExternalSemaphoreWaitNodeParams,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams(
-            h_node,
-            ::core::ptr::from_ref(node_params),
-        )
-    }?
-        .result()?;
-    Ok(())
-}
-/// Creates an allocation node and adds it to a graph
-///
-/// Creates a new allocation node and adds it to `graph` with the length of `p_dependencies`
-/// dependencies specified via `p_dependencies` and arguments specified in `node_params`.
-/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
-/// at the root of the graph. `p_dependencies` may not have any duplicate entries. A handle
-/// to the new node will be returned as `p_graph_node`.
-///
-/// When [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node) creates an allocation node, it returns the address of the allocation in
-/// `nodeParams.dptr`.  The allocation's address remains fixed across instantiations and launches.
-///
-/// If the allocation is freed in the same graph, by creating a free node using [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node),
-/// the allocation can be accessed by nodes ordered after the allocation node but before the free node.
-/// These allocations cannot be freed outside the owning graph, and they can only be freed once in the
-/// owning graph.
-///
-/// If the allocation is not freed in the same graph, then it can be accessed not only by nodes in the
-/// graph which are ordered after the allocation node, but also by stream operations ordered after the
-/// graph's execution but before the allocation is freed.
-///
-/// Allocations which are not freed in the same graph can be freed by:
-/// - passing the allocation to `cudaMemFreeAsync` or `cudaMemFree`;
-/// - launching a graph with a free node for that allocation; or
-/// - specifying [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH) during instantiation, which makes
-///   each launch behave as though it called `cudaMemFreeAsync` for every unfreed allocation.
-///
-/// It is not possible to free an allocation in both the owning graph and another graph.  If the allocation
-/// is freed in the same graph, a free node cannot be added to another graph.  If the allocation is freed
-/// in another graph, a free node can no longer be added to the owning graph.
-///
-/// The following restrictions apply to graphs which contain allocation and/or memory free nodes:
-/// - Nodes and edges of the graph cannot be deleted.
-/// - The graph can only be used in a child node if the ownership is moved to the parent.
-/// - Only one instantiation of the graph may exist at any point in time.
-/// - The graph cannot be cloned.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// The raw function is [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode).
-///
-/// # Arguments
-///
-/// - `graph` — Graph to which to add the node
-/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
-/// - `node_params` — Parameters for the node
-///
-/// # Returns
-///
-/// `p_graph_node`: Returns newly created node
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
-///
-/// # Safety
-///
-/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaMemAllocNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
-/// - [`cudaGraphMemAllocNodeGetParams`](crate::api::graph_mem_alloc_node_get_params)
-/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
-/// - [`cudaMallocAsync`](crate::api::malloc_async)
-/// - [`cudaFreeAsync`](crate::api::free_async)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
-#[doc(alias = "cudaGraphAddMemAllocNode")]
-#[inline]
-pub unsafe fn graph_add_mem_alloc_node(
-    graph: cudaGraph_t,
-    p_dependencies: &[cudaGraphNode_t],
-    node_params: &mut cudaMemAllocNodeParams,
-) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = crate::error::shared_len(
-        &[Some(p_dependencies.len())],
-    )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphAddMemAllocNode(
-            &mut p_graph_node,
-            graph,
-            {
-                let s = p_dependencies;
-                s.as_ptr()
-            },
-            num_dependencies,
-            ::core::ptr::from_mut(node_params),
-        )
-    }?
-        .result()?;
-    Ok(p_graph_node)
-}
-/// Returns a memory alloc node's parameters
-///
-/// Returns the parameters of a memory alloc node `hNode` in the returned `params_out`.
-/// The `poolProps` and `accessDescs` returned as `params_out`, are owned by the
-/// node.  This memory remains valid until the node is destroyed.  The returned
-/// parameters must not be modified.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphMemAllocNodeGetParams`](crate::sys::cudaGraphMemAllocNodeGetParams).
-///
-/// # Arguments
-///
-/// - `node` — Node to get the parameters for
-///
-/// # Returns
-///
-/// `params_out`: Pointer to return the parameters
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
-/// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
-#[doc(alias = "cudaGraphMemAllocNodeGetParams")]
-#[inline]
-pub unsafe fn graph_mem_alloc_node_get_params(
-    node: cudaGraphNode_t,
-) -> crate::Result<cudaMemAllocNodeParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut params_out: cudaMemAllocNodeParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe { crate::sys::cudaGraphMemAllocNodeGetParams(node, &mut params_out) }?
-        .result()?;
-    Ok(params_out)
-}
-/// Creates a memory free node and adds it to a graph
-///
-/// Creates a new memory free node and adds it to `graph` with the length of `p_dependencies`
-/// dependencies specified via `p_dependencies` and address specified in `dptr`.
-/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
-/// at the root of the graph. `p_dependencies` may not have any duplicate entries. A handle
-/// to the new node will be returned as `p_graph_node`.
-///
-/// [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node) will return [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the user attempts to free:
-/// - an allocation twice in the same graph.
-/// - an address that was not returned by an allocation node.
-/// - an invalid address.
-///
-/// The following restrictions apply to graphs which contain allocation and/or memory free nodes:
-/// - Nodes and edges of the graph cannot be deleted.
-/// - The graph can only be used in a child node if the ownership is moved to the parent.
-/// - Only one instantiation of the graph may exist at any point in time.
-/// - The graph cannot be cloned.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// The raw function is [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode).
-///
-/// # Arguments
-///
-/// - `graph` — Graph to which to add the node
-/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
-/// - `dptr` — Address of memory to free
-///
-/// # Returns
-///
-/// `p_graph_node`: Returns newly created node
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
-///
-/// # Safety
-///
-/// - It frees memory or a resource: a safe-layer buffer, array or pool owning it would free it again or use it afterwards, and work still queued may use it. The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. Prefer dropping the safe-layer object that owns it (`Drop`).
-/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `dptr` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
-/// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
-/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
-/// - [`cudaMallocAsync`](crate::api::malloc_async)
-/// - [`cudaFreeAsync`](crate::api::free_async)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
-#[doc(alias = "cudaGraphAddMemFreeNode")]
-#[inline]
-pub unsafe fn graph_add_mem_free_node(
-    graph: cudaGraph_t,
-    p_dependencies: &[cudaGraphNode_t],
-    dptr: *mut c_void,
-) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = crate::error::shared_len(
-        &[Some(p_dependencies.len())],
-    )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphAddMemFreeNode(
-            &mut p_graph_node,
-            graph,
-            {
-                let s = p_dependencies;
-                s.as_ptr()
-            },
-            num_dependencies,
-            dptr,
-        )
-    }?
-        .result()?;
-    Ok(p_graph_node)
-}
-/// Returns a memory free node's parameters
-///
-/// Returns the address of a memory free node `hNode` in `dptr_out`.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams).
-///
-/// # Arguments
-///
-/// - `node` — Node to get the parameters for
-/// - `dptr_out` — Pointer to return the device address
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `dptr_out` is a raw pointer: it must be valid for what the function does with it, as described above.
-///
-/// # See also
-///
-/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
-/// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
-#[doc(alias = "cudaGraphMemFreeNodeGetParams")]
-#[inline]
-pub unsafe fn graph_mem_free_node_get_params(
-    node: cudaGraphNode_t,
-    dptr_out: *mut c_void,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe { crate::sys::cudaGraphMemFreeNodeGetParams(node, dptr_out) }?.result()?;
-    Ok(())
-}
-/// Free unused memory that was cached on the specified device for use with graphs back to the OS.
-///
-/// Blocks which are not in use by a graph that is either currently executing or scheduled to execute are
-/// freed back to the operating system.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim).
-///
-/// # Arguments
-///
-/// - `device` — The device for which cached memory should be freed.
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
-/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
-/// - [`cudaMallocAsync`](crate::api::malloc_async)
-/// - [`cudaFreeAsync`](crate::api::free_async)
-#[doc(alias = "cudaDeviceGraphMemTrim")]
-#[inline]
-pub fn device_graph_mem_trim(device: c_int) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
-    unsafe { crate::sys::cudaDeviceGraphMemTrim(device) }?.result()?;
-    Ok(())
-}
-/// Query asynchronous allocation attributes related to graphs
-///
-/// Valid attributes are:
-///
-/// - [`cudaGraphMemAttrUsedMemCurrent`](crate::sys::cudaGraphMemAttributeType::USED_MEM_CURRENT): Amount of memory, in bytes, currently associated with graphs
-/// - [`cudaGraphMemAttrUsedMemHigh`](crate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH): High watermark of memory, in bytes, associated with graphs since the
-///   last time it was reset.  High watermark can only be reset to zero.
-/// - [`cudaGraphMemAttrReservedMemCurrent`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_CURRENT): Amount of memory, in bytes, currently allocated for use by
-///   the CUDA graphs asynchronous allocator.
-/// - [`cudaGraphMemAttrReservedMemHigh`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH): High watermark of memory, in bytes, currently allocated for use by
-///   the CUDA graphs asynchronous allocator.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute).
-///
-/// # Arguments
-///
-/// - `device` — Specifies the scope of the query
-/// - `attr` — attribute to get
-/// - `value` — retrieved value
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `value` is a raw pointer: it must be valid for what the function does with it, as described above.
-///
-/// # See also
-///
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
-/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
-/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
-/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
-/// - [`cudaMallocAsync`](crate::api::malloc_async)
-/// - [`cudaFreeAsync`](crate::api::free_async)
-#[doc(alias = "cudaDeviceGetGraphMemAttribute")]
-#[inline]
-pub unsafe fn device_get_graph_mem_attribute(
-    device: c_int,
-    attr: cudaGraphMemAttributeType,
-    value: *mut c_void,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe { crate::sys::cudaDeviceGetGraphMemAttribute(device, attr, value) }?
-        .result()?;
-    Ok(())
-}
-/// Set asynchronous allocation attributes related to graphs
-///
-/// Valid attributes are:
-///
-/// - [`cudaGraphMemAttrUsedMemHigh`](crate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH): High watermark of memory, in bytes, associated with graphs since the
-///   last time it was reset.  High watermark can only be reset to zero.
-/// - [`cudaGraphMemAttrReservedMemHigh`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH): High watermark of memory, in bytes, currently allocated for use by
-///   the CUDA graphs asynchronous allocator.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute).
-///
-/// # Arguments
-///
-/// - `device` — Specifies the scope of the query
-/// - `attr` — attribute to get
-/// - `value` — pointer to value to set
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `value` is a raw pointer: it must be valid for what the function does with it, as described above.
-///
-/// # See also
-///
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
-/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
-/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
-/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
-/// - [`cudaMallocAsync`](crate::api::malloc_async)
-/// - [`cudaFreeAsync`](crate::api::free_async)
-#[doc(alias = "cudaDeviceSetGraphMemAttribute")]
-#[inline]
-pub unsafe fn device_set_graph_mem_attribute(
-    device: c_int,
-    attr: cudaGraphMemAttributeType,
-    value: *mut c_void,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe { crate::sys::cudaDeviceSetGraphMemAttribute(device, attr, value) }?
-        .result()?;
-    Ok(())
-}
-/// Creates an executable graph from a graph
-///
-/// Instantiates `graph` as an executable graph. The graph is validated for any
-/// structural constraints or intra-node constraints which were not previously
-/// validated. If instantiation is successful, a handle to the instantiated graph
-/// is returned as `p_graph_exec`.
-///
-/// The `flags` parameter controls the behavior of instantiation and subsequent
-/// graph launches.  Valid flags are:
-///
-/// - [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH), which configures a
-/// graph containing memory allocation nodes to automatically free any
-/// unfreed memory allocations before the graph is relaunched.
-///
-/// - [`cudaGraphInstantiateFlagDeviceLaunch`](crate::sys::cudaGraphInstantiateFlags::DEVICE_LAUNCH), which configures the graph for launch
-/// from the device. If this flag is passed, the executable graph handle returned can be
-/// used to launch the graph from both the host and device. This flag can only be used
-/// on platforms which support unified addressing. This flag cannot be used in
-/// conjunction with [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH).
-///
-/// - [`cudaGraphInstantiateFlagUseNodePriority`](crate::sys::cudaGraphInstantiateFlags::USE_NODE_PRIORITY), which causes the graph
-/// to use the priorities from the per-node attributes rather than the priority
-/// of the launch stream during execution. Note that priorities are only available
-/// on kernel nodes, and are copied from stream priority during stream capture.
-///
-/// If `graph` contains any allocation or free nodes, there can be at most one
-/// executable graph in existence for that graph at a time. An attempt to
-/// instantiate a second executable graph before destroying the first with
-/// [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy) will result in an error.
-/// The same also applies if `graph` contains any device-updatable kernel nodes.
-///
-/// If `graph` contains kernels which call device-side cudaGraphLaunch() from multiple
-/// devices, this will result in an error.
-///
-/// Graphs instantiated for launch on the device have additional restrictions which do not
-/// apply to host graphs:
-///
-/// - The graph's nodes must reside on a single device.
-/// - The graph can only contain kernel nodes, memcpy nodes, memset nodes, and child graph nodes.
-/// - The graph cannot be empty and must contain at least one kernel, memcpy, or memset node.
-///   Operation-specific restrictions are outlined below.
-/// - Kernel nodes:
-///   - Use of CUDA Dynamic Parallelism is not permitted.
-///   - Cooperative launches are permitted as long as MPS is not in use.
-/// - Memcpy nodes:
-///   - Only copies involving device memory and/or pinned device-mapped host memory are permitted.
-///   - Copies involving CUDA arrays are not permitted.
-///   - Both operands must be accessible from the current device, and the current device must
-///   match the device of other nodes in the graph.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphInstantiateWithFlags`](crate::sys::cudaGraphInstantiateWithFlags).
-///
-/// # Arguments
-///
-/// - `graph` — Graph to instantiate
-/// - `flags` — Flags to control instantiation. See `CUgraphInstantiate_flags`.
-///
-/// # Returns
-///
-/// `p_graph_exec`: Returns instantiated graph
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphUpload`](crate::api::graph_upload)
-/// - [`cudaGraphLaunch`](crate::api::graph_launch)
-/// - [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy)
-#[doc(alias = "cudaGraphInstantiateWithFlags")]
-#[inline]
-pub unsafe fn graph_instantiate_with_flags(
-    graph: cudaGraph_t,
-    flags: c_ulonglong,
-) -> crate::Result<cudaGraphExec_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphInstantiateWithFlags(&mut p_graph_exec, graph, flags)
-    }?
-        .result()?;
-    Ok(p_graph_exec)
-}
 /// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device
 ///
 /// Updates the work represented by `node` in `h_graph_exec` as though `node` had
@@ -24311,6 +24650,8 @@ pub unsafe fn graph_instantiate_with_flags(
 /// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -24406,6 +24747,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
 ///
 /// The raw function is [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
@@ -24473,637 +24816,13 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
         .result()?;
     Ok(())
 }
-/// Sets the parameters for a memcpy node in the given graphExec to perform a 1-dimensional copy
-///
-/// Updates the work represented by `node` in `h_graph_exec` as though `node` had
-/// contained the given params at instantiation.  `node` must remain in the graph which was
-/// used to instantiate `h_graph_exec`.  Changed edges to and from `node` are ignored.
-///
-/// `src` and `dst` must be allocated from the same contexts as the original source
-/// and destination memory.  The instantiation-time memory operands must be 1-dimensional.
-/// Zero-length operations are not supported.
-///
-/// The modifications only affect future launches of `h_graph_exec`.  Already enqueued
-/// or running launches of `h_graph_exec` are not affected by this call.  `node` is also
-/// not modified by this call.
-///
-/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands' mappings changed or
-/// the original memory operands are multidimensional.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphExecMemcpyNodeSetParams1D`](crate::sys::cudaGraphExecMemcpyNodeSetParams1D).
-///
-/// # Arguments
-///
-/// - `h_graph_exec` — The executable graph in which to set the specified node
-/// - `node` — Memcpy node from the graph which was used to instantiate graphExec
-/// - `dst` — Destination memory address
-/// - `src` — Source memory address
-/// - `count` — Size in bytes to copy
-/// - `kind` — Type of transfer
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
-///
-/// # See also
-///
-/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemcpyNode1D`](crate::api::graph_add_memcpy_node1d)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::api::graph_memcpy_node_set_params1d)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-#[doc(alias = "cudaGraphExecMemcpyNodeSetParams1D")]
-#[inline]
-pub unsafe fn graph_exec_memcpy_node_set_params1d(
-    h_graph_exec: cudaGraphExec_t,
-    node: cudaGraphNode_t,
-    dst: *mut c_void,
-    src: *const c_void,
-    count: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphExecMemcpyNodeSetParams1D(
-            h_graph_exec,
-            node,
-            dst,
-            src,
-            count,
-            kind,
-        )
-    }?
-        .result()?;
-    Ok(())
-}
-/// Updates node parameters in the child graph node in the given graphExec.
-///
-/// Updates the work represented by `node` in `h_graph_exec` as though the nodes contained
-/// in `node's` graph had the parameters contained in `childGraph's` nodes at instantiation.
-/// `node` must remain in the graph which was used to instantiate `h_graph_exec`.
-/// Changed edges to and from `node` are ignored.
-///
-/// The modifications only affect future launches of `h_graph_exec`.  Already enqueued
-/// or running launches of `h_graph_exec` are not affected by this call.  `node` is also
-/// not modified by this call.
-///
-/// The topology of `child_graph`, as well as the node insertion order,  must match that
-/// of the graph contained in `node`.  See [`cudaGraphExecUpdate`](crate::api::graph_exec_update) for a list of restrictions
-/// on what can be updated in an instantiated graph.  The update is recursive, so child graph
-/// nodes contained within the top level child graph will also be updated.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams).
-///
-/// # Arguments
-///
-/// - `h_graph_exec` — The executable graph in which to set the specified node
-/// - `node` — Host node from the graph which was used to instantiate graphExec
-/// - `child_graph` — The graph supplying the updated parameters
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `child_graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
-/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
-/// - [`cudaGraphChildGraphNodeGetGraph`](crate::api::graph_child_graph_node_get_graph)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-#[doc(alias = "cudaGraphExecChildGraphNodeSetParams")]
-#[inline]
-pub unsafe fn graph_exec_child_graph_node_set_params(
-    h_graph_exec: cudaGraphExec_t,
-    node: cudaGraphNode_t,
-    child_graph: cudaGraph_t,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphExecChildGraphNodeSetParams(h_graph_exec, node, child_graph)
-    }?
-        .result()?;
-    Ok(())
-}
-/// Sets the event for an event record node in the given graphExec
-///
-/// Sets the event of an event record node in an executable graph `h_graph_exec`.
-/// The node is identified by the corresponding node `h_node` in the
-/// non-executable graph, from which the executable graph was instantiated.
-///
-/// The modifications only affect future launches of `h_graph_exec`. Already
-/// enqueued or running launches of `h_graph_exec` are not affected by this call.
-/// `h_node` is also not modified by this call.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent).
-///
-/// # Arguments
-///
-/// - `h_graph_exec` — The executable graph in which to set the specified node
-/// - `h_node` — Event record node from the graph from which graphExec was instantiated
-/// - `event` — Updated event to use
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
-/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
-/// - [`cudaGraphEventRecordNodeGetEvent`](crate::api::graph_event_record_node_get_event)
-/// - [`cudaGraphEventWaitNodeSetEvent`](crate::api::graph_event_wait_node_set_event)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-#[doc(alias = "cudaGraphExecEventRecordNodeSetEvent")]
-#[inline]
-pub unsafe fn graph_exec_event_record_node_set_event(
-    h_graph_exec: cudaGraphExec_t,
-    h_node: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphExecEventRecordNodeSetEvent(h_graph_exec, h_node, event)
-    }?
-        .result()?;
-    Ok(())
-}
-/// Sets the event for an event wait node in the given graphExec
-///
-/// Sets the event of an event wait node in an executable graph `h_graph_exec`.
-/// The node is identified by the corresponding node `h_node` in the
-/// non-executable graph, from which the executable graph was instantiated.
-///
-/// The modifications only affect future launches of `h_graph_exec`. Already
-/// enqueued or running launches of `h_graph_exec` are not affected by this call.
-/// `h_node` is also not modified by this call.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent).
-///
-/// # Arguments
-///
-/// - `h_graph_exec` — The executable graph in which to set the specified node
-/// - `h_node` — Event wait node from the graph from which graphExec was instantiated
-/// - `event` — Updated event to use
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
-/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
-/// - [`cudaGraphEventWaitNodeGetEvent`](crate::api::graph_event_wait_node_get_event)
-/// - [`cudaGraphEventRecordNodeSetEvent`](crate::api::graph_event_record_node_set_event)
-/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
-/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-#[doc(alias = "cudaGraphExecEventWaitNodeSetEvent")]
-#[inline]
-pub unsafe fn graph_exec_event_wait_node_set_event(
-    h_graph_exec: cudaGraphExec_t,
-    h_node: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphExecEventWaitNodeSetEvent(h_graph_exec, h_node, event)
-    }?
-        .result()?;
-    Ok(())
-}
-/// Sets the parameters for an external semaphore signal node in the given graphExec
-///
-/// Sets the parameters of an external semaphore signal node in an executable graph `h_graph_exec`.
-/// The node is identified by the corresponding node `h_node` in the
-/// non-executable graph, from which the executable graph was instantiated.
-///
-/// `h_node` must not have been removed from the original graph.
-///
-/// The modifications only affect future launches of `h_graph_exec`. Already
-/// enqueued or running launches of `h_graph_exec` are not affected by this call.
-/// `h_node` is also not modified by this call.
-///
-/// Changing `nodeParams->numExtSems` is not supported.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams).
-///
-/// # Arguments
-///
-/// - `h_graph_exec` — The executable graph in which to set the specified node
-/// - `h_node` — semaphore signal node from the graph from which graphExec was instantiated
-/// - `node_params` — Updated Parameters to set
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaExternalSemaphoreSignalNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-///
-/// # See also
-///
-/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
-/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-#[doc(alias = "cudaGraphExecExternalSemaphoresSignalNodeSetParams")]
-#[inline]
-pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
-    h_graph_exec: cudaGraphExec_t,
-    h_node: cudaGraphNode_t,
-    node_params: &cudaExternalSemaphoreSignalNodeParams,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams(
-            h_graph_exec,
-            h_node,
-            ::core::ptr::from_ref(node_params),
-        )
-    }?
-        .result()?;
-    Ok(())
-}
-/// Sets the parameters for an external semaphore wait node in the given graphExec
-///
-/// Sets the parameters of an external semaphore wait node in an executable graph `h_graph_exec`.
-/// The node is identified by the corresponding node `h_node` in the
-/// non-executable graph, from which the executable graph was instantiated.
-///
-/// `h_node` must not have been removed from the original graph.
-///
-/// The modifications only affect future launches of `h_graph_exec`. Already
-/// enqueued or running launches of `h_graph_exec` are not affected by this call.
-/// `h_node` is also not modified by this call.
-///
-/// Changing `nodeParams->numExtSems` is not supported.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams).
-///
-/// # Arguments
-///
-/// - `h_graph_exec` — The executable graph in which to set the specified node
-/// - `h_node` — semaphore wait node from the graph from which graphExec was instantiated
-/// - `node_params` — Updated Parameters to set
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaExternalSemaphoreWaitNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-///
-/// # See also
-///
-/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
-/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-#[doc(alias = "cudaGraphExecExternalSemaphoresWaitNodeSetParams")]
-#[inline]
-pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
-    h_graph_exec: cudaGraphExec_t,
-    h_node: cudaGraphNode_t,
-    node_params: &cudaExternalSemaphoreWaitNodeParams,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams(
-            h_graph_exec,
-            h_node,
-            ::core::ptr::from_ref(node_params),
-        )
-    }?
-        .result()?;
-    Ok(())
-}
-/// Enables or disables the specified node in the given graphExec
-///
-/// Sets `h_node` to be either enabled or disabled. Disabled nodes are functionally equivalent
-/// to empty nodes until they are reenabled. Existing node parameters are not affected by
-/// disabling/enabling the node.
-///
-/// The node is identified by the corresponding node `h_node` in the non-executable
-/// graph, from which the executable graph was instantiated.
-///
-/// `h_node` must not have been removed from the original graph.
-///
-/// The modifications only affect future launches of `h_graph_exec`. Already
-/// enqueued or running launches of `h_graph_exec` are not affected by this call.
-/// `h_node` is also not modified by this call.
-///
-/// > **Note:** Currently only kernel, memset and memcpy nodes are supported.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphNodeSetEnabled`](crate::sys::cudaGraphNodeSetEnabled).
-///
-/// # Arguments
-///
-/// - `h_graph_exec` — The executable graph in which to set the specified node
-/// - `h_node` — Node from the graph from which graphExec was instantiated
-/// - `is_enabled` — Node is enabled if != 0, otherwise the node is disabled
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaGraphNodeGetEnabled`](crate::api::graph_node_get_enabled)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphLaunch`](crate::api::graph_launch)
-#[doc(alias = "cudaGraphNodeSetEnabled")]
-#[inline]
-pub unsafe fn graph_node_set_enabled(
-    h_graph_exec: cudaGraphExec_t,
-    h_node: cudaGraphNode_t,
-    is_enabled: c_uint,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe { crate::sys::cudaGraphNodeSetEnabled(h_graph_exec, h_node, is_enabled) }?
-        .result()?;
-    Ok(())
-}
-/// Query whether a node in the given graphExec is enabled
-///
-/// Sets isEnabled to 1 if `h_node` is enabled, or 0 if `h_node` is disabled.
-///
-/// The node is identified by the corresponding node `h_node` in the non-executable
-/// graph, from which the executable graph was instantiated.
-///
-/// `h_node` must not have been removed from the original graph.
-///
-/// > **Note:** Currently only kernel, memset and memcpy nodes are supported.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// The raw function is [`cudaGraphNodeGetEnabled`](crate::sys::cudaGraphNodeGetEnabled).
-///
-/// # Arguments
-///
-/// - `h_graph_exec` — The executable graph in which to set the specified node
-/// - `h_node` — Node from the graph from which graphExec was instantiated
-///
-/// # Returns
-///
-/// `is_enabled`: Location to return the enabled status of the node
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaGraphNodeSetEnabled`](crate::api::graph_node_set_enabled)
-/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphLaunch`](crate::api::graph_launch)
-#[doc(alias = "cudaGraphNodeGetEnabled")]
-#[inline]
-pub unsafe fn graph_node_get_enabled(
-    h_graph_exec: cudaGraphExec_t,
-    h_node: cudaGraphNode_t,
-) -> crate::Result<c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut is_enabled: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe {
-        crate::sys::cudaGraphNodeGetEnabled(h_graph_exec, h_node, &mut is_enabled)
-    }?
-        .result()?;
-    Ok(is_enabled)
-}
-/// Uploads an executable graph in a stream
-///
-/// Uploads `hGraphExec` to the device in `hStream` without executing it. Uploads of
-/// the same `hGraphExec` will be serialized. Each upload is ordered behind both any
-/// previous work in `hStream` and any previous launches of `hGraphExec`.
-/// Uses memory cached by `stream` to back the allocations owned by `graph_exec`.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// The raw function is [`cudaGraphUpload`](crate::sys::cudaGraphUpload).
-///
-/// # Arguments
-///
-/// - `graph_exec` — Executable graph to upload
-/// - `stream` — Stream in which to upload the graph
-///
-/// # Errors
-///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// - `graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-///
-/// # See also
-///
-/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphLaunch`](crate::api::graph_launch)
-/// - [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy)
-#[doc(alias = "cudaGraphUpload")]
-#[inline]
-pub unsafe fn graph_upload(
-    graph_exec: cudaGraphExec_t,
-    stream: cudaStream_t,
-) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
-    unsafe { crate::sys::cudaGraphUpload(graph_exec, stream) }?.result()?;
-    Ok(())
-}
 /// Get pointer to device entry function that matches entry function `symbol_ptr`
 ///
 /// Returns as `function_ptr`, the device entry function corresponding to the symbol `symbol_ptr`.
 ///
 /// The raw function is [`cudaGetFuncBySymbol`](crate::sys::cudaGetFuncBySymbol).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -25240,6 +24959,8 @@ pub enum MemPoolAttrValue {
     AttrMaxPoolSize(c_ulonglong),
     ///[`cudaMemPoolAttr::ATTR_HW_DECOMPRESS_ENABLED`](crate::sys::cudaMemPoolAttr::ATTR_HW_DECOMPRESS_ENABLED) and its value.
     AttrHwDecompressEnabled(c_int),
+    ///[`cudaMemPoolAttr::ATTR_LOCALITY_DOMAIN_ID`](crate::sys::cudaMemPoolAttr::ATTR_LOCALITY_DOMAIN_ID) and its value.
+    AttrLocalityDomainId(c_int),
 }
 impl MemPoolAttrValue {
     /// The attribute this value belongs to.
@@ -25267,6 +24988,7 @@ impl MemPoolAttrValue {
             Self::AttrHwDecompressEnabled(_) => {
                 cudaMemPoolAttr::ATTR_HW_DECOMPRESS_ENABLED
             }
+            Self::AttrLocalityDomainId(_) => cudaMemPoolAttr::ATTR_LOCALITY_DOMAIN_ID,
         }
     }
 }
@@ -25295,11 +25017,13 @@ impl GraphMemAttributeTypeValue {
         }
     }
 }
-/**Writes an attribute through [`mem_pool_set_attribute`](crate::api::mem_pool_set_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)).
-
-# Safety
-
-As for the `void*` wrapper, except the value pointer, which this function makes.*/
+/// Writes an attribute through [`mem_pool_set_attribute`](crate::api::mem_pool_set_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)).
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// As for the `void*` wrapper, except the value pointer, which this function makes.
 #[doc(alias = "cudaMemPoolSetAttribute")]
 pub unsafe fn mem_pool_set_attribute_typed(
     mem_pool: cudaMemPool_t,
@@ -25474,13 +25198,27 @@ pub unsafe fn mem_pool_set_attribute_typed(
                 )
             }
         }
+        MemPoolAttrValue::AttrLocalityDomainId(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_LOCALITY_DOMAIN_ID;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
     }
 }
-/**Reads an attribute through [`mem_pool_get_attribute`](crate::api::mem_pool_get_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
-
-# Safety
-
-As for the `void*` wrapper, except the value pointer, which this function makes.*/
+/// Reads an attribute through [`mem_pool_get_attribute`](crate::api::mem_pool_get_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// As for the `void*` wrapper, except the value pointer, which this function makes.
 #[doc(alias = "cudaMemPoolGetAttribute")]
 pub unsafe fn mem_pool_get_attribute_typed(
     mem_pool: cudaMemPool_t,
@@ -25626,9 +25364,21 @@ pub unsafe fn mem_pool_get_attribute_typed(
         }?;
         return Ok(MemPoolAttrValue::AttrHwDecompressEnabled(v));
     }
+    if attr == cudaMemPoolAttr::ATTR_LOCALITY_DOMAIN_ID {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: c_int = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrLocalityDomainId(v));
+    }
     Err(crate::error::invalid_value())
 }
-///Reads an attribute through [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
+/// Reads an attribute through [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// In every CUDA 13.x release.
 #[doc(alias = "cudaDeviceGetGraphMemAttribute")]
 pub fn device_get_graph_mem_attribute_typed(
     device: c_int,
@@ -25692,7 +25442,9 @@ pub fn device_get_graph_mem_attribute_typed(
     }
     Err(crate::error::invalid_value())
 }
-///Writes an attribute through [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)).
+/// Writes an attribute through [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)).
+///
+/// In every CUDA 13.x release.
 #[doc(alias = "cudaDeviceSetGraphMemAttribute")]
 pub fn device_set_graph_mem_attribute_typed(
     device: c_int,

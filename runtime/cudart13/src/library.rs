@@ -14,6 +14,10 @@ use crate::loader::Library;
 /// Environment variable naming the library file, or a folder holding it.
 pub const PATH_VAR: &str = "CUDART_PATH";
 
+/// The folder of NVIDIA's CUDA 12 wheel of the library in `site-packages/nvidia/` (from
+/// CUDA 13 on, every wheel of a major shares `nvidia/cu<major>/`).
+pub(crate) const WHEEL_FOLDER_12: &str = "cuda_runtime";
+
 /// What the library is, in messages (`not a CUDA runtime library`).
 pub(crate) const KIND: &str = "CUDA runtime";
 

@@ -11,9 +11,15 @@
 //! 1. `CUDART_PATH` ([`PATH_VAR`]), when set and not empty: a library file, or a folder holding
 //!    one. It is authoritative: when it is set, nothing else is tried, so a wrong setting is an
 //!    error rather than a silent fallback to another library.
-//! 2. The system loader: `libcudart.so.13`, then `libcudart.so` (Windows: the DLL of the
+//! 2. The Python environment the user activated: NVIDIA's wheel of the library in
+//!    `$VIRTUAL_ENV`'s and `$CONDA_PREFIX`'s `site-packages` (`nvidia/cu13/lib`,
+//!    `nvidia/cuda_runtime/lib`), then `$CONDA_PREFIX/lib` (see the private `python_env`
+//!    module: Python itself is never run).
+//! 3. The system loader: `libcudart.so.13`, then `libcudart.so` (Windows: the DLL of the
 //!    major); the major is this crate's CUDA release's ([`crate::sys::CUDA_MAJOR`]).
-//! 3. The usual install folders: `/usr/local/cuda/lib64`, `$CUDA_PATH/lib64`,
+//! 4. NVIDIA's wheel of the library in the other Python environments in reach: `PYTHONPATH`,
+//!    `PYTHONHOME`, the user site, the interpreters on `PATH`, pyenv's selected version.
+//! 5. The usual install folders: `/usr/local/cuda/lib64`, `$CUDA_PATH/lib64`,
 //!    `$CUDA_HOME/lib64`, `/usr/local/cuda-13*/lib64` (newest first),
 //!    `/usr/lib/<arch>-linux-gnu` (Windows: `%CUDA_PATH%\bin\x64`, `%CUDA_PATH%\bin` and
 //!    `C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v13*\bin[\x64]`, any DLL of
@@ -26,11 +32,13 @@
 //! opened. A C function is then resolved only to a function symbol the library itself defines
 //! (never to data of that name, nor to a symbol of one of its dependencies).
 //!
-//! Every library opened must be the CUDA runtime of this crate's major release: the one function
-//! it identifies itself by (the crate-private `library` module names it) is called once, right
-//! after opening, and a library of another major is refused with an error naming both (the
-//! crate's functions would pass it records of the wrong size); the version is kept
-//! ([`Library::runtime_version`]).
+//! Every library opened must be the CUDA runtime library of this crate's major release: the one
+//! function it identifies itself by (the crate-private `library` module names it) is called
+//! once, right after opening, and a library of another major is refused with an error naming
+//! both (the crate's functions would pass it records of the wrong size); the version is kept
+//! ([`Library::runtime_version`]). A function whose first release is newer than that version
+//! is [`Error::NotInRuntime`], decided once, when the function is resolved ([`LazySymbol`]):
+//! calls after that cost nothing more.
 //!
 //! Calls made inside a CUDA host callback (host functions, stream callbacks, user-object
 //! destructors), where CUDA forbids CUDA calls, return [`Error::InCallback`] without calling
@@ -158,25 +166,26 @@ impl Library {
             }
             return Err(Error::LibraryNotFound { tried });
         }
+        if let Some(lib) = try_places(crate::python_env::active(), &mut tried) {
+            return Ok(lib);
+        }
         for name in crate::library::system_names() {
             match Library::try_open(Path::new(&name)) {
                 Ok(lib) => return Ok(lib),
                 Err(why) => tried.push((format!("{name} (system loader)"), why)),
             }
         }
-        for dir in install_folders() {
-            if !dir.is_dir() {
-                tried.push((dir.display().to_string(), "no such folder".to_string()));
-                continue;
-            }
-            let before = tried.len();
-            if let Some(lib) = try_folder(&dir, &mut tried) {
-                return Ok(lib);
-            }
-            if tried.len() == before {
-                let why = format!("folder holds no {}", library_file_kinds());
-                tried.push((dir.display().to_string(), why));
-            }
+        if let Some(lib) = try_places(crate::python_env::others(), &mut tried) {
+            return Ok(lib);
+        }
+        let installs = install_folders()
+            .into_iter()
+            .map(|dir| crate::python_env::Place {
+                dir,
+                why: String::new(),
+            });
+        if let Some(lib) = try_places(installs.collect(), &mut tried) {
+            return Ok(lib);
         }
         Err(Error::LibraryNotFound { tried })
     }
@@ -384,13 +393,18 @@ pub fn is_available() -> bool {
     Library::get().is_ok()
 }
 
-/// Whether the CUDA runtime library loads and exports the C function `name` (for example
-/// `"cudaMallocAsync"`), so that a caller can fall back on an older release.
+/// Whether the CUDA runtime library loads, is at least the first release that declares the C
+/// function `name` (for example `"cudaMallocAsync"`; see [`crate::function_since`]) and exports
+/// it, so that a caller can fall back on an older release instead of getting
+/// [`Error::NotInRuntime`] or [`Error::SymbolNotFound`].
 pub fn has_function(name: &str) -> bool {
-    let Ok(name) = CString::new(name) else {
+    let Ok(c_name) = CString::new(name) else {
         return false;
     };
-    Library::get().is_ok_and(|lib| lib.has_symbol(&name))
+    Library::get().is_ok_and(|lib| {
+        !matches!(crate::version::function_since(name), Some(since) if lib.version < since.as_raw())
+            && lib.has_symbol(&c_name)
+    })
 }
 
 /// A function of the global library, resolved on first use and cached (the result, success
@@ -401,6 +415,9 @@ pub fn has_function(name: &str) -> bool {
 /// nothing; resolving, and every error, take a separate, out-of-line path.
 pub struct LazySymbol<F> {
     name: &'static CStr,
+    /// The first runtime version that declares the function (`13040`), or 0 when every
+    /// runtime of the major does.
+    since: i32,
     /// The resolved address, or null while unresolved (or when resolving failed). Written
     /// once, after `cell` holds `Ok`, with the same address.
     ptr: AtomicPtr<c_void>,
@@ -409,12 +426,13 @@ pub struct LazySymbol<F> {
 }
 
 impl<F: Copy> LazySymbol<F> {
-    /// A lazily resolved `name`.
+    /// A lazily resolved `name`, which a runtime older than `since` (`1000 * major + 10 *
+    /// minor`; 0 for none) does not have: resolving it then is [`Error::NotInRuntime`].
     ///
     /// # Safety
     /// `F` must be the `unsafe extern "C" fn` type of the C declaration of `name`
     /// (see [`Library::symbol`]).
-    pub const unsafe fn new(name: &'static CStr) -> LazySymbol<F> {
+    pub const unsafe fn new(name: &'static CStr, since: i32) -> LazySymbol<F> {
         const {
             assert!(
                 std::mem::size_of::<F>() == std::mem::size_of::<*mut c_void>(),
@@ -423,6 +441,7 @@ impl<F: Copy> LazySymbol<F> {
         };
         LazySymbol {
             name,
+            since,
             ptr: AtomicPtr::new(std::ptr::null_mut()),
             cell: OnceLock::new(),
         }
@@ -433,8 +452,8 @@ impl<F: Copy> LazySymbol<F> {
         self.name
     }
 
-    /// The function pointer, or why there is none (library not loaded, symbol missing, or
-    /// [`Error::InCallback`] inside a CUDA host callback).
+    /// The function pointer, or why there is none (library not loaded, a runtime older than
+    /// the function, symbol missing, or [`Error::InCallback`] inside a CUDA host callback).
     #[inline]
     pub fn get(&self) -> Result<F> {
         let ptr = self.ptr.load(Ordering::Acquire);
@@ -458,9 +477,17 @@ impl<F: Copy> LazySymbol<F> {
             });
         }
         let result = self.cell.get_or_init(|| {
+            let lib = Library::get()?;
+            if lib.version < self.since {
+                return Err(Error::NotInRuntime {
+                    function: self.name.to_string_lossy().into_owned(),
+                    since: crate::version::CudaVersion::from_raw(self.since),
+                    loaded: crate::version::CudaVersion::from_raw(lib.version),
+                });
+            }
             // SAFETY: `F` matches `name`, as promised to `new`; the global library is
             // never unloaded.
-            Library::get().and_then(|lib| unsafe { lib.symbol::<F>(self.name) })
+            unsafe { lib.symbol::<F>(self.name) }
         });
         if let Ok(f) = result {
             // SAFETY: `F` is pointer-sized (checked in `new`): a function pointer.
@@ -478,6 +505,34 @@ impl<F> std::fmt::Debug for LazySymbol<F> {
             .field("resolved", &self.cell.get().map(|r| r.is_ok()))
             .finish()
     }
+}
+
+/// Tries each folder of `places` in order; records each failure (a missing folder, one
+/// without a library file, each file that does not open) in `tried`, with why the folder
+/// was a candidate.
+fn try_places(
+    places: Vec<crate::python_env::Place>,
+    tried: &mut Vec<(String, String)>,
+) -> Option<Library> {
+    for place in places {
+        let label = if place.why.is_empty() {
+            place.dir.display().to_string()
+        } else {
+            format!("{} ({})", place.dir.display(), place.why)
+        };
+        if !place.dir.is_dir() {
+            tried.push((label, "no such folder".to_string()));
+            continue;
+        }
+        let before = tried.len();
+        if let Some(lib) = try_folder(&place.dir, tried) {
+            return Some(lib);
+        }
+        if tried.len() == before {
+            tried.push((label, format!("folder holds no {}", library_file_kinds())));
+        }
+    }
+    None
 }
 
 /// Tries each library file in `dir`; records each failure in `tried`.

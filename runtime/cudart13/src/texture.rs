@@ -19,14 +19,35 @@ use crate::kernel::KernelArg;
 use crate::memory::{bytes_of, AsDeviceSlice, DeviceCopy};
 use crate::sys;
 
+/// The kind of a texel's channels (`cudaChannelFormatKind`: signed, unsigned, float, …).
+pub use crate::sys::cudaChannelFormatKind as ChannelFormatKind;
+/// What a resource description names (`cudaResourceType`: array, linear, pitch 2-D, …).
+pub use crate::sys::cudaResourceType as ResourceType;
+/// How out-of-range coordinates are read (`cudaTextureAddressMode`: wrap, clamp, …).
+pub use crate::sys::cudaTextureAddressMode as AddressMode;
+/// Point or linear filtering (`cudaTextureFilterMode`).
+pub use crate::sys::cudaTextureFilterMode as FilterMode;
+/// Whether a texture read returns the element type or a normalised float
+/// (`cudaTextureReadMode`).
+pub use crate::sys::cudaTextureReadMode as ReadMode;
+/// Texture and surface array flags (`cudaArraySurfaceLoadStore`, …), for [`CudaArray::new`].
+pub use crate::sys::ArrayFlags;
+
 /// The format of one texel: bits per channel (x, y, z, w) and their kind
 /// (`cudaChannelFormatDesc`).
+///
+/// ```
+/// use cudart13::texture::{ChannelFormat, ChannelFormatKind};
+/// let rgba = ChannelFormat::of::<[f32; 4]>();
+/// assert_eq!((rgba.bits(), rgba.kind()), ([32; 4], ChannelFormatKind::FLOAT));
+/// assert_eq!(rgba.texel_bytes(), 16);
+/// ```
 #[derive(Clone, Copy)]
 pub struct ChannelFormat(sys::cudaChannelFormatDesc);
 
 impl ChannelFormat {
     /// Bits of each channel and their kind, as `cudaCreateChannelDesc`.
-    pub fn new(x: i32, y: i32, z: i32, w: i32, kind: sys::cudaChannelFormatKind) -> ChannelFormat {
+    pub fn new(x: i32, y: i32, z: i32, w: i32, kind: ChannelFormatKind) -> ChannelFormat {
         ChannelFormat(sys::cudaChannelFormatDesc {
             x,
             y,
@@ -47,7 +68,7 @@ impl ChannelFormat {
     }
 
     /// The channels' kind.
-    pub fn kind(&self) -> sys::cudaChannelFormatKind {
+    pub fn kind(&self) -> ChannelFormatKind {
         self.0.f
     }
 
@@ -82,6 +103,14 @@ impl PartialEq for ChannelFormat {
 }
 
 /// A texel type with a channel format.
+///
+/// ```
+/// use cudart13::texture::{ChannelElement, ChannelFormat};
+/// fn texel_bytes<T: ChannelElement>() -> usize {
+///     ChannelFormat::of::<T>().texel_bytes()
+/// }
+/// assert_eq!(texel_bytes::<[u16; 2]>(), 4);
+/// ```
 pub trait ChannelElement: DeviceCopy {
     /// Its format.
     fn format() -> ChannelFormat;
@@ -93,19 +122,19 @@ macro_rules! channel_element {
             impl ChannelElement for $t {
                 fn format() -> ChannelFormat {
                     let bits = (std::mem::size_of::<$t>() * 8) as i32;
-                    ChannelFormat::new(bits, 0, 0, 0, sys::cudaChannelFormatKind::$kind)
+                    ChannelFormat::new(bits, 0, 0, 0, ChannelFormatKind::$kind)
                 }
             }
             impl ChannelElement for [$t; 2] {
                 fn format() -> ChannelFormat {
                     let bits = (std::mem::size_of::<$t>() * 8) as i32;
-                    ChannelFormat::new(bits, bits, 0, 0, sys::cudaChannelFormatKind::$kind)
+                    ChannelFormat::new(bits, bits, 0, 0, ChannelFormatKind::$kind)
                 }
             }
             impl ChannelElement for [$t; 4] {
                 fn format() -> ChannelFormat {
                     let bits = (std::mem::size_of::<$t>() * 8) as i32;
-                    ChannelFormat::new(bits, bits, bits, bits, sys::cudaChannelFormatKind::$kind)
+                    ChannelFormat::new(bits, bits, bits, bits, ChannelFormatKind::$kind)
                 }
             }
         )*
@@ -119,6 +148,16 @@ channel_element!(
 
 /// A CUDA array (`cudaArray_t`): texel memory laid out for texture fetches, 1-D (`height`
 /// 0) or 2-D. Freed on drop (`cudaFreeArray`).
+///
+/// ```no_run
+/// # fn main() -> cudart13::Result<()> {
+/// use cudart13::texture::{ArrayFlags, ChannelFormat, CudaArray};
+/// let mut image = CudaArray::new(ChannelFormat::of::<f32>(), 640, 480, ArrayFlags::DEFAULT)?;
+/// image.copy_from_host(&vec![0.5f32; 640 * 480])?;
+/// let mut back = vec![0f32; 640 * 480];
+/// image.copy_to_host(&mut back)?;
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct CudaArray {
     raw: sys::cudaArray_t,
@@ -135,11 +174,12 @@ unsafe impl Sync for CudaArray {}
 impl CudaArray {
     /// A `width × height` array of `format` texels (`cudaMallocArray`); `height` 0 makes a
     /// 1-D array. `flags`: `SURFACE_LOAD_STORE` to bind a surface, `TEXTURE_GATHER`, ….
+    #[doc(alias = "cudaMallocArray")]
     pub fn new(
         format: ChannelFormat,
         width: usize,
         height: usize,
-        flags: sys::ArrayFlags,
+        flags: ArrayFlags,
     ) -> Result<CudaArray> {
         let mut raw = sys::cudaArray_t::null();
         let desc = format.as_raw();
@@ -191,6 +231,7 @@ impl CudaArray {
 
     /// Copies row-major texels from the host into the whole array (`cudaMemcpy2DToArray`;
     /// blocking). `src` must hold exactly the array's bytes.
+    #[doc(alias = "cudaMemcpy2DToArray")]
     pub fn copy_from_host<T: DeviceCopy>(&mut self, src: &[T]) -> Result<()> {
         let row = self.check_len::<T>("copy_from_host", src.len())?;
         // SAFETY: `src` holds `rows` rows of `row` bytes; the array as many.
@@ -209,6 +250,7 @@ impl CudaArray {
     }
 
     /// Copies the whole array to the host, row-major (`cudaMemcpy2DFromArray`; blocking).
+    #[doc(alias = "cudaMemcpy2DFromArray")]
     pub fn copy_to_host<T: DeviceCopy>(&self, dst: &mut [T]) -> Result<()> {
         let row = self.check_len::<T>("copy_to_host", dst.len())?;
         // SAFETY: `dst` holds `rows` rows of `row` bytes; the array as many.
@@ -228,6 +270,7 @@ impl CudaArray {
 
     /// What CUDA says about the array: its format, extent (depth 0 for 1-D and 2-D) and
     /// flags (`cudaArrayGetInfo`).
+    #[doc(alias = "cudaArrayGetInfo")]
     pub fn info(&self) -> Result<(ChannelFormat, [usize; 3], u32)> {
         let mut desc = sys::cudaChannelFormatDesc::default();
         let mut extent = sys::cudaExtent::default();
@@ -243,6 +286,7 @@ impl CudaArray {
 
     /// Frees the array now and returns the error, where dropping would report it to the
     /// hook.
+    #[doc(alias = "cudaFreeArray")]
     pub fn close(self) -> Result<()> {
         let raw = std::mem::ManuallyDrop::new(self).raw;
         // SAFETY: owned handle, freed once.
@@ -260,6 +304,17 @@ impl Drop for CudaArray {
 }
 
 /// What a texture or surface reads (`cudaResourceDesc`), borrowing it for `'a`.
+///
+/// ```no_run
+/// # fn main() -> cudart13::Result<()> {
+/// use cudart13::texture::{ArrayFlags, ChannelFormat, CudaArray, ResourceDesc};
+/// use cudart13::{DeviceBuffer, Stream};
+/// let array = CudaArray::new(ChannelFormat::of::<f32>(), 256, 256, ArrayFlags::DEFAULT)?;
+/// let of_array = ResourceDesc::array(&array);
+/// let data = DeviceBuffer::<f32>::zeroed(4096, &Stream::legacy())?;
+/// let of_memory = ResourceDesc::linear(&data, ChannelFormat::of::<f32>());
+/// # let _ = (of_array, of_memory); Ok(()) }
+/// ```
 #[derive(Clone, Copy)]
 pub struct ResourceDesc<'a> {
     raw: sys::cudaResourceDesc,
@@ -275,7 +330,7 @@ impl<'a> ResourceDesc<'a> {
     /// A CUDA array.
     pub fn array(array: &'a CudaArray) -> ResourceDesc<'a> {
         let mut raw = sys::cudaResourceDesc {
-            resType: sys::cudaResourceType::ARRAY,
+            resType: ResourceType::ARRAY,
             ..Default::default()
         };
         raw.res.array.array = array.raw;
@@ -292,7 +347,7 @@ impl<'a> ResourceDesc<'a> {
     ) -> ResourceDesc<'a> {
         let view = memory.as_device_slice();
         let mut raw = sys::cudaResourceDesc {
-            resType: sys::cudaResourceType::LINEAR,
+            resType: ResourceType::LINEAR,
             ..Default::default()
         };
         raw.res.linear.devPtr = view.as_device_ptr().as_raw();
@@ -325,7 +380,7 @@ impl<'a> ResourceDesc<'a> {
             )));
         }
         let mut raw = sys::cudaResourceDesc {
-            resType: sys::cudaResourceType::PITCH2_D,
+            resType: ResourceType::PITCH2_D,
             ..Default::default()
         };
         raw.res.pitch2D.devPtr = view.as_device_ptr().as_raw();
@@ -340,7 +395,7 @@ impl<'a> ResourceDesc<'a> {
     }
 
     /// The kind of resource.
-    pub fn kind(&self) -> sys::cudaResourceType {
+    pub fn kind(&self) -> ResourceType {
         self.raw.resType
     }
 
@@ -361,6 +416,15 @@ impl std::fmt::Debug for ResourceDesc<'_> {
 /// How a texture is sampled (`cudaTextureDesc`): address mode per dimension, filtering,
 /// read mode, normalised coordinates, border colour. Default: wrap, point sampling,
 /// element type, unnormalised coordinates.
+///
+/// ```
+/// use cudart13::texture::{AddressMode, FilterMode, TextureDesc};
+/// let desc = TextureDesc::new()
+///     .address_mode(AddressMode::CLAMP)
+///     .filter_mode(FilterMode::LINEAR)
+///     .normalized_coords(true);
+/// assert_eq!(desc.filter(), FilterMode::LINEAR);
+/// ```
 #[derive(Clone, Copy, Default)]
 pub struct TextureDesc(sys::cudaTextureDesc);
 
@@ -371,19 +435,19 @@ impl TextureDesc {
     }
 
     /// The address mode of all three dimensions (`WRAP`, `CLAMP`, `MIRROR`, `BORDER`).
-    pub fn address_mode(mut self, mode: sys::cudaTextureAddressMode) -> Self {
+    pub fn address_mode(mut self, mode: AddressMode) -> Self {
         self.0.addressMode = [mode; 3];
         self
     }
 
     /// `POINT` or `LINEAR` filtering.
-    pub fn filter_mode(mut self, mode: sys::cudaTextureFilterMode) -> Self {
+    pub fn filter_mode(mut self, mode: FilterMode) -> Self {
         self.0.filterMode = mode;
         self
     }
 
     /// `ELEMENT_TYPE` or `NORMALIZED_FLOAT` reads.
-    pub fn read_mode(mut self, mode: sys::cudaTextureReadMode) -> Self {
+    pub fn read_mode(mut self, mode: ReadMode) -> Self {
         self.0.readMode = mode;
         self
     }
@@ -406,12 +470,12 @@ impl TextureDesc {
     }
 
     /// The address modes.
-    pub fn address_modes(&self) -> [sys::cudaTextureAddressMode; 3] {
+    pub fn address_modes(&self) -> [AddressMode; 3] {
         self.0.addressMode
     }
 
     /// The filter mode.
-    pub fn filter(&self) -> sys::cudaTextureFilterMode {
+    pub fn filter(&self) -> FilterMode {
         self.0.filterMode
     }
 }
@@ -429,6 +493,21 @@ impl std::fmt::Debug for TextureDesc {
 
 /// A texture object (`cudaTextureObject_t`), passed to kernels as a 64-bit handle;
 /// destroyed on drop. Borrows the memory it reads.
+///
+/// ```no_run
+/// # fn main() -> cudart13::Result<()> {
+/// use cudart13::texture::{ArrayFlags, ChannelFormat, CudaArray, ResourceDesc, TextureDesc, TextureObject};
+/// use cudart13::{DeviceBuffer, Stream};
+/// let mut array = CudaArray::new(ChannelFormat::of::<f32>(), 64, 64, ArrayFlags::DEFAULT)?;
+/// array.copy_from_host(&vec![1.0f32; 64 * 64])?;
+/// let tex = TextureObject::new(&ResourceDesc::array(&array), &TextureDesc::new())?;
+/// # let kernel: cudart13::Kernel = todo!();
+/// let stream = Stream::non_blocking()?;
+/// let out = DeviceBuffer::<f32>::zeroed(64 * 64, &stream)?;
+/// // SAFETY: the kernel takes (cudaTextureObject_t, float* out) and writes 64 × 64 floats.
+/// unsafe { stream.launch(&kernel).grid(64).block(64).args((&tex, &out)).run()? };
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct TextureObject<'a> {
     raw: sys::cudaTextureObject_t,
@@ -437,6 +516,7 @@ pub struct TextureObject<'a> {
 
 impl<'a> TextureObject<'a> {
     /// A texture over `resource` sampled as `desc` describes (`cudaCreateTextureObject`).
+    #[doc(alias = "cudaCreateTextureObject")]
     pub fn new(resource: &ResourceDesc<'a>, desc: &TextureDesc) -> Result<TextureObject<'a>> {
         let mut raw: sys::cudaTextureObject_t = 0;
         // SAFETY: both records are complete; the resource is borrowed for `'a`; no view.
@@ -455,6 +535,7 @@ impl<'a> TextureObject<'a> {
     }
 
     /// The resource description CUDA keeps (`cudaGetTextureObjectResourceDesc`).
+    #[doc(alias = "cudaGetTextureObjectResourceDesc")]
     pub fn resource_desc(&self) -> Result<sys::cudaResourceDesc> {
         let mut desc = sys::cudaResourceDesc::default();
         // SAFETY: the object is alive; one record is written.
@@ -463,6 +544,7 @@ impl<'a> TextureObject<'a> {
     }
 
     /// The texture description CUDA keeps (`cudaGetTextureObjectTextureDesc`).
+    #[doc(alias = "cudaGetTextureObjectTextureDesc")]
     pub fn texture_desc(&self) -> Result<TextureDesc> {
         let mut desc = sys::cudaTextureDesc::default();
         // SAFETY: the object is alive; one record is written.
@@ -472,6 +554,7 @@ impl<'a> TextureObject<'a> {
 
     /// Destroys the object now and returns the error, where dropping would report it to
     /// the hook.
+    #[doc(alias = "cudaDestroyTextureObject")]
     pub fn close(self) -> Result<()> {
         let raw = std::mem::ManuallyDrop::new(self).raw;
         // SAFETY: owned object, destroyed once.
@@ -493,11 +576,24 @@ unsafe impl KernelArg for TextureObject<'_> {
     fn arg_ptr(&self) -> *mut std::ffi::c_void {
         std::ptr::addr_of!(self.raw).cast_mut().cast()
     }
+
+    fn arg_size(&self) -> usize {
+        std::mem::size_of_val(&self.raw)
+    }
 }
 
 /// A surface object (`cudaSurfaceObject_t`) over a CUDA array made with
 /// `ArrayFlags::SURFACE_LOAD_STORE`, passed to kernels as a 64-bit handle; destroyed on
 /// drop.
+///
+/// ```no_run
+/// # fn main() -> cudart13::Result<()> {
+/// use cudart13::texture::{ArrayFlags, ChannelFormat, CudaArray, ResourceDesc, SurfaceObject};
+/// let array = CudaArray::new(ChannelFormat::of::<u32>(), 32, 32, ArrayFlags::SURFACE_LOAD_STORE)?;
+/// let surface = SurfaceObject::new(&ResourceDesc::array(&array))?;
+/// // … pass `&surface` to a kernel that writes it with surf2Dwrite …
+/// # let _ = surface; Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct SurfaceObject<'a> {
     raw: sys::cudaSurfaceObject_t,
@@ -506,6 +602,7 @@ pub struct SurfaceObject<'a> {
 
 impl<'a> SurfaceObject<'a> {
     /// A surface over `resource` (an array resource) (`cudaCreateSurfaceObject`).
+    #[doc(alias = "cudaCreateSurfaceObject")]
     pub fn new(resource: &ResourceDesc<'a>) -> Result<SurfaceObject<'a>> {
         let mut raw: sys::cudaSurfaceObject_t = 0;
         // SAFETY: a complete record, borrowed for `'a`.
@@ -522,6 +619,7 @@ impl<'a> SurfaceObject<'a> {
     }
 
     /// The resource description CUDA keeps (`cudaGetSurfaceObjectResourceDesc`).
+    #[doc(alias = "cudaGetSurfaceObjectResourceDesc")]
     pub fn resource_desc(&self) -> Result<sys::cudaResourceDesc> {
         let mut desc = sys::cudaResourceDesc::default();
         // SAFETY: the object is alive; one record is written.
@@ -531,6 +629,7 @@ impl<'a> SurfaceObject<'a> {
 
     /// Destroys the object now and returns the error, where dropping would report it to
     /// the hook.
+    #[doc(alias = "cudaDestroySurfaceObject")]
     pub fn close(self) -> Result<()> {
         let raw = std::mem::ManuallyDrop::new(self).raw;
         // SAFETY: owned object, destroyed once.
@@ -552,6 +651,10 @@ unsafe impl KernelArg for SurfaceObject<'_> {
     fn arg_ptr(&self) -> *mut std::ffi::c_void {
         std::ptr::addr_of!(self.raw).cast_mut().cast()
     }
+
+    fn arg_size(&self) -> usize {
+        std::mem::size_of_val(&self.raw)
+    }
 }
 
 #[cfg(test)]
@@ -562,28 +665,28 @@ mod tests {
     fn channel_formats_of_rust_types() {
         let f = ChannelFormat::of::<[f32; 4]>();
         assert_eq!(f.bits(), [32, 32, 32, 32]);
-        assert_eq!(f.kind(), sys::cudaChannelFormatKind::FLOAT);
+        assert_eq!(f.kind(), ChannelFormatKind::FLOAT);
         assert_eq!(f.texel_bytes(), 16);
         assert_eq!(ChannelFormat::of::<u8>().bits(), [8, 0, 0, 0]);
         assert_eq!(
             ChannelFormat::of::<[i16; 2]>().kind(),
-            sys::cudaChannelFormatKind::SIGNED
+            ChannelFormatKind::SIGNED
         );
     }
 
     #[test]
     fn descriptors_hold_what_they_were_given() {
         let t = TextureDesc::new()
-            .address_mode(sys::cudaTextureAddressMode::CLAMP)
-            .filter_mode(sys::cudaTextureFilterMode::LINEAR)
+            .address_mode(AddressMode::CLAMP)
+            .filter_mode(FilterMode::LINEAR)
             .normalized_coords(true);
-        assert_eq!(t.address_modes(), [sys::cudaTextureAddressMode::CLAMP; 3]);
-        assert_eq!(t.filter(), sys::cudaTextureFilterMode::LINEAR);
+        assert_eq!(t.address_modes(), [AddressMode::CLAMP; 3]);
+        assert_eq!(t.filter(), FilterMode::LINEAR);
         assert_eq!(t.as_raw().normalizedCoords, 1);
         let stream = crate::stream::Stream::legacy();
         let buf = crate::memory::DeviceBuffer::<f32>::new(0, &stream).expect("empty");
         let r = ResourceDesc::linear(&buf, ChannelFormat::of::<f32>());
-        assert_eq!(r.kind(), sys::cudaResourceType::LINEAR);
+        assert_eq!(r.kind(), ResourceType::LINEAR);
         assert!(ResourceDesc::pitch2d(&buf, ChannelFormat::of::<f32>(), 4, 4, 16).is_err());
         fn assert_send_sync<T: Send + Sync>() {}
         assert_send_sync::<CudaArray>();

@@ -53,6 +53,17 @@ pub enum Error {
         /// `13020`), when it could be read.
         version: Option<i32>,
     },
+    /// The function is newer than the loaded NVRTC: its first release (from the headers of
+    /// every minor release of the major) is later than the library's `nvrtcVersion`. Nothing
+    /// was called.
+    NotInRuntime {
+        /// The C function (`nvrtcGetTileIR`).
+        function: String,
+        /// The first release that declares it.
+        since: crate::version::CudaVersion,
+        /// The loaded NVRTC's version.
+        loaded: crate::version::CudaVersion,
+    },
     /// An argument this crate checks before calling NVRTC was refused: a string with an
     /// interior NUL, more headers or options than a C `int` counts. Nothing was sent to NVRTC.
     InvalidArgument(String),
@@ -101,6 +112,14 @@ impl std::fmt::Display for Error {
                  needs a newer NVRTC (point {} at one) or a fallback",
                 render_version(*version),
                 crate::library::PATH_VAR,
+            ),
+            Error::NotInRuntime {
+                function,
+                since,
+                loaded,
+            } => write!(
+                f,
+                "{function} needs NVRTC of CUDA {since}; the loaded NVRTC is {loaded}"
             ),
             Error::InvalidArgument(why) => write!(f, "invalid argument: {why}"),
             Error::InCallback { function } => write!(
@@ -332,6 +351,20 @@ mod tests {
             log: String::new(),
         };
         assert!(quiet.to_string().ends_with("NVRTC wrote no log"), "{quiet}");
+    }
+
+    #[test]
+    fn a_function_newer_than_the_library_names_both_releases() {
+        use crate::version::CudaVersion;
+        let e = Error::NotInRuntime {
+            function: "nvrtcGetTileIR".into(),
+            since: CudaVersion::new(13, 1),
+            loaded: CudaVersion::from_raw(13000),
+        };
+        assert_eq!(
+            e.to_string(),
+            "nvrtcGetTileIR needs NVRTC of CUDA 13.1; the loaded NVRTC is 13.0"
+        );
     }
 
     #[test]

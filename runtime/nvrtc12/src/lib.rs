@@ -2,10 +2,10 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-nvrtc-headers-12.8/nvrtc.h (doxygen-header, CUDA 12.8)
-// ABI source: headers of nvidia-cuda-nvrtc-cu12 12.8.93 via bindgen 0.72.1, libclang 18.1.1
+//   docs-src/nvidia-nvrtc-headers-12.9/nvrtc.h (doxygen-header, CUDA 12.9)
+// ABI source: headers of nvidia-cuda-nvrtc-cu12 12.9.86 via bindgen 0.72.1, libclang 18.1.1
 
-//! NVRTC bindings for CUDA 12.8, generated from the Doxygen comments of NVIDIA's `nvrtc.h`,
+//! NVRTC bindings for CUDA 12.9, generated from the Doxygen comments of NVIDIA's `nvrtc.h`,
 //! with the runtime compiler (`libnvrtc.so.12`) loaded at run time: CUDA C++ compiled to
 //! PTX, CUBIN or LTO-IR by the running program, as `cuda.core`'s `Program`, CuPy's `RawModule`
 //! and cudarc's `nvrtc` do. NVRTC runs on the host CPU: compiling needs no GPU.
@@ -16,11 +16,18 @@
 //! documentation builds, on a machine without CUDA. `libnvrtc` is opened with `libloading` the
 //! first time a function needs it ([`Library::get`]), once per process and thread-safely, by the
 //! same loader as the CUDA runtime crates the generator writes. The search order is `NVRTC_PATH`
-//! (a file or a folder; when set, it is the only place looked at), then `libnvrtc.so.12` /
-//! `libnvrtc.so` through the system loader, then the usual install folders
-//! (`/usr/local/cuda/lib64`, `$CUDA_PATH/lib64`, …); see [`loader`]. Every library opened must be
-//! NVRTC of CUDA 12: its `nvrtcVersion` is read once, when it is opened, and a library of
-//! another major is refused with an error naming both. On Linux the file is checked before the
+//! (a file or a folder; when set, it is the only place looked at), then NVIDIA's
+//! `nvidia-cuda-nvrtc` wheel in the activated Python environment, then `libnvrtc.so.12` /
+//! `libnvrtc.so` through the system loader, then the wheel in other Python environments, then
+//! the usual install folders (`/usr/local/cuda/lib64`, `$CUDA_PATH/lib64`, …); see [`loader`].
+//! Every library opened must be NVRTC of CUDA 12: its `nvrtcVersion` is read once, when it
+//! is opened, and a library of another major is refused with an error naming both.
+//!
+//! One crate serves every minor release of CUDA 12: it is generated from the newest
+//! (12.9), each item's documentation says the first release that declares it (from the
+//! headers of every minor release), and a function newer than the loaded NVRTC returns
+//! [`Error::NotInRuntime`] without calling anything ([`function_since`] says which release a
+//! function needs). On Linux the file is checked before the
 //! system loader maps it, and a C function is resolved only to a function the library itself
 //! defines. NVIDIA's `nvidia-cuda-nvrtc` wheel (PyPI) has the library: point `NVRTC_PATH` at its
 //! `nvidia/cu12/lib` (CUDA 12: `nvidia/cuda_nvrtc/lib`).
@@ -47,8 +54,8 @@
 //!   name expressions), [`Program::compile`] with options ([`CompileOptions`] builds them),
 //!   and [`Compiled`] ([`Compiled::ptx`], [`Compiled::cubin`], [`Compiled::lto_ir`], the log,
 //!   lowered names). A program that does not compile is [`Error::Compile`] with NVRTC's log.
-//!   Programs are destroyed when dropped. [`version`] and [`supported_architectures`] query
-//!   the library.
+//!   Programs are destroyed when dropped. [`runtime_version`] (the loaded NVRTC's release)
+//!   and [`supported_architectures`] query the library.
 //!
 //! # Example
 //!
@@ -93,7 +100,7 @@
 //!
 //! Every failure is an [`Error`]: the library was not found ([`Error::LibraryNotFound`], with
 //! every path tried and why), a function is missing from the loaded library
-//! ([`Error::SymbolNotFound`]), an NVRTC call returned a status other than `NVRTC_SUCCESS`
+//! ([`Error::SymbolNotFound`]) or newer than it ([`Error::NotInRuntime`]), an NVRTC call returned a status other than `NVRTC_SUCCESS`
 //! ([`Error::Nvrtc`], with the raw `nvrtcResult` and its name), a compilation failed
 //! ([`Error::Compile`], with the log), or an argument was refused before calling NVRTC
 //! ([`Error::InvalidArgument`]: a string with a NUL byte). Nothing panics or aborts because the
@@ -107,6 +114,8 @@ mod elf;
 pub mod error;
 mod library;
 pub mod loader;
+mod python_env;
+pub mod version;
 /// The raw layer, generated from the documentation: every documented type and
 /// function the ABI declares, under its C name (`sys::nvrtcCompileProgram`,
 /// `sys::nvrtcResult`).
@@ -120,6 +129,6 @@ pub mod api;
 pub mod program;
 pub use error::{check, Error, Result};
 pub use loader::{has_function, is_available, LazySymbol, Library};
-pub use program::{supported_architectures, version};
-pub use program::{CompileOptions, Compiled, Header, Program};
+pub use program::{supported_architectures, CompileOptions, Compiled, Header, Program};
 pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
+pub use version::{function_since, runtime_version, CudaVersion};

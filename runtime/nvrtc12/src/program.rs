@@ -419,12 +419,6 @@ impl<'a> IntoIterator for &'a CompileOptions {
     }
 }
 
-/// The version of the loaded NVRTC, `(major, minor)`.
-#[doc(alias = "nvrtcVersion")]
-pub fn version() -> Result<(i32, i32)> {
-    api::version()
-}
-
 /// The GPU architectures the loaded NVRTC compiles for, ascending (`[75, 80, 86, …]`; a value
 /// `N` is `sm_N`/`compute_N`).
 #[doc(alias = "nvrtcGetSupportedArchs")]
@@ -497,7 +491,7 @@ mod tests {
                 "{e}"
             ),
         }
-        let _ = version();
+        let _ = crate::runtime_version();
         let _ = supported_architectures();
     }
 

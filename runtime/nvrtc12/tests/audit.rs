@@ -44,8 +44,10 @@ fn enum_values_match_the_c_header() {
     };
     let c = probe::run_probe(&includes, "nvrtc.h");
     let m = probe::compare(&c, LAYOUT, SKIPPED);
-    // nvrtc.h declares one opaque record (the program) and no record with a layout.
-    assert_eq!((m.records, m.aligns, m.fields), (0, 0, 0), "{m:?}");
+    // The program is an opaque record; the records with a layout (13.3's
+    // `nvrtcBundledHeadersInfo`) have a size, an alignment and fields.
+    assert_eq!(m.records, m.aligns, "{m:?}");
+    assert!(m.fields >= m.records, "{m:?}");
     assert!(m.values > 0, "compared no enum value: {m:?}");
 }
 

@@ -2,8 +2,8 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-nvrtc-headers-13.2/nvrtc.h (doxygen-header, CUDA 13.2)
-// ABI source: headers of nvidia-cuda-nvrtc 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+//   docs-src/nvidia-nvrtc-headers-13.5/nvrtc.h (doxygen-header, CUDA 13.5)
+// ABI source: headers of nvidia-cuda-nvrtc 13.5.37 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_snake_case,
@@ -19,9 +19,11 @@
 //!
 //! **General Information Query**: [`version`](crate::api::version), [`get_num_supported_archs`](crate::api::get_num_supported_archs), [`get_supported_archs`](crate::api::get_supported_archs)
 //!
-//! **Compilation**: [`create_program`](crate::api::create_program), [`destroy_program`](crate::api::destroy_program), [`compile_program`](crate::api::compile_program), [`get_ptx_size`](crate::api::get_ptx_size), [`get_ptx`](crate::api::get_ptx), [`get_cubin_size`](crate::api::get_cubin_size), [`get_cubin`](crate::api::get_cubin), [`get_ltoir_size`](crate::api::get_ltoir_size), [`get_ltoir`](crate::api::get_ltoir), [`get_opti_xir_size`](crate::api::get_opti_xir_size), [`get_opti_xir`](crate::api::get_opti_xir), [`get_program_log_size`](crate::api::get_program_log_size), [`get_program_log`](crate::api::get_program_log), [`add_name_expression`](crate::api::add_name_expression), [`get_lowered_name`](crate::api::get_lowered_name), [`set_flow_callback`](crate::api::set_flow_callback)
+//! **Compilation**: [`create_program`](crate::api::create_program), [`destroy_program`](crate::api::destroy_program), [`compile_program`](crate::api::compile_program), [`get_ptx_size`](crate::api::get_ptx_size), [`get_ptx`](crate::api::get_ptx), [`get_cubin_size`](crate::api::get_cubin_size), [`get_cubin`](crate::api::get_cubin), [`get_ltoir_size`](crate::api::get_ltoir_size), [`get_ltoir`](crate::api::get_ltoir), [`get_opti_xir_size`](crate::api::get_opti_xir_size), [`get_opti_xir`](crate::api::get_opti_xir), [`get_program_log_size`](crate::api::get_program_log_size), [`get_program_log`](crate::api::get_program_log), [`add_name_expression`](crate::api::add_name_expression), [`get_lowered_name`](crate::api::get_lowered_name), [`set_flow_callback`](crate::api::set_flow_callback), [`get_tile_ir_size`](crate::api::get_tile_ir_size), [`get_tile_ir`](crate::api::get_tile_ir)
 //!
 //! **Precompiled header (PCH) (CUDA 12.8+)**: [`get_pch_heap_size`](crate::api::get_pch_heap_size), [`set_pch_heap_size`](crate::api::set_pch_heap_size), [`get_pch_create_status`](crate::api::get_pch_create_status), [`get_pch_heap_size_required`](crate::api::get_pch_heap_size_required)
+//!
+//! **Bundled Headers Installation**: [`install_bundled_headers`](crate::api::install_bundled_headers), [`get_bundled_headers_info`](crate::api::get_bundled_headers_info), [`remove_bundled_headers`](crate::api::remove_bundled_headers)
 //!
 //! The types, enums, flags and constants the functions take and return are re-exported here from [`crate::sys`] (the raw functions are not), so code that uses the typed layer needs no other module.
 use ::core::ffi::{
@@ -38,6 +40,8 @@ pub use crate::sys::types::*;
 /// **Returns:** Message string for the given #nvrtcResult code.
 ///
 /// The raw function is [`nvrtcGetErrorString`](crate::sys::nvrtcGetErrorString).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -73,6 +77,8 @@ pub fn get_error_string(
 ///
 /// The raw function is [`nvrtcVersion`](crate::sys::nvrtcVersion).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Returns
 ///
 /// A tuple, in this order:
@@ -104,6 +110,8 @@ pub fn version() -> crate::Result<(c_int, c_int)> {
 ///
 /// The raw function is [`nvrtcGetNumSupportedArchs`](crate::sys::nvrtcGetNumSupportedArchs).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Returns
 ///
 /// `num_archs`: number of supported architectures.
@@ -129,6 +137,8 @@ pub fn get_num_supported_archs() -> crate::Result<c_int> {
 ///
 /// The raw function is [`nvrtcGetSupportedArchs`](crate::sys::nvrtcGetSupportedArchs).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `supported_archs` (a raw pointer: see `# Safety`) — sorted array of supported architectures.
@@ -152,6 +162,8 @@ pub unsafe fn get_supported_archs(supported_archs: *mut c_int) -> crate::Result<
 /// nvrtcCreateProgram creates an instance of nvrtcProgram with the given input parameters, and sets the output parameter the returned `prog` with it.
 ///
 /// The raw function is [`nvrtcCreateProgram`](crate::sys::nvrtcCreateProgram).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -211,6 +223,8 @@ pub unsafe fn create_program(
 ///
 /// The raw function is [`nvrtcDestroyProgram`](crate::sys::nvrtcDestroyProgram).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `prog` (read and written back) — CUDA Runtime Compilation program.
@@ -241,6 +255,8 @@ pub unsafe fn destroy_program(prog: &mut nvrtcProgram) -> crate::Result<()> {
 /// It supports compile options listed in `options`.
 ///
 /// The raw function is [`nvrtcCompileProgram`](crate::sys::nvrtcCompileProgram).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -282,6 +298,8 @@ pub unsafe fn compile_program(
 ///
 /// The raw function is [`nvrtcGetPTXSize`](crate::sys::nvrtcGetPTXSize).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `prog` — CUDA Runtime Compilation program.
@@ -317,6 +335,8 @@ pub unsafe fn get_ptx_size(prog: nvrtcProgram) -> crate::Result<usize> {
 ///
 /// The raw function is [`nvrtcGetPTX`](crate::sys::nvrtcGetPTX).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `prog` — CUDA Runtime Compilation program.
@@ -346,6 +366,8 @@ pub unsafe fn get_ptx(prog: nvrtcProgram, ptx: *mut c_char) -> crate::Result<()>
 /// nvrtcGetCUBINSize sets the value of the returned `cubin_size_ret` with the size of the cubin generated by the previous compilation of `prog`. The value of cubinSizeRet is set to 0 if the value specified to `-arch` is a virtual architecture instead of an actual architecture.
 ///
 /// The raw function is [`nvrtcGetCUBINSize`](crate::sys::nvrtcGetCUBINSize).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -378,9 +400,11 @@ pub unsafe fn get_cubin_size(prog: nvrtcProgram) -> crate::Result<usize> {
     unsafe { crate::sys::nvrtcGetCUBINSize(prog, &mut cubin_size_ret) }?.result()?;
     Ok(cubin_size_ret)
 }
-/// nvrtcGetCUBIN stores the cubin generated by the previous compilation of `prog` in the memory pointed by `cubin`. No cubin is available if the value specified to `-arch` is a virtual architecture instead of an actual architecture.
+/// nvrtcGetCUBIN stores the cubin generated by the previous compilation of `prog` in the memory pointed by `cubin`. No cubin is available if the value specified to `-arch` is a virtual architecture instead of an actual architecture. The cubin does not contain code for the Tile functions (`__tile__` / `__tile_global__`) or variables (`__tile__`); use `nvrtcGetTileIR()` to extract the cuda_tile IR generated for Tile code.
 ///
 /// The raw function is [`nvrtcGetCUBIN`](crate::sys::nvrtcGetCUBIN).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -411,6 +435,8 @@ pub unsafe fn get_cubin(prog: nvrtcProgram, cubin: *mut c_char) -> crate::Result
 /// nvrtcGetLTOIRSize sets the value of the returned `ltoir_size_ret` with the size of the LTO IR generated by the previous compilation of `prog`. The value of LTOIRSizeRet is set to 0 if the program was not compiled with `-dlto`.
 ///
 /// The raw function is [`nvrtcGetLTOIRSize`](crate::sys::nvrtcGetLTOIRSize).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -447,6 +473,8 @@ pub unsafe fn get_ltoir_size(prog: nvrtcProgram) -> crate::Result<usize> {
 ///
 /// The raw function is [`nvrtcGetLTOIR`](crate::sys::nvrtcGetLTOIR).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `prog` — CUDA Runtime Compilation program.
@@ -476,6 +504,8 @@ pub unsafe fn get_ltoir(prog: nvrtcProgram, ltoir: *mut c_char) -> crate::Result
 /// nvrtcGetOptiXIRSize sets the value of the returned `optixir_size_ret` with the size of the OptiX IR generated by the previous compilation of `prog`. The value of nvrtcGetOptiXIRSize is set to 0 if the program was compiled with options incompatible with OptiX IR generation.
 ///
 /// The raw function is [`nvrtcGetOptiXIRSize`](crate::sys::nvrtcGetOptiXIRSize).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -511,6 +541,8 @@ pub unsafe fn get_opti_xir_size(prog: nvrtcProgram) -> crate::Result<usize> {
 /// nvrtcGetOptiXIR stores the OptiX IR generated by the previous compilation of `prog` in the memory pointed by `optixir`. No OptiX IR is available if the program was compiled with options incompatible with OptiX IR generation.
 ///
 /// The raw function is [`nvrtcGetOptiXIR`](crate::sys::nvrtcGetOptiXIR).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -548,6 +580,8 @@ pub unsafe fn get_opti_xir(
 ///
 /// The raw function is [`nvrtcGetProgramLogSize`](crate::sys::nvrtcGetProgramLogSize).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `prog` — CUDA Runtime Compilation program.
@@ -582,6 +616,8 @@ pub unsafe fn get_program_log_size(prog: nvrtcProgram) -> crate::Result<usize> {
 /// nvrtcGetProgramLog stores the log generated by the previous compilation of `prog` in the memory pointed by `log`.
 ///
 /// The raw function is [`nvrtcGetProgramLog`](crate::sys::nvrtcGetProgramLog).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -619,6 +655,8 @@ pub unsafe fn get_program_log(
 ///
 /// The raw function is [`nvrtcAddNameExpression`](crate::sys::nvrtcAddNameExpression).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `prog` — CUDA Runtime Compilation program.
@@ -651,6 +689,8 @@ pub unsafe fn add_name_expression(
 /// nvrtcGetLoweredName extracts the lowered (mangled) name for a __global__ function or __device__/__constant__ variable, and updates *lowered_name to point to it. The memory containing the name is released when the NVRTC program is destroyed by nvrtcDestroyProgram. The identical name expression must have been previously provided to nvrtcAddNameExpression.
 ///
 /// The raw function is [`nvrtcGetLoweredName`](crate::sys::nvrtcGetLoweredName).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -704,6 +744,8 @@ pub unsafe fn get_lowered_name(
 ///
 /// The raw function is [`nvrtcGetPCHHeapSize`](crate::sys::nvrtcGetPCHHeapSize).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Returns
 ///
 /// `ret`: pointer to location where the size of the PCH Heap will be stored
@@ -730,6 +772,8 @@ pub fn get_pch_heap_size() -> crate::Result<usize> {
 /// the heap memory will be freed and a new PCH Heap will be allocated.
 ///
 /// The raw function is [`nvrtcSetPCHHeapSize`](crate::sys::nvrtcSetPCHHeapSize).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -765,6 +809,8 @@ pub fn set_pch_heap_size(size: usize) -> crate::Result<()> {
 ///
 /// The raw function is [`nvrtcGetPCHCreateStatus`](crate::sys::nvrtcGetPCHCreateStatus).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `prog` — CUDA Runtime Compilation program.
@@ -790,6 +836,8 @@ pub unsafe fn get_pch_create_status(prog: nvrtcProgram) -> crate::Result<()> {
 /// **Returns:** - [`NVRTC_SUCCESS`](crate::sys::nvrtcResult::SUCCESS) - [`NVRTC_ERROR_INVALID_PROGRAM`](crate::sys::nvrtcResult::ERROR_INVALID_PROGRAM) - [`NVRTC_ERROR_INVALID_INPUT`](crate::sys::nvrtcResult::ERROR_INVALID_INPUT) The size retrieved using this function is only valid if nvrtcGetPCHCreateStatus() returned NVRTC_SUCCESS or NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED
 ///
 /// The raw function is [`nvrtcGetPCHHeapSizeRequired`](crate::sys::nvrtcGetPCHHeapSizeRequired).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -845,6 +893,8 @@ pub unsafe fn get_pch_heap_size_required(prog: nvrtcProgram) -> crate::Result<us
 ///
 /// The raw function is [`nvrtcSetFlowCallback`](crate::sys::nvrtcSetFlowCallback).
 ///
+/// In every CUDA 13.x release.
+///
 /// # Arguments
 ///
 /// - `prog` — CUDA Runtime Compilation program.
@@ -874,4 +924,241 @@ pub unsafe fn set_flow_callback(
     // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcSetFlowCallback(prog, callback, payload) }?.result()?;
     Ok(())
+}
+/// nvrtcGetTileIRSize sets the value of the returned `tile_ir_size_ret` with the size of the cuda_tile IR generated by the previous compilation of `prog`.
+///
+/// The raw function is [`nvrtcGetTileIRSize`](crate::sys::nvrtcGetTileIRSize).
+///
+/// Available since CUDA 13.2.
+///
+/// # Arguments
+///
+/// - `prog` — CUDA Runtime Compilation program.
+///
+/// # Returns
+///
+/// `tile_ir_size_ret`: Size of the generated cuda_tile IR.
+///
+/// # Errors
+///
+/// [`Error::Nvrtc`](crate::Error::Nvrtc) with the status the call returns; the documentation lists [`NVRTC_ERROR_INVALID_INPUT`](crate::sys::nvrtcResult::ERROR_INVALID_INPUT), [`NVRTC_ERROR_INVALID_PROGRAM`](crate::sys::nvrtcResult::ERROR_INVALID_PROGRAM). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the NVRTC library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded NVRTC is older than CUDA 13.2.
+///
+/// # Safety
+///
+/// - `prog` must be a live handle: created by NVRTC and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`nvrtcGetTileIR`](crate::api::get_tile_ir)
+#[doc(alias = "nvrtcGetTileIRSize")]
+#[inline]
+pub unsafe fn get_tile_ir_size(prog: nvrtcProgram) -> crate::Result<usize> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut tile_ir_size_ret: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe { crate::sys::nvrtcGetTileIRSize(prog, &mut tile_ir_size_ret) }?.result()?;
+    Ok(tile_ir_size_ret)
+}
+/// nvrtcGetTileIR stores the cuda_tile IR generated by the previous compilation of `prog` in the memory pointed by `tile_ir`.
+///
+/// The raw function is [`nvrtcGetTileIR`](crate::sys::nvrtcGetTileIR).
+///
+/// Available since CUDA 13.2.
+///
+/// # Arguments
+///
+/// - `prog` — CUDA Runtime Compilation program.
+/// - `tile_ir` (a raw pointer: see `# Safety`) — Generated cuda_tile IR.
+///
+/// # Errors
+///
+/// [`Error::Nvrtc`](crate::Error::Nvrtc) with the status the call returns; the documentation lists [`NVRTC_ERROR_INVALID_INPUT`](crate::sys::nvrtcResult::ERROR_INVALID_INPUT), [`NVRTC_ERROR_INVALID_PROGRAM`](crate::sys::nvrtcResult::ERROR_INVALID_PROGRAM). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the NVRTC library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded NVRTC is older than CUDA 13.2.
+///
+/// # Safety
+///
+/// - `prog` must be a live handle: created by NVRTC and not yet destroyed (or null where the documentation allows it).
+/// - `tile_ir` is a raw pointer because the generator could not prove the storage C accesses through it (C writes a string through `TileIR`, and no parameter is documented as its length): it must point to storage that large, valid for the call.
+///
+/// # See also
+///
+/// - [`nvrtcGetTileIRSize`](crate::api::get_tile_ir_size)
+#[doc(alias = "nvrtcGetTileIR")]
+#[inline]
+pub unsafe fn get_tile_ir(
+    prog: nvrtcProgram,
+    tile_ir: *mut c_char,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
+    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
+    // call, with counts equal to slice lengths.
+    unsafe { crate::sys::nvrtcGetTileIR(prog, tile_ir) }?.result()?;
+    Ok(())
+}
+/// nvrtcInstallBundledHeaders extracts CUDA headers bundled with NVRTC to a specified directory for use during compilation.
+///
+/// NVRTC bundles a set of CUDA Toolkit headers and CUDA C++ Core Libraries (CCCL)
+/// within libnvrtc-builtins. This function extracts these headers to the specified
+/// directory, allowing NVRTC programs to compile without requiring a separate CUDA
+/// Toolkit installation. The bundled headers match those available in the CUDA Toolkit
+/// plus CCCL libraries.
+///
+/// After extraction, users can compile kernels by passing appropriate include paths
+/// (such as "-I\<installPath\>" and "-I\<installPath\>/cccl") to nvrtcCompileProgram.
+///
+/// A version marker file (.nvrtc_headers_version) is created in the installation
+/// directory to track the installed version.
+///
+/// This function is thread-safe and process-safe. Concurrent calls from multiple
+/// threads or processes will be serialized using file locking. By default, the
+/// function waits for the lock; use NVRTC_INSTALL_HEADERS_NO_WAIT to return
+/// immediately with NVRTC_ERROR_BUSY if another process holds the lock.
+///
+/// > **Note:** Use NVRTC_INSTALL_HEADERS_SKIP_IF_EXISTS to avoid reinstalling if headers already exist. Use NVRTC_INSTALL_HEADERS_FORCE_OVERWRITE to guarantee consistency by clearing the directory first.
+///
+/// **Returns:** - [`NVRTC_SUCCESS`](crate::sys::nvrtcResult::SUCCESS) - [`NVRTC_ERROR_INVALID_INPUT`](crate::sys::nvrtcResult::ERROR_INVALID_INPUT) (invalid path or conflicting flags like SKIP_IF_EXISTS \| FORCE_OVERWRITE) - [`NVRTC_ERROR_BUILTIN_OPERATION_FAILURE`](crate::sys::nvrtcResult::ERROR_BUILTIN_OPERATION_FAILURE) (extraction failed or version mismatch) - [`NVRTC_ERROR_BUSY`](crate::sys::nvrtcResult::ERROR_BUSY) (lock held by another process and NVRTC_INSTALL_HEADERS_NO_WAIT was specified)
+///
+/// The raw function is [`nvrtcInstallBundledHeaders`](crate::sys::nvrtcInstallBundledHeaders).
+///
+/// Available since CUDA 13.3.
+///
+/// # Arguments
+///
+/// - `install_path` — Path where headers should be extracted (UTF-8 encoded). The directory will be created if it doesn't exist.
+/// - `flags` — NVRTC_INSTALL_HEADERS_* flags: - 0 (SKIP_IF_EXISTS): Skip if version marker exists and version matches. This is the default. - NVRTC_INSTALL_HEADERS_FORCE_OVERWRITE: Clear directory first, then install. Guarantees consistency. - NVRTC_INSTALL_HEADERS_NO_WAIT: Return NVRTC_ERROR_BUSY immediately if lock cannot be acquired. NO_WAIT can be combined with FORCE_OVERWRITE.
+///
+/// # Returns
+///
+/// `error_log` (a copy of the string the runtime returns; empty if NULL): Optional pointer to receive detailed error message on failure. If non-NULL, the returned `error_log` will be set to point to a string describing the error cause. Note: subsequent API calls from the same thread may overwrite this message. May be NULL if error details are not needed.
+///
+/// # Errors
+///
+/// [`Error::Nvrtc`](crate::Error::Nvrtc) with the status the call returns; the documentation lists [`NVRTC_ERROR_INVALID_INPUT`](crate::sys::nvrtcResult::ERROR_INVALID_INPUT), [`NVRTC_ERROR_BUILTIN_OPERATION_FAILURE`](crate::sys::nvrtcResult::ERROR_BUILTIN_OPERATION_FAILURE), [`NVRTC_ERROR_BUSY`](crate::sys::nvrtcResult::ERROR_BUSY). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the NVRTC library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded NVRTC is older than CUDA 13.3.
+///
+/// # See also
+///
+/// - [`nvrtcCompileProgram`](crate::api::compile_program)
+#[doc(alias = "nvrtcInstallBundledHeaders")]
+#[inline]
+pub fn install_bundled_headers(
+    install_path: &::core::ffi::CStr,
+    flags: c_uint,
+) -> crate::Result<::std::ffi::CString> {
+    let mut error_log: *const c_char = ::core::ptr::null();
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    unsafe {
+        crate::sys::nvrtcInstallBundledHeaders(
+            install_path.as_ptr(),
+            flags,
+            &mut error_log,
+        )
+    }?
+        .result()?;
+    Ok(
+        if error_log.is_null() {
+            ::std::ffi::CString::default()
+        } else {
+            // SAFETY: on success the runtime points this at a NUL-terminated string that is valid
+            // at least until the next call that could change it; it is copied at once.
+            unsafe { ::core::ffi::CStr::from_ptr(error_log) }.to_owned()
+        },
+    )
+}
+/// nvrtcGetBundledHeadersInfo queries information about the bundled headers without extracting them.
+///
+/// This function allows users to determine if bundled headers are available
+/// and get size estimates before calling nvrtcInstallBundledHeaders.
+///
+/// **Returns:** - [`NVRTC_SUCCESS`](crate::sys::nvrtcResult::SUCCESS) - [`NVRTC_ERROR_INVALID_INPUT`](crate::sys::nvrtcResult::ERROR_INVALID_INPUT) (info is NULL) - [`NVRTC_ERROR_BUILTIN_OPERATION_FAILURE`](crate::sys::nvrtcResult::ERROR_BUILTIN_OPERATION_FAILURE) (failed to query bundled headers)
+///
+/// The raw function is [`nvrtcGetBundledHeadersInfo`](crate::sys::nvrtcGetBundledHeadersInfo).
+///
+/// Available since CUDA 13.3.
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `info`: Pointer to structure to receive header information.
+/// - `error_log` (a copy of the string the runtime returns; empty if NULL): Optional pointer to receive detailed error message on failure. If non-NULL, the returned `error_log` will be set to point to a string describing the error cause. Note: subsequent API calls from the same thread may overwrite this message. May be NULL if error details are not needed.
+///
+/// # Errors
+///
+/// [`Error::Nvrtc`](crate::Error::Nvrtc) with the status the call returns; the documentation lists [`NVRTC_ERROR_INVALID_INPUT`](crate::sys::nvrtcResult::ERROR_INVALID_INPUT), [`NVRTC_ERROR_BUILTIN_OPERATION_FAILURE`](crate::sys::nvrtcResult::ERROR_BUILTIN_OPERATION_FAILURE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the NVRTC library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded NVRTC is older than CUDA 13.3.
+#[doc(alias = "nvrtcGetBundledHeadersInfo")]
+#[inline]
+pub fn get_bundled_headers_info() -> crate::Result<
+    (nvrtcBundledHeadersInfo, ::std::ffi::CString),
+> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut info: nvrtcBundledHeadersInfo = unsafe { ::core::mem::zeroed() };
+    let mut error_log: *const c_char = ::core::ptr::null();
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    unsafe { crate::sys::nvrtcGetBundledHeadersInfo(&mut info, &mut error_log) }?
+        .result()?;
+    Ok((
+        info,
+        if error_log.is_null() {
+            ::std::ffi::CString::default()
+        } else {
+            // SAFETY: on success the runtime points this at a NUL-terminated string that is valid
+            // at least until the next call that could change it; it is copied at once.
+            unsafe { ::core::ffi::CStr::from_ptr(error_log) }.to_owned()
+        },
+    ))
+}
+/// nvrtcRemoveBundledHeaders removes previously installed bundled headers.
+///
+/// This function removes the headers installed by nvrtcInstallBundledHeaders,
+/// helping users manage disk space. It recursively removes all files and
+/// subdirectories within the installation directory.
+///
+/// > **Note:** This function will remove ALL contents of the specified directory, not just files installed by NVRTC. Use with caution.
+///
+/// **Returns:** - [`NVRTC_SUCCESS`](crate::sys::nvrtcResult::SUCCESS) - [`NVRTC_ERROR_INVALID_INPUT`](crate::sys::nvrtcResult::ERROR_INVALID_INPUT) (invalid path) - [`NVRTC_ERROR_BUILTIN_OPERATION_FAILURE`](crate::sys::nvrtcResult::ERROR_BUILTIN_OPERATION_FAILURE) (removal failed)
+///
+/// The raw function is [`nvrtcRemoveBundledHeaders`](crate::sys::nvrtcRemoveBundledHeaders).
+///
+/// Available since CUDA 13.3.
+///
+/// # Arguments
+///
+/// - `install_path` — Path where headers were previously installed. Must be the same path used with nvrtcInstallBundledHeaders.
+///
+/// # Returns
+///
+/// `error_log` (a copy of the string the runtime returns; empty if NULL): Optional pointer to receive detailed error message on failure. If non-NULL, the returned `error_log` will be set to point to a string describing the error cause. Note: subsequent API calls from the same thread may overwrite this message. May be NULL if error details are not needed.
+///
+/// # Errors
+///
+/// [`Error::Nvrtc`](crate::Error::Nvrtc) with the status the call returns; the documentation lists [`NVRTC_ERROR_INVALID_INPUT`](crate::sys::nvrtcResult::ERROR_INVALID_INPUT), [`NVRTC_ERROR_BUILTIN_OPERATION_FAILURE`](crate::sys::nvrtcResult::ERROR_BUILTIN_OPERATION_FAILURE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the NVRTC library or this function cannot be loaded. [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded NVRTC is older than CUDA 13.3.
+#[doc(alias = "nvrtcRemoveBundledHeaders")]
+#[inline]
+pub fn remove_bundled_headers(
+    install_path: &::core::ffi::CStr,
+) -> crate::Result<::std::ffi::CString> {
+    let mut error_log: *const c_char = ::core::ptr::null();
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    unsafe {
+        crate::sys::nvrtcRemoveBundledHeaders(install_path.as_ptr(), &mut error_log)
+    }?
+        .result()?;
+    Ok(
+        if error_log.is_null() {
+            ::std::ffi::CString::default()
+        } else {
+            // SAFETY: on success the runtime points this at a NUL-terminated string that is valid
+            // at least until the next call that could change it; it is copied at once.
+            unsafe { ::core::ffi::CStr::from_ptr(error_log) }.to_owned()
+        },
+    )
 }

@@ -239,14 +239,15 @@ macro_rules! zeroed_default {
 }
 
 /// The body of a raw function: resolve the C symbol `$symbol` once (cached in a static) and
-/// call it with the arguments, or return the loader's error.
+/// call it with the arguments, or return the loader's error; `$since` is the first runtime
+/// version declaring it (`13040`; 0 for every runtime of the major), checked when resolving.
 macro_rules! dynamic_call {
-    ($symbol:literal, fn($($arg:ident: $ty:ty),*) -> $ret:ty) => {{
+    ($symbol:literal, $since:literal, fn($($arg:ident: $ty:ty),*) -> $ret:ty) => {{
         type FnPtr = unsafe extern "C" fn($($ty),*) -> $ret;
         // SAFETY: `FnPtr` is the C declaration of `$symbol` for this crate's CUDA release, as
         // the ABI (the release's own headers) states it.
         static SYMBOL: $crate::loader::LazySymbol<FnPtr> =
-            unsafe { $crate::loader::LazySymbol::new($symbol) };
+            unsafe { $crate::loader::LazySymbol::new($symbol, $since) };
         let c_fn = SYMBOL.get()?;
         // SAFETY: the enclosing function is `unsafe`: its caller upholds the C function's
         // contract for every argument.

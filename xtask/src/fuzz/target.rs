@@ -259,7 +259,7 @@ pub fn run(
         if emit {
             let package = codegen::emit::package::Package {
                 name: "cudart-fuzz".into(),
-                version: codegen::emit::package::VERSION.into(),
+                version: codegen::emit::package::version_for(&codegen::ir::Release(vec![13, 2])),
                 release: "13.2".into(),
                 major: 13,
                 standalone: true,

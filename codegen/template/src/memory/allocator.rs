@@ -28,6 +28,29 @@ use crate::sys;
 /// `alloc` returns device-accessible memory of at least `bytes` bytes, aligned to at least
 /// 256 bytes, usable in stream order on `stream` and valid until `free` is called with it
 /// (the crate copies to and from it with the device-side `cudaMemcpyKind`s).
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use @CRATE@::memory::{DeviceAllocator, RuntimeAllocator};
+/// use @CRATE@::{DevicePtr, Stream};
+/// /// The runtime's allocator, counting the bytes it hands out.
+/// #[derive(Default)]
+/// struct Counting(AtomicUsize);
+/// // SAFETY: allocation and free are `RuntimeAllocator`'s.
+/// unsafe impl DeviceAllocator for Counting {
+///     fn alloc(&self, bytes: usize, stream: &Stream) -> @CRATE@::Result<DevicePtr> {
+///         self.0.fetch_add(bytes, Ordering::Relaxed);
+///         RuntimeAllocator.alloc(bytes, stream)
+///     }
+///     unsafe fn free(&self, ptr: DevicePtr, bytes: usize, stream: &Stream) -> @CRATE@::Result<()> {
+///         // SAFETY: the caller's promise, passed on.
+///         unsafe { RuntimeAllocator.free(ptr, bytes, stream) }
+///     }
+/// }
+/// @CRATE@::memory::set_allocator(Some(std::sync::Arc::new(Counting::default())));
+/// # Ok(()) }
+/// ```
 pub unsafe trait DeviceAllocator: Send + Sync {
     /// Allocates `bytes` bytes (`bytes > 0`) in stream order on `stream`.
     fn alloc(&self, bytes: usize, stream: &Stream) -> Result<DevicePtr>;
@@ -53,6 +76,16 @@ unsafe impl<A: DeviceAllocator + ?Sized> DeviceAllocator for Arc<A> {
 
 /// The runtime's stream-ordered allocator: `cudaMallocAsync` / `cudaFreeAsync` (the
 /// device's current pool).
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use std::sync::Arc;
+/// use @CRATE@::memory::RuntimeAllocator;
+/// use @CRATE@::{DeviceBuffer, Stream};
+/// // `DeviceBuffer::new` with no allocator set does the same.
+/// let buf = DeviceBuffer::<u8>::with_allocator(Arc::new(RuntimeAllocator), 1024, &Stream::legacy())?;
+/// # let _ = buf; Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RuntimeAllocator;
 
@@ -73,6 +106,19 @@ unsafe impl DeviceAllocator for RuntimeAllocator {
 }
 
 /// Allocation from one [`MemPool`] (`cudaMallocFromPoolAsync` / `cudaFreeAsync`).
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use std::sync::Arc;
+/// use @CRATE@::memory::{using_allocator, PoolAllocator};
+/// use @CRATE@::{Device, DeviceBuffer, MemPool, Stream};
+/// let pool = MemPool::new(Device::get(0)?)?;
+/// let stream = Stream::non_blocking()?;
+/// let buf = using_allocator(Arc::new(PoolAllocator::new(pool)), || {
+///     DeviceBuffer::<f32>::new(4096, &stream) // from the pool
+/// })?;
+/// # let _ = buf; Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct PoolAllocator {
     pool: MemPool,
@@ -111,6 +157,20 @@ unsafe impl DeviceAllocator for PoolAllocator {
 /// Callbacks around allocations and frees (CuPy's `MemoryHook`); every method does nothing
 /// by default. Hooks run on the allocating or freeing thread, inside `Drop` for frees: they
 /// should not panic (a panic there is not caught).
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use @CRATE@::memory::{HookedAllocator, MemoryHook, RuntimeAllocator};
+/// use @CRATE@::{DevicePtr, Stream};
+/// struct Log;
+/// impl MemoryHook for Log {
+///     fn alloc_post(&self, bytes: usize, _: &Stream, result: &@CRATE@::Result<DevicePtr>) {
+///         println!("{bytes} bytes: {result:?}");
+///     }
+/// }
+/// let logged = HookedAllocator::new(RuntimeAllocator).with_hook(Arc::new(Log));
+/// @CRATE@::memory::set_allocator(Some(Arc::new(logged)));
+/// ```
 pub trait MemoryHook: Send + Sync {
     /// Before `bytes` bytes are allocated on `stream`.
     fn alloc_pre(&self, bytes: usize, stream: &Stream) {
@@ -133,6 +193,13 @@ pub trait MemoryHook: Send + Sync {
 /// An allocator that runs hooks around another's allocations and frees (CuPy's `with
 /// hook:`; here the hooks are part of the allocator set with [`set_allocator`] or
 /// [`using_allocator`]).
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use @CRATE@::memory::{DebugPrintHook, HookedAllocator, RuntimeAllocator};
+/// let hooked = HookedAllocator::new(RuntimeAllocator).with_hook(Arc::new(DebugPrintHook::default()));
+/// @CRATE@::memory::set_allocator(Some(Arc::new(hooked)));
+/// ```
 pub struct HookedAllocator<A: DeviceAllocator> {
     inner: A,
     hooks: Vec<Arc<dyn MemoryHook>>,
@@ -188,6 +255,15 @@ unsafe impl<A: DeviceAllocator> DeviceAllocator for HookedAllocator<A> {
 /// A hook that writes one JSON line per allocation and free (CuPy's `DebugPrintHook`):
 /// `{"hook":"alloc","bytes":1024,"ptr":"0x7f…","stream":"0x…"}`. To standard error by
 /// default.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use @CRATE@::memory::{DebugPrintHook, HookedAllocator, RuntimeAllocator};
+/// let to_file = std::fs::File::create("allocations.jsonl").expect("a log file");
+/// let hook = DebugPrintHook::new(Box::new(to_file));
+/// let hooked = HookedAllocator::new(RuntimeAllocator).with_hook(Arc::new(hook));
+/// @CRATE@::memory::set_allocator(Some(Arc::new(hooked)));
+/// ```
 pub struct DebugPrintHook {
     out: Mutex<Box<dyn Write + Send>>,
 }

@@ -62,7 +62,7 @@
 //! arrange, as in CUDA C: a mistake there gives wrong values (every bit pattern of a
 //! [`DeviceCopy`] type is a value), not undefined behaviour.
 //!
-//! Two contracts the borrow checker enforces:
+//! Contracts the borrow checker enforces:
 //!
 //! ```compile_fail
 //! # fn f(stream: &@CRATE@::Stream, dev: &@CRATE@::DeviceBuffer<u32>) -> @CRATE@::Result<()> {
@@ -81,11 +81,36 @@
 //! let first: u32 = host[0];
 //! # Ok(()) }
 //! ```
+//!
+//! ```compile_fail,E0502
+//! # fn f(stream: &@CRATE@::Stream, dev: &@CRATE@::DeviceBuffer<u32>) -> @CRATE@::Result<()> {
+//! // A part's host view cannot live across a copy into that part.
+//! let mut host = @CRATE@::PinnedBuffer::<u32>::new(8)?;
+//! let mut part = host.slice_mut(..4)?;
+//! let view = part.as_slice()?;
+//! dev.slice(..4)?.copy_to_pinned_async(&mut part, stream)?;
+//! println!("{}", view[0]);
+//! # Ok(()) }
+//! ```
+//!
+//! ```compile_fail,E0502
+//! # fn f(stream: &@CRATE@::Stream, dev: &mut @CRATE@::DeviceBuffer<u32>) -> @CRATE@::Result<()> {
+//! // While a part of the buffer is borrowed (here: for an upload), the host cannot take a
+//! // writable view of the whole buffer.
+//! let mut host = @CRATE@::PinnedBuffer::<u32>::new(8)?;
+//! let part = host.slice(..4)?;
+//! let mut whole = host.as_mut_slice()?;
+//! dev.slice_mut(..4)?.copy_from_pinned_async(&part, stream)?;
+//! whole[0] = 1;
+//! # Ok(()) }
+//! ```
 
 mod allocator;
 mod buffer;
+mod ipc;
 mod managed;
 pub(crate) mod pinned;
+mod pinned_slice;
 mod pool;
 pub(crate) mod release;
 pub(crate) mod track;
@@ -96,11 +121,15 @@ pub use allocator::{
     allocator, set_allocator, set_pinned_allocator, using_allocator, DebugPrintHook,
     DeviceAllocator, HookedAllocator, MemoryHook, PoolAllocator, RuntimeAllocator,
 };
+pub(crate) use buffer::Mem;
 pub use buffer::{AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceSlice, DeviceSliceMut};
+pub use ipc::IpcMemHandle;
 pub use managed::ManagedBuffer;
 pub use pinned::{
-    HostAllocator, PinnedBuffer, PinnedMut, PinnedPool, PinnedRef, RuntimeHostAllocator,
+    HostAllocFlags, HostAllocator, PinnedBuffer, PinnedMut, PinnedPool, PinnedRef,
+    RuntimeHostAllocator,
 };
+pub use pinned_slice::{AsPinnedSlice, AsPinnedSliceMut, PinnedSlice, PinnedSliceMut};
 pub use pool::{MemPool, MemPoolStats};
 
 /// Plain data that can be copied to and from the device byte for byte.
@@ -111,6 +140,18 @@ pub use pool::{MemPool, MemPoolStats};
 /// fresh allocations hold arbitrary bytes). `bool`, `char`, references and enums with
 /// unused discriminants are not `DeviceCopy`. A `#[repr(C)]` struct of `DeviceCopy` fields
 /// may implement it (`unsafe impl DeviceCopy for MyRecord {}`).
+///
+/// ```
+/// use @CRATE@::DeviceCopy;
+/// #[derive(Clone, Copy)]
+/// #[repr(C)]
+/// struct Particle {
+///     position: [f32; 3],
+///     mass: f32,
+/// }
+/// // SAFETY: four `f32`s without padding; every bit pattern is a value.
+/// unsafe impl DeviceCopy for Particle {}
+/// ```
 pub unsafe trait DeviceCopy: Copy + 'static {}
 
 macro_rules! device_copy {
@@ -129,6 +170,15 @@ unsafe impl DeviceCopy for DevicePtr {}
 
 /// A device address, as CUDA returns it (`void*` in device or unified address space). Only
 /// a value: nothing is freed when it is dropped, and the host never dereferences it.
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use @CRATE@::{DeviceBuffer, Stream};
+/// let buf = DeviceBuffer::<u64>::new(16, &Stream::legacy())?;
+/// let ptr = buf.as_device_ptr(); // for a raw call or a record passed to a kernel
+/// println!("{ptr:?}, {} bytes further on: {:?}", 64, ptr.byte_add(64));
+/// # Ok(()) }
+/// ```
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct DevicePtr(*mut c_void);

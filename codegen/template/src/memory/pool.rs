@@ -26,6 +26,18 @@ use crate::sys;
 /// allocations beyond it (`cudaErrorMemoryAllocation`). CUDA 13 can read it back as
 /// `cudaMemPoolAttrMaxPoolSize`, CUDA 12 cannot, so this type remembers it
 /// ([`MemPool::limit`]). `Send` and `Sync`.
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use @CRATE@::{Device, MemPool, Stream};
+/// let device = Device::get(0)?;
+/// let pool = MemPool::with_limit(device, 1 << 30)?; // at most 1 GiB
+/// pool.set_release_threshold(u64::MAX)?; // keep freed memory for reuse
+/// let stream = device.stream(@CRATE@::StreamFlags::NON_BLOCKING)?;
+/// let buf = pool.alloc::<f32>(1 << 20, &stream)?;
+/// println!("{:?}", pool.stats()?);
+/// # let _ = buf; Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct MemPool {
     raw: sys::cudaMemPool_t,
@@ -40,6 +52,13 @@ unsafe impl Send for MemPool {}
 unsafe impl Sync for MemPool {}
 
 /// A pool's usage, in bytes (the `cudaMemPoolAttr*Mem*` attributes).
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// let stats = @CRATE@::MemPool::device_default(@CRATE@::Device::get(0)?)?.stats()?;
+/// println!("{} bytes in use, {} reserved", stats.used_current, stats.reserved_current);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemPoolStats {
     /// Memory the pool holds from the driver now.
@@ -54,12 +73,14 @@ pub struct MemPoolStats {
 
 impl MemPool {
     /// A new pool of pinned device memory on `device` with no limit beyond the device's.
+    #[doc(alias = "cudaMemPoolCreate")]
     pub fn new(device: Device) -> Result<MemPool> {
         MemPool::create(device, 0)
     }
 
     /// A new pool on `device` that never holds more than `max_bytes` (the pool's `maxSize`
     /// property; allocations beyond it fail with `cudaErrorMemoryAllocation`).
+    #[doc(alias = "cudaMemPoolCreate")]
     pub fn with_limit(device: Device, max_bytes: usize) -> Result<MemPool> {
         MemPool::create(device, max_bytes)
     }
@@ -86,6 +107,7 @@ impl MemPool {
     /// The device's default pool (`cudaDeviceGetDefaultMemPool`; CuPy's
     /// `get_default_memory_pool`), which `cudaMallocAsync` uses unless another pool was
     /// made current. Not destroyed on drop.
+    #[doc(alias = "cudaDeviceGetDefaultMemPool")]
     pub fn device_default(device: Device) -> Result<MemPool> {
         let mut raw = sys::cudaMemPool_t::null();
         // SAFETY: one handle is written.
@@ -100,6 +122,7 @@ impl MemPool {
 
     /// The pool `cudaMallocAsync` uses on `device` now (`cudaDeviceGetMemPool`). Not
     /// destroyed on drop.
+    #[doc(alias = "cudaDeviceGetMemPool")]
     pub fn device_current(device: Device) -> Result<MemPool> {
         let mut raw = sys::cudaMemPool_t::null();
         // SAFETY: one handle is written.
@@ -115,6 +138,7 @@ impl MemPool {
     /// Makes this the pool `cudaMallocAsync` (and so [`DeviceBuffer::new`]) uses on its
     /// device (`cudaDeviceSetMemPool`). Destroying it makes the device's default pool
     /// current again (CUDA does that).
+    #[doc(alias = "cudaDeviceSetMemPool")]
     pub fn make_current(&self) -> Result<()> {
         // SAFETY: the handle is alive.
         status(unsafe { sys::cudaDeviceSetMemPool(self.device.ordinal(), self.raw) })
@@ -136,6 +160,7 @@ impl MemPool {
     }
 
     /// `len` elements from this pool on `stream` ([`DeviceBuffer::new_in`]).
+    #[doc(alias = "cudaMallocFromPoolAsync")]
     pub fn alloc<T: DeviceCopy>(&self, len: usize, stream: &Stream) -> Result<DeviceBuffer<T>> {
         DeviceBuffer::new_in(self, len, stream)
     }
@@ -159,23 +184,27 @@ impl MemPool {
     /// Bytes the pool keeps reserved at a synchronisation instead of returning them to
     /// the driver (`cudaMemPoolAttrReleaseThreshold`; 0 by default: everything unused is
     /// released at each synchronisation).
+    #[doc(alias = "cudaMemPoolGetAttribute")]
     pub fn release_threshold(&self) -> Result<u64> {
         self.get_u64(sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD)
     }
 
     /// Sets the release threshold (`u64::MAX`: keep everything).
+    #[doc(alias = "cudaMemPoolSetAttribute")]
     pub fn set_release_threshold(&self, bytes: u64) -> Result<()> {
         self.set_u64(sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD, bytes)
     }
 
     /// Releases reserved memory until at most `keep_bytes` remain reserved, without
     /// touching memory in use (`cudaMemPoolTrimTo`).
+    #[doc(alias = "cudaMemPoolTrimTo")]
     pub fn trim_to(&self, keep_bytes: usize) -> Result<()> {
         // SAFETY: the handle is alive.
         status(unsafe { sys::cudaMemPoolTrimTo(self.raw, keep_bytes) })
     }
 
     /// Reserved and used bytes, current and high-water marks.
+    #[doc(alias = "cudaMemPoolGetAttribute")]
     pub fn stats(&self) -> Result<MemPoolStats> {
         use sys::cudaMemPoolAttr as A;
         Ok(MemPoolStats {
@@ -187,32 +216,34 @@ impl MemPool {
     }
 
     /// Bytes in allocations handed out now (`cudaMemPoolAttrUsedMemCurrent`).
+    #[doc(alias = "cudaMemPoolGetAttribute")]
     pub fn used_mem(&self) -> Result<u64> {
         self.get_u64(sys::cudaMemPoolAttr::ATTR_USED_MEM_CURRENT)
     }
 
     /// Bytes held from the driver now (`cudaMemPoolAttrReservedMemCurrent`).
+    #[doc(alias = "cudaMemPoolGetAttribute")]
     pub fn reserved_mem(&self) -> Result<u64> {
         self.get_u64(sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT)
     }
 
     /// Resets both high-water marks to the current values (CUDA accepts only 0 as the new
     /// value, meaning "now").
+    #[doc(alias = "cudaMemPoolSetAttribute")]
     pub fn reset_high_watermarks(&self) -> Result<()> {
         self.set_u64(sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH, 0)?;
         self.set_u64(sys::cudaMemPoolAttr::ATTR_USED_MEM_HIGH, 0)
     }
 
     /// Lets `peer`'s kernels and copies read and write this pool's memory (`access = true`)
-    /// or not (`cudaMemPoolSetAccess`): peer access for stream-ordered memory, which
-    /// [`Device::enable_peer_access`](crate::Device::enable_peer_access) does not give. The
-    /// pool's own device always has access.
+    /// or not (`cudaMemPoolSetAccess`): peer access for stream-ordered memory.
+    /// [`Device::enable_peer_access`](crate::Device::enable_peer_access) does this for the
+    /// peer's default and current pools; a pool created here needs it called. The pool's own
+    /// device always has access.
+    #[doc(alias = "cudaMemPoolSetAccess")]
     pub fn set_access(&self, peer: Device, access: bool) -> Result<()> {
         let desc = sys::cudaMemAccessDesc {
-            location: sys::cudaMemLocation {
-                type_: sys::cudaMemLocationType::DEVICE,
-                id: peer.ordinal(),
-            },
+            location: device_location(peer.ordinal()),
             flags: if access {
                 sys::cudaMemAccessFlags::READ_WRITE
             } else {
@@ -223,8 +254,20 @@ impl MemPool {
         status(unsafe { sys::cudaMemPoolSetAccess(self.as_raw(), &desc, 1) })
     }
 
+    /// Whether `device`'s kernels and copies may read and write this pool's memory
+    /// (`cudaMemPoolGetAccess`: read-write access).
+    #[doc(alias = "cudaMemPoolGetAccess")]
+    pub fn access(&self, device: Device) -> Result<bool> {
+        let mut location = device_location(device.ordinal());
+        let mut flags = sys::cudaMemAccessFlags::NONE;
+        // SAFETY: one flag value is written; one location is read; the pool is alive.
+        status(unsafe { sys::cudaMemPoolGetAccess(&mut flags, self.raw, &mut location) })?;
+        Ok(flags == sys::cudaMemAccessFlags::READ_WRITE)
+    }
+
     /// Destroys a created pool now and returns the error, where dropping would report it
     /// to the hook. Does nothing for a default pool.
+    #[doc(alias = "cudaMemPoolDestroy")]
     pub fn close(self) -> Result<()> {
         let me = std::mem::ManuallyDrop::new(self);
         me.destroy()

@@ -5,8 +5,9 @@
 //! [`DeviceSlice`] / [`DeviceSliceMut`] of a range of it; copies between them and host
 //! slices or pinned buffers, blocking and asynchronous; memset.
 //!
-//! Ranges are checked: a sub-slice out of bounds is `None` (as `slice::get`), a copy whose
-//! lengths differ is [`Error::InvalidArgument`](crate::Error::InvalidArgument); nothing here
+//! Ranges are checked: a sub-slice out of bounds and a copy whose lengths differ are
+//! [`Error::InvalidArgument`](crate::Error::InvalidArgument) (a `Result`, like every other
+//! refusal of the crate, so that `?` works where a range comes from input); nothing here
 //! panics. Every operation records which stream used the memory (see the
 //! [safety model](super#safety-model)), so that the free is ordered after all of them.
 
@@ -16,10 +17,10 @@ use std::ops::{Bound, RangeBounds};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::allocator::{self, DeviceAllocator};
-use super::pinned::PinnedBuffer;
+use super::pinned_slice::{chunk, chunk_count, AsPinnedSlice, AsPinnedSliceMut};
 use super::pool::MemPool;
 use super::release::{release_later, retry_later};
-use super::track::{self, poisoned, Access, Capture, Enqueued, StreamKey, Tracked, Uses};
+use super::track::{self, Access, Capture, Enqueued, StreamKey, Tracked, Uses, WHOLE};
 use super::{bytes_of, length_mismatch, DeviceCopy, DevicePtr};
 use crate::device;
 use crate::error::{report_drop_error, status, Error, Result};
@@ -141,9 +142,11 @@ impl Release {
         // its home stream there: the free is captured after those uses, as CUDA's graph
         // memory nodes want. Memory not allocated by the graph cannot be freed in a capture
         // (CUDA refuses): the graphs holding it free it once they let go.
-        if let (Ok(Capture::Into(_, id)), false) = (
+        // (Only the runtime's own allocations: another allocator frees its memory itself.)
+        if let (Ok(Capture::Into(_, id)), false, true) = (
             crate::graph::capture_of(&self.free.home),
             self.free.bytes == 0,
+            self.free.allocator.is_none(),
         ) {
             if self.captured_off_home != Some(id) {
                 let freed = {
@@ -228,9 +231,9 @@ impl Free {
         if self.bytes == 0 {
             return Freed::Done(Ok(()));
         }
-        if self.uses.is_poisoned() {
+        if let Some(e) = self.uses.poisoned_error() {
             std::mem::forget(self);
-            return Freed::Done(Err(poisoned()));
+            return Freed::Done(Err(e));
         }
         // The legacy and per-thread streams are the current device's: switch to the
         // memory's (when the runtime cannot say which is current, there is nothing to
@@ -316,14 +319,19 @@ impl DeviceAlloc {
     }
 
     /// Makes `graph` keep the memory alive (once per graph and capture id).
-    fn keep_in(&self, st: &mut AllocState, graph: sys::cudaGraph_t, id: u64) -> Result<()> {
+    fn keep_in(
+        keeper: &mut Option<Arc<Keeper>>,
+        kept_in: &mut Option<(usize, u64)>,
+        graph: sys::cudaGraph_t,
+        id: u64,
+    ) -> Result<()> {
         let key = (graph.0 as usize, id);
-        if st.kept_in == Some(key) {
+        if *kept_in == Some(key) {
             return Ok(());
         }
-        let keeper = st.keeper.get_or_insert_with(Arc::default).clone();
+        let keeper = keeper.get_or_insert_with(Arc::default).clone();
         crate::graph::keep_in_graph(graph, Box::new(keeper))?;
-        st.kept_in = Some(key);
+        *kept_in = Some(key);
         Ok(())
     }
 
@@ -379,25 +387,39 @@ impl DeviceAlloc {
 impl Tracked for DeviceAlloc {
     fn track(&self, done: &Enqueued<'_>, access: Access) {
         let mut guard = self.lock();
-        let st = &mut *guard;
-        let mut uses = std::mem::take(&mut st.uses);
-        done.track(&mut uses, self.home_key, access, |graph, id| {
+        let AllocState {
+            uses,
+            captured_off_home,
+            keeper,
+            kept_in,
+        } = &mut *guard;
+        done.track(uses, self.home_key, access, WHOLE, |graph, id| {
             if done.key != self.home_key {
-                st.captured_off_home = Some(id);
+                *captured_off_home = Some(id);
             }
-            self.keep_in(st, graph, id)
+            Self::keep_in(keeper, kept_in, graph, id)
         });
-        st.uses = uses;
     }
 
-    fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
-        DeviceAlloc::keep_in(self, &mut self.lock(), graph, 0)
+    fn keeper(&self) -> crate::graph::Kept {
+        Box::new(self.lock().keeper.get_or_insert_with(Arc::default).clone())
     }
 }
 
 /// A borrowed view of `len` values of device memory (of a [`DeviceBuffer`], or foreign
 /// memory through [`DeviceSlice::from_raw_parts`]), with the stream its blocking copies run
 /// on.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, Stream};
+/// let stream = Stream::non_blocking()?;
+/// let buf = DeviceBuffer::from_slice(&[1u32, 2, 3, 4, 5], &stream)?;
+/// let middle = buf.slice(1..4)?;
+/// assert_eq!(middle.to_vec()?, [2, 3, 4]);
+/// assert!(buf.slice(4..9).is_err()); // out of bounds: an error, not a panic
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy)]
 pub struct DeviceSlice<'a, T: DeviceCopy> {
     ptr: *mut T,
@@ -407,6 +429,18 @@ pub struct DeviceSlice<'a, T: DeviceCopy> {
 }
 
 /// A borrowed mutable view of `len` values of device memory.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, Stream};
+/// let (a, b) = (Stream::non_blocking()?, Stream::non_blocking()?);
+/// let mut buf = DeviceBuffer::<u8>::new(2048, &a)?;
+/// let (mut low, mut high) = buf.split_at_mut(1024)?;
+/// low.memset(1, &a)?; // the two halves on two streams at once
+/// high.memset(2, &b)?;
+/// b.synchronize()?;
+/// # Ok(()) }
+/// ```
 pub struct DeviceSliceMut<'a, T: DeviceCopy> {
     ptr: *mut T,
     len: usize,
@@ -417,12 +451,14 @@ pub struct DeviceSliceMut<'a, T: DeviceCopy> {
 /// Whose memory a view is: the owning buffer's allocation (tracked), or foreign memory with
 /// the stream its blocking copies run on.
 #[derive(Clone, Copy)]
-struct Mem<'a> {
-    stream: &'a Stream,
+pub(crate) struct Mem<'a> {
+    pub(crate) stream: &'a Stream,
     /// The memory's device; `None` for foreign memory on a default stream (the current
     /// device is used).
-    device: Option<i32>,
-    alloc: Option<&'a DeviceAlloc>,
+    pub(crate) device: Option<i32>,
+    /// The owner's bookkeeping: a buffer's allocation, a module's globals; `None` for
+    /// foreign memory.
+    pub(crate) alloc: Option<&'a dyn Tracked>,
 }
 
 impl Mem<'_> {
@@ -434,7 +470,7 @@ impl Mem<'_> {
     }
 
     fn tracked(&self) -> Option<&dyn Tracked> {
-        self.alloc.map(|a| a as &dyn Tracked)
+        self.alloc
     }
 }
 
@@ -448,15 +484,53 @@ unsafe impl<T: DeviceCopy + Send> Send for DeviceSliceMut<'_, T> {}
 unsafe impl<T: DeviceCopy + Sync> Sync for DeviceSliceMut<'_, T> {}
 
 /// Device memory that can be read: [`DeviceBuffer`], [`DeviceSlice`], [`DeviceSliceMut`].
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::memory::AsDeviceSlice;
+/// use cudart12::{DeviceBuffer, DeviceCopy, Stream};
+/// /// The first element of any device memory (a buffer or a view of one).
+/// fn first<T: DeviceCopy>(mem: &impl AsDeviceSlice<T>) -> cudart12::Result<T> {
+///     Ok(mem.as_device_slice().slice(..1)?.to_vec()?[0])
+/// }
+/// let buf = DeviceBuffer::from_slice(&[7u16, 8], &Stream::legacy())?;
+/// assert_eq!(first(&buf)?, 7);
+/// assert_eq!(first(&buf.slice(1..)?)?, 8);
+/// # Ok(()) }
+/// ```
 pub trait AsDeviceSlice<T: DeviceCopy> {
     /// A view of the whole memory.
     fn as_device_slice(&self) -> DeviceSlice<'_, T>;
 }
 
 /// Device memory that can be written: [`DeviceBuffer`], [`DeviceSliceMut`].
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::memory::AsDeviceSliceMut;
+/// use cudart12::{DeviceBuffer, DeviceCopy, Stream};
+/// fn clear<T: DeviceCopy>(mem: &mut impl AsDeviceSliceMut<T>, stream: &Stream) -> cudart12::Result<()> {
+///     mem.as_device_slice_mut().fill_zero(stream)
+/// }
+/// let stream = Stream::legacy();
+/// let mut buf = DeviceBuffer::<f64>::new(100, &stream)?;
+/// clear(&mut buf, &stream)?;
+/// clear(&mut buf.slice_mut(..10)?, &stream)?;
+/// # Ok(()) }
+/// ```
 pub trait AsDeviceSliceMut<T: DeviceCopy>: AsDeviceSlice<T> {
     /// A mutable view of the whole memory.
     fn as_device_slice_mut(&mut self) -> DeviceSliceMut<'_, T>;
+}
+
+/// `(start, end)` of `range` within `0..len`, or [`Error::InvalidArgument`].
+fn checked_bounds(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {
+    let shown = (range.start_bound().cloned(), range.end_bound().cloned());
+    bounds(range, len).ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "the range {shown:?} is out of bounds of {len} elements"
+        ))
+    })
 }
 
 /// `(start, end)` of `range` within `0..len`, or `None` when it is out of bounds or
@@ -515,7 +589,7 @@ fn run_async(
 fn run_blocking(mem: Mem<'_>, op: impl FnOnce() -> Result<()>) -> Result<()> {
     let stream = mem.stream;
     let _gate = stream.gate_shared();
-    let device = stream.device().map_or_else(|| mem.device(), Ok)?;
+    let device = stream.ordinal().map_or_else(|| mem.device(), Ok)?;
     device::with_device(device, || {
         track::refuse_capture(stream)?;
         let enqueued = op();
@@ -557,10 +631,11 @@ macro_rules! read_methods {
             self.mem().stream
         }
 
-        /// A view of elements `range`, or `None` when the range is out of bounds.
-        pub fn slice(&self, range: impl RangeBounds<usize>) -> Option<DeviceSlice<'_, T>> {
-            let (start, end) = bounds(range, self.len)?;
-            Some(DeviceSlice {
+        /// A view of elements `range`; [`Error::InvalidArgument`] when the range is out of
+        /// bounds.
+        pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
+            let (start, end) = checked_bounds(range, self.len)?;
+            Ok(DeviceSlice {
                 ptr: self.ptr.wrapping_add(start),
                 len: end - start,
                 mem: self.mem(),
@@ -573,6 +648,8 @@ macro_rules! read_methods {
         /// returns while the copy can still write `dst` (a failed wait is followed by
         /// polling until the copy is done or cannot run any more). Refused on a stream
         /// being captured.
+        #[doc(alias = "cudaMemcpyAsync")]
+        #[doc(alias = "cudaMemcpy")]
         pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
             if dst.len() != self.len {
                 return Err(length_mismatch("copy_to_host", self.len, dst.len()));
@@ -590,6 +667,8 @@ macro_rules! read_methods {
         }
 
         /// The elements as a `Vec` (a blocking copy, as [`copy_to_host`](Self::copy_to_host)).
+        #[doc(alias = "cudaMemcpyAsync")]
+        #[doc(alias = "cudaMemcpy")]
         pub fn to_vec(&self) -> Result<Vec<T>> {
             let mut out: Vec<T> = Vec::with_capacity(self.len);
             if self.size_bytes() > 0 {
@@ -614,6 +693,7 @@ macro_rules! read_methods {
         /// `stream` has executed the copy (synchronise the stream or an event recorded after
         /// it); a graph capturing the copy writes `dst` again at each launch. Prefer
         /// [`copy_to_pinned_async`](Self::copy_to_pinned_async), which is safe.
+        #[doc(alias = "cudaMemcpyAsync")]
         pub unsafe fn copy_to_host_async(&self, dst: &mut [T], stream: &Stream) -> Result<()> {
             if dst.len() != self.len {
                 return Err(length_mismatch("copy_to_host_async", self.len, dst.len()));
@@ -635,14 +715,17 @@ macro_rules! read_methods {
             )
         }
 
-        /// Enqueues a copy of everything into the pinned buffer `dst` on `stream` and
-        /// returns at once; `dst`'s host views wait for the copy (see [`PinnedBuffer`]).
-        /// Can be captured into a graph.
+        /// Enqueues a copy of everything into pinned memory `dst` (a
+        /// [`PinnedBuffer`](super::PinnedBuffer) or an exclusive part of one, same length)
+        /// on `stream` and returns at once; `dst`'s host views wait for the copy. Can be
+        /// captured into a graph.
+        #[doc(alias = "cudaMemcpyAsync")]
         pub fn copy_to_pinned_async(
             &self,
-            dst: &mut PinnedBuffer<T>,
+            dst: &mut impl AsPinnedSliceMut<T>,
             stream: &Stream,
         ) -> Result<()> {
+            let dst = dst.as_pinned_slice_mut();
             if dst.len() != self.len {
                 return Err(length_mismatch("copy_to_pinned_async", self.len, dst.len()));
             }
@@ -651,7 +734,7 @@ macro_rules! read_methods {
             let part;
             let others: &[(&dyn Tracked, Access)] = match mem.alloc {
                 Some(a) => {
-                    part = [(a as &dyn Tracked, Access::Read)];
+                    part = [(a, Access::Read)];
                     &part
                 }
                 None => &[],
@@ -668,13 +751,14 @@ macro_rules! read_methods {
 /// The methods every writable device memory type has.
 macro_rules! write_methods {
     () => {
-        /// A mutable view of elements `range`, or `None` when the range is out of bounds.
+        /// A mutable view of elements `range`; [`Error::InvalidArgument`] when the range is
+        /// out of bounds.
         pub fn slice_mut(
             &mut self,
             range: impl RangeBounds<usize>,
-        ) -> Option<DeviceSliceMut<'_, T>> {
-            let (start, end) = bounds(range, self.len)?;
-            Some(DeviceSliceMut {
+        ) -> Result<DeviceSliceMut<'_, T>> {
+            let (start, end) = checked_bounds(range, self.len)?;
+            Ok(DeviceSliceMut {
                 ptr: self.ptr.wrapping_add(start),
                 len: end - start,
                 mem: self.mem(),
@@ -682,14 +766,17 @@ macro_rules! write_methods {
             })
         }
 
-        /// Two disjoint mutable views, `[0, mid)` and `[mid, len)`, or `None` when
-        /// `mid > len`.
+        /// Two disjoint mutable views, `[0, mid)` and `[mid, len)`;
+        /// [`Error::InvalidArgument`] when `mid > len`.
         pub fn split_at_mut(
             &mut self,
             mid: usize,
-        ) -> Option<(DeviceSliceMut<'_, T>, DeviceSliceMut<'_, T>)> {
+        ) -> Result<(DeviceSliceMut<'_, T>, DeviceSliceMut<'_, T>)> {
             if mid > self.len {
-                return None;
+                return Err(Error::InvalidArgument(format!(
+                    "the split point {mid} is out of bounds of {} elements",
+                    self.len
+                )));
             }
             let mem = self.mem();
             let view = |ptr: *mut T, len| DeviceSliceMut {
@@ -698,15 +785,37 @@ macro_rules! write_methods {
                 mem,
                 _data: PhantomData,
             };
-            Some((
+            Ok((
                 view(self.ptr, mid),
                 view(self.ptr.wrapping_add(mid), self.len - mid),
             ))
         }
 
+        /// Disjoint mutable views of `chunk_len` elements each (the last one shorter when
+        /// `chunk_len` does not divide the length), to work on with one stream each;
+        /// [`Error::InvalidArgument`] for `chunk_len == 0`.
+        pub fn chunks_mut(
+            &mut self,
+            chunk_len: usize,
+        ) -> Result<impl ExactSizeIterator<Item = DeviceSliceMut<'_, T>>> {
+            let n = chunk_count(self.len, chunk_len)?;
+            let (ptr, len, mem) = (self.ptr, self.len, self.mem());
+            Ok((0..n).map(move |i| {
+                let (start, part) = chunk(i, chunk_len, len);
+                DeviceSliceMut {
+                    ptr: ptr.wrapping_add(start),
+                    len: part,
+                    mem,
+                    _data: PhantomData,
+                }
+            }))
+        }
+
         /// Copies `src` (same length) here and waits for the copy, which is enqueued on
         /// [`stream`](Self::stream). It never returns while the copy can still read `src`.
         /// Refused on a stream being captured.
+        #[doc(alias = "cudaMemcpyAsync")]
+        #[doc(alias = "cudaMemcpy")]
         pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
             if src.len() != self.len {
                 return Err(length_mismatch("copy_from_host", self.len, src.len()));
@@ -728,6 +837,7 @@ macro_rules! write_methods {
         /// `src` must stay alive, and must not be written by the host, until `stream` has
         /// executed the copy; a graph capturing the copy reads `src` again at each launch.
         /// Prefer [`copy_from_pinned_async`](Self::copy_from_pinned_async), which is safe.
+        #[doc(alias = "cudaMemcpyAsync")]
         pub unsafe fn copy_from_host_async(&mut self, src: &[T], stream: &Stream) -> Result<()> {
             if src.len() != self.len {
                 return Err(length_mismatch("copy_from_host_async", self.len, src.len()));
@@ -749,14 +859,16 @@ macro_rules! write_methods {
             )
         }
 
-        /// Enqueues a copy of the pinned buffer `src` here on `stream` and returns at once;
-        /// `src` waits for the copy before the host writes it or frees it (see
-        /// [`PinnedBuffer`]). Can be captured into a graph.
+        /// Enqueues a copy of pinned memory `src` (a [`PinnedBuffer`](super::PinnedBuffer)
+        /// or a part of one, same length) here on `stream` and returns at once; `src` waits
+        /// for the copy before the host writes it or frees it. Can be captured into a graph.
+        #[doc(alias = "cudaMemcpyAsync")]
         pub fn copy_from_pinned_async(
             &mut self,
-            src: &PinnedBuffer<T>,
+            src: &impl AsPinnedSlice<T>,
             stream: &Stream,
         ) -> Result<()> {
+            let src = src.as_pinned_slice();
             if src.len() != self.len {
                 return Err(length_mismatch(
                     "copy_from_pinned_async",
@@ -769,7 +881,7 @@ macro_rules! write_methods {
             let part;
             let others: &[(&dyn Tracked, Access)] = match mem.alloc {
                 Some(a) => {
-                    part = [(a as &dyn Tracked, Access::Write)];
+                    part = [(a, Access::Write)];
                     &part
                 }
                 None => &[],
@@ -782,6 +894,8 @@ macro_rules! write_methods {
         }
 
         /// Enqueues a device-to-device copy of `src` (same length) here on `stream`.
+        #[doc(alias = "cudaMemcpyAsync")]
+        #[doc(alias = "cudaMemcpyPeerAsync")]
         pub fn copy_from_device(
             &mut self,
             src: &impl AsDeviceSlice<T>,
@@ -809,6 +923,7 @@ macro_rules! write_methods {
         }
 
         /// Enqueues setting every byte to `value` on `stream` (`cudaMemsetAsync`).
+        #[doc(alias = "cudaMemsetAsync")]
         pub fn memset(&mut self, value: u8, stream: &Stream) -> Result<()> {
             let bytes = self.size_bytes();
             if bytes == 0 {
@@ -830,6 +945,7 @@ macro_rules! write_methods {
         }
 
         /// Enqueues setting every element to zero bits on `stream`.
+        #[doc(alias = "cudaMemsetAsync")]
         pub fn fill_zero(&mut self, stream: &Stream) -> Result<()> {
             self.memset(0, stream)
         }
@@ -841,6 +957,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// for which allocator is used). Contents unspecified. On a stream being captured the
     /// allocation becomes a node of the graph (CUDA's graph memory nodes): its memory is
     /// valid in the graph's work and, once the graph has run, until the buffer is dropped.
+    #[doc(alias = "cudaMallocAsync")]
+    #[inline]
     pub fn new(len: usize, stream: &Stream) -> Result<DeviceBuffer<T>> {
         match allocator::active() {
             None => Self::alloc_runtime(len, stream, None),
@@ -849,6 +967,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     }
 
     /// `len` zeroed elements: [`new`](Self::new), then a `cudaMemsetAsync` on `stream`.
+    #[doc(alias = "cudaMallocAsync")]
+    #[doc(alias = "cudaMemsetAsync")]
     pub fn zeroed(len: usize, stream: &Stream) -> Result<DeviceBuffer<T>> {
         let mut b = Self::new(len, stream)?;
         b.fill_zero(stream)?;
@@ -856,6 +976,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     }
 
     /// A buffer holding a copy of `src` (blocking: returns once the copy is done).
+    #[doc(alias = "cudaMallocAsync")]
+    #[doc(alias = "cudaMemcpyAsync")]
     pub fn from_slice(src: &[T], stream: &Stream) -> Result<DeviceBuffer<T>> {
         let mut b = Self::new(src.len(), stream)?;
         b.copy_from_host(src)?;
@@ -863,19 +985,22 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     }
 
     /// `len` elements from `pool`, in stream order (`cudaMallocFromPoolAsync`).
+    #[doc(alias = "cudaMallocFromPoolAsync")]
     pub fn new_in(pool: &MemPool, len: usize, stream: &Stream) -> Result<DeviceBuffer<T>> {
         Self::alloc_runtime(len, stream, Some(pool))
     }
 
     /// The device of memory allocated on `stream`: the stream's, or for a default stream
     /// the current one (0 when the runtime cannot say: then nothing it allocates works).
+    #[inline]
     fn home_device(stream: &Stream) -> i32 {
         stream
-            .device()
+            .ordinal()
             .or_else(|| device::current_ordinal().ok())
             .unwrap_or(0)
     }
 
+    #[inline]
     fn alloc_runtime(len: usize, stream: &Stream, pool: Option<&MemPool>) -> Result<Self> {
         let bytes = bytes_of::<T>(len)?;
         let device = Self::home_device(stream);
@@ -897,6 +1022,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         ))
     }
 
+    #[inline]
     fn wrap(alloc: DeviceAlloc, len: usize) -> DeviceBuffer<T> {
         alloc.note_allocation();
         DeviceBuffer {
@@ -955,6 +1081,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     }
 
     /// A new buffer with the same contents (allocated and copied on the buffer's stream).
+    #[doc(alias = "cudaMemcpyAsync")]
     pub fn try_clone(&self) -> Result<DeviceBuffer<T>> {
         let mut copy = Self::new(self.len, &self.alloc.home)?;
         copy.copy_from_device(self, &self.alloc.home)?;
@@ -971,14 +1098,17 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         self.as_device_slice_mut()
     }
 
-    /// The device the memory is on (its ordinal).
-    pub fn device(&self) -> i32 {
-        self.alloc.device
+    /// The buffer's device: its home stream's, where its operations run and it is freed.
+    /// That is where the memory is, unless a pool or allocator of another device gave it
+    /// ([`new_in`](Self::new_in) with another device's pool).
+    pub fn device(&self) -> crate::Device {
+        crate::Device::from_ordinal(self.alloc.device)
     }
 
     /// Frees the memory now (enqueued on the buffer's stream, after the other streams that
     /// used it) and returns the error, where dropping would report it to the hook. While a
     /// graph holds the memory, it is freed when the graph lets go.
+    #[doc(alias = "cudaFreeAsync")]
     pub fn close(self) -> Result<()> {
         let mut me = std::mem::ManuallyDrop::new(self);
         // SAFETY: taken once; `me` is never dropped.
@@ -1002,7 +1132,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         Mem {
             stream: &self.alloc.home,
             device: Some(self.alloc.device),
-            alloc: Some(&*self.alloc),
+            alloc: Some(&*self.alloc as &dyn Tracked),
         }
     }
 
@@ -1048,7 +1178,12 @@ macro_rules! view_methods {
         /// The owning buffer's allocation, for a kernel launch's or a graph's bookkeeping.
         #[inline]
         pub(crate) fn tracked(&self) -> Option<&'a dyn Tracked> {
-            self.mem.alloc.map(|a| a as &dyn Tracked)
+            self.mem.alloc
+        }
+
+        /// What a graph holds to keep the owner's memory alive (`None` for foreign memory).
+        pub(crate) fn keeper(&self) -> Option<crate::graph::Kept> {
+            self.mem.alloc.map(|a| a.keeper())
         }
 
         /// Makes `graph` keep the owning buffer's memory alive (nothing for foreign memory).
@@ -1078,9 +1213,23 @@ impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
             len,
             mem: Mem {
                 stream,
-                device: stream.device(),
+                device: stream.ordinal(),
                 alloc: None,
             },
+            _data: PhantomData,
+        }
+    }
+
+    /// A view of memory whose owner's bookkeeping is `mem` (a module's global).
+    ///
+    /// # Safety
+    /// `ptr` is `len` elements of device memory that `mem.alloc` keeps alive for `'a` and,
+    /// through its [`Tracked`] records, until the work enqueued with the view has run.
+    pub(crate) unsafe fn from_tracked(ptr: *mut T, len: usize, mem: Mem<'a>) -> DeviceSlice<'a, T> {
+        DeviceSlice {
+            ptr,
+            len,
+            mem,
             _data: PhantomData,
         }
     }
@@ -1090,6 +1239,23 @@ impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
 }
 
 impl<'a, T: DeviceCopy> DeviceSliceMut<'a, T> {
+    /// A mutable view of memory whose owner's bookkeeping is `mem` (a module's global).
+    ///
+    /// # Safety
+    /// As [`DeviceSlice::from_tracked`], and nothing else writes the memory during `'a`.
+    pub(crate) unsafe fn from_tracked(
+        ptr: *mut T,
+        len: usize,
+        mem: Mem<'a>,
+    ) -> DeviceSliceMut<'a, T> {
+        DeviceSliceMut {
+            ptr,
+            len,
+            mem,
+            _data: PhantomData,
+        }
+    }
+
     /// A mutable view of `len` elements of foreign device memory at `ptr`.
     ///
     /// # Safety
@@ -1104,7 +1270,7 @@ impl<'a, T: DeviceCopy> DeviceSliceMut<'a, T> {
             len,
             mem: Mem {
                 stream,
-                device: stream.device(),
+                device: stream.ordinal(),
                 alloc: None,
             },
             _data: PhantomData,
@@ -1219,10 +1385,15 @@ mod tests {
         let stream = Stream::legacy();
         let mut b = DeviceBuffer::<u32>::new(0, &stream).expect("empty buffer");
         assert!(b.is_empty());
-        assert!(b.slice(0..0).is_some());
-        assert!(b.slice(0..1).is_none());
-        assert!(b.slice_mut(1..).is_none());
-        assert!(b.split_at_mut(0).is_some() && b.split_at_mut(1).is_none());
+        assert!(b.slice(0..0).is_ok());
+        assert!(matches!(
+            b.slice(0..1),
+            Err(crate::Error::InvalidArgument(_))
+        ));
+        assert!(b.slice_mut(1..).is_err());
+        assert!(b.split_at_mut(0).is_ok() && b.split_at_mut(1).is_err());
+        assert_eq!(b.chunks_mut(4).expect("chunks").len(), 0);
+        assert!(b.chunks_mut(0).is_err());
         assert_eq!(b.to_vec().expect("nothing to copy"), Vec::<u32>::new());
         let err = b.copy_from_host(&[1]).expect_err("length mismatch");
         assert!(matches!(err, crate::Error::InvalidArgument(_)), "{err}");

@@ -19,17 +19,21 @@
 
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::ops::{Deref, DerefMut};
+use std::ops::{Deref, DerefMut, RangeBounds};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::allocator;
-use super::track::{self, Access, Capture, Enqueued, StreamKey, Tracked, Uses};
+use super::pinned_slice::{AsPinnedSlice, AsPinnedSliceMut, PinnedSlice, PinnedSliceMut};
+use super::track::{Access, Bytes, Capture, Enqueued, StreamKey, Tracked, Uses, WHOLE};
 use super::{bytes_of, DeviceCopy};
 use crate::error::{report_drop_error, status, Error, Result};
 use crate::stream::Stream;
 use crate::sys;
+
+/// `cudaHostAlloc` flags (`PORTABLE`, `MAPPED`, `WRITE_COMBINED`).
+pub use crate::sys::HostAllocFlags;
 
 /// Where pinned host memory comes from.
 ///
@@ -37,10 +41,41 @@ use crate::sys;
 /// `alloc` returns memory valid for reads and writes of `bytes` bytes, aligned to at least
 /// 256 bytes (as `cudaMallocHost`), that stays valid until `free` is called with it. For
 /// copies to be asynchronous the memory should be page-locked; pageable memory still works
-/// (CUDA then copies synchronously).
+/// (CUDA then copies synchronously). [`initialized`](HostAllocator::initialized) returns
+/// `true` only when every byte `alloc` returns holds a definite value for Rust: memory the
+/// operating system or a driver mapped (zero-filled pages, or pages earlier contents were
+/// written to), never memory from Rust's own allocator that nothing wrote.
+///
+/// ```no_run
+/// use std::ptr::NonNull;
+/// use cudart12::memory::{HostAllocator, RuntimeHostAllocator};
+/// /// `cudaMallocHost` memory, logged.
+/// struct Logged(RuntimeHostAllocator);
+/// // SAFETY: allocation and free are `RuntimeHostAllocator`'s, and so is its memory's state.
+/// unsafe impl HostAllocator for Logged {
+///     fn alloc(&self, bytes: usize) -> cudart12::Result<NonNull<u8>> {
+///         println!("pinning {bytes} bytes");
+///         self.0.alloc(bytes)
+///     }
+///     unsafe fn free(&self, ptr: NonNull<u8>, bytes: usize) -> cudart12::Result<()> {
+///         // SAFETY: the caller's promise, passed on.
+///         unsafe { self.0.free(ptr, bytes) }
+///     }
+///     fn initialized(&self) -> bool {
+///         self.0.initialized()
+///     }
+/// }
+/// cudart12::memory::set_pinned_allocator(Some(std::sync::Arc::new(Logged(RuntimeHostAllocator::default()))));
+/// ```
 pub unsafe trait HostAllocator: Send + Sync {
     /// Allocates `bytes` bytes (`bytes > 0`).
     fn alloc(&self, bytes: usize) -> Result<NonNull<u8>>;
+    /// Whether the memory [`alloc`](HostAllocator::alloc) returns is initialised (see the
+    /// trait's safety contract): then [`PinnedBuffer::new_uninit`] and
+    /// [`PinnedPool::alloc_uninit`] skip zero-filling it. `false` unless overridden.
+    fn initialized(&self) -> bool {
+        false
+    }
     /// Frees memory from [`alloc`](HostAllocator::alloc).
     ///
     /// # Safety
@@ -50,10 +85,20 @@ pub unsafe trait HostAllocator: Send + Sync {
 
 /// The runtime's pinned allocator: `cudaHostAlloc` with these flags (`cudaMallocHost` for
 /// the default flags), `cudaFreeHost`.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use std::sync::Arc;
+/// use cudart12::memory::RuntimeHostAllocator;
+/// use cudart12::{HostAllocFlags, PinnedBuffer};
+/// let mapped = Arc::new(RuntimeHostAllocator { flags: HostAllocFlags::MAPPED | HostAllocFlags::PORTABLE });
+/// let host = PinnedBuffer::<f32>::with_allocator(mapped, 1 << 20)?;
+/// # let _ = host; Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RuntimeHostAllocator {
     /// `cudaHostAlloc` flags: `PORTABLE`, `MAPPED`, `WRITE_COMBINED`.
-    pub flags: sys::HostAllocFlags,
+    pub flags: HostAllocFlags,
 }
 
 // SAFETY: `cudaHostAlloc` returns page-locked memory of `bytes` bytes, page aligned.
@@ -68,6 +113,12 @@ unsafe impl HostAllocator for RuntimeHostAllocator {
     unsafe fn free(&self, ptr: NonNull<u8>, _bytes: usize) -> Result<()> {
         // SAFETY: the caller's promise: memory from `cudaHostAlloc`, freed once.
         status(unsafe { sys::cudaFreeHost(ptr.as_ptr().cast()) })
+    }
+
+    /// The driver's pages: zero-filled by the operating system when new, holding what was
+    /// written to them when reused; never memory of Rust's allocator.
+    fn initialized(&self) -> bool {
+        true
     }
 }
 
@@ -142,7 +193,7 @@ pub(crate) fn graph_launch(
         ));
     }
     let _gate = stream.gate_shared();
-    let device = match stream.device() {
+    let device = match stream.ordinal() {
         Some(d) => d,
         None => crate::device::current_ordinal()?,
     };
@@ -184,15 +235,15 @@ impl PinnedBlock {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Waits for the work a host access of this kind conflicts with, and counts the view
-    /// when a graph holds the block (see the module documentation).
-    fn host_access(&self, access: Access) -> Result<ViewToken> {
-        self.lock().uses.wait_host(access)?;
+    /// Waits for the work a host access of this kind to `range` conflicts with, and counts
+    /// the view when a graph holds the block (see the module documentation).
+    pub(crate) fn host_access(&self, access: Access, range: Bytes) -> Result<ViewToken> {
+        self.lock().uses.wait_host(access, range)?;
         if self.graph_refs.load(Ordering::Acquire) == 0 {
             return Ok(ViewToken { counted: false });
         }
         let mut log = launches();
-        log.launches.wait_host(Access::Write)?;
+        log.launches.wait_host(Access::Write, WHOLE)?;
         log.views += 1;
         Ok(ViewToken { counted: true })
     }
@@ -247,18 +298,24 @@ impl Drop for GraphRef {
     }
 }
 
-impl Tracked for Arc<PinnedBlock> {
+/// A range of a pinned block, as an operation uses it: what its bookkeeping records.
+pub(crate) struct PinnedPart<'a> {
+    pub(crate) block: &'a Arc<PinnedBlock>,
+    pub(crate) range: Bytes,
+}
+
+impl Tracked for PinnedPart<'_> {
     fn track(&self, done: &Enqueued<'_>, access: Access) {
-        let mut st = self.lock();
+        let mut st = self.block.lock();
         let BlockState { uses, kept_in } = &mut *st;
         // Host memory has no home stream: every use is recorded.
-        done.track(uses, HOST, access, |graph, id| {
-            self.keep_in(kept_in, graph, id)
+        done.track(uses, HOST, access, self.range, |graph, id| {
+            self.block.keep_in(kept_in, graph, id)
         });
     }
 
-    fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
-        PinnedBlock::keep_in(self, &mut self.lock().kept_in, graph, 0)
+    fn keeper(&self) -> crate::graph::Kept {
+        Box::new(GraphRef::new(self.block.clone()))
     }
 }
 
@@ -268,7 +325,7 @@ const HOST: StreamKey = StreamKey::Handle(usize::MAX);
 impl Drop for PinnedBlock {
     fn drop(&mut self) {
         let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
-        if let Err(e) = state.uses.wait_host(Access::Write) {
+        if let Err(e) = state.uses.wait_host(Access::Write, WHOLE) {
             // A copy may still use the block: leak it (failing closed).
             report_drop_error(
                 "pinned buffer (its copies could not be waited for; leaked)",
@@ -284,7 +341,7 @@ impl Drop for PinnedBlock {
 
 /// A live host view; counted while a graph holds its block.
 #[derive(Debug)]
-struct ViewToken {
+pub(crate) struct ViewToken {
     counted: bool,
 }
 
@@ -298,18 +355,43 @@ impl Drop for ViewToken {
 
 /// A host view of a [`PinnedBuffer`] for reading ([`PinnedBuffer::as_slice`]): no copy
 /// writes the memory while it is alive.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, PinnedBuffer, Stream};
+/// let stream = Stream::non_blocking()?;
+/// let dev = DeviceBuffer::from_slice(&[1.5f32; 8], &stream)?;
+/// let mut host = PinnedBuffer::<f32>::new(8)?;
+/// dev.copy_to_pinned_async(&mut host, &stream)?;
+/// let view = host.as_slice()?; // waits for the copy; no copy may write `host` while it lives
+/// println!("{}", view.iter().sum::<f32>());
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct PinnedRef<'a, T: DeviceCopy> {
-    slice: &'a [T],
-    _view: ViewToken,
+    pub(crate) slice: &'a [T],
+    pub(crate) _view: ViewToken,
 }
 
 /// A host view of a [`PinnedBuffer`] for writing ([`PinnedBuffer::as_mut_slice`]): no copy
 /// reads or writes the memory while it is alive.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{DeviceBuffer, PinnedBuffer, Stream};
+/// let stream = Stream::non_blocking()?;
+/// let mut host = PinnedBuffer::<u32>::new(8)?;
+/// let mut dev = DeviceBuffer::<u32>::new(8, &stream)?;
+/// for round in 0..3 {
+///     host.as_mut_slice()?.fill(round); // waits until the previous upload has read `host`
+///     dev.copy_from_pinned_async(&host, &stream)?;
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct PinnedMut<'a, T: DeviceCopy> {
-    slice: &'a mut [T],
-    _view: ViewToken,
+    pub(crate) slice: &'a mut [T],
+    pub(crate) _view: ViewToken,
 }
 
 impl<T: DeviceCopy> Deref for PinnedRef<'_, T> {
@@ -341,6 +423,9 @@ impl<T: DeviceCopy> DerefMut for PinnedMut<'_, T> {
 /// stream of any device and in captures: the host reaches the memory only through views
 /// that wait for the copies first (see the [memory module](crate::memory)). A wait that fails
 /// is an error of the view; dropping a buffer whose copies cannot be waited for leaks it.
+/// Sub-slices and chunks ([`slice`](PinnedBuffer::slice),
+/// [`chunks_mut`](PinnedBuffer::chunks_mut), …) are copied to and from with the same
+/// guarantees: a chunk's host view waits for the copies of that chunk only.
 ///
 /// ```no_run
 /// # fn main() -> cudart12::Result<()> {
@@ -369,15 +454,29 @@ unsafe impl<T: DeviceCopy + Sync> Sync for PinnedBuffer<T> {}
 impl<T: DeviceCopy> PinnedBuffer<T> {
     /// `len` zeroed elements of pinned memory (`cudaMallocHost`, or the allocator set with
     /// [`set_pinned_allocator`](super::set_pinned_allocator)).
+    #[doc(alias = "cudaMallocHost")]
+    #[doc(alias = "cudaHostAlloc")]
     pub fn new(len: usize) -> Result<PinnedBuffer<T>> {
-        let allocator =
-            allocator::active_pinned().unwrap_or_else(|| Arc::new(RuntimeHostAllocator::default()));
-        Self::with_allocator(allocator, len)
+        Self::with_allocator(active_allocator(), len)
+    }
+
+    /// `len` elements of pinned memory as [`new`](Self::new), without zero-filling them
+    /// when the allocator's memory is initialised already ([`HostAllocator::initialized`]:
+    /// `cudaMallocHost`'s is): the contents are unspecified values of `T` (any bit pattern
+    /// is one, see [`DeviceCopy`]). For buffers that a copy or the host fills first, where
+    /// zero-filling a large buffer only costs time.
+    #[doc(alias = "cudaMallocHost")]
+    #[doc(alias = "cudaHostAlloc")]
+    pub fn new_uninit(len: usize) -> Result<PinnedBuffer<T>> {
+        let allocator = active_allocator();
+        let zero = !allocator.initialized();
+        Self::allocate(allocator, len, zero)
     }
 
     /// `len` zeroed elements from `cudaHostAlloc` with `flags` (`PORTABLE`, `MAPPED`,
     /// `WRITE_COMBINED`: fast for the device to read, slow for the host to read).
-    pub fn with_flags(len: usize, flags: sys::HostAllocFlags) -> Result<PinnedBuffer<T>> {
+    #[doc(alias = "cudaHostAlloc")]
+    pub fn with_flags(len: usize, flags: HostAllocFlags) -> Result<PinnedBuffer<T>> {
         Self::with_allocator(Arc::new(RuntimeHostAllocator { flags }), len)
     }
 
@@ -386,6 +485,10 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
         allocator: Arc<dyn HostAllocator>,
         len: usize,
     ) -> Result<PinnedBuffer<T>> {
+        Self::allocate(allocator, len, true)
+    }
+
+    fn allocate(allocator: Arc<dyn HostAllocator>, len: usize, zero: bool) -> Result<Self> {
         let bytes = bytes_of::<T>(len)?;
         if bytes == 0 {
             return Ok(Self::from_block(
@@ -395,18 +498,20 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
         }
         let ptr = allocator.alloc(bytes)?;
         let block = PinnedBlock::new(ptr, bytes, Origin::Allocator(allocator));
-        Self::checked(block, len)
+        Self::checked(block, len, zero)
     }
 
     /// A pinned copy of `src`.
+    #[doc(alias = "cudaMallocHost")]
     pub fn from_slice(src: &[T]) -> Result<PinnedBuffer<T>> {
-        let mut b = Self::new(src.len())?;
+        let mut b = Self::new_uninit(src.len())?;
         b.as_mut_slice()?.copy_from_slice(src);
         Ok(b)
     }
 
-    /// Zeroes the block and wraps it, or gives it back when it is misaligned for `T`.
-    fn checked(block: PinnedBlock, len: usize) -> Result<PinnedBuffer<T>> {
+    /// Wraps the block (zeroed first when `zero`), or gives it back when it is misaligned
+    /// for `T`.
+    fn checked(block: PinnedBlock, len: usize, zero: bool) -> Result<PinnedBuffer<T>> {
         if block.ptr.as_ptr() as usize % std::mem::align_of::<T>() != 0 {
             return Err(Error::InvalidArgument(format!(
                 "pinned memory at {:p} is not aligned for a type of alignment {}",
@@ -414,9 +519,11 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
                 std::mem::align_of::<T>()
             )));
         }
-        // SAFETY: the block holds at least `len * size_of::<T>()` writable bytes; zero bits
-        // are a valid `T` (`DeviceCopy`).
-        unsafe { block.ptr.as_ptr().write_bytes(0, block.bytes) };
+        if zero {
+            // SAFETY: the block holds at least `len * size_of::<T>()` writable bytes; zero
+            // bits are a valid `T` (`DeviceCopy`).
+            unsafe { block.ptr.as_ptr().write_bytes(0, block.bytes) };
+        }
         Ok(Self::from_block(block, len))
     }
 
@@ -440,24 +547,15 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
 
     /// A view of the elements for reading, once the copies that write them have finished;
     /// the error of a failed wait is returned (and no view).
+    #[doc(alias = "cudaEventSynchronize")]
     pub fn as_slice(&self) -> Result<PinnedRef<'_, T>> {
-        let view = self.block.host_access(Access::Read)?;
-        Ok(PinnedRef {
-            // SAFETY: `len` initialised elements that no copy writes while the view lives
-            // (copies that write need `&mut self`; graph launches are refused meanwhile).
-            slice: unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) },
-            _view: view,
-        })
+        self.as_pinned_slice().host_view()
     }
 
     /// A view of the elements for writing, once every copy that uses them has finished.
+    #[doc(alias = "cudaEventSynchronize")]
     pub fn as_mut_slice(&mut self) -> Result<PinnedMut<'_, T>> {
-        let view = self.block.host_access(Access::Write)?;
-        Ok(PinnedMut {
-            // SAFETY: as above, exclusively borrowed; no copy reads or writes meanwhile.
-            slice: unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) },
-            _view: view,
-        })
+        self.as_pinned_slice_mut().into_host_view_mut()
     }
 
     /// The elements copied into a `Vec` (after waiting, as [`as_slice`](Self::as_slice)).
@@ -467,23 +565,66 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
 
     /// Copies `src` (same length) in (after waiting, as [`as_mut_slice`](Self::as_mut_slice)).
     pub fn copy_from_slice(&mut self, src: &[T]) -> Result<()> {
-        if src.len() != self.len {
-            return Err(super::length_mismatch(
-                "copy_from_slice",
-                self.len,
-                src.len(),
-            ));
-        }
-        self.as_mut_slice()?.copy_from_slice(src);
-        Ok(())
+        self.as_pinned_slice_mut().copy_from_slice(src)
     }
 
-    /// Makes `graph` hold the buffer's memory (for an explicit graph node).
-    pub(crate) fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
-        if self.len == 0 {
-            return Ok(());
-        }
-        Tracked::keep_in(&self.block, graph)
+    /// The elements of `range` as a [`PinnedSlice`], a source of asynchronous copies with
+    /// the same guarantees as the whole buffer; [`Error::InvalidArgument`] when the range is
+    /// out of bounds.
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<PinnedSlice<'_, T>> {
+        self.as_pinned_slice().sub(range)
+    }
+
+    /// The elements of `range` as a [`PinnedSliceMut`], a source or destination of
+    /// asynchronous copies; [`Error::InvalidArgument`] when the range is out of bounds.
+    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<PinnedSliceMut<'_, T>> {
+        self.as_pinned_slice_mut().into_sub(range)
+    }
+
+    /// Two disjoint parts, `[0, mid)` and `[mid, len)`; [`Error::InvalidArgument`] when
+    /// `mid > len`.
+    pub fn split_at_mut(
+        &mut self,
+        mid: usize,
+    ) -> Result<(PinnedSliceMut<'_, T>, PinnedSliceMut<'_, T>)> {
+        self.as_pinned_slice_mut().into_split_at(mid)
+    }
+
+    /// The buffer in chunks of `chunk_len` elements (the last one shorter when `chunk_len`
+    /// does not divide the length), each a [`PinnedSlice`]; [`Error::InvalidArgument`] for
+    /// `chunk_len == 0`.
+    pub fn chunks(
+        &self,
+        chunk_len: usize,
+    ) -> Result<impl ExactSizeIterator<Item = PinnedSlice<'_, T>>> {
+        self.as_pinned_slice().into_chunks(chunk_len)
+    }
+
+    /// The buffer in disjoint chunks of `chunk_len` elements (the last one shorter when
+    /// `chunk_len` does not divide the length), each a [`PinnedSliceMut`] that copies on
+    /// different streams can fill and drain at once (CUDA's simpleStreams);
+    /// [`Error::InvalidArgument`] for `chunk_len == 0`.
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart12::Result<()> {
+    /// use cudart12::{DeviceBuffer, PinnedBuffer, Stream};
+    /// let streams = [Stream::non_blocking()?, Stream::non_blocking()?];
+    /// let mut host = PinnedBuffer::<u32>::new(1 << 20)?;
+    /// let mut dev = DeviceBuffer::<u32>::zeroed(1 << 20, &streams[0])?;
+    /// streams[0].synchronize()?;
+    /// let chunk = host.len() / 2;
+    /// let parts = dev.chunks_mut(chunk)?.zip(host.chunks_mut(chunk)?);
+    /// for ((mut d, mut h), s) in parts.zip(&streams) {
+    ///     d.copy_to_pinned_async(&mut h, s)?; // each half on its own stream
+    /// }
+    /// assert!(host.as_slice()?.iter().all(|v| *v == 0)); // waits for both copies
+    /// # Ok(()) }
+    /// ```
+    pub fn chunks_mut(
+        &mut self,
+        chunk_len: usize,
+    ) -> Result<impl ExactSizeIterator<Item = PinnedSliceMut<'_, T>>> {
+        self.as_pinned_slice_mut().into_chunks_mut(chunk_len)
     }
 
     /// The host address (for a raw call; the buffer does not know what it does with it).
@@ -494,42 +635,36 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     /// Waits for pending asynchronous copies, frees the memory now (or returns it to its
     /// pool) and returns the error, where dropping would report it to the hook. The memory
     /// stays alive while a graph still holds it; when the wait fails, it is leaked.
+    #[doc(alias = "cudaFreeHost")]
     pub fn close(self) -> Result<()> {
         let me = std::mem::ManuallyDrop::new(self);
         // SAFETY: read once; `me` is never dropped.
         let block = unsafe { std::ptr::read(&me.block) };
-        block.lock().uses.wait_host(Access::Write)?;
+        block.lock().uses.wait_host(Access::Write, WHOLE)?;
         match Arc::try_unwrap(block) {
             Ok(mut block) => block.release(),
             Err(_) => Ok(()),
         }
     }
+}
 
-    /// Enqueues an asynchronous copy with `copy` (given the host address) on `stream`, and
-    /// records what it does with the buffer (see the [memory module](crate::memory)).
-    pub(crate) fn use_async(
-        &self,
-        stream: &Stream,
-        access: Access,
-        device: i32,
-        others: &[(&dyn Tracked, Access)],
-        copy: impl FnOnce(*mut c_void) -> Result<()>,
-    ) -> Result<()> {
-        if self.len == 0 {
-            return Ok(());
-        }
-        let host = self.ptr.as_ptr().cast::<c_void>();
-        track::enqueue(
-            stream,
-            device,
-            || copy(host),
-            |done| {
-                self.block.track(done, access);
-                for (other, a) in others {
-                    other.track(done, *a);
-                }
-            },
-        )
+/// The pinned allocator in use: the one set with
+/// [`set_pinned_allocator`](super::set_pinned_allocator), or `cudaMallocHost`.
+fn active_allocator() -> Arc<dyn HostAllocator> {
+    allocator::active_pinned().unwrap_or_else(|| Arc::new(RuntimeHostAllocator::default()))
+}
+
+impl<T: DeviceCopy> AsPinnedSlice<T> for PinnedBuffer<T> {
+    fn as_pinned_slice(&self) -> PinnedSlice<'_, T> {
+        // SAFETY: the buffer's elements, shared for the borrow.
+        unsafe { PinnedSlice::new(self.ptr, self.len, &self.block, 0) }
+    }
+}
+
+impl<T: DeviceCopy> AsPinnedSliceMut<T> for PinnedBuffer<T> {
+    fn as_pinned_slice_mut(&mut self) -> PinnedSliceMut<'_, T> {
+        // SAFETY: the buffer's elements, borrowed exclusively.
+        unsafe { PinnedSliceMut::new(self.ptr, self.len, &self.block, 0) }
     }
 }
 
@@ -560,6 +695,18 @@ impl<T: DeviceCopy + std::fmt::Debug> std::fmt::Debug for PinnedBuffer<T> {
 /// from it are gone.
 ///
 /// A clone shares the same pool. `Send` and `Sync`; the cache is behind a mutex.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::PinnedPool;
+/// let pool = PinnedPool::global();
+/// for _ in 0..100 {
+///     let staging = pool.alloc_uninit::<u8>(1 << 20)?; // pinned once, reused after
+///     drop(staging); // back to the pool once its copies are done
+/// }
+/// println!("{} bytes cached", pool.free_bytes());
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct PinnedPool {
     shared: Arc<PoolShared>,
@@ -643,7 +790,21 @@ impl PinnedPool {
 
     /// `len` zeroed elements, from a cached block of the same rounded size when there is
     /// one.
+    #[doc(alias = "cudaMallocHost")]
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<PinnedBuffer<T>> {
+        self.take::<T>(len, true)
+    }
+
+    /// `len` elements as [`alloc`](PinnedPool::alloc), without zero-filling: a cached block
+    /// holds what its last buffer left there, a new one what the allocator gives (zeroed
+    /// first unless [`HostAllocator::initialized`]). The contents are unspecified values of
+    /// `T`.
+    #[doc(alias = "cudaMallocHost")]
+    pub fn alloc_uninit<T: DeviceCopy>(&self, len: usize) -> Result<PinnedBuffer<T>> {
+        self.take::<T>(len, false)
+    }
+
+    fn take<T: DeviceCopy>(&self, len: usize, zero: bool) -> Result<PinnedBuffer<T>> {
         let bytes = bytes_of::<T>(len)?;
         if bytes == 0 {
             return Ok(PinnedBuffer::from_block(
@@ -663,18 +824,21 @@ impl PinnedPool {
             s.used_bytes += rounded;
             found
         };
-        let ptr = match cached {
-            Some(p) => p,
+        let (ptr, fresh) = match cached {
+            Some(p) => (p, false),
             None => match self.shared.allocator.alloc(rounded) {
-                Ok(p) => p,
+                Ok(p) => (p, true),
                 Err(e) => {
                     self.shared.lock().used_bytes -= rounded;
                     return Err(e);
                 }
             },
         };
+        // A cached block was initialised when it was first handed out (zeroed, or memory
+        // the allocator says is initialised).
+        let zero = zero || (fresh && !self.shared.allocator.initialized());
         let block = PinnedBlock::new(ptr, rounded, Origin::Pool(self.shared.clone()));
-        PinnedBuffer::checked(block, len)
+        PinnedBuffer::checked(block, len, zero)
     }
 
     /// Cached blocks not in use.

@@ -60,24 +60,43 @@ impl StreamKey {
     }
 }
 
-/// One stream's use of an allocation: an event recorded after the last operation of the
-/// allocation on that stream.
+/// A byte range of an allocation, `start..end`: the part an operation used (pinned chunks
+/// are used one at a time; device allocations always whole).
+pub(crate) type Bytes = (usize, usize);
+
+/// The whole of an allocation.
+pub(crate) const WHOLE: Bytes = (0, usize::MAX);
+
+fn overlap(a: Bytes, b: Bytes) -> bool {
+    a.0 < b.1 && b.0 < a.1
+}
+
+/// One stream's use of a range of an allocation: an event recorded after the last operation
+/// on that range there.
 #[derive(Debug)]
 struct Use {
     key: StreamKey,
+    range: Bytes,
     event: sys::cudaEvent_t,
     device: i32,
     write: bool,
 }
 
+/// Uses of distinct ranges kept per stream at most; one more merges them into one use of
+/// the range covering them all, recorded after all of them (stream order): memory stays
+/// bounded when a stream goes through many chunks between host waits.
+const RANGES_PER_STREAM: usize = 16;
+
 /// The streams other than its home that used an allocation since the host last waited for
 /// them, each with an event recorded after its last operation; or "poisoned" when an
 /// operation was enqueued that could not be recorded (the allocation is then never freed
-/// and never handed to the host: failing closed).
+/// and never handed to the host: failing closed), with the error that prevented it.
 #[derive(Debug, Default)]
 pub(crate) struct Uses {
     list: Vec<Use>,
-    poisoned: bool,
+    /// Why it is poisoned (`None`: it is not); dropped by hand, on the cold path, so that
+    /// dropping the common, unpoisoned uses stays small.
+    poisoned: std::mem::ManuallyDrop<Option<Box<Error>>>,
 }
 
 // SAFETY: event handles may be used from any thread.
@@ -88,7 +107,7 @@ impl Uses {
     pub(crate) const fn new() -> Uses {
         Uses {
             list: Vec::new(),
-            poisoned: false,
+            poisoned: std::mem::ManuallyDrop::new(None),
         }
     }
 
@@ -97,35 +116,69 @@ impl Uses {
         self.list.is_empty()
     }
 
-    /// Whether an operation could not be recorded.
-    pub(crate) fn is_poisoned(&self) -> bool {
+    /// Marks the allocation as used by work that could not be recorded, because of `cause`
+    /// (the first cause is kept).
+    pub(crate) fn poison(&mut self, cause: Error) {
+        self.poisoned.get_or_insert_with(|| Box::new(cause));
+    }
+
+    /// The error for host access to, or a free of, poisoned memory.
+    pub(crate) fn poisoned_error(&self) -> Option<Error> {
         self.poisoned
+            .as_ref()
+            .map(|cause| Error::Unsettled(cause.clone()))
     }
 
-    /// Marks the allocation as used by work that could not be recorded.
-    pub(crate) fn poison(&mut self) {
-        self.poisoned = true;
-    }
-
-    /// Records the use of `key` (`stream` with `device` current) after the work enqueued so
-    /// far: its event is recorded again (stream order makes the later record cover the
-    /// earlier work) or a pooled event of that device is recorded.
-    fn note(&mut self, stream: &Stream, key: StreamKey, device: i32, access: Access) -> Result<()> {
+    /// Records the use of `range` by `key` (`stream` with `device` current) after the work
+    /// enqueued so far: the event of the same stream and range is recorded again (stream
+    /// order makes the later record cover the earlier work), or a pooled event of that
+    /// device is recorded; past [`RANGES_PER_STREAM`] ranges of one stream, its uses merge
+    /// into one.
+    fn note(
+        &mut self,
+        stream: &Stream,
+        key: StreamKey,
+        device: i32,
+        access: Access,
+        range: Bytes,
+    ) -> Result<()> {
         let write = access == Access::Write;
-        if let Some(u) = self.list.iter_mut().find(|u| u.key == key) {
+        if let Some(u) = self
+            .list
+            .iter_mut()
+            .find(|u| u.key == key && u.range == range)
+        {
             // SAFETY: a live event of this device and a live stream.
             status(unsafe { sys::cudaEventRecord(u.event, stream.as_raw()) })?;
             u.write |= write;
             return Ok(());
         }
+        let same_stream = self.list.iter().filter(|u| u.key == key).count();
+        let (range, write) = if same_stream >= RANGES_PER_STREAM {
+            // Merge: one record now covers every earlier use on this stream.
+            let mut hull = range;
+            let mut any_write = write;
+            for u in self.list.iter().filter(|u| u.key == key) {
+                hull = (hull.0.min(u.range.0), hull.1.max(u.range.1));
+                any_write |= u.write;
+            }
+            (hull, any_write)
+        } else {
+            (range, write)
+        };
         let event = take_event(device)?;
         // SAFETY: as above.
         if let Err(e) = status(unsafe { sys::cudaEventRecord(event, stream.as_raw()) }) {
             give_event(device, event);
             return Err(e);
         }
+        if same_stream >= RANGES_PER_STREAM {
+            // The new record follows every earlier use of this stream: they are covered.
+            self.retire(|u| u.key == key);
+        }
         self.list.push(Use {
             key,
+            range,
             event,
             device,
             write,
@@ -144,13 +197,14 @@ impl Uses {
         Ok(())
     }
 
-    /// Waits on the host for the uses a host access of this kind conflicts with: writes for
-    /// a read, everything for a write. A failed wait keeps the uses and returns the error.
-    pub(crate) fn wait_host(&mut self, access: Access) -> Result<()> {
-        if self.poisoned {
-            return Err(poisoned());
+    /// Waits on the host for the uses a host access of this kind to `range` conflicts
+    /// with: writes of an overlapping range for a read, every use of one for a write. A
+    /// failed wait keeps the uses and returns the error.
+    pub(crate) fn wait_host(&mut self, access: Access, range: Bytes) -> Result<()> {
+        if let Some(e) = self.poisoned_error() {
+            return Err(e);
         }
-        let conflicts = |u: &Use| access == Access::Write || u.write;
+        let conflicts = |u: &Use| overlap(u.range, range) && (access == Access::Write || u.write);
         if !self.list.iter().any(conflicts) {
             return Ok(());
         }
@@ -167,7 +221,7 @@ impl Uses {
     /// Whether every recorded use has completed (or can no longer run), without waiting;
     /// never for poisoned uses.
     pub(crate) fn all_done(&self) -> bool {
-        !self.poisoned
+        self.poisoned.is_none()
             && self.list.iter().all(|u| {
                 // SAFETY: a live event handle.
                 match status(unsafe { sys::cudaEventQuery(u.event) }) {
@@ -197,16 +251,16 @@ impl Drop for Uses {
         for u in self.list.drain(..) {
             give_event(u.device, u.event);
         }
+        if self.poisoned.is_some() {
+            drop_cause(&mut self.poisoned);
+        }
     }
 }
 
-/// The error for host access to memory whose uses could not all be recorded.
-pub(crate) fn poisoned() -> Error {
-    Error::InvalidArgument(
-        "this memory was used by work whose completion could not be recorded (a failed event \
-         record or capture query): it is never handed to the host and never freed"
-            .into(),
-    )
+#[cold]
+fn drop_cause(cause: &mut std::mem::ManuallyDrop<Option<Box<Error>>>) {
+    // SAFETY: dropped once, here, by the `Uses` that owns it.
+    unsafe { std::mem::ManuallyDrop::drop(cause) }
 }
 
 /// How an operation's stream stood right after the operation was enqueued.
@@ -243,28 +297,27 @@ impl Enqueued<'_> {
         uses: &mut Uses,
         home: StreamKey,
         access: Access,
+        range: Bytes,
         keep: impl FnOnce(sys::cudaGraph_t, u64) -> Result<()>,
     ) {
-        match self.capture {
+        match &self.capture {
             Ok(Capture::No) => {
                 if self.key == home && !home.is_per_thread() {
                     return;
                 }
-                if uses
-                    .note(self.stream, self.key, self.device, access)
-                    .is_err()
-                    && wait_stream(self.stream.as_raw()).is_err()
-                {
-                    uses.poison();
+                if let Err(e) = uses.note(self.stream, self.key, self.device, access, range) {
+                    if wait_stream(self.stream.as_raw()).is_err() {
+                        uses.poison(e);
+                    }
                 }
             }
             Ok(Capture::Into(graph, id)) => {
-                if keep(graph, id).is_err() {
-                    uses.poison();
+                if let Err(e) = keep(*graph, *id) {
+                    uses.poison(e);
                 }
             }
             Ok(Capture::Dead) => {}
-            Err(_) => uses.poison(),
+            Err(e) => uses.poison(e.clone()),
         }
     }
 }
@@ -276,12 +329,10 @@ impl Enqueued<'_> {
         if self.capture.as_ref().is_ok_and(|c| *c == Capture::Dead) {
             return;
         }
-        if uses
-            .note(self.stream, self.key, self.device, Access::Write)
-            .is_err()
-            && wait_stream(self.stream.as_raw()).is_err()
-        {
-            uses.poison();
+        if let Err(e) = uses.note(self.stream, self.key, self.device, Access::Write, WHOLE) {
+            if wait_stream(self.stream.as_raw()).is_err() {
+                uses.poison(e);
+            }
         }
     }
 }
@@ -301,7 +352,7 @@ pub(crate) fn record_after(
         if crate::graph::capture_graph(stream)? != Capture::No {
             return Ok(false);
         }
-        events.note(stream, key, device, Access::Write)?;
+        events.note(stream, key, device, Access::Write, WHOLE)?;
         Ok(true)
     };
     let recorded = match key {
@@ -310,21 +361,28 @@ pub(crate) fn record_after(
     };
     match recorded {
         Ok(done) => done,
-        Err(_) => {
-            events.poison();
+        Err(e) => {
+            events.poison(e);
             true
         }
     }
 }
 
-/// Memory whose uses are tracked: a device allocation or a pinned block.
+/// Memory whose uses are tracked: a device allocation, a pinned block (or a range of one),
+/// a module's globals.
 pub(crate) trait Tracked {
     /// Records what an operation that was just enqueued did with this memory (see
     /// [`Enqueued::track`]).
     fn track(&self, done: &Enqueued<'_>, access: Access);
 
+    /// What a graph or an executable graph holds to keep this memory alive (for an explicit
+    /// node, or a node's new parameters).
+    fn keeper(&self) -> crate::graph::Kept;
+
     /// Makes `graph` keep this memory alive (for an explicit node that uses it).
-    fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()>;
+    fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
+        crate::graph::keep_in_graph(graph, self.keeper())
+    }
 }
 
 /// Runs `op`, which enqueues work on `stream`, with the stream's device current (`device`
@@ -339,7 +397,7 @@ pub(crate) fn enqueue<R>(
     track: impl FnOnce(&Enqueued<'_>),
 ) -> Result<R> {
     let _gate = stream.gate_shared();
-    let device = stream.device().unwrap_or(device);
+    let device = stream.ordinal().unwrap_or(device);
     device::with_device(device, || {
         // A failed call is tracked too: it may have enqueued its work all the same.
         let value = op();

@@ -3,20 +3,20 @@
 //
 // Documentation inputs:
 //   docs-src/nvidia-cuda-bindings-12.8.0/runtime.txt (bindings-text, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_egl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_gl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_profiler_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_runtime_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_vdpau_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_functions.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/library_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/surface_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/texture_types.h (doxygen-header, CUDA 12.8)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_egl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_gl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_profiler_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_runtime_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_vdpau_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_functions.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/library_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/surface_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/texture_types.h (doxygen-header, CUDA 12.9)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime-cu12 12.8.90, nvidia-cuda-nvcc-cu12 12.8.93, nvidia-cuda-profiler-api-cu12 12.8.90 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime-cu12 12.9.79, nvidia-cuda-nvcc-cu12 12.9.86, nvidia-cuda-profiler-api-cu12 12.9.79 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -29,430 +29,699 @@
 use super::*;
 /// impl_private CUDA error types
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaError_t(pub u32);
 impl cudaError_t {
     /// The API call returned with no errors. In the case of query calls, this also means that the operation being queried is complete (see cudaEventQuery() and cudaStreamQuery()).
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaSuccess")]
     pub const SUCCESS: Self = Self(0);
     /// This indicates that one or more of the parameters passed to the API call is not within an acceptable range of values.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidValue")]
     pub const ERROR_INVALID_VALUE: Self = Self(1);
     /// The API call failed because it was unable to allocate enough memory or other resources to perform the requested operation.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorMemoryAllocation")]
     pub const ERROR_MEMORY_ALLOCATION: Self = Self(2);
     /// The API call failed because the CUDA driver and runtime could not be initialized.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInitializationError")]
     pub const ERROR_INITIALIZATION_ERROR: Self = Self(3);
     /// This indicates that a CUDA Runtime API call cannot be executed because it is being called during process shut down, at a point in time after CUDA driver has been unloaded.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorCudartUnloading")]
     pub const ERROR_CUDART_UNLOADING: Self = Self(4);
     /// This indicates profiler is not initialized for this run. This can happen when the application is running with external profiling tools like visual profiler.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorProfilerDisabled")]
     pub const ERROR_PROFILER_DISABLED: Self = Self(5);
     /// \[Deprecated\]
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorProfilerNotInitialized")]
     pub const ERROR_PROFILER_NOT_INITIALIZED: Self = Self(6);
     /// \[Deprecated\]
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorProfilerAlreadyStarted")]
     pub const ERROR_PROFILER_ALREADY_STARTED: Self = Self(7);
     /// \[Deprecated\]
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorProfilerAlreadyStopped")]
     pub const ERROR_PROFILER_ALREADY_STOPPED: Self = Self(8);
     /// This indicates that a kernel launch is requesting resources that can never be satisfied by the current device. Requesting more shared memory per block than the device supports will trigger this error, as will requesting too many threads or blocks. See cudaDeviceProp for more device limitations.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidConfiguration")]
     pub const ERROR_INVALID_CONFIGURATION: Self = Self(9);
     /// This indicates that one or more of the pitch-related parameters passed to the API call is not within the acceptable range for pitch.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidPitchValue")]
     pub const ERROR_INVALID_PITCH_VALUE: Self = Self(12);
     /// This indicates that the symbol name/identifier passed to the API call is not a valid name or identifier.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidSymbol")]
     pub const ERROR_INVALID_SYMBOL: Self = Self(13);
     /// This indicates that at least one host pointer passed to the API call is not a valid host pointer.
     ///
     /// \[Deprecated\]
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidHostPointer")]
     pub const ERROR_INVALID_HOST_POINTER: Self = Self(16);
     /// This indicates that at least one device pointer passed to the API call is not a valid device pointer.
     ///
     /// \[Deprecated\]
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidDevicePointer")]
     pub const ERROR_INVALID_DEVICE_POINTER: Self = Self(17);
     /// This indicates that the texture passed to the API call is not a valid texture.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidTexture")]
     pub const ERROR_INVALID_TEXTURE: Self = Self(18);
     /// This indicates that the texture binding is not valid. This occurs if you call cudaGetTextureAlignmentOffset() with an unbound texture.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidTextureBinding")]
     pub const ERROR_INVALID_TEXTURE_BINDING: Self = Self(19);
     /// This indicates that the channel descriptor passed to the API call is not valid. This occurs if the format is not one of the formats specified by cudaChannelFormatKind, or if one of the dimensions is invalid.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidChannelDescriptor")]
     pub const ERROR_INVALID_CHANNEL_DESCRIPTOR: Self = Self(20);
     /// This indicates that the direction of the memcpy passed to the API call is not one of the types specified by cudaMemcpyKind.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidMemcpyDirection")]
     pub const ERROR_INVALID_MEMCPY_DIRECTION: Self = Self(21);
     /// This indicated that the user has taken the address of a constant variable, which was forbidden up until the CUDA 3.1 release.
     ///
     /// \[Deprecated\]
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorAddressOfConstant")]
     pub const ERROR_ADDRESS_OF_CONSTANT: Self = Self(22);
     /// This indicated that a texture fetch was not able to be performed. This was previously used for device emulation of texture operations.
     ///
     /// \[Deprecated\]
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorTextureFetchFailed")]
     pub const ERROR_TEXTURE_FETCH_FAILED: Self = Self(23);
     /// This indicated that a texture was not bound for access. This was previously used for device emulation of texture operations.
     ///
     /// \[Deprecated\]
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorTextureNotBound")]
     pub const ERROR_TEXTURE_NOT_BOUND: Self = Self(24);
     /// This indicated that a synchronization operation had failed. This was previously used for some device emulation functions.
     ///
     /// \[Deprecated\]
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorSynchronizationError")]
     pub const ERROR_SYNCHRONIZATION_ERROR: Self = Self(25);
     /// This indicates that a non-float texture was being accessed with linear filtering. This is not supported by CUDA.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidFilterSetting")]
     pub const ERROR_INVALID_FILTER_SETTING: Self = Self(26);
     /// This indicates that an attempt was made to read an unsupported data type as a normalized float. This is not supported by CUDA.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidNormSetting")]
     pub const ERROR_INVALID_NORM_SETTING: Self = Self(27);
     /// Mixing of device and device emulation code was not allowed.
     ///
     /// \[Deprecated\]
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorMixedDeviceExecution")]
     pub const ERROR_MIXED_DEVICE_EXECUTION: Self = Self(28);
     /// This indicates that the API call is not yet implemented. Production releases of CUDA will never return this error.
     ///
     /// \[Deprecated\]
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorNotYetImplemented")]
     pub const ERROR_NOT_YET_IMPLEMENTED: Self = Self(31);
     /// This indicated that an emulated device pointer exceeded the 32-bit address range.
     ///
     /// \[Deprecated\]
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorMemoryValueTooLarge")]
     pub const ERROR_MEMORY_VALUE_TOO_LARGE: Self = Self(32);
     /// This indicates that the CUDA driver that the application has loaded is a stub library. Applications that run with the stub rather than a real driver loaded will result in CUDA API returning this error.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorStubLibrary")]
     pub const ERROR_STUB_LIBRARY: Self = Self(34);
     /// This indicates that the installed NVIDIA CUDA driver is older than the CUDA runtime library. This is not a supported configuration. Users should install an updated NVIDIA display driver to allow the application to run.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInsufficientDriver")]
     pub const ERROR_INSUFFICIENT_DRIVER: Self = Self(35);
     /// This indicates that the API call requires a newer CUDA driver than the one currently installed. Users should install an updated NVIDIA CUDA driver to allow the API call to succeed.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorCallRequiresNewerDriver")]
     pub const ERROR_CALL_REQUIRES_NEWER_DRIVER: Self = Self(36);
     /// This indicates that the surface passed to the API call is not a valid surface.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidSurface")]
     pub const ERROR_INVALID_SURFACE: Self = Self(37);
     /// This indicates that multiple global or constant variables (across separate CUDA source files in the application) share the same string name.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorDuplicateVariableName")]
     pub const ERROR_DUPLICATE_VARIABLE_NAME: Self = Self(43);
     /// This indicates that multiple textures (across separate CUDA source files in the application) share the same string name.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorDuplicateTextureName")]
     pub const ERROR_DUPLICATE_TEXTURE_NAME: Self = Self(44);
     /// This indicates that multiple surfaces (across separate CUDA source files in the application) share the same string name.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorDuplicateSurfaceName")]
     pub const ERROR_DUPLICATE_SURFACE_NAME: Self = Self(45);
     /// This indicates that all CUDA devices are busy or unavailable at the current time. Devices are often busy/unavailable due to use of cudaComputeModeProhibited, cudaComputeModeExclusiveProcess, or when long running CUDA kernels have filled up the GPU and are blocking new work from starting. They can also be unavailable due to memory constraints on a device that already has active CUDA work being performed.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorDevicesUnavailable")]
     pub const ERROR_DEVICES_UNAVAILABLE: Self = Self(46);
     /// This indicates that the current context is not compatible with this the CUDA Runtime. This can only occur if you are using CUDA Runtime/Driver interoperability and have created an existing Driver context using the driver API. The Driver context may be incompatible either because the Driver context was created using an older version of the API, because the Runtime API call expects a primary driver context and the Driver context is not primary, or because the Driver context has been destroyed. Please see Interactions with the CUDA Driver API for more information.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorIncompatibleDriverContext")]
     pub const ERROR_INCOMPATIBLE_DRIVER_CONTEXT: Self = Self(49);
     /// The device function being invoked (usually via cudaLaunchKernel()) was not previously configured via the cudaConfigureCall() function.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorMissingConfiguration")]
     pub const ERROR_MISSING_CONFIGURATION: Self = Self(52);
     /// This indicated that a previous kernel launch failed. This was previously used for device emulation of kernel launches.
     ///
     /// \[Deprecated\]
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorPriorLaunchFailure")]
     pub const ERROR_PRIOR_LAUNCH_FAILURE: Self = Self(53);
     /// This error indicates that a device runtime grid launch did not occur because the depth of the child grid would exceed the maximum supported number of nested grid launches.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorLaunchMaxDepthExceeded")]
     pub const ERROR_LAUNCH_MAX_DEPTH_EXCEEDED: Self = Self(65);
     /// This error indicates that a grid launch did not occur because the kernel uses file-scoped textures which are unsupported by the device runtime. Kernels launched via the device runtime only support textures created with the Texture Object API’s.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorLaunchFileScopedTex")]
     pub const ERROR_LAUNCH_FILE_SCOPED_TEX: Self = Self(66);
     /// This error indicates that a grid launch did not occur because the kernel uses file-scoped surfaces which are unsupported by the device runtime. Kernels launched via the device runtime only support surfaces created with the Surface Object API’s.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorLaunchFileScopedSurf")]
     pub const ERROR_LAUNCH_FILE_SCOPED_SURF: Self = Self(67);
     /// This error indicates that a call to cudaDeviceSynchronize made from the device runtime failed because the call was made at grid depth greater than than either the default (2 levels of grids) or user specified device limit cudaLimitDevRuntimeSyncDepth. To be able to synchronize on launched grids at a greater depth successfully, the maximum nested depth at which cudaDeviceSynchronize will be called must be specified with the cudaLimitDevRuntimeSyncDepth limit to the cudaDeviceSetLimit api before the host-side launch of a kernel using the device runtime. Keep in mind that additional levels of sync depth require the runtime to reserve large amounts of device memory that cannot be used for user allocations. Note that cudaDeviceSynchronize made from device runtime is only supported on devices of compute capability \< 9.0.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorSyncDepthExceeded")]
     pub const ERROR_SYNC_DEPTH_EXCEEDED: Self = Self(68);
     /// This error indicates that a device runtime grid launch failed because the launch would exceed the limit cudaLimitDevRuntimePendingLaunchCount. For this launch to proceed successfully, cudaDeviceSetLimit must be called to set the cudaLimitDevRuntimePendingLaunchCount to be higher than the upper bound of outstanding launches that can be issued to the device runtime. Keep in mind that raising the limit of pending device runtime launches will require the runtime to reserve device memory that cannot be used for user allocations.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorLaunchPendingCountExceeded")]
     pub const ERROR_LAUNCH_PENDING_COUNT_EXCEEDED: Self = Self(69);
     /// The requested device function does not exist or is not compiled for the proper device architecture.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidDeviceFunction")]
     pub const ERROR_INVALID_DEVICE_FUNCTION: Self = Self(98);
     /// This indicates that no CUDA-capable devices were detected by the installed CUDA driver.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorNoDevice")]
     pub const ERROR_NO_DEVICE: Self = Self(100);
     /// This indicates that the device ordinal supplied by the user does not correspond to a valid CUDA device or that the action requested is invalid for the specified device.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidDevice")]
     pub const ERROR_INVALID_DEVICE: Self = Self(101);
     /// This indicates that the device doesn’t have a valid Grid License.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorDeviceNotLicensed")]
     pub const ERROR_DEVICE_NOT_LICENSED: Self = Self(102);
     /// By default, the CUDA runtime may perform a minimal set of self-tests, as well as CUDA driver tests, to establish the validity of both. Introduced in CUDA 11.2, this error return indicates that at least one of these tests has failed and the validity of either the runtime or the driver could not be established.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorSoftwareValidityNotEstablished")]
     pub const ERROR_SOFTWARE_VALIDITY_NOT_ESTABLISHED: Self = Self(103);
     /// This indicates an internal startup failure in the CUDA runtime.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorStartupFailure")]
     pub const ERROR_STARTUP_FAILURE: Self = Self(127);
     /// This indicates that the device kernel image is invalid.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidKernelImage")]
     pub const ERROR_INVALID_KERNEL_IMAGE: Self = Self(200);
     /// This most frequently indicates that there is no context bound to the current thread. This can also be returned if the context passed to an API call is not a valid handle (such as a context that has had cuCtxDestroy() invoked on it). This can also be returned if a user mixes different API versions (i.e. 3010 context with 3020 API calls). See cuCtxGetApiVersion() for more details.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorDeviceUninitialized")]
     pub const ERROR_DEVICE_UNINITIALIZED: Self = Self(201);
     /// This indicates that the buffer object could not be mapped.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorMapBufferObjectFailed")]
     pub const ERROR_MAP_BUFFER_OBJECT_FAILED: Self = Self(205);
     /// This indicates that the buffer object could not be unmapped.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorUnmapBufferObjectFailed")]
     pub const ERROR_UNMAP_BUFFER_OBJECT_FAILED: Self = Self(206);
     /// This indicates that the specified array is currently mapped and thus cannot be destroyed.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorArrayIsMapped")]
     pub const ERROR_ARRAY_IS_MAPPED: Self = Self(207);
     /// This indicates that the resource is already mapped.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorAlreadyMapped")]
     pub const ERROR_ALREADY_MAPPED: Self = Self(208);
     /// This indicates that there is no kernel image available that is suitable for the device. This can occur when a user specifies code generation options for a particular CUDA source file that do not include the corresponding device configuration.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorNoKernelImageForDevice")]
     pub const ERROR_NO_KERNEL_IMAGE_FOR_DEVICE: Self = Self(209);
     /// This indicates that a resource has already been acquired.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorAlreadyAcquired")]
     pub const ERROR_ALREADY_ACQUIRED: Self = Self(210);
     /// This indicates that a resource is not mapped.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorNotMapped")]
     pub const ERROR_NOT_MAPPED: Self = Self(211);
     /// This indicates that a mapped resource is not available for access as an array.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorNotMappedAsArray")]
     pub const ERROR_NOT_MAPPED_AS_ARRAY: Self = Self(212);
     /// This indicates that a mapped resource is not available for access as a pointer.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorNotMappedAsPointer")]
     pub const ERROR_NOT_MAPPED_AS_POINTER: Self = Self(213);
     /// This indicates that an uncorrectable ECC error was detected during execution.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorECCUncorrectable")]
     pub const ERROR_ECC_UNCORRECTABLE: Self = Self(214);
     /// This indicates that the cudaLimit passed to the API call is not supported by the active device.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorUnsupportedLimit")]
     pub const ERROR_UNSUPPORTED_LIMIT: Self = Self(215);
     /// This indicates that a call tried to access an exclusive-thread device that is already in use by a different thread.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorDeviceAlreadyInUse")]
     pub const ERROR_DEVICE_ALREADY_IN_USE: Self = Self(216);
     /// This error indicates that P2P access is not supported across the given devices.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorPeerAccessUnsupported")]
     pub const ERROR_PEER_ACCESS_UNSUPPORTED: Self = Self(217);
     /// A PTX compilation failed. The runtime may fall back to compiling PTX if an application does not contain a suitable binary for the current device.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidPtx")]
     pub const ERROR_INVALID_PTX: Self = Self(218);
     /// This indicates an error with the OpenGL or DirectX context.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidGraphicsContext")]
     pub const ERROR_INVALID_GRAPHICS_CONTEXT: Self = Self(219);
     /// This indicates that an uncorrectable NVLink error was detected during the execution.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorNvlinkUncorrectable")]
     pub const ERROR_NVLINK_UNCORRECTABLE: Self = Self(220);
     /// This indicates that the PTX JIT compiler library was not found. The JIT Compiler library is used for PTX compilation. The runtime may fall back to compiling PTX if an application does not contain a suitable binary for the current device.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorJitCompilerNotFound")]
     pub const ERROR_JIT_COMPILER_NOT_FOUND: Self = Self(221);
     /// This indicates that the provided PTX was compiled with an unsupported toolchain. The most common reason for this, is the PTX was generated by a compiler newer than what is supported by the CUDA driver and PTX JIT compiler.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorUnsupportedPtxVersion")]
     pub const ERROR_UNSUPPORTED_PTX_VERSION: Self = Self(222);
     /// This indicates that the JIT compilation was disabled. The JIT compilation compiles PTX. The runtime may fall back to compiling PTX if an application does not contain a suitable binary for the current device.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorJitCompilationDisabled")]
     pub const ERROR_JIT_COMPILATION_DISABLED: Self = Self(223);
     /// This indicates that the provided execution affinity is not supported by the device.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorUnsupportedExecAffinity")]
     pub const ERROR_UNSUPPORTED_EXEC_AFFINITY: Self = Self(224);
     /// This indicates that the code to be compiled by the PTX JIT contains unsupported call to cudaDeviceSynchronize.
+    ///
+    /// Available since CUDA 12.1.
     #[doc(alias = "cudaErrorUnsupportedDevSideSync")]
     pub const ERROR_UNSUPPORTED_DEV_SIDE_SYNC: Self = Self(225);
     /// This indicates that an exception occurred on the device that is now contained by the GPU’s error containment capability. Common causes are - a. Certain types of invalid accesses of peer GPU memory over nvlink b. Certain classes of hardware errors This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaErrorContained")]
     pub const ERROR_CONTAINED: Self = Self(226);
     /// This indicates that the device kernel source is invalid.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidSource")]
     pub const ERROR_INVALID_SOURCE: Self = Self(300);
     /// This indicates that the file specified was not found.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorFileNotFound")]
     pub const ERROR_FILE_NOT_FOUND: Self = Self(301);
     /// This indicates that a link to a shared object failed to resolve.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorSharedObjectSymbolNotFound")]
     pub const ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND: Self = Self(302);
     /// This indicates that initialization of a shared object failed.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorSharedObjectInitFailed")]
     pub const ERROR_SHARED_OBJECT_INIT_FAILED: Self = Self(303);
     /// This error indicates that an OS call failed.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorOperatingSystem")]
     pub const ERROR_OPERATING_SYSTEM: Self = Self(304);
     /// This indicates that a resource handle passed to the API call was not valid. Resource handles are opaque types like cudaStream_t and cudaEvent_t.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidResourceHandle")]
     pub const ERROR_INVALID_RESOURCE_HANDLE: Self = Self(400);
     /// This indicates that a resource required by the API call is not in a valid state to perform the requested operation.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorIllegalState")]
     pub const ERROR_ILLEGAL_STATE: Self = Self(401);
     /// This indicates an attempt was made to introspect an object in a way that would discard semantically important information. This is either due to the object using funtionality newer than the API version used to introspect it or omission of optional return arguments.
+    ///
+    /// Available since CUDA 12.3.
     #[doc(alias = "cudaErrorLossyQuery")]
     pub const ERROR_LOSSY_QUERY: Self = Self(402);
     /// This indicates that a named symbol was not found. Examples of symbols are global/constant variable names, driver function names, texture names, and surface names.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorSymbolNotFound")]
     pub const ERROR_SYMBOL_NOT_FOUND: Self = Self(500);
     /// This indicates that asynchronous operations issued previously have not completed yet. This result is not actually an error, but must be indicated differently than cudaSuccess (which indicates completion). Calls that may return this value include cudaEventQuery() and cudaStreamQuery().
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorNotReady")]
     pub const ERROR_NOT_READY: Self = Self(600);
     /// The device encountered a load or store instruction on an invalid memory address. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorIllegalAddress")]
     pub const ERROR_ILLEGAL_ADDRESS: Self = Self(700);
     /// This indicates that a launch did not occur because it did not have appropriate resources. Although this error is similar to cudaErrorInvalidConfiguration, this error usually indicates that the user has attempted to pass too many arguments to the device kernel, or the kernel launch specifies too many threads for the kernel’s register count.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorLaunchOutOfResources")]
     pub const ERROR_LAUNCH_OUT_OF_RESOURCES: Self = Self(701);
     /// This indicates that the device kernel took too long to execute. This can only occur if timeouts are enabled - see the device attribute cudaDevAttrKernelExecTimeout for more information. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorLaunchTimeout")]
     pub const ERROR_LAUNCH_TIMEOUT: Self = Self(702);
     /// This error indicates a kernel launch that uses an incompatible texturing mode.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorLaunchIncompatibleTexturing")]
     pub const ERROR_LAUNCH_INCOMPATIBLE_TEXTURING: Self = Self(703);
     /// This error indicates that a call to cudaDeviceEnablePeerAccess() is trying to re-enable peer addressing on from a context which has already had peer addressing enabled.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorPeerAccessAlreadyEnabled")]
     pub const ERROR_PEER_ACCESS_ALREADY_ENABLED: Self = Self(704);
     /// This error indicates that cudaDeviceDisablePeerAccess() is trying to disable peer addressing which has not been enabled yet via cudaDeviceEnablePeerAccess().
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorPeerAccessNotEnabled")]
     pub const ERROR_PEER_ACCESS_NOT_ENABLED: Self = Self(705);
     /// This indicates that the user has called cudaSetValidDevices(), cudaSetDeviceFlags(), cudaD3D9SetDirect3DDevice(), cudaD3D10SetDirect3DDevice, cudaD3D11SetDirect3DDevice(), or cudaVDPAUSetVDPAUDevice() after initializing the CUDA runtime by calling non-device management operations (allocating memory and launching kernels are examples of non-device management operations). This error can also be returned if using runtime/driver interoperability and there is an existing CUcontext active on the host thread.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorSetOnActiveProcess")]
     pub const ERROR_SET_ON_ACTIVE_PROCESS: Self = Self(708);
     /// This error indicates that the context current to the calling thread has been destroyed using cuCtxDestroy, or is a primary context which has not yet been initialized.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorContextIsDestroyed")]
     pub const ERROR_CONTEXT_IS_DESTROYED: Self = Self(709);
     /// An assert triggered in device code during kernel execution. The device cannot be used again. All existing allocations are invalid. To continue using CUDA, the process must be terminated and relaunched.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorAssert")]
     pub const ERROR_ASSERT: Self = Self(710);
     /// This error indicates that the hardware resources required to enable peer access have been exhausted for one or more of the devices passed to cudaEnablePeerAccess().
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorTooManyPeers")]
     pub const ERROR_TOO_MANY_PEERS: Self = Self(711);
     /// This error indicates that the memory range passed to cudaHostRegister() has already been registered.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorHostMemoryAlreadyRegistered")]
     pub const ERROR_HOST_MEMORY_ALREADY_REGISTERED: Self = Self(712);
     /// This error indicates that the pointer passed to cudaHostUnregister() does not correspond to any currently registered memory region.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorHostMemoryNotRegistered")]
     pub const ERROR_HOST_MEMORY_NOT_REGISTERED: Self = Self(713);
     /// Device encountered an error in the call stack during kernel execution, possibly due to stack corruption or exceeding the stack size limit. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorHardwareStackError")]
     pub const ERROR_HARDWARE_STACK_ERROR: Self = Self(714);
     /// The device encountered an illegal instruction during kernel execution This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorIllegalInstruction")]
     pub const ERROR_ILLEGAL_INSTRUCTION: Self = Self(715);
     /// The device encountered a load or store instruction on a memory address which is not aligned. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorMisalignedAddress")]
     pub const ERROR_MISALIGNED_ADDRESS: Self = Self(716);
     /// While executing a kernel, the device encountered an instruction which can only operate on memory locations in certain address spaces (global, shared, or local), but was supplied a memory address not belonging to an allowed address space. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidAddressSpace")]
     pub const ERROR_INVALID_ADDRESS_SPACE: Self = Self(717);
     /// The device encountered an invalid program counter. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidPc")]
     pub const ERROR_INVALID_PC: Self = Self(718);
     /// An exception occurred on the device while executing a kernel. Common causes include dereferencing an invalid device pointer and accessing out of bounds shared memory. Less common cases can be system specific - more information about these cases can be found in the system specific user guide. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorLaunchFailure")]
     pub const ERROR_LAUNCH_FAILURE: Self = Self(719);
     /// This error indicates that the number of blocks launched per grid for a kernel that was launched via either cudaLaunchCooperativeKernel exceeds the maximum number of blocks as allowed by cudaOccupancyMaxActiveBlocksPerMultiprocessor or cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags times the number of multiprocessors as specified by the device attribute cudaDevAttrMultiProcessorCount.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorCooperativeLaunchTooLarge")]
     pub const ERROR_COOPERATIVE_LAUNCH_TOO_LARGE: Self = Self(720);
     /// An exception occurred on the device while exiting a kernel using tensor memory: the tensor memory was not completely deallocated. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaErrorTensorMemoryLeak")]
     pub const ERROR_TENSOR_MEMORY_LEAK: Self = Self(721);
     /// This error indicates the attempted operation is not permitted.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorNotPermitted")]
     pub const ERROR_NOT_PERMITTED: Self = Self(800);
     /// This error indicates the attempted operation is not supported on the current system or device.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorNotSupported")]
     pub const ERROR_NOT_SUPPORTED: Self = Self(801);
     /// This error indicates that the system is not yet ready to start any CUDA work. To continue using CUDA, verify the system configuration is in a valid state and all required driver daemons are actively running. More information about this error can be found in the system specific user guide.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorSystemNotReady")]
     pub const ERROR_SYSTEM_NOT_READY: Self = Self(802);
     /// This error indicates that there is a mismatch between the versions of the display driver and the CUDA driver. Refer to the compatibility documentation for supported versions.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorSystemDriverMismatch")]
     pub const ERROR_SYSTEM_DRIVER_MISMATCH: Self = Self(803);
     /// This error indicates that the system was upgraded to run with forward compatibility but the visible hardware detected by CUDA does not support this configuration. Refer to the compatibility documentation for the supported hardware matrix or ensure that only supported hardware is visible during initialization via the CUDA_VISIBLE_DEVICES environment variable.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorCompatNotSupportedOnDevice")]
     pub const ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: Self = Self(804);
     /// This error indicates that the MPS client failed to connect to the MPS control daemon or the MPS server.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorMpsConnectionFailed")]
     pub const ERROR_MPS_CONNECTION_FAILED: Self = Self(805);
     /// This error indicates that the remote procedural call between the MPS server and the MPS client failed.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorMpsRpcFailure")]
     pub const ERROR_MPS_RPC_FAILURE: Self = Self(806);
     /// This error indicates that the MPS server is not ready to accept new MPS client requests. This error can be returned when the MPS server is in the process of recovering from a fatal failure.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorMpsServerNotReady")]
     pub const ERROR_MPS_SERVER_NOT_READY: Self = Self(807);
     /// This error indicates that the hardware resources required to create MPS client have been exhausted.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorMpsMaxClientsReached")]
     pub const ERROR_MPS_MAX_CLIENTS_REACHED: Self = Self(808);
     /// This error indicates the the hardware resources required to device connections have been exhausted.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorMpsMaxConnectionsReached")]
     pub const ERROR_MPS_MAX_CONNECTIONS_REACHED: Self = Self(809);
     /// This error indicates that the MPS client has been terminated by the server. To continue using CUDA, the process must be terminated and relaunched.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorMpsClientTerminated")]
     pub const ERROR_MPS_CLIENT_TERMINATED: Self = Self(810);
     /// This error indicates, that the program is using CUDA Dynamic Parallelism, but the current configuration, like MPS, does not support it.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorCdpNotSupported")]
     pub const ERROR_CDP_NOT_SUPPORTED: Self = Self(811);
     /// This error indicates, that the program contains an unsupported interaction between different versions of CUDA Dynamic Parallelism.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorCdpVersionMismatch")]
     pub const ERROR_CDP_VERSION_MISMATCH: Self = Self(812);
     /// The operation is not permitted when the stream is capturing.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorStreamCaptureUnsupported")]
     pub const ERROR_STREAM_CAPTURE_UNSUPPORTED: Self = Self(900);
     /// The current capture sequence on the stream has been invalidated due to a previous error.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorStreamCaptureInvalidated")]
     pub const ERROR_STREAM_CAPTURE_INVALIDATED: Self = Self(901);
     /// The operation would have resulted in a merge of two independent capture sequences.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorStreamCaptureMerge")]
     pub const ERROR_STREAM_CAPTURE_MERGE: Self = Self(902);
     /// The capture was not initiated in this stream.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorStreamCaptureUnmatched")]
     pub const ERROR_STREAM_CAPTURE_UNMATCHED: Self = Self(903);
     /// The capture sequence contains a fork that was not joined to the primary stream.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorStreamCaptureUnjoined")]
     pub const ERROR_STREAM_CAPTURE_UNJOINED: Self = Self(904);
     /// A dependency would have been created which crosses the capture sequence boundary. Only implicit in-stream ordering dependencies are allowed to cross the boundary.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorStreamCaptureIsolation")]
     pub const ERROR_STREAM_CAPTURE_ISOLATION: Self = Self(905);
     /// The operation would have resulted in a disallowed implicit dependency on a current capture sequence from cudaStreamLegacy.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorStreamCaptureImplicit")]
     pub const ERROR_STREAM_CAPTURE_IMPLICIT: Self = Self(906);
     /// The operation is not permitted on an event which was last recorded in a capturing stream.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorCapturedEvent")]
     pub const ERROR_CAPTURED_EVENT: Self = Self(907);
     /// A stream capture sequence not initiated with the cudaStreamCaptureModeRelaxed argument to cudaStreamBeginCapture was passed to cudaStreamEndCapture in a different thread.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorStreamCaptureWrongThread")]
     pub const ERROR_STREAM_CAPTURE_WRONG_THREAD: Self = Self(908);
     /// This indicates that the wait operation has timed out.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorTimeout")]
     pub const ERROR_TIMEOUT: Self = Self(909);
     /// This error indicates that the graph update was not performed because it included changes which violated constraints specific to instantiated graph update.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorGraphExecUpdateFailure")]
     pub const ERROR_GRAPH_EXEC_UPDATE_FAILURE: Self = Self(910);
     /// This indicates that an error has occurred in a device outside of GPU. It can be a synchronous error w.r.t. CUDA API or an asynchronous error from the external device. In case of asynchronous error, it means that if cuda was waiting for an external device’s signal before consuming shared data, the external device signaled an error indicating that the data is not valid for consumption. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched. In case of synchronous error, it means that one or more external devices have encountered an error and cannot complete the operation.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorExternalDevice")]
     pub const ERROR_EXTERNAL_DEVICE: Self = Self(911);
     /// This indicates that a kernel launch error has occurred due to cluster misconfiguration.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidClusterSize")]
     pub const ERROR_INVALID_CLUSTER_SIZE: Self = Self(912);
     /// Indiciates a function handle is not loaded when calling an API that requires a loaded function.
+    ///
+    /// Available since CUDA 12.6.
     #[doc(alias = "cudaErrorFunctionNotLoaded")]
     pub const ERROR_FUNCTION_NOT_LOADED: Self = Self(913);
     /// This error indicates one or more resources passed in are not valid resource types for the operation.
+    ///
+    /// Available since CUDA 12.6.
     #[doc(alias = "cudaErrorInvalidResourceType")]
     pub const ERROR_INVALID_RESOURCE_TYPE: Self = Self(914);
     /// This error indicates one or more resources are insufficient or non-applicable for the operation.
+    ///
+    /// Available since CUDA 12.6.
     #[doc(alias = "cudaErrorInvalidResourceConfiguration")]
     pub const ERROR_INVALID_RESOURCE_CONFIGURATION: Self = Self(915);
     /// This indicates that an unknown internal error has occurred.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorUnknown")]
     pub const ERROR_UNKNOWN: Self = Self(999);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorApiFailureBase")]
     pub const ERROR_API_FAILURE_BASE: Self = Self(10000);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -598,8 +867,12 @@ impl cudaError_t {
 }
 c_enum!(cudaError_t, u32);
 /// Another name of [`cudaError_t`].
+///
+/// In every CUDA 12.x release.
 pub type cudaError = cudaError_t;
 /// Channel format kind
+///
+/// In every CUDA 12.x release.
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
@@ -607,99 +880,163 @@ pub type cudaError = cudaError_t;
 pub struct cudaChannelFormatKind(pub u32);
 impl cudaChannelFormatKind {
     /// Signed channel format
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindSigned")]
     pub const SIGNED: Self = Self(0);
     /// Unsigned channel format
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsigned")]
     pub const UNSIGNED: Self = Self(1);
     /// Float channel format
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindFloat")]
     pub const FLOAT: Self = Self(2);
     /// No channel format
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindNone")]
     pub const NONE: Self = Self(3);
     /// Unsigned 8-bit integers, planar 4:2:0 YUV format
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindNV12")]
     pub const NV12: Self = Self(4);
     /// 1 channel unsigned 8-bit normalized integer
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedNormalized8X1")]
     pub const UNSIGNED_NORMALIZED8_X1: Self = Self(5);
     /// 2 channel unsigned 8-bit normalized integer
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedNormalized8X2")]
     pub const UNSIGNED_NORMALIZED8_X2: Self = Self(6);
     /// 4 channel unsigned 8-bit normalized integer
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedNormalized8X4")]
     pub const UNSIGNED_NORMALIZED8_X4: Self = Self(7);
     /// 1 channel unsigned 16-bit normalized integer
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedNormalized16X1")]
     pub const UNSIGNED_NORMALIZED16_X1: Self = Self(8);
     /// 2 channel unsigned 16-bit normalized integer
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedNormalized16X2")]
     pub const UNSIGNED_NORMALIZED16_X2: Self = Self(9);
     /// 4 channel unsigned 16-bit normalized integer
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedNormalized16X4")]
     pub const UNSIGNED_NORMALIZED16_X4: Self = Self(10);
     /// 1 channel signed 8-bit normalized integer
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindSignedNormalized8X1")]
     pub const SIGNED_NORMALIZED8_X1: Self = Self(11);
     /// 2 channel signed 8-bit normalized integer
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindSignedNormalized8X2")]
     pub const SIGNED_NORMALIZED8_X2: Self = Self(12);
     /// 4 channel signed 8-bit normalized integer
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindSignedNormalized8X4")]
     pub const SIGNED_NORMALIZED8_X4: Self = Self(13);
     /// 1 channel signed 16-bit normalized integer
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindSignedNormalized16X1")]
     pub const SIGNED_NORMALIZED16_X1: Self = Self(14);
     /// 2 channel signed 16-bit normalized integer
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindSignedNormalized16X2")]
     pub const SIGNED_NORMALIZED16_X2: Self = Self(15);
     /// 4 channel signed 16-bit normalized integer
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindSignedNormalized16X4")]
     pub const SIGNED_NORMALIZED16_X4: Self = Self(16);
     /// 4 channel unsigned normalized block-compressed (BC1 compression) format
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed1")]
     pub const UNSIGNED_BLOCK_COMPRESSED1: Self = Self(17);
     /// 4 channel unsigned normalized block-compressed (BC1 compression) format with sRGB encoding
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed1SRGB")]
     pub const UNSIGNED_BLOCK_COMPRESSED1_SRGB: Self = Self(18);
     /// 4 channel unsigned normalized block-compressed (BC2 compression) format
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed2")]
     pub const UNSIGNED_BLOCK_COMPRESSED2: Self = Self(19);
     /// 4 channel unsigned normalized block-compressed (BC2 compression) format with sRGB encoding
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed2SRGB")]
     pub const UNSIGNED_BLOCK_COMPRESSED2_SRGB: Self = Self(20);
     /// 4 channel unsigned normalized block-compressed (BC3 compression) format
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed3")]
     pub const UNSIGNED_BLOCK_COMPRESSED3: Self = Self(21);
     /// 4 channel unsigned normalized block-compressed (BC3 compression) format with sRGB encoding
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed3SRGB")]
     pub const UNSIGNED_BLOCK_COMPRESSED3_SRGB: Self = Self(22);
     /// 1 channel unsigned normalized block-compressed (BC4 compression) format
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed4")]
     pub const UNSIGNED_BLOCK_COMPRESSED4: Self = Self(23);
     /// 1 channel signed normalized block-compressed (BC4 compression) format
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindSignedBlockCompressed4")]
     pub const SIGNED_BLOCK_COMPRESSED4: Self = Self(24);
     /// 2 channel unsigned normalized block-compressed (BC5 compression) format
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed5")]
     pub const UNSIGNED_BLOCK_COMPRESSED5: Self = Self(25);
     /// 2 channel signed normalized block-compressed (BC5 compression) format
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindSignedBlockCompressed5")]
     pub const SIGNED_BLOCK_COMPRESSED5: Self = Self(26);
     /// 3 channel unsigned half-float block-compressed (BC6H compression) format
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed6H")]
     pub const UNSIGNED_BLOCK_COMPRESSED6_H: Self = Self(27);
     /// 3 channel signed half-float block-compressed (BC6H compression) format
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindSignedBlockCompressed6H")]
     pub const SIGNED_BLOCK_COMPRESSED6_H: Self = Self(28);
     /// 4 channel unsigned normalized block-compressed (BC7 compression) format
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed7")]
     pub const UNSIGNED_BLOCK_COMPRESSED7: Self = Self(29);
     /// 4 channel unsigned normalized block-compressed (BC7 compression) format with sRGB encoding
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed7SRGB")]
     pub const UNSIGNED_BLOCK_COMPRESSED7_SRGB: Self = Self(30);
     /// 4 channel unsigned normalized (10-bit, 10-bit, 10-bit, 2-bit) format
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaChannelFormatKindUnsignedNormalized1010102")]
     pub const UNSIGNED_NORMALIZED1010102: Self = Self(31);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -744,21 +1081,31 @@ impl cudaChannelFormatKind {
 c_enum!(cudaChannelFormatKind, u32);
 /// CUDA memory types
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaMemoryType(pub u32);
 impl cudaMemoryType {
     /// Unregistered memory
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemoryTypeUnregistered")]
     pub const UNREGISTERED: Self = Self(0);
     /// Host memory
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemoryTypeHost")]
     pub const HOST: Self = Self(1);
     /// Device memory
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemoryTypeDevice")]
     pub const DEVICE: Self = Self(2);
     /// Managed memory
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemoryTypeManaged")]
     pub const MANAGED: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -775,24 +1122,36 @@ impl cudaMemoryType {
 c_enum!(cudaMemoryType, u32);
 /// CUDA memory copy types
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaMemcpyKind(pub u32);
 impl cudaMemcpyKind {
     /// Host -\> Host
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemcpyHostToHost")]
     pub const HOST_TO_HOST: Self = Self(0);
     /// Host -\> Device
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemcpyHostToDevice")]
     pub const HOST_TO_DEVICE: Self = Self(1);
     /// Device -\> Host
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemcpyDeviceToHost")]
     pub const DEVICE_TO_HOST: Self = Self(2);
     /// Device -\> Device
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemcpyDeviceToDevice")]
     pub const DEVICE_TO_DEVICE: Self = Self(3);
     /// Direction of the transfer is inferred from the pointer values. Requires unified virtual addressing
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemcpyDefault")]
     pub const DEFAULT: Self = Self(4);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -811,18 +1170,26 @@ c_enum!(cudaMemcpyKind, u32);
 /// Specifies performance hint with [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
 /// for hitProp and missProp members.
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaAccessProperty(pub u32);
 impl cudaAccessProperty {
     /// Normal cache persistence.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaAccessPropertyNormal")]
     pub const NORMAL: Self = Self(0);
     /// Streaming access is less likely to persit from cache.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaAccessPropertyStreaming")]
     pub const STREAMING: Self = Self(1);
     /// Persisting access is more likely to persist in cache.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaAccessPropertyPersisting")]
     pub const PERSISTING: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -839,18 +1206,26 @@ c_enum!(cudaAccessProperty, u32);
 /// Possible stream capture statuses returned by
 /// [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing)
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaStreamCaptureStatus(pub u32);
 impl cudaStreamCaptureStatus {
     /// Stream is not capturing
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaStreamCaptureStatusNone")]
     pub const NONE: Self = Self(0);
     /// Stream is actively capturing
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaStreamCaptureStatusActive")]
     pub const ACTIVE: Self = Self(1);
     /// Stream is part of a capture sequence that has been invalidated, but not terminated
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaStreamCaptureStatusInvalidated")]
     pub const INVALIDATED: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -868,15 +1243,20 @@ c_enum!(cudaStreamCaptureStatus, u32);
 /// details see [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture) and
 /// [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode)
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaStreamCaptureMode(pub u32);
 impl cudaStreamCaptureMode {
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaStreamCaptureModeGlobal")]
     pub const GLOBAL: Self = Self(0);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaStreamCaptureModeThreadLocal")]
     pub const THREAD_LOCAL: Self = Self(1);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaStreamCaptureModeRelaxed")]
     pub const RELAXED: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -890,17 +1270,23 @@ impl cudaStreamCaptureMode {
     }
 }
 c_enum!(cudaStreamCaptureMode, u32);
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaSynchronizationPolicy(pub u32);
 impl cudaSynchronizationPolicy {
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaSyncPolicyAuto")]
     pub const AUTO: Self = Self(1);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaSyncPolicySpin")]
     pub const SPIN: Self = Self(2);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaSyncPolicyYield")]
     pub const YIELD: Self = Self(3);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaSyncPolicyBlockingSync")]
     pub const BLOCKING_SYNC: Self = Self(4);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -918,18 +1304,26 @@ c_enum!(cudaSynchronizationPolicy, u32);
 /// Cluster scheduling policies. These may be passed to
 /// [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute)
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaClusterSchedulingPolicy(pub u32);
 impl cudaClusterSchedulingPolicy {
     /// the default policy
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaClusterSchedulingPolicyDefault")]
     pub const DEFAULT: Self = Self(0);
     /// spread the blocks within a cluster to the SMs
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaClusterSchedulingPolicySpread")]
     pub const SPREAD: Self = Self(1);
     /// allow the hardware to load-balance the blocks in a cluster to the SMs
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaClusterSchedulingPolicyLoadBalancing")]
     pub const LOAD_BALANCING: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -945,15 +1339,21 @@ impl cudaClusterSchedulingPolicy {
 c_enum!(cudaClusterSchedulingPolicy, u32);
 /// Flags for [`cudaStreamUpdateCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependencies)
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaStreamUpdateCaptureDependenciesFlags(pub u32);
 impl cudaStreamUpdateCaptureDependenciesFlags {
     /// Add new nodes to the dependency set
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaStreamAddCaptureDependencies")]
     pub const ADD_CAPTURE_DEPENDENCIES: Self = Self(0);
     /// Replace the dependency set with the new nodes
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaStreamSetCaptureDependencies")]
     pub const SET_CAPTURE_DEPENDENCIES: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -968,12 +1368,16 @@ impl cudaStreamUpdateCaptureDependenciesFlags {
 c_enum!(cudaStreamUpdateCaptureDependenciesFlags, u32);
 /// Flags for user objects for graphs
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaUserObjectFlags(pub u32);
 impl cudaUserObjectFlags {
     /// Indicates the destructor execution is not synchronized by any CUDA handle.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaUserObjectNoDestructorSync")]
     pub const CUDA_USER_OBJECT_NO_DESTRUCTOR_SYNC: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -987,12 +1391,16 @@ impl cudaUserObjectFlags {
 c_enum!(cudaUserObjectFlags, u32);
 /// Flags for retaining user object references for graphs
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaUserObjectRetainFlags(pub u32);
 impl cudaUserObjectRetainFlags {
     /// Transfer references from the caller rather than creating new references.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphUserObjectMove")]
     pub const CUDA_GRAPH_USER_OBJECT_MOVE: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1006,24 +1414,36 @@ impl cudaUserObjectRetainFlags {
 c_enum!(cudaUserObjectRetainFlags, u32);
 /// CUDA graphics interop register flags
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphicsRegisterFlags(pub u32);
 impl cudaGraphicsRegisterFlags {
     /// Default
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphicsRegisterFlagsNone")]
     pub const NONE: Self = Self(0);
     /// CUDA will not write to this resource
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphicsRegisterFlagsReadOnly")]
     pub const READ_ONLY: Self = Self(1);
     /// CUDA will only write to and will not read from this resource
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphicsRegisterFlagsWriteDiscard")]
     pub const WRITE_DISCARD: Self = Self(2);
     /// CUDA will bind this resource to a surface reference
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphicsRegisterFlagsSurfaceLoadStore")]
     pub const SURFACE_LOAD_STORE: Self = Self(4);
     /// CUDA will perform texture gather operations on this resource
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphicsRegisterFlagsTextureGather")]
     pub const TEXTURE_GATHER: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1041,18 +1461,26 @@ impl cudaGraphicsRegisterFlags {
 c_enum!(cudaGraphicsRegisterFlags, u32);
 /// CUDA graphics interop map flags
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphicsMapFlags(pub u32);
 impl cudaGraphicsMapFlags {
     /// Default; Assume resource can be read/written
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphicsMapFlagsNone")]
     pub const NONE: Self = Self(0);
     /// CUDA will not write to this resource
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphicsMapFlagsReadOnly")]
     pub const READ_ONLY: Self = Self(1);
     /// CUDA will only write to and will not read from this resource
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphicsMapFlagsWriteDiscard")]
     pub const WRITE_DISCARD: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1068,27 +1496,41 @@ impl cudaGraphicsMapFlags {
 c_enum!(cudaGraphicsMapFlags, u32);
 /// CUDA graphics interop array indices for cube maps
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphicsCubeFace(pub u32);
 impl cudaGraphicsCubeFace {
     /// Positive X face of cubemap
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphicsCubeFacePositiveX")]
     pub const POSITIVE_X: Self = Self(0);
     /// Negative X face of cubemap
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphicsCubeFaceNegativeX")]
     pub const NEGATIVE_X: Self = Self(1);
     /// Positive Y face of cubemap
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphicsCubeFacePositiveY")]
     pub const POSITIVE_Y: Self = Self(2);
     /// Negative Y face of cubemap
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphicsCubeFaceNegativeY")]
     pub const NEGATIVE_Y: Self = Self(3);
     /// Positive Z face of cubemap
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphicsCubeFacePositiveZ")]
     pub const POSITIVE_Z: Self = Self(4);
     /// Negative Z face of cubemap
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphicsCubeFaceNegativeZ")]
     pub const NEGATIVE_Z: Self = Self(5);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1107,21 +1549,31 @@ impl cudaGraphicsCubeFace {
 c_enum!(cudaGraphicsCubeFace, u32);
 /// CUDA resource types
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaResourceType(pub u32);
 impl cudaResourceType {
     /// Array resource
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResourceTypeArray")]
     pub const ARRAY: Self = Self(0);
     /// Mipmapped array resource
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResourceTypeMipmappedArray")]
     pub const MIPMAPPED_ARRAY: Self = Self(1);
     /// Linear resource
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResourceTypeLinear")]
     pub const LINEAR: Self = Self(2);
     /// Pitch 2D resource
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResourceTypePitch2D")]
     pub const PITCH2_D: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1138,114 +1590,186 @@ impl cudaResourceType {
 c_enum!(cudaResourceType, u32);
 /// CUDA texture resource view formats
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaResourceViewFormat(pub u32);
 impl cudaResourceViewFormat {
     /// No resource view format (use underlying resource format)
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatNone")]
     pub const NONE: Self = Self(0);
     /// 1 channel unsigned 8-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedChar1")]
     pub const UNSIGNED_CHAR1: Self = Self(1);
     /// 2 channel unsigned 8-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedChar2")]
     pub const UNSIGNED_CHAR2: Self = Self(2);
     /// 4 channel unsigned 8-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedChar4")]
     pub const UNSIGNED_CHAR4: Self = Self(3);
     /// 1 channel signed 8-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatSignedChar1")]
     pub const SIGNED_CHAR1: Self = Self(4);
     /// 2 channel signed 8-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatSignedChar2")]
     pub const SIGNED_CHAR2: Self = Self(5);
     /// 4 channel signed 8-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatSignedChar4")]
     pub const SIGNED_CHAR4: Self = Self(6);
     /// 1 channel unsigned 16-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedShort1")]
     pub const UNSIGNED_SHORT1: Self = Self(7);
     /// 2 channel unsigned 16-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedShort2")]
     pub const UNSIGNED_SHORT2: Self = Self(8);
     /// 4 channel unsigned 16-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedShort4")]
     pub const UNSIGNED_SHORT4: Self = Self(9);
     /// 1 channel signed 16-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatSignedShort1")]
     pub const SIGNED_SHORT1: Self = Self(10);
     /// 2 channel signed 16-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatSignedShort2")]
     pub const SIGNED_SHORT2: Self = Self(11);
     /// 4 channel signed 16-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatSignedShort4")]
     pub const SIGNED_SHORT4: Self = Self(12);
     /// 1 channel unsigned 32-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedInt1")]
     pub const UNSIGNED_INT1: Self = Self(13);
     /// 2 channel unsigned 32-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedInt2")]
     pub const UNSIGNED_INT2: Self = Self(14);
     /// 4 channel unsigned 32-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedInt4")]
     pub const UNSIGNED_INT4: Self = Self(15);
     /// 1 channel signed 32-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatSignedInt1")]
     pub const SIGNED_INT1: Self = Self(16);
     /// 2 channel signed 32-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatSignedInt2")]
     pub const SIGNED_INT2: Self = Self(17);
     /// 4 channel signed 32-bit integers
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatSignedInt4")]
     pub const SIGNED_INT4: Self = Self(18);
     /// 1 channel 16-bit floating point
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatHalf1")]
     pub const HALF1: Self = Self(19);
     /// 2 channel 16-bit floating point
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatHalf2")]
     pub const HALF2: Self = Self(20);
     /// 4 channel 16-bit floating point
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatHalf4")]
     pub const HALF4: Self = Self(21);
     /// 1 channel 32-bit floating point
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatFloat1")]
     pub const FLOAT1: Self = Self(22);
     /// 2 channel 32-bit floating point
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatFloat2")]
     pub const FLOAT2: Self = Self(23);
     /// 4 channel 32-bit floating point
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatFloat4")]
     pub const FLOAT4: Self = Self(24);
     /// Block compressed 1
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed1")]
     pub const UNSIGNED_BLOCK_COMPRESSED1: Self = Self(25);
     /// Block compressed 2
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed2")]
     pub const UNSIGNED_BLOCK_COMPRESSED2: Self = Self(26);
     /// Block compressed 3
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed3")]
     pub const UNSIGNED_BLOCK_COMPRESSED3: Self = Self(27);
     /// Block compressed 4 unsigned
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed4")]
     pub const UNSIGNED_BLOCK_COMPRESSED4: Self = Self(28);
     /// Block compressed 4 signed
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatSignedBlockCompressed4")]
     pub const SIGNED_BLOCK_COMPRESSED4: Self = Self(29);
     /// Block compressed 5 unsigned
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed5")]
     pub const UNSIGNED_BLOCK_COMPRESSED5: Self = Self(30);
     /// Block compressed 5 signed
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatSignedBlockCompressed5")]
     pub const SIGNED_BLOCK_COMPRESSED5: Self = Self(31);
     /// Block compressed 6 unsigned half-float
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed6H")]
     pub const UNSIGNED_BLOCK_COMPRESSED6_H: Self = Self(32);
     /// Block compressed 6 signed half-float
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatSignedBlockCompressed6H")]
     pub const SIGNED_BLOCK_COMPRESSED6_H: Self = Self(33);
     /// Block compressed 7
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed7")]
     pub const UNSIGNED_BLOCK_COMPRESSED7: Self = Self(34);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1294,35 +1818,54 @@ c_enum!(cudaResourceViewFormat, u32);
 /// CUDA function attributes that can be set using
 /// [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute)
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaFuncAttribute(pub u32);
 impl cudaFuncAttribute {
     /// Maximum dynamic shared memory size
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFuncAttributeMaxDynamicSharedMemorySize")]
     pub const MAX_DYNAMIC_SHARED_MEMORY_SIZE: Self = Self(8);
     /// Preferred shared memory-L1 cache split
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFuncAttributePreferredSharedMemoryCarveout")]
     pub const PREFERRED_SHARED_MEMORY_CARVEOUT: Self = Self(9);
     /// Indicator to enforce valid cluster dimension specification on kernel launch
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFuncAttributeClusterDimMustBeSet")]
     pub const CLUSTER_DIM_MUST_BE_SET: Self = Self(10);
     /// Required cluster width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFuncAttributeRequiredClusterWidth")]
     pub const REQUIRED_CLUSTER_WIDTH: Self = Self(11);
     /// Required cluster height
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFuncAttributeRequiredClusterHeight")]
     pub const REQUIRED_CLUSTER_HEIGHT: Self = Self(12);
     /// Required cluster depth
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFuncAttributeRequiredClusterDepth")]
     pub const REQUIRED_CLUSTER_DEPTH: Self = Self(13);
     /// Whether non-portable cluster scheduling policy is supported
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFuncAttributeNonPortableClusterSizeAllowed")]
     pub const NON_PORTABLE_CLUSTER_SIZE_ALLOWED: Self = Self(14);
     /// Required cluster scheduling policy preference
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFuncAttributeClusterSchedulingPolicyPreference")]
     pub const CLUSTER_SCHEDULING_POLICY_PREFERENCE: Self = Self(15);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFuncAttributeMax")]
     pub const MAX: Self = Self(16);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1344,21 +1887,31 @@ impl cudaFuncAttribute {
 c_enum!(cudaFuncAttribute, u32);
 /// CUDA function cache configurations
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaFuncCache(pub u32);
 impl cudaFuncCache {
     /// Default function cache configuration, no preference
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFuncCachePreferNone")]
     pub const NONE: Self = Self(0);
     /// Prefer larger shared memory and smaller L1 cache
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFuncCachePreferShared")]
     pub const SHARED: Self = Self(1);
     /// Prefer larger L1 cache and smaller shared memory
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFuncCachePreferL1")]
     pub const L1: Self = Self(2);
     /// Prefer equal size L1 cache and shared memory
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFuncCachePreferEqual")]
     pub const EQUAL: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1375,15 +1928,20 @@ impl cudaFuncCache {
 c_enum!(cudaFuncCache, u32);
 /// CUDA shared memory configuration \[Deprecated\]
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaSharedMemConfig(pub u32);
 impl cudaSharedMemConfig {
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaSharedMemBankSizeDefault")]
     pub const DEFAULT: Self = Self(0);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaSharedMemBankSizeFourByte")]
     pub const FOUR_BYTE: Self = Self(1);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaSharedMemBankSizeEightByte")]
     pub const EIGHT_BYTE: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1400,18 +1958,26 @@ c_enum!(cudaSharedMemConfig, u32);
 /// Shared memory carveout configurations. These may be passed to
 /// cudaFuncSetAttribute
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaSharedCarveout(pub i32);
 impl cudaSharedCarveout {
     /// No preference for shared memory or L1 (default)
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaSharedmemCarveoutDefault")]
     pub const DEFAULT: Self = Self(-1);
     /// Prefer maximum available shared memory, minimum L1 cache
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaSharedmemCarveoutMaxShared")]
     pub const MAX_SHARED: Self = Self(100);
     /// Prefer maximum available L1 cache, minimum shared memory
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaSharedmemCarveoutMaxL1")]
     pub const MAX_L1: Self = Self(0);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1427,21 +1993,31 @@ impl cudaSharedCarveout {
 c_enum!(cudaSharedCarveout, i32);
 /// CUDA device compute modes
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaComputeMode(pub u32);
 impl cudaComputeMode {
     /// Default compute mode (Multiple threads can use cudaSetDevice() with this device)
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaComputeModeDefault")]
     pub const DEFAULT: Self = Self(0);
     /// Compute-exclusive-thread mode (Only one thread in one process will be able to use cudaSetDevice() with this device)
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaComputeModeExclusive")]
     pub const EXCLUSIVE: Self = Self(1);
     /// Compute-prohibited mode (No threads can use cudaSetDevice() with this device)
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaComputeModeProhibited")]
     pub const PROHIBITED: Self = Self(2);
     /// Compute-exclusive-process mode (Many threads in one process will be able to use cudaSetDevice() with this device)
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaComputeModeExclusiveProcess")]
     pub const EXCLUSIVE_PROCESS: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1458,30 +2034,46 @@ impl cudaComputeMode {
 c_enum!(cudaComputeMode, u32);
 /// CUDA Limits
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaLimit(pub u32);
 impl cudaLimit {
     /// GPU thread stack size
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLimitStackSize")]
     pub const STACK_SIZE: Self = Self(0);
     /// GPU printf FIFO size
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLimitPrintfFifoSize")]
     pub const PRINTF_FIFO_SIZE: Self = Self(1);
     /// GPU malloc heap size
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLimitMallocHeapSize")]
     pub const MALLOC_HEAP_SIZE: Self = Self(2);
     /// GPU device runtime synchronize depth
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLimitDevRuntimeSyncDepth")]
     pub const DEV_RUNTIME_SYNC_DEPTH: Self = Self(3);
     /// GPU device runtime pending launch count
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLimitDevRuntimePendingLaunchCount")]
     pub const DEV_RUNTIME_PENDING_LAUNCH_COUNT: Self = Self(4);
     /// A value between 0 and 128 that indicates the maximum fetch granularity of L2 (in Bytes). This is a hint
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLimitMaxL2FetchGranularity")]
     pub const MAX_L2_FETCH_GRANULARITY: Self = Self(5);
     /// A size in bytes for L2 persisting lines cache size
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLimitPersistingL2CacheSize")]
     pub const PERSISTING_L2_CACHE_SIZE: Self = Self(6);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1501,27 +2093,41 @@ impl cudaLimit {
 c_enum!(cudaLimit, u32);
 /// CUDA Memory Advise values
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaMemoryAdvise(pub u32);
 impl cudaMemoryAdvise {
     /// Data will mostly be read and only occassionally be written to
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemAdviseSetReadMostly")]
     pub const SET_READ_MOSTLY: Self = Self(1);
     /// Undo the effect of cudaMemAdviseSetReadMostly
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemAdviseUnsetReadMostly")]
     pub const UNSET_READ_MOSTLY: Self = Self(2);
     /// Set the preferred location for the data as the specified device
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemAdviseSetPreferredLocation")]
     pub const SET_PREFERRED_LOCATION: Self = Self(3);
     /// Clear the preferred location for the data
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemAdviseUnsetPreferredLocation")]
     pub const UNSET_PREFERRED_LOCATION: Self = Self(4);
     /// Data will be accessed by the specified device, so prevent page faults as much as possible
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemAdviseSetAccessedBy")]
     pub const SET_ACCESSED_BY: Self = Self(5);
     /// Let the Unified Memory subsystem decide on the page faulting policy for the specified device
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemAdviseUnsetAccessedBy")]
     pub const UNSET_ACCESSED_BY: Self = Self(6);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1540,33 +2146,51 @@ impl cudaMemoryAdvise {
 c_enum!(cudaMemoryAdvise, u32);
 /// CUDA range attributes
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaMemRangeAttribute(pub u32);
 impl cudaMemRangeAttribute {
     /// Whether the range will mostly be read and only occassionally be written to
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemRangeAttributeReadMostly")]
     pub const READ_MOSTLY: Self = Self(1);
     /// The preferred location of the range
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemRangeAttributePreferredLocation")]
     pub const PREFERRED_LOCATION: Self = Self(2);
     /// Memory range has cudaMemAdviseSetAccessedBy set for specified device
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemRangeAttributeAccessedBy")]
     pub const ACCESSED_BY: Self = Self(3);
     /// The last location to which the range was prefetched
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocation")]
     pub const LAST_PREFETCH_LOCATION: Self = Self(4);
     /// The preferred location type of the range
+    ///
+    /// Available since CUDA 12.2.
     #[doc(alias = "cudaMemRangeAttributePreferredLocationType")]
     pub const PREFERRED_LOCATION_TYPE: Self = Self(5);
     /// The preferred location id of the range
+    ///
+    /// Available since CUDA 12.2.
     #[doc(alias = "cudaMemRangeAttributePreferredLocationId")]
     pub const PREFERRED_LOCATION_ID: Self = Self(6);
     /// The last location type to which the range was prefetched
+    ///
+    /// Available since CUDA 12.2.
     #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocationType")]
     pub const LAST_PREFETCH_LOCATION_TYPE: Self = Self(7);
     /// The last location id to which the range was prefetched
+    ///
+    /// Available since CUDA 12.2.
     #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocationId")]
     pub const LAST_PREFETCH_LOCATION_ID: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1587,15 +2211,21 @@ impl cudaMemRangeAttribute {
 c_enum!(cudaMemRangeAttribute, u32);
 /// CUDA GPUDirect RDMA flush writes APIs supported on the device
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaFlushGPUDirectRDMAWritesOptions(pub u32);
 impl cudaFlushGPUDirectRDMAWritesOptions {
     /// cudaDeviceFlushGPUDirectRDMAWrites() and its CUDA Driver API counterpart are supported on the device.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFlushGPUDirectRDMAWritesOptionHost")]
     pub const HOST: Self = Self(1);
     /// The CU_STREAM_WAIT_VALUE_FLUSH flag and the CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the CUDA device.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFlushGPUDirectRDMAWritesOptionMemOps")]
     pub const MEM_OPS: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1610,18 +2240,26 @@ impl cudaFlushGPUDirectRDMAWritesOptions {
 c_enum!(cudaFlushGPUDirectRDMAWritesOptions, u32);
 /// CUDA GPUDirect RDMA flush writes ordering features of the device
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGPUDirectRDMAWritesOrdering(pub u32);
 impl cudaGPUDirectRDMAWritesOrdering {
     /// The device does not natively support ordering of GPUDirect RDMA writes. cudaFlushGPUDirectRDMAWrites() can be leveraged if supported.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGPUDirectRDMAWritesOrderingNone")]
     pub const NONE: Self = Self(0);
     /// Natively, the device can consistently consume GPUDirect RDMA writes, although other CUDA devices may not.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGPUDirectRDMAWritesOrderingOwner")]
     pub const OWNER: Self = Self(100);
     /// Any CUDA device in the system can consistently consume GPUDirect RDMA writes to this device.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGPUDirectRDMAWritesOrderingAllDevices")]
     pub const ALL_DEVICES: Self = Self(200);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1637,15 +2275,21 @@ impl cudaGPUDirectRDMAWritesOrdering {
 c_enum!(cudaGPUDirectRDMAWritesOrdering, u32);
 /// CUDA GPUDirect RDMA flush writes scopes
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaFlushGPUDirectRDMAWritesScope(pub u32);
 impl cudaFlushGPUDirectRDMAWritesScope {
     /// Blocks until remote writes are visible to the CUDA device context owning the data.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFlushGPUDirectRDMAWritesToOwner")]
     pub const OWNER: Self = Self(100);
     /// Blocks until remote writes are visible to all CUDA device contexts.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFlushGPUDirectRDMAWritesToAllDevices")]
     pub const ALL_DEVICES: Self = Self(200);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1660,12 +2304,16 @@ impl cudaFlushGPUDirectRDMAWritesScope {
 c_enum!(cudaFlushGPUDirectRDMAWritesScope, u32);
 /// CUDA GPUDirect RDMA flush writes targets
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaFlushGPUDirectRDMAWritesTarget(pub u32);
 impl cudaFlushGPUDirectRDMAWritesTarget {
     /// Sets the target for cudaDeviceFlushGPUDirectRDMAWrites() to the currently active CUDA device context.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice")]
     pub const CUDA_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_DEVICE: Self = Self(0);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1679,397 +2327,663 @@ impl cudaFlushGPUDirectRDMAWritesTarget {
 c_enum!(cudaFlushGPUDirectRDMAWritesTarget, u32);
 /// CUDA device attributes
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaDeviceAttr(pub u32);
 impl cudaDeviceAttr {
     /// Maximum number of threads per block
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxThreadsPerBlock")]
     pub const MAX_THREADS_PER_BLOCK: Self = Self(1);
     /// Maximum block dimension X
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxBlockDimX")]
     pub const MAX_BLOCK_DIM_X: Self = Self(2);
     /// Maximum block dimension Y
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxBlockDimY")]
     pub const MAX_BLOCK_DIM_Y: Self = Self(3);
     /// Maximum block dimension Z
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxBlockDimZ")]
     pub const MAX_BLOCK_DIM_Z: Self = Self(4);
     /// Maximum grid dimension X
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxGridDimX")]
     pub const MAX_GRID_DIM_X: Self = Self(5);
     /// Maximum grid dimension Y
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxGridDimY")]
     pub const MAX_GRID_DIM_Y: Self = Self(6);
     /// Maximum grid dimension Z
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxGridDimZ")]
     pub const MAX_GRID_DIM_Z: Self = Self(7);
     /// Maximum shared memory available per block in bytes
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSharedMemoryPerBlock")]
     pub const MAX_SHARED_MEMORY_PER_BLOCK: Self = Self(8);
     /// Memory available on device for constant variables in a CUDA C kernel in bytes
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrTotalConstantMemory")]
     pub const TOTAL_CONSTANT_MEMORY: Self = Self(9);
     /// Warp size in threads
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrWarpSize")]
     pub const WARP_SIZE: Self = Self(10);
     /// Maximum pitch in bytes allowed by memory copies
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxPitch")]
     pub const MAX_PITCH: Self = Self(11);
     /// Maximum number of 32-bit registers available per block
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxRegistersPerBlock")]
     pub const MAX_REGISTERS_PER_BLOCK: Self = Self(12);
     /// Peak clock frequency in kilohertz
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrClockRate")]
     pub const CLOCK_RATE: Self = Self(13);
     /// Alignment requirement for textures
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrTextureAlignment")]
     pub const TEXTURE_ALIGNMENT: Self = Self(14);
     /// Device can possibly copy memory and execute a kernel concurrently
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrGpuOverlap")]
     pub const GPU_OVERLAP: Self = Self(15);
     /// Number of multiprocessors on device
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMultiProcessorCount")]
     pub const MULTI_PROCESSOR_COUNT: Self = Self(16);
     /// Specifies whether there is a run time limit on kernels
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrKernelExecTimeout")]
     pub const KERNEL_EXEC_TIMEOUT: Self = Self(17);
     /// Device is integrated with host memory
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrIntegrated")]
     pub const INTEGRATED: Self = Self(18);
     /// Device can map host memory into CUDA address space
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrCanMapHostMemory")]
     pub const CAN_MAP_HOST_MEMORY: Self = Self(19);
     /// Compute mode (See cudaComputeMode for details)
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrComputeMode")]
     pub const COMPUTE_MODE: Self = Self(20);
     /// Maximum 1D texture width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture1DWidth")]
     pub const MAX_TEXTURE1_D_WIDTH: Self = Self(21);
     /// Maximum 2D texture width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture2DWidth")]
     pub const MAX_TEXTURE2_D_WIDTH: Self = Self(22);
     /// Maximum 2D texture height
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture2DHeight")]
     pub const MAX_TEXTURE2_D_HEIGHT: Self = Self(23);
     /// Maximum 3D texture width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture3DWidth")]
     pub const MAX_TEXTURE3_D_WIDTH: Self = Self(24);
     /// Maximum 3D texture height
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture3DHeight")]
     pub const MAX_TEXTURE3_D_HEIGHT: Self = Self(25);
     /// Maximum 3D texture depth
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture3DDepth")]
     pub const MAX_TEXTURE3_D_DEPTH: Self = Self(26);
     /// Maximum 2D layered texture width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture2DLayeredWidth")]
     pub const MAX_TEXTURE2_D_LAYERED_WIDTH: Self = Self(27);
     /// Maximum 2D layered texture height
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture2DLayeredHeight")]
     pub const MAX_TEXTURE2_D_LAYERED_HEIGHT: Self = Self(28);
     /// Maximum layers in a 2D layered texture
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture2DLayeredLayers")]
     pub const MAX_TEXTURE2_D_LAYERED_LAYERS: Self = Self(29);
     /// Alignment requirement for surfaces
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrSurfaceAlignment")]
     pub const SURFACE_ALIGNMENT: Self = Self(30);
     /// Device can possibly execute multiple kernels concurrently
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrConcurrentKernels")]
     pub const CONCURRENT_KERNELS: Self = Self(31);
     /// Device has ECC support enabled
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrEccEnabled")]
     pub const ECC_ENABLED: Self = Self(32);
     /// PCI bus ID of the device
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrPciBusId")]
     pub const PCI_BUS_ID: Self = Self(33);
     /// PCI device ID of the device
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrPciDeviceId")]
     pub const PCI_DEVICE_ID: Self = Self(34);
     /// Device is using TCC driver model
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrTccDriver")]
     pub const TCC_DRIVER: Self = Self(35);
     /// Peak memory clock frequency in kilohertz
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMemoryClockRate")]
     pub const MEMORY_CLOCK_RATE: Self = Self(36);
     /// Global memory bus width in bits
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrGlobalMemoryBusWidth")]
     pub const GLOBAL_MEMORY_BUS_WIDTH: Self = Self(37);
     /// Size of L2 cache in bytes
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrL2CacheSize")]
     pub const L2_CACHE_SIZE: Self = Self(38);
     /// Maximum resident threads per multiprocessor
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxThreadsPerMultiProcessor")]
     pub const MAX_THREADS_PER_MULTI_PROCESSOR: Self = Self(39);
     /// Number of asynchronous engines
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrAsyncEngineCount")]
     pub const ASYNC_ENGINE_COUNT: Self = Self(40);
     /// Device shares a unified address space with the host
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrUnifiedAddressing")]
     pub const UNIFIED_ADDRESSING: Self = Self(41);
     /// Maximum 1D layered texture width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture1DLayeredWidth")]
     pub const MAX_TEXTURE1_D_LAYERED_WIDTH: Self = Self(42);
     /// Maximum layers in a 1D layered texture
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture1DLayeredLayers")]
     pub const MAX_TEXTURE1_D_LAYERED_LAYERS: Self = Self(43);
     /// Maximum 2D texture width if cudaArrayTextureGather is set
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture2DGatherWidth")]
     pub const MAX_TEXTURE2_D_GATHER_WIDTH: Self = Self(45);
     /// Maximum 2D texture height if cudaArrayTextureGather is set
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture2DGatherHeight")]
     pub const MAX_TEXTURE2_D_GATHER_HEIGHT: Self = Self(46);
     /// Alternate maximum 3D texture width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture3DWidthAlt")]
     pub const MAX_TEXTURE3_D_WIDTH_ALT: Self = Self(47);
     /// Alternate maximum 3D texture height
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture3DHeightAlt")]
     pub const MAX_TEXTURE3_D_HEIGHT_ALT: Self = Self(48);
     /// Alternate maximum 3D texture depth
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture3DDepthAlt")]
     pub const MAX_TEXTURE3_D_DEPTH_ALT: Self = Self(49);
     /// PCI domain ID of the device
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrPciDomainId")]
     pub const PCI_DOMAIN_ID: Self = Self(50);
     /// Pitch alignment requirement for textures
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrTexturePitchAlignment")]
     pub const TEXTURE_PITCH_ALIGNMENT: Self = Self(51);
     /// Maximum cubemap texture width/height
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTextureCubemapWidth")]
     pub const MAX_TEXTURE_CUBEMAP_WIDTH: Self = Self(52);
     /// Maximum cubemap layered texture width/height
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTextureCubemapLayeredWidth")]
     pub const MAX_TEXTURE_CUBEMAP_LAYERED_WIDTH: Self = Self(53);
     /// Maximum layers in a cubemap layered texture
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTextureCubemapLayeredLayers")]
     pub const MAX_TEXTURE_CUBEMAP_LAYERED_LAYERS: Self = Self(54);
     /// Maximum 1D surface width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSurface1DWidth")]
     pub const MAX_SURFACE1_D_WIDTH: Self = Self(55);
     /// Maximum 2D surface width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSurface2DWidth")]
     pub const MAX_SURFACE2_D_WIDTH: Self = Self(56);
     /// Maximum 2D surface height
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSurface2DHeight")]
     pub const MAX_SURFACE2_D_HEIGHT: Self = Self(57);
     /// Maximum 3D surface width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSurface3DWidth")]
     pub const MAX_SURFACE3_D_WIDTH: Self = Self(58);
     /// Maximum 3D surface height
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSurface3DHeight")]
     pub const MAX_SURFACE3_D_HEIGHT: Self = Self(59);
     /// Maximum 3D surface depth
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSurface3DDepth")]
     pub const MAX_SURFACE3_D_DEPTH: Self = Self(60);
     /// Maximum 1D layered surface width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSurface1DLayeredWidth")]
     pub const MAX_SURFACE1_D_LAYERED_WIDTH: Self = Self(61);
     /// Maximum layers in a 1D layered surface
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSurface1DLayeredLayers")]
     pub const MAX_SURFACE1_D_LAYERED_LAYERS: Self = Self(62);
     /// Maximum 2D layered surface width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSurface2DLayeredWidth")]
     pub const MAX_SURFACE2_D_LAYERED_WIDTH: Self = Self(63);
     /// Maximum 2D layered surface height
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSurface2DLayeredHeight")]
     pub const MAX_SURFACE2_D_LAYERED_HEIGHT: Self = Self(64);
     /// Maximum layers in a 2D layered surface
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSurface2DLayeredLayers")]
     pub const MAX_SURFACE2_D_LAYERED_LAYERS: Self = Self(65);
     /// Maximum cubemap surface width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSurfaceCubemapWidth")]
     pub const MAX_SURFACE_CUBEMAP_WIDTH: Self = Self(66);
     /// Maximum cubemap layered surface width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSurfaceCubemapLayeredWidth")]
     pub const MAX_SURFACE_CUBEMAP_LAYERED_WIDTH: Self = Self(67);
     /// Maximum layers in a cubemap layered surface
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSurfaceCubemapLayeredLayers")]
     pub const MAX_SURFACE_CUBEMAP_LAYERED_LAYERS: Self = Self(68);
     /// Maximum 1D linear texture width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture1DLinearWidth")]
     pub const MAX_TEXTURE1_D_LINEAR_WIDTH: Self = Self(69);
     /// Maximum 2D linear texture width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture2DLinearWidth")]
     pub const MAX_TEXTURE2_D_LINEAR_WIDTH: Self = Self(70);
     /// Maximum 2D linear texture height
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture2DLinearHeight")]
     pub const MAX_TEXTURE2_D_LINEAR_HEIGHT: Self = Self(71);
     /// Maximum 2D linear texture pitch in bytes
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture2DLinearPitch")]
     pub const MAX_TEXTURE2_D_LINEAR_PITCH: Self = Self(72);
     /// Maximum mipmapped 2D texture width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture2DMipmappedWidth")]
     pub const MAX_TEXTURE2_D_MIPMAPPED_WIDTH: Self = Self(73);
     /// Maximum mipmapped 2D texture height
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture2DMipmappedHeight")]
     pub const MAX_TEXTURE2_D_MIPMAPPED_HEIGHT: Self = Self(74);
     /// Major compute capability version number
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrComputeCapabilityMajor")]
     pub const COMPUTE_CAPABILITY_MAJOR: Self = Self(75);
     /// Minor compute capability version number
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrComputeCapabilityMinor")]
     pub const COMPUTE_CAPABILITY_MINOR: Self = Self(76);
     /// Maximum mipmapped 1D texture width
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTexture1DMipmappedWidth")]
     pub const MAX_TEXTURE1_D_MIPMAPPED_WIDTH: Self = Self(77);
     /// Device supports stream priorities
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrStreamPrioritiesSupported")]
     pub const STREAM_PRIORITIES_SUPPORTED: Self = Self(78);
     /// Device supports caching globals in L1
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrGlobalL1CacheSupported")]
     pub const GLOBAL_L1_CACHE_SUPPORTED: Self = Self(79);
     /// Device supports caching locals in L1
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrLocalL1CacheSupported")]
     pub const LOCAL_L1_CACHE_SUPPORTED: Self = Self(80);
     /// Maximum shared memory available per multiprocessor in bytes
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSharedMemoryPerMultiprocessor")]
     pub const MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: Self = Self(81);
     /// Maximum number of 32-bit registers available per multiprocessor
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxRegistersPerMultiprocessor")]
     pub const MAX_REGISTERS_PER_MULTIPROCESSOR: Self = Self(82);
     /// Device can allocate managed memory on this system
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrManagedMemory")]
     pub const MANAGED_MEMORY: Self = Self(83);
     /// Device is on a multi-GPU board
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrIsMultiGpuBoard")]
     pub const IS_MULTI_GPU_BOARD: Self = Self(84);
     /// Unique identifier for a group of devices on the same multi-GPU board
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMultiGpuBoardGroupID")]
     pub const MULTI_GPU_BOARD_GROUP_ID: Self = Self(85);
     /// Link between the device and the host supports native atomic operations
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrHostNativeAtomicSupported")]
     pub const HOST_NATIVE_ATOMIC_SUPPORTED: Self = Self(86);
     /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrSingleToDoublePrecisionPerfRatio")]
     pub const SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: Self = Self(87);
     /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrPageableMemoryAccess")]
     pub const PAGEABLE_MEMORY_ACCESS: Self = Self(88);
     /// Device can coherently access managed memory concurrently with the CPU
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrConcurrentManagedAccess")]
     pub const CONCURRENT_MANAGED_ACCESS: Self = Self(89);
     /// Device supports Compute Preemption
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrComputePreemptionSupported")]
     pub const COMPUTE_PREEMPTION_SUPPORTED: Self = Self(90);
     /// Device can access host registered memory at the same virtual address as the CPU
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrCanUseHostPointerForRegisteredMem")]
     pub const CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: Self = Self(91);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrReserved92")]
     pub const RESERVED92: Self = Self(92);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrReserved93")]
     pub const RESERVED93: Self = Self(93);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrReserved94")]
     pub const RESERVED94: Self = Self(94);
     /// Device supports launching cooperative kernels via cudaLaunchCooperativeKernel
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrCooperativeLaunch")]
     pub const COOPERATIVE_LAUNCH: Self = Self(95);
     /// Deprecated, cudaLaunchCooperativeKernelMultiDevice is deprecated.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrCooperativeMultiDeviceLaunch")]
     pub const COOPERATIVE_MULTI_DEVICE_LAUNCH: Self = Self(96);
     /// The maximum optin shared memory per block. This value may vary by chip. See cudaFuncSetAttribute
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxSharedMemoryPerBlockOptin")]
     pub const MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: Self = Self(97);
     /// Device supports flushing of outstanding remote writes.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrCanFlushRemoteWrites")]
     pub const CAN_FLUSH_REMOTE_WRITES: Self = Self(98);
     /// Device supports host memory registration via cudaHostRegister.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrHostRegisterSupported")]
     pub const HOST_REGISTER_SUPPORTED: Self = Self(99);
     /// Device accesses pageable memory via the host’s page tables.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrPageableMemoryAccessUsesHostPageTables")]
     pub const PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: Self = Self(100);
     /// Host can directly access managed memory on the device without migration.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrDirectManagedMemAccessFromHost")]
     pub const DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: Self = Self(101);
     /// Maximum number of blocks per multiprocessor
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxBlocksPerMultiprocessor")]
     pub const MAX_BLOCKS_PER_MULTIPROCESSOR: Self = Self(106);
     /// Maximum L2 persisting lines capacity setting in bytes.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxPersistingL2CacheSize")]
     pub const MAX_PERSISTING_L2_CACHE_SIZE: Self = Self(108);
     /// Maximum value of num_bytes.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxAccessPolicyWindowSize")]
     pub const MAX_ACCESS_POLICY_WINDOW_SIZE: Self = Self(109);
     /// Shared memory reserved by CUDA driver per block in bytes
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrReservedSharedMemoryPerBlock")]
     pub const RESERVED_SHARED_MEMORY_PER_BLOCK: Self = Self(111);
     /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrSparseCudaArraySupported")]
     pub const SPARSE_CUDA_ARRAY_SUPPORTED: Self = Self(112);
     /// Device supports using the cudaHostRegister flag cudaHostRegisterReadOnly to register memory that must be mapped as read-only to the GPU
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrHostRegisterReadOnlySupported")]
     pub const HOST_REGISTER_READ_ONLY_SUPPORTED: Self = Self(113);
     /// External timeline semaphore interop is supported on the device
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrTimelineSemaphoreInteropSupported")]
     pub const TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: Self = Self(114);
     /// Device supports using the cudaMallocAsync and cudaMemPool family of APIs
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMemoryPoolsSupported")]
     pub const MEMORY_POOLS_SUPPORTED: Self = Self(115);
     /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see <https://docs.nvidia.com/cuda/gpudirect-rdma> for more information)
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrGPUDirectRDMASupported")]
     pub const GPU_DIRECT_RDMA_SUPPORTED: Self = Self(116);
     /// The returned attribute shall be interpreted as a bitmask, where the individual bits are listed in the cudaFlushGPUDirectRDMAWritesOptions enum
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrGPUDirectRDMAFlushWritesOptions")]
     pub const GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: Self = Self(117);
     /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See cudaGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrGPUDirectRDMAWritesOrdering")]
     pub const GPU_DIRECT_RDMA_WRITES_ORDERING: Self = Self(118);
     /// Handle types supported with mempool based IPC
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMemoryPoolSupportedHandleTypes")]
     pub const MEMORY_POOL_SUPPORTED_HANDLE_TYPES: Self = Self(119);
     /// Indicates device supports cluster launch
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrClusterLaunch")]
     pub const CLUSTER_LAUNCH: Self = Self(120);
     /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrDeferredMappingCudaArraySupported")]
     pub const DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: Self = Self(121);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrReserved122")]
     pub const RESERVED122: Self = Self(122);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrReserved123")]
     pub const RESERVED123: Self = Self(123);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrReserved124")]
     pub const RESERVED124: Self = Self(124);
     /// Device supports IPC Events.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrIpcEventSupport")]
     pub const IPC_EVENT_SUPPORT: Self = Self(125);
     /// Number of memory synchronization domains the device supports.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMemSyncDomainCount")]
     pub const MEM_SYNC_DOMAIN_COUNT: Self = Self(126);
+    /// Available since CUDA 12.1.
     #[doc(alias = "cudaDevAttrReserved127")]
     pub const RESERVED127: Self = Self(127);
+    /// Available since CUDA 12.1.
     #[doc(alias = "cudaDevAttrReserved128")]
     pub const RESERVED128: Self = Self(128);
+    /// Available since CUDA 12.1.
     #[doc(alias = "cudaDevAttrReserved129")]
     pub const RESERVED129: Self = Self(129);
     /// NUMA configuration of a device: value is of type cudaDeviceNumaConfig enum
+    ///
+    /// Available since CUDA 12.2.
     #[doc(alias = "cudaDevAttrNumaConfig")]
     pub const NUMA_CONFIG: Self = Self(130);
     /// NUMA node ID of the GPU memory
+    ///
+    /// Available since CUDA 12.2.
     #[doc(alias = "cudaDevAttrNumaId")]
     pub const NUMA_ID: Self = Self(131);
+    /// Available since CUDA 12.1.
     #[doc(alias = "cudaDevAttrReserved132")]
     pub const RESERVED132: Self = Self(132);
     /// Contexts created on this device will be shared via MPS
+    ///
+    /// Available since CUDA 12.3.
     #[doc(alias = "cudaDevAttrMpsEnabled")]
     pub const MPS_ENABLED: Self = Self(133);
     /// NUMA ID of the host node closest to the device or -1 when system does not support NUMA
+    ///
+    /// Available since CUDA 12.2.
     #[doc(alias = "cudaDevAttrHostNumaId")]
     pub const HOST_NUMA_ID: Self = Self(134);
     /// Device supports CIG with D3D12.
+    ///
+    /// Available since CUDA 12.5.
     #[doc(alias = "cudaDevAttrD3D12CigSupported")]
     pub const D3D12_CIG_SUPPORTED: Self = Self(135);
+    /// Available since CUDA 12.9.
+    #[doc(alias = "cudaDevAttrVulkanCigSupported")]
+    pub const VULKAN_CIG_SUPPORTED: Self = Self(138);
     /// The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaDevAttrGpuPciDeviceId")]
     pub const GPU_PCI_DEVICE_ID: Self = Self(139);
     /// The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaDevAttrGpuPciSubsystemId")]
     pub const GPU_PCI_SUBSYSTEM_ID: Self = Self(140);
+    /// Available since CUDA 12.9.
+    #[doc(alias = "cudaDevAttrReserved141")]
+    pub const RESERVED141: Self = Self(141);
+    /// Available since CUDA 12.9.
+    #[doc(alias = "cudaDevAttrHostNumaMemoryPoolsSupported")]
+    pub const HOST_NUMA_MEMORY_POOLS_SUPPORTED: Self = Self(142);
     /// Device supports HostNuma location IPC between nodes in a multi-node system.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaDevAttrHostNumaMultinodeIpcSupported")]
     pub const HOST_NUMA_MULTINODE_IPC_SUPPORTED: Self = Self(143);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMax")]
     pub const MAX: Self = Self(144);
     /// Deprecated, External timeline semaphore interop is supported on the device
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevAttrMaxTimelineSemaphoreInteropSupported")]
     pub const MAX_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: Self = Self(114);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2203,8 +3117,11 @@ impl cudaDeviceAttr {
             133 => Some("cudaDevAttrMpsEnabled"),
             134 => Some("cudaDevAttrHostNumaId"),
             135 => Some("cudaDevAttrD3D12CigSupported"),
+            138 => Some("cudaDevAttrVulkanCigSupported"),
             139 => Some("cudaDevAttrGpuPciDeviceId"),
             140 => Some("cudaDevAttrGpuPciSubsystemId"),
+            141 => Some("cudaDevAttrReserved141"),
+            142 => Some("cudaDevAttrHostNumaMemoryPoolsSupported"),
             143 => Some("cudaDevAttrHostNumaMultinodeIpcSupported"),
             144 => Some("cudaDevAttrMax"),
             _ => None,
@@ -2214,33 +3131,51 @@ impl cudaDeviceAttr {
 c_enum!(cudaDeviceAttr, u32);
 /// CUDA memory pool attributes
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaMemPoolAttr(pub u32);
 impl cudaMemPoolAttr {
     /// (value type = int) Allow cuMemAllocAsync to use memory asynchronously freed in another streams as long as a stream ordering dependency of the allocating stream on the free action exists. Cuda events and null stream interactions can create the required stream ordered dependencies. (default enabled)
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemPoolReuseFollowEventDependencies")]
     pub const REUSE_FOLLOW_EVENT_DEPENDENCIES: Self = Self(1);
     /// (value type = int) Allow reuse of already completed frees when there is no dependency between the free and allocation. (default enabled)
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemPoolReuseAllowOpportunistic")]
     pub const REUSE_ALLOW_OPPORTUNISTIC: Self = Self(2);
     /// (value type = int) Allow cuMemAllocAsync to insert new stream dependencies in order to establish the stream ordering required to reuse a piece of memory released by cuFreeAsync (default enabled).
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemPoolReuseAllowInternalDependencies")]
     pub const REUSE_ALLOW_INTERNAL_DEPENDENCIES: Self = Self(3);
     /// (value type = cuuint64_t) Amount of reserved memory in bytes to hold onto before trying to release memory back to the OS. When more than the release threshold bytes of memory are held by the memory pool, the allocator will try to release memory back to the OS on the next call to stream, event or context synchronize. (default 0)
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemPoolAttrReleaseThreshold")]
     pub const ATTR_RELEASE_THRESHOLD: Self = Self(4);
     /// (value type = cuuint64_t) Amount of backing memory currently allocated for the mempool.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemPoolAttrReservedMemCurrent")]
     pub const ATTR_RESERVED_MEM_CURRENT: Self = Self(5);
     /// (value type = cuuint64_t) High watermark of backing memory allocated for the mempool since the last time it was reset. High watermark can only be reset to zero.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemPoolAttrReservedMemHigh")]
     pub const ATTR_RESERVED_MEM_HIGH: Self = Self(6);
     /// (value type = cuuint64_t) Amount of memory from the pool that is currently in use by the application.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemPoolAttrUsedMemCurrent")]
     pub const ATTR_USED_MEM_CURRENT: Self = Self(7);
     /// (value type = cuuint64_t) High watermark of the amount of memory from the pool that was in use by the application since the last time it was reset. High watermark can only be reset to zero.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemPoolAttrUsedMemHigh")]
     pub const ATTR_USED_MEM_HIGH: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2261,23 +3196,34 @@ impl cudaMemPoolAttr {
 c_enum!(cudaMemPoolAttr, u32);
 /// Specifies the type of location
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaMemLocationType(pub u32);
 impl cudaMemLocationType {
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemLocationTypeInvalid")]
     pub const INVALID: Self = Self(0);
     /// Location is a device location, thus id is a device ordinal
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemLocationTypeDevice")]
     pub const DEVICE: Self = Self(1);
     /// Location is host, id is ignored
+    ///
+    /// Available since CUDA 12.2.
     #[doc(alias = "cudaMemLocationTypeHost")]
     pub const HOST: Self = Self(2);
     /// Location is a host NUMA node, thus id is a host NUMA node id
+    ///
+    /// Available since CUDA 12.2.
     #[doc(alias = "cudaMemLocationTypeHostNuma")]
     pub const HOST_NUMA: Self = Self(3);
     /// Location is the host NUMA node closest to the current thread’s CPU, id is ignored
+    ///
+    /// Available since CUDA 12.2.
     #[doc(alias = "cudaMemLocationTypeHostNumaCurrent")]
     pub const HOST_NUMA_CURRENT: Self = Self(4);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2295,18 +3241,26 @@ impl cudaMemLocationType {
 c_enum!(cudaMemLocationType, u32);
 /// Specifies the memory protection flags for mapping.
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaMemAccessFlags(pub u32);
 impl cudaMemAccessFlags {
     /// Default, make the address range not accessible
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemAccessFlagsProtNone")]
     pub const NONE: Self = Self(0);
     /// Make the address range read accessible
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemAccessFlagsProtRead")]
     pub const READ: Self = Self(1);
     /// Make the address range read-write accessible
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemAccessFlagsProtReadWrite")]
     pub const READ_WRITE: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2322,16 +3276,22 @@ impl cudaMemAccessFlags {
 c_enum!(cudaMemAccessFlags, u32);
 /// Defines the allocation types available
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaMemAllocationType(pub u32);
 impl cudaMemAllocationType {
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemAllocationTypeInvalid")]
     pub const INVALID: Self = Self(0);
     /// This allocation type is ‘pinned’, i.e. cannot migrate from its current location while the application is actively using it
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemAllocationTypePinned")]
     pub const PINNED: Self = Self(1);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemAllocationTypeMax")]
     pub const MAX: Self = Self(2147483647);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2347,24 +3307,36 @@ impl cudaMemAllocationType {
 c_enum!(cudaMemAllocationType, u32);
 /// Flags for specifying particular handle types
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaMemAllocationHandleType(pub u32);
 impl cudaMemAllocationHandleType {
     /// Does not allow any export mechanism. \>
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemHandleTypeNone")]
     pub const NONE: Self = Self(0);
     /// Allows a file descriptor to be used for exporting. Permitted only on POSIX systems. (int)
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemHandleTypePosixFileDescriptor")]
     pub const POSIX_FILE_DESCRIPTOR: Self = Self(1);
     /// Allows a Win32 NT handle to be used for exporting. (HANDLE)
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemHandleTypeWin32")]
     pub const WIN32: Self = Self(2);
     /// Allows a Win32 KMT handle to be used for exporting. (D3DKMT_HANDLE)
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemHandleTypeWin32Kmt")]
     pub const WIN32_KMT: Self = Self(4);
     /// Allows a fabric handle to be used for exporting. (cudaMemFabricHandle_t)
+    ///
+    /// Available since CUDA 12.4.
     #[doc(alias = "cudaMemHandleTypeFabric")]
     pub const FABRIC: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2382,21 +3354,31 @@ impl cudaMemAllocationHandleType {
 c_enum!(cudaMemAllocationHandleType, u32);
 /// Graph memory attributes
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphMemAttributeType(pub u32);
 impl cudaGraphMemAttributeType {
     /// (value type = cuuint64_t) Amount of memory, in bytes, currently associated with graphs.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphMemAttrUsedMemCurrent")]
     pub const USED_MEM_CURRENT: Self = Self(0);
     /// (value type = cuuint64_t) High watermark of memory, in bytes, associated with graphs since the last time it was reset. High watermark can only be reset to zero.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphMemAttrUsedMemHigh")]
     pub const USED_MEM_HIGH: Self = Self(1);
     /// (value type = cuuint64_t) Amount of memory, in bytes, currently allocated for use by the CUDA graphs asynchronous allocator.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphMemAttrReservedMemCurrent")]
     pub const RESERVED_MEM_CURRENT: Self = Self(2);
     /// (value type = cuuint64_t) High watermark of memory, in bytes, currently allocated for use by the CUDA graphs asynchronous allocator.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphMemAttrReservedMemHigh")]
     pub const RESERVED_MEM_HIGH: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2414,14 +3396,19 @@ c_enum!(cudaGraphMemAttributeType, u32);
 /// Flags to specify for copies within a batch. For more details see
 /// [`cudaMemcpyBatchAsync`](crate::sys::cudaMemcpyBatchAsync).
 ///
+/// Available since CUDA 12.8.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaMemcpyFlags(pub u32);
 impl cudaMemcpyFlags {
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaMemcpyFlagDefault")]
     pub const DEFAULT: Self = Self(0);
     /// Hint to the driver to try and overlap the copy with compute work on the SMs.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaMemcpyFlagPreferOverlapWithCompute")]
     pub const PREFER_OVERLAP_WITH_COMPUTE: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2434,23 +3421,34 @@ impl cudaMemcpyFlags {
     }
 }
 c_enum!(cudaMemcpyFlags, u32);
+/// Available since CUDA 12.8.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaMemcpySrcAccessOrder(pub u32);
 impl cudaMemcpySrcAccessOrder {
     /// Default invalid.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaMemcpySrcAccessOrderInvalid")]
     pub const INVALID: Self = Self(0);
     /// Indicates that access to the source pointer must be in stream order.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaMemcpySrcAccessOrderStream")]
     pub const STREAM: Self = Self(1);
     /// Indicates that access to the source pointer can be out of stream order and all accesses must be complete before the API call returns. This flag is suited for ephemeral sources (ex., stack variables) when it’s known that no prior operations in the stream can be accessing the memory and also that the lifetime of the memory is limited to the scope that the source variable was declared in. Specifying this flag allows the driver to optimize the copy and removes the need for the user to synchronize the stream after the API call.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaMemcpySrcAccessOrderDuringApiCall")]
     pub const DURING_API_CALL: Self = Self(2);
     /// Indicates that access to the source pointer can be out of stream order and the accesses can happen even after the API call returns. This flag is suited for host pointers allocated outside CUDA (ex., via malloc) when it’s known that no prior operations in the stream can be accessing the memory. Specifying this flag allows the driver to optimize the copy on certain platforms.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaMemcpySrcAccessOrderAny")]
     pub const ANY: Self = Self(3);
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaMemcpySrcAccessOrderMax")]
     pub const MAX: Self = Self(2147483647);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2469,17 +3467,24 @@ c_enum!(cudaMemcpySrcAccessOrder, u32);
 /// These flags allow applications to convey the operand type for
 /// individual copies specified in [`cudaMemcpy3DBatchAsync`](crate::sys::cudaMemcpy3DBatchAsync).
 ///
+/// Available since CUDA 12.8.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaMemcpy3DOperandType(pub u32);
 impl cudaMemcpy3DOperandType {
     /// Memcpy operand is a valid pointer.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaMemcpyOperandTypePointer")]
     pub const POINTER: Self = Self(1);
     /// Memcpy operand is a CUarray.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaMemcpyOperandTypeArray")]
     pub const ARRAY: Self = Self(2);
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaMemcpyOperandTypeMax")]
     pub const MAX: Self = Self(2147483647);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2495,21 +3500,31 @@ impl cudaMemcpy3DOperandType {
 c_enum!(cudaMemcpy3DOperandType, u32);
 /// CUDA device P2P attributes
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaDeviceP2PAttr(pub u32);
 impl cudaDeviceP2PAttr {
     /// A relative value indicating the performance of the link between two devices
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevP2PAttrPerformanceRank")]
     pub const PERFORMANCE_RANK: Self = Self(1);
     /// Peer access is enabled
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevP2PAttrAccessSupported")]
     pub const ACCESS_SUPPORTED: Self = Self(2);
     /// Native atomic operation over the link supported
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevP2PAttrNativeAtomicSupported")]
     pub const NATIVE_ATOMIC_SUPPORTED: Self = Self(3);
     /// Accessing CUDA arrays over the link supported
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDevP2PAttrCudaArrayAccessSupported")]
     pub const CUDA_ARRAY_ACCESS_SUPPORTED: Self = Self(4);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2526,33 +3541,51 @@ impl cudaDeviceP2PAttr {
 c_enum!(cudaDeviceP2PAttr, u32);
 /// External memory handle types
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaExternalMemoryHandleType(pub u32);
 impl cudaExternalMemoryHandleType {
     /// Handle is an opaque file descriptor
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalMemoryHandleTypeOpaqueFd")]
     pub const OPAQUE_FD: Self = Self(1);
     /// Handle is an opaque shared NT handle
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalMemoryHandleTypeOpaqueWin32")]
     pub const OPAQUE_WIN32: Self = Self(2);
     /// Handle is an opaque, globally shared handle
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalMemoryHandleTypeOpaqueWin32Kmt")]
     pub const OPAQUE_WIN32_KMT: Self = Self(3);
     /// Handle is a D3D12 heap object
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalMemoryHandleTypeD3D12Heap")]
     pub const D3D12_HEAP: Self = Self(4);
     /// Handle is a D3D12 committed resource
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalMemoryHandleTypeD3D12Resource")]
     pub const D3D12_RESOURCE: Self = Self(5);
     /// Handle is a shared NT handle to a D3D11 resource
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalMemoryHandleTypeD3D11Resource")]
     pub const D3D11_RESOURCE: Self = Self(6);
     /// Handle is a globally shared handle to a D3D11 resource
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalMemoryHandleTypeD3D11ResourceKmt")]
     pub const D3D11_RESOURCE_KMT: Self = Self(7);
     /// Handle is an NvSciBuf object
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalMemoryHandleTypeNvSciBuf")]
     pub const NV_SCI_BUF: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2573,39 +3606,61 @@ impl cudaExternalMemoryHandleType {
 c_enum!(cudaExternalMemoryHandleType, u32);
 /// External semaphore handle types
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaExternalSemaphoreHandleType(pub u32);
 impl cudaExternalSemaphoreHandleType {
     /// Handle is an opaque file descriptor
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalSemaphoreHandleTypeOpaqueFd")]
     pub const OPAQUE_FD: Self = Self(1);
     /// Handle is an opaque shared NT handle
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalSemaphoreHandleTypeOpaqueWin32")]
     pub const OPAQUE_WIN32: Self = Self(2);
     /// Handle is an opaque, globally shared handle
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt")]
     pub const OPAQUE_WIN32_KMT: Self = Self(3);
     /// Handle is a shared NT handle referencing a D3D12 fence object
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalSemaphoreHandleTypeD3D12Fence")]
     pub const D3D12_FENCE: Self = Self(4);
     /// Handle is a shared NT handle referencing a D3D11 fence object
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalSemaphoreHandleTypeD3D11Fence")]
     pub const D3D11_FENCE: Self = Self(5);
     /// Opaque handle to NvSciSync Object
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalSemaphoreHandleTypeNvSciSync")]
     pub const NV_SCI_SYNC: Self = Self(6);
     /// Handle is a shared NT handle referencing a D3D11 keyed mutex object
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalSemaphoreHandleTypeKeyedMutex")]
     pub const KEYED_MUTEX: Self = Self(7);
     /// Handle is a shared KMT handle referencing a D3D11 keyed mutex object
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalSemaphoreHandleTypeKeyedMutexKmt")]
     pub const KEYED_MUTEX_KMT: Self = Self(8);
     /// Handle is an opaque handle file descriptor referencing a timeline semaphore
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd")]
     pub const TIMELINE_SEMAPHORE_FD: Self = Self(9);
     /// Handle is an opaque handle file descriptor referencing a timeline semaphore
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32")]
     pub const TIMELINE_SEMAPHORE_WIN32: Self = Self(10);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2628,6 +3683,8 @@ impl cudaExternalSemaphoreHandleType {
 c_enum!(cudaExternalSemaphoreHandleType, u32);
 /// Online compiler and linker options
 ///
+/// Available since CUDA 12.8.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -2638,6 +3695,8 @@ impl cudaJitOption {
     /// Option type: unsigned int
     ///
     /// Applies to: compiler only
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitMaxRegisters")]
     pub const MAX_REGISTERS: Self = Self(0);
     /// IN: Specifies minimum number of threads per block to target compilation for
@@ -2647,6 +3706,8 @@ impl cudaJitOption {
     /// Option type: unsigned int
     ///
     /// Applies to: compiler only
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitThreadsPerBlock")]
     pub const THREADS_PER_BLOCK: Self = Self(1);
     /// Overwrites the option value with the total wall clock time, in milliseconds, spent in the compiler and linker
@@ -2654,6 +3715,8 @@ impl cudaJitOption {
     /// Option type: float
     ///
     /// Applies to: compiler and linker
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitWallTime")]
     pub const WALL_TIME: Self = Self(2);
     /// Pointer to a buffer in which to print any log messages that are informational in nature (the buffer size is specified via option cudaJitInfoLogBufferSizeBytes)
@@ -2661,6 +3724,8 @@ impl cudaJitOption {
     /// Option type: char *
     ///
     /// Applies to: compiler and linker
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitInfoLogBuffer")]
     pub const INFO_LOG_BUFFER: Self = Self(3);
     /// IN: Log buffer size in bytes. Log messages will be capped at this size (including null terminator)
@@ -2670,6 +3735,8 @@ impl cudaJitOption {
     /// Option type: unsigned int
     ///
     /// Applies to: compiler and linker
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitInfoLogBufferSizeBytes")]
     pub const INFO_LOG_BUFFER_SIZE_BYTES: Self = Self(4);
     /// Pointer to a buffer in which to print any log messages that reflect errors (the buffer size is specified via option cudaJitErrorLogBufferSizeBytes)
@@ -2677,6 +3744,8 @@ impl cudaJitOption {
     /// Option type: char *
     ///
     /// Applies to: compiler and linker
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitErrorLogBuffer")]
     pub const ERROR_LOG_BUFFER: Self = Self(5);
     /// IN: Log buffer size in bytes. Log messages will be capped at this size (including null terminator)
@@ -2686,6 +3755,8 @@ impl cudaJitOption {
     /// Option type: unsigned int
     ///
     /// Applies to: compiler and linker
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitErrorLogBufferSizeBytes")]
     pub const ERROR_LOG_BUFFER_SIZE_BYTES: Self = Self(6);
     /// Level of optimizations to apply to generated code (0 - 4), with 4 being the default and highest level of optimizations.
@@ -2693,11 +3764,15 @@ impl cudaJitOption {
     /// Option type: unsigned int
     ///
     /// Applies to: compiler only
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitOptimizationLevel")]
     pub const OPTIMIZATION_LEVEL: Self = Self(7);
     /// Specifies choice of fallback strategy if matching cubin is not found. Choice is based on supplied cudaJit_Fallback. Option type: unsigned int for enumerated type cudaJit_Fallback
     ///
     /// Applies to: compiler only
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitFallbackStrategy")]
     pub const FALLBACK_STRATEGY: Self = Self(10);
     /// Specifies whether to create debug information in output (-g) (0: false, default)
@@ -2705,6 +3780,8 @@ impl cudaJitOption {
     /// Option type: int
     ///
     /// Applies to: compiler and linker
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitGenerateDebugInfo")]
     pub const GENERATE_DEBUG_INFO: Self = Self(11);
     /// Generate verbose log messages (0: false, default)
@@ -2712,6 +3789,8 @@ impl cudaJitOption {
     /// Option type: int
     ///
     /// Applies to: compiler and linker
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitLogVerbose")]
     pub const LOG_VERBOSE: Self = Self(12);
     /// Generate line number information (-lineinfo) (0: false, default)
@@ -2719,6 +3798,8 @@ impl cudaJitOption {
     /// Option type: int
     ///
     /// Applies to: compiler only
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitGenerateLineInfo")]
     pub const GENERATE_LINE_INFO: Self = Self(13);
     /// Specifies whether to enable caching explicitly (-dlcm)
@@ -2728,6 +3809,8 @@ impl cudaJitOption {
     /// Option type: unsigned int for enumerated type cudaJit_CacheMode
     ///
     /// Applies to: compiler only
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitCacheMode")]
     pub const CACHE_MODE: Self = Self(14);
     /// Generate position independent code (0: false)
@@ -2735,21 +3818,29 @@ impl cudaJitOption {
     /// Option type: int
     ///
     /// Applies to: compiler only
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitPositionIndependentCode")]
     pub const POSITION_INDEPENDENT_CODE: Self = Self(30);
     /// This option hints to the JIT compiler the minimum number of CTAs from the kernel’s grid to be mapped to a SM. This option is ignored when used together with cudaJitMaxRegisters or cudaJitThreadsPerBlock. Optimizations based on this option need cudaJitMaxThreadsPerBlock to be specified as well. For kernels already using PTX directive .minnctapersm, this option will be ignored by default. Use cudaJitOverrideDirectiveValues to let this option take precedence over the PTX directive. Option type: unsigned int
     ///
     /// Applies to: compiler only
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitMinCtaPerSm")]
     pub const MIN_CTA_PER_SM: Self = Self(31);
     /// Maximum number threads in a thread block, computed as the product of the maximum extent specifed for each dimension of the block. This limit is guaranteed not to be exeeded in any invocation of the kernel. Exceeding the the maximum number of threads results in runtime error or kernel launch failure. For kernels already using PTX directive .maxntid, this option will be ignored by default. Use cudaJitOverrideDirectiveValues to let this option take precedence over the PTX directive. Option type: int
     ///
     /// Applies to: compiler only
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitMaxThreadsPerBlock")]
     pub const MAX_THREADS_PER_BLOCK: Self = Self(32);
     /// This option lets the values specified using cudaJitMaxRegisters, cudaJitThreadsPerBlock, cudaJitMaxThreadsPerBlock and cudaJitMinCtaPerSm take precedence over any PTX directives. (0: Disable, default; 1: Enable) Option type: int
     ///
     /// Applies to: compiler only
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitOverrideDirectiveValues")]
     pub const OVERRIDE_DIRECTIVE_VALUES: Self = Self(33);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2781,14 +3872,19 @@ c_enum!(cudaJitOption, u32);
 /// [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData) or
 /// [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
 ///
+/// Available since CUDA 12.8.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaLibraryOption(pub u32);
 impl cudaLibraryOption {
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaLibraryHostUniversalFunctionAndDataTable")]
     pub const HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE: Self = Self(0);
     /// Specifes that the argument code passed to cudaLibraryLoadData() will be preserved. Specifying this option will let the driver know that code can be accessed at any point until cudaLibraryUnload(). The default behavior is for the driver to allocate and maintain its own copy of code. Note that this is only a memory usage optimization hint and the driver can choose to ignore it if required. Specifying this option with cudaLibraryLoadFromFile() is invalid and will return cudaErrorInvalidValue.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaLibraryBinaryIsPreserved")]
     pub const BINARY_IS_PRESERVED: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2803,18 +3899,26 @@ impl cudaLibraryOption {
 c_enum!(cudaLibraryOption, u32);
 /// Caching modes for dlcm
 ///
+/// Available since CUDA 12.8.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaJit_CacheMode(pub u32);
 impl cudaJit_CacheMode {
     /// Compile with no -dlcm flag specified
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitCacheOptionNone")]
     pub const NONE: Self = Self(0);
     /// Compile with L1 cache disabled
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitCacheOptionCG")]
     pub const CG: Self = Self(1);
     /// Compile with L1 cache enabled
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitCacheOptionCA")]
     pub const CA: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2830,15 +3934,21 @@ impl cudaJit_CacheMode {
 c_enum!(cudaJit_CacheMode, u32);
 /// Cubin matching fallback strategies
 ///
+/// Available since CUDA 12.8.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaJit_Fallback(pub u32);
 impl cudaJit_Fallback {
     /// Prefer to compile ptx if exact binary match not found
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaPreferPtx")]
     pub const PTX: Self = Self(0);
     /// Prefer to fall back to compatible binary code if exact match not found
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaPreferBinary")]
     pub const BINARY: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2853,18 +3963,26 @@ impl cudaJit_Fallback {
 c_enum!(cudaJit_Fallback, u32);
 /// CUDA cooperative group scope
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaCGScope(pub u32);
 impl cudaCGScope {
     /// Invalid cooperative group scope
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaCGScopeInvalid")]
     pub const INVALID: Self = Self(0);
     /// Scope represented by a grid_group
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaCGScopeGrid")]
     pub const GRID: Self = Self(1);
     /// Scope represented by a multi_grid_group
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaCGScopeMultiGrid")]
     pub const MULTI_GRID: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2878,12 +3996,16 @@ impl cudaCGScope {
     }
 }
 c_enum!(cudaCGScope, u32);
+/// Available since CUDA 12.3.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphConditionalHandleFlags(pub u32);
 impl cudaGraphConditionalHandleFlags {
     /// Apply default handle value when graph is launched.
+    ///
+    /// Available since CUDA 12.3.
     #[doc(alias = "cudaGraphCondAssignDefault")]
     pub const CUDA_GRAPH_COND_ASSIGN_DEFAULT: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2897,18 +4019,26 @@ impl cudaGraphConditionalHandleFlags {
 c_enum!(cudaGraphConditionalHandleFlags, u32);
 /// CUDA conditional node types
 ///
+/// Available since CUDA 12.3.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphConditionalNodeType(pub u32);
 impl cudaGraphConditionalNodeType {
     /// Conditional ‘if/else’ Node. Body\[0\] executed if condition is non-zero. If size == 2, an optional ELSE graph is created and this is executed if the condition is zero.
+    ///
+    /// Available since CUDA 12.3.
     #[doc(alias = "cudaGraphCondTypeIf")]
     pub const IF: Self = Self(0);
     /// Conditional ‘while’ Node. Body executed repeatedly while condition value is non-zero.
+    ///
+    /// Available since CUDA 12.3.
     #[doc(alias = "cudaGraphCondTypeWhile")]
     pub const WHILE: Self = Self(1);
     /// Conditional ‘switch’ Node. Body\[n\] is executed once, where ‘n’ is the value of the condition. If the condition does not match a body index, no body is launched.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaGraphCondTypeSwitch")]
     pub const SWITCH: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2924,45 +4054,71 @@ impl cudaGraphConditionalNodeType {
 c_enum!(cudaGraphConditionalNodeType, u32);
 /// CUDA Graph node types
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphNodeType(pub u32);
 impl cudaGraphNodeType {
     /// GPU kernel node
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphNodeTypeKernel")]
     pub const KERNEL: Self = Self(0);
     /// Memcpy node
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphNodeTypeMemcpy")]
     pub const MEMCPY: Self = Self(1);
     /// Memset node
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphNodeTypeMemset")]
     pub const MEMSET: Self = Self(2);
     /// Host (executable) node
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphNodeTypeHost")]
     pub const HOST: Self = Self(3);
     /// Node which executes an embedded graph
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphNodeTypeGraph")]
     pub const GRAPH: Self = Self(4);
     /// Empty (no-op) node
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphNodeTypeEmpty")]
     pub const EMPTY: Self = Self(5);
     /// External event wait node
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphNodeTypeWaitEvent")]
     pub const WAIT_EVENT: Self = Self(6);
     /// External event record node
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphNodeTypeEventRecord")]
     pub const EVENT_RECORD: Self = Self(7);
     /// External semaphore signal node
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphNodeTypeExtSemaphoreSignal")]
     pub const EXT_SEMAPHORE_SIGNAL: Self = Self(8);
     /// External semaphore wait node
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphNodeTypeExtSemaphoreWait")]
     pub const EXT_SEMAPHORE_WAIT: Self = Self(9);
     /// Memory allocation node
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphNodeTypeMemAlloc")]
     pub const MEM_ALLOC: Self = Self(10);
     /// Memory free node
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphNodeTypeMemFree")]
     pub const MEM_FREE: Self = Self(11);
     /// Conditional node May be used to implement a conditional execution path or loop
@@ -2988,8 +4144,11 @@ impl cudaGraphNodeType {
     /// To set the control value, supply a default value when creating the handle and/or
     ///
     /// call cudaGraphSetConditional from device code.
+    ///
+    /// Available since CUDA 12.3.
     #[doc(alias = "cudaGraphNodeTypeConditional")]
     pub const CONDITIONAL: Self = Self(13);
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphNodeTypeCount")]
     pub const COUNT: Self = Self(14);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3014,8 +4173,49 @@ impl cudaGraphNodeType {
     }
 }
 c_enum!(cudaGraphNodeType, u32);
+/// Child graph node ownership
+///
+/// Available since CUDA 12.9.
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphChildGraphNodeOwnership(pub u32);
+impl cudaGraphChildGraphNodeOwnership {
+    /// Default behavior for a child graph node. Child graph is cloned
+    /// into the parent and memory allocation/free nodes can't be present
+    /// in the child graph.
+    ///
+    /// Available since CUDA 12.9.
+    #[doc(alias = "cudaGraphChildGraphOwnershipClone")]
+    pub const CLONE: Self = Self(0);
+    /// The child graph is moved to the parent. The handle to the child graph
+    /// is owned by the parent and will be destroyed when the parent is
+    /// destroyed.
+    ///
+    /// The following restrictions apply to child graphs after they have been moved:
+    /// Cannot be independently instantiated or destroyed;
+    /// Cannot be added as a child graph of a separate parent graph;
+    /// Cannot be used as an argument to cudaGraphExecUpdate;
+    /// Cannot have additional memory allocation or free nodes added.
+    ///
+    /// Available since CUDA 12.9.
+    #[doc(alias = "cudaGraphChildGraphOwnershipMove")]
+    pub const MOVE: Self = Self(1);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("cudaGraphChildGraphOwnershipClone"),
+            1 => Some("cudaGraphChildGraphOwnershipMove"),
+            _ => None,
+        }
+    }
+}
+c_enum!(cudaGraphChildGraphNodeOwnership, u32);
 /// Type annotations that can be applied to graph edges as part of
 /// [`cudaGraphEdgeData`](crate::sys::cudaGraphEdgeData).
+///
+/// Available since CUDA 12.3.
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
@@ -3023,9 +4223,13 @@ c_enum!(cudaGraphNodeType, u32);
 pub struct cudaGraphDependencyType(pub u32);
 impl cudaGraphDependencyType {
     /// This is an ordinary dependency.
+    ///
+    /// Available since CUDA 12.3.
     #[doc(alias = "cudaGraphDependencyTypeDefault")]
     pub const DEFAULT: Self = Self(0);
     /// This dependency type allows the downstream node to use cudaGridDependencySynchronize(). It may only be used between kernel nodes, and must be used with either the cudaGraphKernelNodePortProgrammatic or cudaGraphKernelNodePortLaunchCompletion outgoing port.
+    ///
+    /// Available since CUDA 12.3.
     #[doc(alias = "cudaGraphDependencyTypeProgrammatic")]
     pub const PROGRAMMATIC: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3039,8 +4243,12 @@ impl cudaGraphDependencyType {
 }
 c_enum!(cudaGraphDependencyType, u32);
 /// Another name of [`cudaGraphDependencyType`].
+///
+/// Available since CUDA 12.3.
 pub type cudaGraphDependencyType_enum = cudaGraphDependencyType;
 /// CUDA Graph Update error types
+///
+/// In every CUDA 12.x release.
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
@@ -3048,30 +4256,48 @@ pub type cudaGraphDependencyType_enum = cudaGraphDependencyType;
 pub struct cudaGraphExecUpdateResult(pub u32);
 impl cudaGraphExecUpdateResult {
     /// The update succeeded
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphExecUpdateSuccess")]
     pub const SUCCESS: Self = Self(0);
     /// The update failed for an unexpected reason which is described in the return value of the function
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphExecUpdateError")]
     pub const ERROR: Self = Self(1);
     /// The update failed because the topology changed
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphExecUpdateErrorTopologyChanged")]
     pub const ERROR_TOPOLOGY_CHANGED: Self = Self(2);
     /// The update failed because a node type changed
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphExecUpdateErrorNodeTypeChanged")]
     pub const ERROR_NODE_TYPE_CHANGED: Self = Self(3);
     /// The update failed because the function of a kernel node changed (CUDA driver \< 11.2)
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphExecUpdateErrorFunctionChanged")]
     pub const ERROR_FUNCTION_CHANGED: Self = Self(4);
     /// The update failed because the parameters changed in a way that is not supported
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphExecUpdateErrorParametersChanged")]
     pub const ERROR_PARAMETERS_CHANGED: Self = Self(5);
     /// The update failed because something about the node is not supported
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphExecUpdateErrorNotSupported")]
     pub const ERROR_NOT_SUPPORTED: Self = Self(6);
     /// The update failed because the function of a kernel node changed in an unsupported way
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphExecUpdateErrorUnsupportedFunctionChange")]
     pub const ERROR_UNSUPPORTED_FUNCTION_CHANGE: Self = Self(7);
     /// The update failed because the node attributes changed in a way that is not supported
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphExecUpdateErrorAttributesChanged")]
     pub const ERROR_ATTRIBUTES_CHANGED: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3093,27 +4319,41 @@ impl cudaGraphExecUpdateResult {
 c_enum!(cudaGraphExecUpdateResult, u32);
 /// Graph instantiation results
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphInstantiateResult(pub u32);
 impl cudaGraphInstantiateResult {
     /// Instantiation succeeded
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphInstantiateSuccess")]
     pub const SUCCESS: Self = Self(0);
     /// Instantiation failed for an unexpected reason which is described in the return value of the function
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphInstantiateError")]
     pub const ERROR: Self = Self(1);
     /// Instantiation failed due to invalid structure, such as cycles
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphInstantiateInvalidStructure")]
     pub const INVALID_STRUCTURE: Self = Self(2);
     /// Instantiation for device launch failed because the graph contained an unsupported operation
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphInstantiateNodeOperationNotSupported")]
     pub const NODE_OPERATION_NOT_SUPPORTED: Self = Self(3);
     /// Instantiation for device launch failed due to the nodes belonging to different contexts
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphInstantiateMultipleDevicesNotSupported")]
     pub const MULTIPLE_DEVICES_NOT_SUPPORTED: Self = Self(4);
     /// One or more conditional handles are not associated with conditional nodes
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaGraphInstantiateConditionalHandleUnused")]
     pub const CONDITIONAL_HANDLE_UNUSED: Self = Self(5);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3133,21 +4373,31 @@ c_enum!(cudaGraphInstantiateResult, u32);
 /// Specifies the field to update when performing multiple node updates
 /// from the device
 ///
+/// Available since CUDA 12.4.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphKernelNodeField(pub u32);
 impl cudaGraphKernelNodeField {
     /// Invalid field
+    ///
+    /// Available since CUDA 12.4.
     #[doc(alias = "cudaGraphKernelNodeFieldInvalid")]
     pub const INVALID: Self = Self(0);
     /// Grid dimension update
+    ///
+    /// Available since CUDA 12.4.
     #[doc(alias = "cudaGraphKernelNodeFieldGridDim")]
     pub const GRID_DIM: Self = Self(1);
     /// Kernel parameter update
+    ///
+    /// Available since CUDA 12.4.
     #[doc(alias = "cudaGraphKernelNodeFieldParam")]
     pub const PARAM: Self = Self(2);
     /// Node enable/disable
+    ///
+    /// Available since CUDA 12.4.
     #[doc(alias = "cudaGraphKernelNodeFieldEnabled")]
     pub const ENABLED: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3166,18 +4416,26 @@ c_enum!(cudaGraphKernelNodeField, u32);
 /// [`cudaGetDriverEntryPoint`](crate::sys::cudaGetDriverEntryPoint) For more details see
 /// `cuGetProcAddress`
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGetDriverEntryPointFlags(pub u32);
 impl cudaGetDriverEntryPointFlags {
     /// Default search mode for driver symbols.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEnableDefault")]
     pub const DEFAULT: Self = Self(0);
     /// Search for legacy versions of driver symbols.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEnableLegacyStream")]
     pub const LEGACY_STREAM: Self = Self(1);
     /// Search for per-thread versions of driver symbols.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEnablePerThreadDefaultStream")]
     pub const PER_THREAD_DEFAULT_STREAM: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3194,18 +4452,26 @@ c_enum!(cudaGetDriverEntryPointFlags, u32);
 /// Enum for status from obtaining driver entry points, used with
 /// `cudaApiGetDriverEntryPoint`
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaDriverEntryPointQueryResult(pub u32);
 impl cudaDriverEntryPointQueryResult {
     /// Search for symbol found a match
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDriverEntryPointSuccess")]
     pub const SUCCESS: Self = Self(0);
     /// Search for symbol was not found
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDriverEntryPointSymbolNotFound")]
     pub const SYMBOL_NOT_FOUND: Self = Self(1);
     /// Search for symbol was found but version wasn’t great enough
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaDriverEntryPointVersionNotSufficent")]
     pub const VERSION_NOT_SUFFICENT: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3221,42 +4487,66 @@ impl cudaDriverEntryPointQueryResult {
 c_enum!(cudaDriverEntryPointQueryResult, u32);
 /// CUDA Graph debug write options
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphDebugDotFlags(pub u32);
 impl cudaGraphDebugDotFlags {
     /// Output all debug data as if every debug flag is enabled
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphDebugDotFlagsVerbose")]
     pub const VERBOSE: Self = Self(1);
     /// Adds cudaKernelNodeParams to output
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphDebugDotFlagsKernelNodeParams")]
     pub const KERNEL_NODE_PARAMS: Self = Self(4);
     /// Adds cudaMemcpy3DParms to output
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphDebugDotFlagsMemcpyNodeParams")]
     pub const MEMCPY_NODE_PARAMS: Self = Self(8);
     /// Adds cudaMemsetParams to output
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphDebugDotFlagsMemsetNodeParams")]
     pub const MEMSET_NODE_PARAMS: Self = Self(16);
     /// Adds cudaHostNodeParams to output
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphDebugDotFlagsHostNodeParams")]
     pub const HOST_NODE_PARAMS: Self = Self(32);
     /// Adds cudaEvent_t handle from record and wait nodes to output
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphDebugDotFlagsEventNodeParams")]
     pub const EVENT_NODE_PARAMS: Self = Self(64);
     /// Adds cudaExternalSemaphoreSignalNodeParams values to output
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphDebugDotFlagsExtSemasSignalNodeParams")]
     pub const EXT_SEMAS_SIGNAL_NODE_PARAMS: Self = Self(128);
     /// Adds cudaExternalSemaphoreWaitNodeParams to output
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphDebugDotFlagsExtSemasWaitNodeParams")]
     pub const EXT_SEMAS_WAIT_NODE_PARAMS: Self = Self(256);
     /// Adds cudaKernelNodeAttrID values to output
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphDebugDotFlagsKernelNodeAttributes")]
     pub const KERNEL_NODE_ATTRIBUTES: Self = Self(512);
     /// Adds node handles and every kernel function handle to output
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphDebugDotFlagsHandles")]
     pub const HANDLES: Self = Self(1024);
     /// Adds cudaConditionalNodeParams to output
+    ///
+    /// Available since CUDA 12.3.
     #[doc(alias = "cudaGraphDebugDotFlagsConditionalNodeParams")]
     pub const CONDITIONAL_NODE_PARAMS: Self = Self(32768);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3280,12 +4570,16 @@ impl cudaGraphDebugDotFlags {
 c_enum!(cudaGraphDebugDotFlags, u32);
 /// Flags for instantiating a graph
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphInstantiateFlags(pub u32);
 impl cudaGraphInstantiateFlags {
     /// Automatically free memory allocated in a graph before relaunching.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphInstantiateFlagAutoFreeOnLaunch")]
     pub const AUTO_FREE_ON_LAUNCH: Self = Self(1);
     /// Automatically upload the graph after instantiation. Only supported by
@@ -3293,6 +4587,8 @@ impl cudaGraphInstantiateFlags {
     /// cudaGraphInstantiateWithParams. The upload will be performed using the
     ///
     /// stream provided in instantiateParams.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphInstantiateFlagUpload")]
     pub const UPLOAD: Self = Self(2);
     /// Instantiate the graph to be launchable from the device. This flag can only
@@ -3300,9 +4596,13 @@ impl cudaGraphInstantiateFlags {
     /// be used on platforms which support unified addressing. This flag cannot be
     ///
     /// used in conjunction with cudaGraphInstantiateFlagAutoFreeOnLaunch.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphInstantiateFlagDeviceLaunch")]
     pub const DEVICE_LAUNCH: Self = Self(4);
     /// Run the graph using the per-node priority attributes rather than the priority of the stream it is launched into.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphInstantiateFlagUseNodePriority")]
     pub const USE_NODE_PRIORITY: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3336,15 +4636,21 @@ c_enum!(cudaGraphInstantiateFlags, u32);
 /// by kernels in another memory synchronization domain even if they
 /// are on the same GPU.
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaLaunchMemSyncDomain(pub u32);
 impl cudaLaunchMemSyncDomain {
     /// Launch kernels in the default domain
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLaunchMemSyncDomainDefault")]
     pub const DEFAULT: Self = Self(0);
     /// Launch kernels in the remote domain
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLaunchMemSyncDomainRemote")]
     pub const REMOTE: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3360,44 +4666,68 @@ c_enum!(cudaLaunchMemSyncDomain, u32);
 /// Launch attributes enum; used as id field of
 /// [`cudaLaunchAttribute`](crate::sys::cudaLaunchAttribute)
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaLaunchAttributeID(pub u32);
 impl cudaLaunchAttributeID {
     /// Ignored entry, for convenient composition
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLaunchAttributeIgnore")]
     pub const IGNORE: Self = Self(0);
     /// Valid for streams, graph nodes, launches. See accessPolicyWindow.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLaunchAttributeAccessPolicyWindow")]
     pub const ACCESS_POLICY_WINDOW: Self = Self(1);
     /// Valid for graph nodes, launches. See cooperative.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLaunchAttributeCooperative")]
     pub const COOPERATIVE: Self = Self(2);
     /// Valid for streams. See syncPolicy.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLaunchAttributeSynchronizationPolicy")]
     pub const SYNCHRONIZATION_POLICY: Self = Self(3);
     /// Valid for graph nodes, launches. See clusterDim.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLaunchAttributeClusterDimension")]
     pub const CLUSTER_DIMENSION: Self = Self(4);
     /// Valid for graph nodes, launches. See clusterSchedulingPolicyPreference.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLaunchAttributeClusterSchedulingPolicyPreference")]
     pub const CLUSTER_SCHEDULING_POLICY_PREFERENCE: Self = Self(5);
     /// Valid for launches. Setting programmaticStreamSerializationAllowed to non-0 signals that the kernel will use programmatic means to resolve its stream dependency, so that the CUDA runtime should opportunistically allow the grid’s execution to overlap with the previous kernel in the stream, if that kernel requests the overlap. The dependent launches can choose to wait on the dependency using the programmatic sync (cudaGridDependencySynchronize() or equivalent PTX instructions).
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLaunchAttributeProgrammaticStreamSerialization")]
     pub const PROGRAMMATIC_STREAM_SERIALIZATION: Self = Self(6);
     /// Valid for launches. Set programmaticEvent to record the event. Event recorded through this launch attribute is guaranteed to only trigger after all block in the associated kernel trigger the event. A block can trigger the event programmatically in a future CUDA release. A trigger can also be inserted at the beginning of each block’s execution if triggerAtBlockStart is set to non-0. The dependent launches can choose to wait on the dependency using the programmatic sync (cudaGridDependencySynchronize() or equivalent PTX instructions). Note that dependents (including the CPU thread calling cudaEventSynchronize()) are not guaranteed to observe the release precisely when it is released. For example, cudaEventSynchronize() may only observe the event trigger long after the associated kernel has completed. This recording type is primarily meant for establishing programmatic dependency between device tasks. Note also this type of dependency allows, but does not guarantee, concurrent execution of tasks.
     ///
     /// The event supplied must not be an interprocess or interop event. The event must disable timing (i.e. must be created with the cudaEventDisableTiming flag set).
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLaunchAttributeProgrammaticEvent")]
     pub const PROGRAMMATIC_EVENT: Self = Self(7);
     /// Valid for streams, graph nodes, launches. See priority.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLaunchAttributePriority")]
     pub const PRIORITY: Self = Self(8);
     /// Valid for streams, graph nodes, launches. See memSyncDomainMap.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLaunchAttributeMemSyncDomainMap")]
     pub const MEM_SYNC_DOMAIN_MAP: Self = Self(9);
     /// Valid for streams, graph nodes, launches. See memSyncDomain.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaLaunchAttributeMemSyncDomain")]
     pub const MEM_SYNC_DOMAIN: Self = Self(10);
     /// Valid for graph nodes and launches. Set preferredClusterDim to allow the kernel launch to specify a preferred substitute cluster dimension. Blocks may be grouped according to either the dimensions specified with this attribute (grouped into a “preferred substitute cluster”), or the one specified with cudaLaunchAttributeClusterDimension attribute (grouped into a “regular cluster”). The cluster dimensions of a “preferred substitute cluster” shall be an integer multiple greater than zero of the regular cluster dimensions. The device will attempt - on a best-effort basis - to group thread blocks into preferred clusters over grouping them into regular clusters. When it deems necessary (primarily when the device temporarily runs out of physical resources to launch the larger preferred clusters), the device may switch to launch the regular clusters instead to attempt to utilize as much of the physical device resources as possible.
@@ -3405,6 +4735,8 @@ impl cudaLaunchAttributeID {
     /// Each type of cluster will have its enumeration / coordinate setup as if the grid consists solely of its type of cluster. For example, if the preferred substitute cluster dimensions double the regular cluster dimensions, there might be simultaneously a regular cluster indexed at (1,0,0), and a preferred cluster indexed at (1,0,0). In this example, the preferred substitute cluster (1,0,0) replaces regular clusters (2,0,0) and (3,0,0) and groups their blocks.
     ///
     /// This attribute will only take effect when a regular cluster dimension has been specified. The preferred substitute cluster dimension must be an integer multiple greater than zero of the regular cluster dimension and must divide the grid. It must also be no more than maxBlocksPerCluster, if it is set in the kernel’s __launch_bounds__. Otherwise it must be less than the maximum value the driver can support. Otherwise, setting this attribute to a value physically unable to fit on any particular device is permitted.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaLaunchAttributePreferredClusterDimension")]
     pub const PREFERRED_CLUSTER_DIMENSION: Self = Self(11);
     /// Valid for launches. Set launchCompletionEvent to record the event.
@@ -3414,6 +4746,8 @@ impl cudaLaunchAttributeID {
     /// A launch completion event is nominally similar to a programmatic event with triggerAtBlockStart set except that it is not visible to cudaGridDependencySynchronize() and can be used with compute capability less than 9.0.
     ///
     /// The event supplied must not be an interprocess or interop event. The event must disable timing (i.e. must be created with the cudaEventDisableTiming flag set).
+    ///
+    /// Available since CUDA 12.3.
     #[doc(alias = "cudaLaunchAttributeLaunchCompletionEvent")]
     pub const LAUNCH_COMPLETION_EVENT: Self = Self(12);
     /// Valid for graph nodes, launches. This attribute is graphs-only, and passing it to a launch in a non-capturing stream will result in an error.
@@ -3423,9 +4757,13 @@ impl cudaLaunchAttributeID {
     /// Nodes which are device-updatable have additional restrictions compared to regular kernel nodes. Firstly, device-updatable nodes cannot be removed from their graph via cudaGraphDestroyNode. Additionally, once opted-in to this functionality, a node cannot opt out, and any attempt to set the deviceUpdatable attribute to 0 will result in an error. Device-updatable kernel nodes also cannot have their attributes copied to/from another kernel node via cudaGraphKernelNodeCopyAttributes. Graphs containing one or more device-updatable nodes also do not allow multiple instantiation, and neither the graph nor its instantiated version can be passed to cudaGraphExecUpdate.
     ///
     /// If a graph contains device-updatable nodes and updates those nodes from the device from within the graph, the graph must be uploaded with cuGraphUpload before it is launched. For such a graph, if host-side executable graph updates are made to the device-updatable nodes, the graph must be uploaded before it is launched again.
+    ///
+    /// Available since CUDA 12.4.
     #[doc(alias = "cudaLaunchAttributeDeviceUpdatableKernelNode")]
     pub const DEVICE_UPDATABLE_KERNEL_NODE: Self = Self(13);
     /// Valid for launches. On devices where the L1 cache and shared memory use the same hardware resources, setting sharedMemCarveout to a percentage between 0-100 signals sets the shared memory carveout preference in percent of the total shared memory for that kernel launch. This attribute takes precedence over cudaFuncAttributePreferredSharedMemoryCarveout. This is only a hint, and the driver can choose a different configuration if required for the launch.
+    ///
+    /// Available since CUDA 12.5.
     #[doc(alias = "cudaLaunchAttributePreferredSharedMemoryCarveout")]
     pub const PREFERRED_SHARED_MEMORY_CARVEOUT: Self = Self(14);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3453,15 +4791,21 @@ impl cudaLaunchAttributeID {
 c_enum!(cudaLaunchAttributeID, u32);
 /// CUDA device NUMA config
 ///
+/// Available since CUDA 12.2.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaDeviceNumaConfig(pub u32);
 impl cudaDeviceNumaConfig {
     /// The GPU is not a NUMA node
+    ///
+    /// Available since CUDA 12.2.
     #[doc(alias = "cudaDeviceNumaConfigNone")]
     pub const NONE: Self = Self(0);
     /// The GPU is a NUMA node, cudaDevAttrNumaId contains its NUMA ID
+    ///
+    /// Available since CUDA 12.2.
     #[doc(alias = "cudaDeviceNumaConfigNumaNode")]
     pub const NUMA_NODE: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3476,12 +4820,16 @@ impl cudaDeviceNumaConfig {
 c_enum!(cudaDeviceNumaConfig, u32);
 /// Types of async notification that can occur
 ///
+/// Available since CUDA 12.4.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaAsyncNotificationType(pub u32);
 impl cudaAsyncNotificationType {
     /// Sent when the process has exceeded its device memory budget
+    ///
+    /// Available since CUDA 12.4.
     #[doc(alias = "cudaAsyncNotificationTypeOverBudget")]
     pub const CUDA_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3494,8 +4842,12 @@ impl cudaAsyncNotificationType {
 }
 c_enum!(cudaAsyncNotificationType, u32);
 /// Another name of [`cudaAsyncNotificationType`].
+///
+/// Available since CUDA 12.4.
 pub type cudaAsyncNotificationType_enum = cudaAsyncNotificationType;
 /// CUDA Surface boundary modes
+///
+/// In every CUDA 12.x release.
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
@@ -3503,12 +4855,18 @@ pub type cudaAsyncNotificationType_enum = cudaAsyncNotificationType;
 pub struct cudaSurfaceBoundaryMode(pub u32);
 impl cudaSurfaceBoundaryMode {
     /// Zero boundary mode
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaBoundaryModeZero")]
     pub const ZERO: Self = Self(0);
     /// Clamp boundary mode
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaBoundaryModeClamp")]
     pub const CLAMP: Self = Self(1);
     /// Trap boundary mode
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaBoundaryModeTrap")]
     pub const TRAP: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3524,15 +4882,21 @@ impl cudaSurfaceBoundaryMode {
 c_enum!(cudaSurfaceBoundaryMode, u32);
 /// CUDA Surface format modes
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaSurfaceFormatMode(pub u32);
 impl cudaSurfaceFormatMode {
     /// Forced format mode
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFormatModeForced")]
     pub const FORCED: Self = Self(0);
     /// Auto format mode
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFormatModeAuto")]
     pub const AUTO: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3547,21 +4911,31 @@ impl cudaSurfaceFormatMode {
 c_enum!(cudaSurfaceFormatMode, u32);
 /// CUDA texture address modes
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaTextureAddressMode(pub u32);
 impl cudaTextureAddressMode {
     /// Wrapping address mode
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaAddressModeWrap")]
     pub const WRAP: Self = Self(0);
     /// Clamp to edge address mode
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaAddressModeClamp")]
     pub const CLAMP: Self = Self(1);
     /// Mirror address mode
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaAddressModeMirror")]
     pub const MIRROR: Self = Self(2);
     /// Border address mode
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaAddressModeBorder")]
     pub const BORDER: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3578,15 +4952,21 @@ impl cudaTextureAddressMode {
 c_enum!(cudaTextureAddressMode, u32);
 /// CUDA texture filter modes
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaTextureFilterMode(pub u32);
 impl cudaTextureFilterMode {
     /// Point filter mode
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFilterModePoint")]
     pub const POINT: Self = Self(0);
     /// Linear filter mode
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaFilterModeLinear")]
     pub const LINEAR: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3601,15 +4981,21 @@ impl cudaTextureFilterMode {
 c_enum!(cudaTextureFilterMode, u32);
 /// CUDA texture read modes
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaTextureReadMode(pub u32);
 impl cudaTextureReadMode {
     /// Read texture as specified element type
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaReadModeElementType")]
     pub const ELEMENT_TYPE: Self = Self(0);
     /// Read texture as normalized float
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaReadModeNormalizedFloat")]
     pub const NORMALIZED_FLOAT: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3624,18 +5010,26 @@ impl cudaTextureReadMode {
 c_enum!(cudaTextureReadMode, u32);
 /// CUDA devices corresponding to the current OpenGL context
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGLDeviceList(pub u32);
 impl cudaGLDeviceList {
     /// The CUDA devices for all GPUs used by the current OpenGL context
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGLDeviceListAll")]
     pub const ALL: Self = Self(1);
     /// The CUDA devices for the GPUs used by the current OpenGL context in its currently rendering frame
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGLDeviceListCurrentFrame")]
     pub const CURRENT_FRAME: Self = Self(2);
     /// The CUDA devices for the GPUs to be used by the current OpenGL context in the next frame
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGLDeviceListNextFrame")]
     pub const NEXT_FRAME: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3651,18 +5045,26 @@ impl cudaGLDeviceList {
 c_enum!(cudaGLDeviceList, u32);
 /// CUDA GL Map Flags
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGLMapFlags(pub u32);
 impl cudaGLMapFlags {
     /// Default; Assume resource can be read/written
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGLMapFlagsNone")]
     pub const NONE: Self = Self(0);
     /// CUDA kernels will not write to this resource
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGLMapFlagsReadOnly")]
     pub const READ_ONLY: Self = Self(1);
     /// CUDA kernels will only write to and will not read from this resource
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaGLMapFlagsWriteDiscard")]
     pub const WRITE_DISCARD: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3678,15 +5080,21 @@ impl cudaGLMapFlags {
 c_enum!(cudaGLMapFlags, u32);
 /// CUDA EglFrame type - array or pointer
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaEglFrameType(pub u32);
 impl cudaEglFrameType {
     /// Frame type CUDA array
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglFrameTypeArray")]
     pub const ARRAY: Self = Self(0);
     /// Frame type CUDA pointer
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglFrameTypePitch")]
     pub const PITCH: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3700,6 +5108,8 @@ impl cudaEglFrameType {
 }
 c_enum!(cudaEglFrameType, u32);
 /// Another name of [`cudaEglFrameType`].
+///
+/// In every CUDA 12.x release.
 pub type cudaEglFrameType_enum = cudaEglFrameType;
 /// Resource location flags- sysmem or vidmem  For CUDA context on
 /// iGPU, since video and system memory are equivalent - these flags
@@ -3713,15 +5123,21 @@ pub type cudaEglFrameType_enum = cudaEglFrameType;
 /// CUDA.  There may be an additional latency due to new allocation and
 /// data migration, if the frame is produced on a different memory.
 ///
+/// In every CUDA 12.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaEglResourceLocationFlags(pub u32);
 impl cudaEglResourceLocationFlags {
     /// Resource location sysmem
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglResourceLocationSysmem")]
     pub const SYSMEM: Self = Self(0);
     /// Resource location vidmem
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglResourceLocationVidmem")]
     pub const VIDMEM: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3735,9 +5151,13 @@ impl cudaEglResourceLocationFlags {
 }
 c_enum!(cudaEglResourceLocationFlags, u32);
 /// Another name of [`cudaEglResourceLocationFlags`].
+///
+/// In every CUDA 12.x release.
 pub type cudaEglResourceLocationFlags_enum = cudaEglResourceLocationFlags;
 /// CUDA EGL Color Format - The different planar and multiplanar
 /// formats currently supported for CUDA_EGL interops.
+///
+/// In every CUDA 12.x release.
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
@@ -3745,342 +5165,568 @@ pub type cudaEglResourceLocationFlags_enum = cudaEglResourceLocationFlags;
 pub struct cudaEglColorFormat(pub u32);
 impl cudaEglColorFormat {
     /// Y, U, V in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV420Planar")]
     pub const YUV420_PLANAR: Self = Self(0);
     /// Y, UV in two surfaces (UV as one surface) with VU byte ordering, width, height ratio same as YUV420Planar.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV420SemiPlanar")]
     pub const YUV420_SEMI_PLANAR: Self = Self(1);
     /// Y, U, V each in a separate surface, U/V width = 1/2 Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV422Planar")]
     pub const YUV422_PLANAR: Self = Self(2);
     /// Y, UV in two surfaces with VU byte ordering, width, height ratio same as YUV422Planar.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV422SemiPlanar")]
     pub const YUV422_SEMI_PLANAR: Self = Self(3);
     /// R/G/B/A four channels in one surface with BGRA byte ordering.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatARGB")]
     pub const ARGB: Self = Self(6);
     /// R/G/B/A four channels in one surface with ABGR byte ordering.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatRGBA")]
     pub const RGBA: Self = Self(7);
     /// single luminance channel in one surface.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatL")]
     pub const L: Self = Self(8);
     /// single color channel in one surface.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatR")]
     pub const R: Self = Self(9);
     /// Y, U, V in three surfaces, each in a separate surface, U/V width = Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV444Planar")]
     pub const YUV444_PLANAR: Self = Self(10);
     /// Y, UV in two surfaces (UV as one surface) with VU byte ordering, width, height ratio same as YUV444Planar.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV444SemiPlanar")]
     pub const YUV444_SEMI_PLANAR: Self = Self(11);
     /// Y, U, V in one surface, interleaved as UYVY in one channel.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUYV422")]
     pub const YUYV422: Self = Self(12);
     /// Y, U, V in one surface, interleaved as YUYV in one channel.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatUYVY422")]
     pub const UYVY422: Self = Self(13);
     /// R/G/B/A four channels in one surface with RGBA byte ordering.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatABGR")]
     pub const ABGR: Self = Self(14);
     /// R/G/B/A four channels in one surface with ARGB byte ordering.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBGRA")]
     pub const BGRA: Self = Self(15);
     /// Alpha color format - one channel in one surface.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatA")]
     pub const A: Self = Self(16);
     /// R/G color format - two channels in one surface with GR byte ordering
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatRG")]
     pub const RG: Self = Self(17);
     /// Y, U, V, A four channels in one surface, interleaved as VUYA.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatAYUV")]
     pub const AYUV: Self = Self(18);
     /// Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU444SemiPlanar")]
     pub const YVU444_SEMI_PLANAR: Self = Self(19);
     /// Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU422SemiPlanar")]
     pub const YVU422_SEMI_PLANAR: Self = Self(20);
     /// Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU420SemiPlanar")]
     pub const YVU420_SEMI_PLANAR: Self = Self(21);
     /// Y10, V10U10 in two surfaces (VU as one surface) with UV byte ordering, U/V width = Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY10V10U10_444SemiPlanar")]
     pub const Y10V10U10_444SEMI_PLANAR: Self = Self(22);
     /// Y10, V10U10 in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY10V10U10_420SemiPlanar")]
     pub const Y10V10U10_420SEMI_PLANAR: Self = Self(23);
     /// Y12, V12U12 in two surfaces (VU as one surface) with UV byte ordering, U/V width = Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY12V12U12_444SemiPlanar")]
     pub const Y12V12U12_444SEMI_PLANAR: Self = Self(24);
     /// Y12, V12U12 in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY12V12U12_420SemiPlanar")]
     pub const Y12V12U12_420SEMI_PLANAR: Self = Self(25);
     /// Extended Range Y, U, V in one surface, interleaved as YVYU in one channel.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatVYUY_ER")]
     pub const VYUY_ER: Self = Self(26);
     /// Extended Range Y, U, V in one surface, interleaved as YUYV in one channel.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatUYVY_ER")]
     pub const UYVY_ER: Self = Self(27);
     /// Extended Range Y, U, V in one surface, interleaved as UYVY in one channel.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUYV_ER")]
     pub const YUYV_ER: Self = Self(28);
     /// Extended Range Y, U, V in one surface, interleaved as VYUY in one channel.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVYU_ER")]
     pub const YVYU_ER: Self = Self(29);
     /// Extended Range Y, U, V, A four channels in one surface, interleaved as AVUY.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUVA_ER")]
     pub const YUVA_ER: Self = Self(31);
     /// Extended Range Y, U, V, A four channels in one surface, interleaved as VUYA.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatAYUV_ER")]
     pub const AYUV_ER: Self = Self(32);
     /// Extended Range Y, U, V in three surfaces, U/V width = Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV444Planar_ER")]
     pub const YUV444_PLANAR_ER: Self = Self(33);
     /// Extended Range Y, U, V in three surfaces, U/V width = 1/2 Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV422Planar_ER")]
     pub const YUV422_PLANAR_ER: Self = Self(34);
     /// Extended Range Y, U, V in three surfaces, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV420Planar_ER")]
     pub const YUV420_PLANAR_ER: Self = Self(35);
     /// Extended Range Y, UV in two surfaces (UV as one surface) with VU byte ordering, U/V width = Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV444SemiPlanar_ER")]
     pub const YUV444_SEMI_PLANAR_ER: Self = Self(36);
     /// Extended Range Y, UV in two surfaces (UV as one surface) with VU byte ordering, U/V width = 1/2 Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV422SemiPlanar_ER")]
     pub const YUV422_SEMI_PLANAR_ER: Self = Self(37);
     /// Extended Range Y, UV in two surfaces (UV as one surface) with VU byte ordering, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV420SemiPlanar_ER")]
     pub const YUV420_SEMI_PLANAR_ER: Self = Self(38);
     /// Extended Range Y, V, U in three surfaces, U/V width = Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU444Planar_ER")]
     pub const YVU444_PLANAR_ER: Self = Self(39);
     /// Extended Range Y, V, U in three surfaces, U/V width = 1/2 Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU422Planar_ER")]
     pub const YVU422_PLANAR_ER: Self = Self(40);
     /// Extended Range Y, V, U in three surfaces, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU420Planar_ER")]
     pub const YVU420_PLANAR_ER: Self = Self(41);
     /// Extended Range Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU444SemiPlanar_ER")]
     pub const YVU444_SEMI_PLANAR_ER: Self = Self(42);
     /// Extended Range Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU422SemiPlanar_ER")]
     pub const YVU422_SEMI_PLANAR_ER: Self = Self(43);
     /// Extended Range Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU420SemiPlanar_ER")]
     pub const YVU420_SEMI_PLANAR_ER: Self = Self(44);
     /// Bayer format - one channel in one surface with interleaved RGGB ordering.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayerRGGB")]
     pub const BAYER_RGGB: Self = Self(45);
     /// Bayer format - one channel in one surface with interleaved BGGR ordering.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayerBGGR")]
     pub const BAYER_BGGR: Self = Self(46);
     /// Bayer format - one channel in one surface with interleaved GRBG ordering.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayerGRBG")]
     pub const BAYER_GRBG: Self = Self(47);
     /// Bayer format - one channel in one surface with interleaved GBRG ordering.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayerGBRG")]
     pub const BAYER_GBRG: Self = Self(48);
     /// Bayer10 format - one channel in one surface with interleaved RGGB ordering. Out of 16 bits, 10 bits used 6 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer10RGGB")]
     pub const BAYER10_RGGB: Self = Self(49);
     /// Bayer10 format - one channel in one surface with interleaved BGGR ordering. Out of 16 bits, 10 bits used 6 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer10BGGR")]
     pub const BAYER10_BGGR: Self = Self(50);
     /// Bayer10 format - one channel in one surface with interleaved GRBG ordering. Out of 16 bits, 10 bits used 6 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer10GRBG")]
     pub const BAYER10_GRBG: Self = Self(51);
     /// Bayer10 format - one channel in one surface with interleaved GBRG ordering. Out of 16 bits, 10 bits used 6 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer10GBRG")]
     pub const BAYER10_GBRG: Self = Self(52);
     /// Bayer12 format - one channel in one surface with interleaved RGGB ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer12RGGB")]
     pub const BAYER12_RGGB: Self = Self(53);
     /// Bayer12 format - one channel in one surface with interleaved BGGR ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer12BGGR")]
     pub const BAYER12_BGGR: Self = Self(54);
     /// Bayer12 format - one channel in one surface with interleaved GRBG ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer12GRBG")]
     pub const BAYER12_GRBG: Self = Self(55);
     /// Bayer12 format - one channel in one surface with interleaved GBRG ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer12GBRG")]
     pub const BAYER12_GBRG: Self = Self(56);
     /// Bayer14 format - one channel in one surface with interleaved RGGB ordering. Out of 16 bits, 14 bits used 2 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer14RGGB")]
     pub const BAYER14_RGGB: Self = Self(57);
     /// Bayer14 format - one channel in one surface with interleaved BGGR ordering. Out of 16 bits, 14 bits used 2 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer14BGGR")]
     pub const BAYER14_BGGR: Self = Self(58);
     /// Bayer14 format - one channel in one surface with interleaved GRBG ordering. Out of 16 bits, 14 bits used 2 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer14GRBG")]
     pub const BAYER14_GRBG: Self = Self(59);
     /// Bayer14 format - one channel in one surface with interleaved GBRG ordering. Out of 16 bits, 14 bits used 2 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer14GBRG")]
     pub const BAYER14_GBRG: Self = Self(60);
     /// Bayer20 format - one channel in one surface with interleaved RGGB ordering. Out of 32 bits, 20 bits used 12 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer20RGGB")]
     pub const BAYER20_RGGB: Self = Self(61);
     /// Bayer20 format - one channel in one surface with interleaved BGGR ordering. Out of 32 bits, 20 bits used 12 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer20BGGR")]
     pub const BAYER20_BGGR: Self = Self(62);
     /// Bayer20 format - one channel in one surface with interleaved GRBG ordering. Out of 32 bits, 20 bits used 12 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer20GRBG")]
     pub const BAYER20_GRBG: Self = Self(63);
     /// Bayer20 format - one channel in one surface with interleaved GBRG ordering. Out of 32 bits, 20 bits used 12 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer20GBRG")]
     pub const BAYER20_GBRG: Self = Self(64);
     /// Y, V, U in three surfaces, each in a separate surface, U/V width = Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU444Planar")]
     pub const YVU444_PLANAR: Self = Self(65);
     /// Y, V, U in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU422Planar")]
     pub const YVU422_PLANAR: Self = Self(66);
     /// Y, V, U in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU420Planar")]
     pub const YVU420_PLANAR: Self = Self(67);
     /// Nvidia proprietary Bayer ISP format - one channel in one surface with interleaved RGGB ordering and mapped to opaque integer datatype.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayerIspRGGB")]
     pub const BAYER_ISP_RGGB: Self = Self(68);
     /// Nvidia proprietary Bayer ISP format - one channel in one surface with interleaved BGGR ordering and mapped to opaque integer datatype.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayerIspBGGR")]
     pub const BAYER_ISP_BGGR: Self = Self(69);
     /// Nvidia proprietary Bayer ISP format - one channel in one surface with interleaved GRBG ordering and mapped to opaque integer datatype.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayerIspGRBG")]
     pub const BAYER_ISP_GRBG: Self = Self(70);
     /// Nvidia proprietary Bayer ISP format - one channel in one surface with interleaved GBRG ordering and mapped to opaque integer datatype.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayerIspGBRG")]
     pub const BAYER_ISP_GBRG: Self = Self(71);
     /// Bayer format - one channel in one surface with interleaved BCCR ordering.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayerBCCR")]
     pub const BAYER_BCCR: Self = Self(72);
     /// Bayer format - one channel in one surface with interleaved RCCB ordering.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayerRCCB")]
     pub const BAYER_RCCB: Self = Self(73);
     /// Bayer format - one channel in one surface with interleaved CRBC ordering.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayerCRBC")]
     pub const BAYER_CRBC: Self = Self(74);
     /// Bayer format - one channel in one surface with interleaved CBRC ordering.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayerCBRC")]
     pub const BAYER_CBRC: Self = Self(75);
     /// Bayer10 format - one channel in one surface with interleaved CCCC ordering. Out of 16 bits, 10 bits used 6 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer10CCCC")]
     pub const BAYER10_CCCC: Self = Self(76);
     /// Bayer12 format - one channel in one surface with interleaved BCCR ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer12BCCR")]
     pub const BAYER12_BCCR: Self = Self(77);
     /// Bayer12 format - one channel in one surface with interleaved RCCB ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer12RCCB")]
     pub const BAYER12_RCCB: Self = Self(78);
     /// Bayer12 format - one channel in one surface with interleaved CRBC ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer12CRBC")]
     pub const BAYER12_CRBC: Self = Self(79);
     /// Bayer12 format - one channel in one surface with interleaved CBRC ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer12CBRC")]
     pub const BAYER12_CBRC: Self = Self(80);
     /// Bayer12 format - one channel in one surface with interleaved CCCC ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatBayer12CCCC")]
     pub const BAYER12_CCCC: Self = Self(81);
     /// Color format for single Y plane.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY")]
     pub const Y: Self = Self(82);
     /// Y, UV in two surfaces (UV as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV420SemiPlanar_2020")]
     pub const YUV420_SEMI_PLANAR_2020: Self = Self(83);
     /// Y, VU in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU420SemiPlanar_2020")]
     pub const YVU420_SEMI_PLANAR_2020: Self = Self(84);
     /// Y, U, V in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV420Planar_2020")]
     pub const YUV420_PLANAR_2020: Self = Self(85);
     /// Y, V, U in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU420Planar_2020")]
     pub const YVU420_PLANAR_2020: Self = Self(86);
     /// Y, UV in two surfaces (UV as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV420SemiPlanar_709")]
     pub const YUV420_SEMI_PLANAR_709: Self = Self(87);
     /// Y, VU in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU420SemiPlanar_709")]
     pub const YVU420_SEMI_PLANAR_709: Self = Self(88);
     /// Y, U, V in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUV420Planar_709")]
     pub const YUV420_PLANAR_709: Self = Self(89);
     /// Y, V, U in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVU420Planar_709")]
     pub const YVU420_PLANAR_709: Self = Self(90);
     /// Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY10V10U10_420SemiPlanar_709")]
     pub const Y10V10U10_420SEMI_PLANAR_709: Self = Self(91);
     /// Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY10V10U10_420SemiPlanar_2020")]
     pub const Y10V10U10_420SEMI_PLANAR_2020: Self = Self(92);
     /// Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY10V10U10_422SemiPlanar_2020")]
     pub const Y10V10U10_422SEMI_PLANAR_2020: Self = Self(93);
     /// Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY10V10U10_422SemiPlanar")]
     pub const Y10V10U10_422SEMI_PLANAR: Self = Self(94);
     /// Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY10V10U10_422SemiPlanar_709")]
     pub const Y10V10U10_422SEMI_PLANAR_709: Self = Self(95);
     /// Extended Range Color format for single Y plane.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY_ER")]
     pub const Y_ER: Self = Self(96);
     /// Extended Range Color format for single Y plane.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY_709_ER")]
     pub const Y_709_ER: Self = Self(97);
     /// Extended Range Color format for single Y10 plane.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY10_ER")]
     pub const Y10_ER: Self = Self(98);
     /// Extended Range Color format for single Y10 plane.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY10_709_ER")]
     pub const Y10_709_ER: Self = Self(99);
     /// Extended Range Color format for single Y12 plane.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY12_ER")]
     pub const Y12_ER: Self = Self(100);
     /// Extended Range Color format for single Y12 plane.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY12_709_ER")]
     pub const Y12_709_ER: Self = Self(101);
     /// Y, U, V, A four channels in one surface, interleaved as AVUY.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYUVA")]
     pub const YUVA: Self = Self(102);
     /// Y, U, V in one surface, interleaved as YVYU in one channel.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatYVYU")]
     pub const YVYU: Self = Self(104);
     /// Y, U, V in one surface, interleaved as VYUY in one channel.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatVYUY")]
     pub const VYUY: Self = Self(105);
     /// Extended Range Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY10V10U10_420SemiPlanar_ER")]
     pub const Y10V10U10_420SEMI_PLANAR_ER: Self = Self(106);
     /// Extended Range Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER")]
     pub const Y10V10U10_420SEMI_PLANAR_709_ER: Self = Self(107);
     /// Extended Range Y10, V10U10 in two surfaces (VU as one surface) U/V width = Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY10V10U10_444SemiPlanar_ER")]
     pub const Y10V10U10_444SEMI_PLANAR_ER: Self = Self(108);
     /// Extended Range Y10, V10U10 in two surfaces (VU as one surface) U/V width = Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER")]
     pub const Y10V10U10_444SEMI_PLANAR_709_ER: Self = Self(109);
     /// Extended Range Y12, V12U12 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY12V12U12_420SemiPlanar_ER")]
     pub const Y12V12U12_420SEMI_PLANAR_ER: Self = Self(110);
     /// Extended Range Y12, V12U12 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER")]
     pub const Y12V12U12_420SEMI_PLANAR_709_ER: Self = Self(111);
     /// Extended Range Y12, V12U12 in two surfaces (VU as one surface) U/V width = Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY12V12U12_444SemiPlanar_ER")]
     pub const Y12V12U12_444SEMI_PLANAR_ER: Self = Self(112);
     /// Extended Range Y12, V12U12 in two surfaces (VU as one surface) U/V width = Y width, U/V height = Y height.
+    ///
+    /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER")]
     pub const Y12V12U12_444SEMI_PLANAR_709_ER: Self = Self(113);
     /// Y, U, V in one surface, interleaved as UYVY in one channel.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaEglColorFormatUYVY709")]
     pub const UYVY709: Self = Self(114);
     /// Extended Range Y, U, V in one surface, interleaved as UYVY in one channel.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaEglColorFormatUYVY709_ER")]
     pub const UYVY709_ER: Self = Self(115);
     /// Y, U, V in one surface, interleaved as UYVY in one channel.
+    ///
+    /// Available since CUDA 12.8.
     #[doc(alias = "cudaEglColorFormatUYVY2020")]
     pub const UYVY2020: Self = Self(116);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -4205,4 +5851,6 @@ impl cudaEglColorFormat {
 }
 c_enum!(cudaEglColorFormat, u32);
 /// Another name of [`cudaEglColorFormat`].
+///
+/// In every CUDA 12.x release.
 pub type cudaEglColorFormat_enum = cudaEglColorFormat;

@@ -3,26 +3,26 @@
 //
 // Documentation inputs:
 //   docs-src/nvidia-cuda-bindings-12.8.0/runtime.txt (bindings-text, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_egl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_gl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_profiler_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_runtime_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_vdpau_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_functions.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/library_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/surface_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/texture_types.h (doxygen-header, CUDA 12.8)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_egl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_gl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_profiler_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_runtime_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_vdpau_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_functions.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/library_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/surface_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/texture_types.h (doxygen-header, CUDA 12.9)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime-cu12 12.8.90, nvidia-cuda-nvcc-cu12 12.8.93, nvidia-cuda-profiler-api-cu12 12.8.90 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime-cu12 12.9.79, nvidia-cuda-nvcc-cu12 12.9.86, nvidia-cuda-profiler-api-cu12 12.9.79 via bindgen 0.72.1, libclang 18.1.1
 
 //! The raw layer: every type, constant and function the documentation describes and
 //! the ABI declares, under its C name.
 #![allow(unused_imports)]
 /// The CUDA release these bindings were generated for.
-pub const CUDA_RELEASE: &str = "12.8";
+pub const CUDA_RELEASE: &str = "12.9";
 /// Its major: the runtime library this crate opens is `libcudart.so.12`.
 pub const CUDA_MAJOR: u32 = 12u32;
 use ::core::ffi::{
@@ -34,6 +34,7 @@ pub(crate) mod errors;
 pub(crate) mod enums;
 pub(crate) mod flags;
 mod functions;
+pub(crate) mod since;
 pub(crate) mod types;
 pub use constants::*;
 pub use enums::*;

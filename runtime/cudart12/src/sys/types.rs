@@ -3,20 +3,20 @@
 //
 // Documentation inputs:
 //   docs-src/nvidia-cuda-bindings-12.8.0/runtime.txt (bindings-text, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_egl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_gl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_profiler_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_runtime_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_vdpau_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_functions.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/library_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/surface_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/texture_types.h (doxygen-header, CUDA 12.8)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_egl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_gl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_profiler_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_runtime_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_vdpau_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_functions.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/library_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/surface_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/texture_types.h (doxygen-header, CUDA 12.9)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime-cu12 12.8.90, nvidia-cuda-nvcc-cu12 12.8.93, nvidia-cuda-profiler-api-cu12 12.8.90 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime-cu12 12.9.79, nvidia-cuda-nvcc-cu12 12.9.86, nvidia-cuda-profiler-api-cu12 12.9.79 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -28,6 +28,8 @@
 )]
 use super::*;
 /// `dim3`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct dim3 {
@@ -37,6 +39,8 @@ pub struct dim3 {
 }
 zeroed_default!(dim3);
 /// CUDA Channel format descriptor
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaChannelFormatDesc {
@@ -53,16 +57,22 @@ pub struct cudaChannelFormatDesc {
 }
 zeroed_default!(cudaChannelFormatDesc);
 /// `cudaArray`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 pub struct cudaArray {
     _opaque: [u8; 0],
 }
 /// `cudaMipmappedArray`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 pub struct cudaMipmappedArray {
     _opaque: [u8; 0],
 }
 /// Sparse CUDA array and CUDA mipmapped array properties
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaArraySparseProperties {
@@ -89,6 +99,8 @@ pub struct cudaArraySparseProperties__bindgen_ty_1 {
 }
 zeroed_default!(cudaArraySparseProperties__bindgen_ty_1);
 /// CUDA array and CUDA mipmapped array memory requirements
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaArrayMemoryRequirements {
@@ -100,6 +112,8 @@ pub struct cudaArrayMemoryRequirements {
 }
 zeroed_default!(cudaArrayMemoryRequirements);
 /// CUDA Pitched memory pointer  ::make_cudaPitchedPtr
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaPitchedPtr {
@@ -114,6 +128,8 @@ pub struct cudaPitchedPtr {
 }
 zeroed_default!(cudaPitchedPtr);
 /// CUDA extent  ::make_cudaExtent
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExtent {
@@ -127,6 +143,8 @@ pub struct cudaExtent {
 }
 zeroed_default!(cudaExtent);
 /// CUDA 3D position  ::make_cudaPos
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaPos {
@@ -139,6 +157,8 @@ pub struct cudaPos {
 }
 zeroed_default!(cudaPos);
 /// CUDA 3D memory copying parameters
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DParms {
@@ -161,6 +181,8 @@ pub struct cudaMemcpy3DParms {
 }
 zeroed_default!(cudaMemcpy3DParms);
 /// Memcpy node parameters
+///
+/// Available since CUDA 12.2.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpyNodeParams {
@@ -173,6 +195,8 @@ pub struct cudaMemcpyNodeParams {
 }
 zeroed_default!(cudaMemcpyNodeParams);
 /// CUDA 3D cross-device memory copying parameters
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DPeerParms {
@@ -197,6 +221,8 @@ pub struct cudaMemcpy3DPeerParms {
 }
 zeroed_default!(cudaMemcpy3DPeerParms);
 /// CUDA Memset node parameters
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemsetParams {
@@ -215,6 +241,8 @@ pub struct cudaMemsetParams {
 }
 zeroed_default!(cudaMemsetParams);
 /// CUDA Memset node parameters
+///
+/// Available since CUDA 12.2.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemsetParamsV2 {
@@ -240,6 +268,8 @@ zeroed_default!(cudaMemsetParamsV2);
 /// fitted to the capabilities of the architecture. Accesses in a hit
 /// segment apply the hitProp access policy. Accesses in a miss segment
 /// apply the missProp access policy.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaAccessPolicyWindow {
@@ -260,6 +290,8 @@ pub struct cudaAccessPolicyWindow {
 }
 zeroed_default!(cudaAccessPolicyWindow);
 /// CUDA host node parameters
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaHostNodeParams {
@@ -270,6 +302,8 @@ pub struct cudaHostNodeParams {
 }
 zeroed_default!(cudaHostNodeParams);
 /// CUDA host node parameters
+///
+/// Available since CUDA 12.2.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaHostNodeParamsV2 {
@@ -280,11 +314,15 @@ pub struct cudaHostNodeParamsV2 {
 }
 zeroed_default!(cudaHostNodeParamsV2);
 /// CUDA graphics interop resource
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 pub struct cudaGraphicsResource {
     _opaque: [u8; 0],
 }
 /// CUDA resource descriptor
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaResourceDesc {
@@ -357,6 +395,8 @@ pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_4 {
 }
 zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_4);
 /// CUDA resource view descriptor
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaResourceViewDesc {
@@ -379,6 +419,8 @@ pub struct cudaResourceViewDesc {
 }
 zeroed_default!(cudaResourceViewDesc);
 /// CUDA pointer attributes
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaPointerAttributes {
@@ -404,6 +446,8 @@ pub struct cudaPointerAttributes {
 }
 zeroed_default!(cudaPointerAttributes);
 /// CUDA function attributes
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaFuncAttributes {
@@ -482,6 +526,8 @@ zeroed_default!(cudaFuncAttributes);
 /// cudaMemLocationTypeDevice and set id = the gpu's device ordinal. To
 /// specify a cpu NUMA node, set type = cudaMemLocationTypeHostNuma and
 /// set id = host NUMA node id.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemLocation {
@@ -492,6 +538,8 @@ pub struct cudaMemLocation {
 }
 zeroed_default!(cudaMemLocation);
 /// Memory access descriptor
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemAccessDesc {
@@ -502,6 +550,8 @@ pub struct cudaMemAccessDesc {
 }
 zeroed_default!(cudaMemAccessDesc);
 /// Specifies the properties of allocations made from the pool.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemPoolProps {
@@ -528,6 +578,8 @@ pub struct cudaMemPoolProps {
 }
 zeroed_default!(cudaMemPoolProps);
 /// Opaque data for exporting a pool allocation
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemPoolPtrExportData {
@@ -535,6 +587,8 @@ pub struct cudaMemPoolPtrExportData {
 }
 zeroed_default!(cudaMemPoolPtrExportData);
 /// Memory allocation node parameters
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemAllocNodeParams {
@@ -555,6 +609,8 @@ pub struct cudaMemAllocNodeParams {
 }
 zeroed_default!(cudaMemAllocNodeParams);
 /// Memory allocation node parameters
+///
+/// Available since CUDA 12.2.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemAllocNodeParamsV2 {
@@ -575,6 +631,8 @@ pub struct cudaMemAllocNodeParamsV2 {
 }
 zeroed_default!(cudaMemAllocNodeParamsV2);
 /// Memory free node parameters
+///
+/// Available since CUDA 12.2.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemFreeNodeParams {
@@ -584,6 +642,8 @@ pub struct cudaMemFreeNodeParams {
 zeroed_default!(cudaMemFreeNodeParams);
 /// Attributes specific to copies within a batch. For more details on
 /// usage see cudaMemcpyBatchAsync.
+///
+/// Available since CUDA 12.8.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpyAttributes {
@@ -602,6 +662,8 @@ pub struct cudaMemcpyAttributes {
 }
 zeroed_default!(cudaMemcpyAttributes);
 /// Struct representing offset into a cudaArray_t in elements
+///
+/// Available since CUDA 12.8.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaOffset3D {
@@ -611,6 +673,8 @@ pub struct cudaOffset3D {
 }
 zeroed_default!(cudaOffset3D);
 /// Struct representing an operand for copy with cudaMemcpy3DBatchAsync
+///
+/// Available since CUDA 12.8.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DOperand {
@@ -658,6 +722,8 @@ pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
 }
 zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2);
 /// `cudaMemcpy3DBatchOp`: not described by the documentation; emitted because other items use it.
+///
+/// Available since CUDA 12.8.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DBatchOp {
@@ -675,6 +741,8 @@ pub struct cudaMemcpy3DBatchOp {
 }
 zeroed_default!(cudaMemcpy3DBatchOp);
 /// CUDA UUID types
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct CUuuid_st {
@@ -696,6 +764,8 @@ impl CUuuid_st {
     }
 }
 /// CUDA device properties
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDeviceProp {
@@ -936,6 +1006,8 @@ impl cudaDeviceProp {
     }
 }
 /// CUDA IPC event handle
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaIpcEventHandle_st {
@@ -956,6 +1028,8 @@ impl cudaIpcEventHandle_st {
     }
 }
 /// CUDA IPC memory handle
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaIpcMemHandle_st {
@@ -976,6 +1050,8 @@ impl cudaIpcMemHandle_st {
     }
 }
 /// `cudaMemFabricHandle_st`: not described by the documentation; emitted because other items use it.
+///
+/// Available since CUDA 12.3.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemFabricHandle_st {
@@ -996,6 +1072,8 @@ impl cudaMemFabricHandle_st {
     }
 }
 /// External memory handle descriptor
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalMemoryHandleDesc {
@@ -1037,6 +1115,8 @@ pub struct cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1 {
 }
 zeroed_default!(cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1);
 /// External memory buffer descriptor
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalMemoryBufferDesc {
@@ -1049,6 +1129,8 @@ pub struct cudaExternalMemoryBufferDesc {
 }
 zeroed_default!(cudaExternalMemoryBufferDesc);
 /// External memory mipmap descriptor
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalMemoryMipmappedArrayDesc {
@@ -1067,6 +1149,8 @@ pub struct cudaExternalMemoryMipmappedArrayDesc {
 }
 zeroed_default!(cudaExternalMemoryMipmappedArrayDesc);
 /// External semaphore handle descriptor
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreHandleDesc {
@@ -1106,6 +1190,8 @@ pub struct cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1 {
 }
 zeroed_default!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1);
 /// External semaphore signal parameters(deprecated)
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalParams_v1 {
@@ -1169,6 +1255,8 @@ pub struct cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_3 {
 }
 zeroed_default!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_3);
 /// External semaphore wait parameters(deprecated)
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitParams_v1 {
@@ -1232,6 +1320,8 @@ pub struct cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_3 {
 }
 zeroed_default!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_3);
 /// External semaphore signal parameters, compatible with driver type
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalParams {
@@ -1296,6 +1386,8 @@ pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3 {
 }
 zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3);
 /// External semaphore wait parameters, compatible with driver type
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitParams {
@@ -1361,51 +1453,71 @@ pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3 {
 }
 zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3);
 /// `CUstream_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 pub struct CUstream_st {
     _opaque: [u8; 0],
 }
 /// `CUevent_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 pub struct CUevent_st {
     _opaque: [u8; 0],
 }
 /// `CUexternalMemory_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 pub struct CUexternalMemory_st {
     _opaque: [u8; 0],
 }
 /// `CUexternalSemaphore_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 pub struct CUexternalSemaphore_st {
     _opaque: [u8; 0],
 }
 /// `CUgraph_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 pub struct CUgraph_st {
     _opaque: [u8; 0],
 }
 /// `CUgraphNode_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 pub struct CUgraphNode_st {
     _opaque: [u8; 0],
 }
 /// `CUuserObject_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 pub struct CUuserObject_st {
     _opaque: [u8; 0],
 }
 /// `CUfunc_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 pub struct CUfunc_st {
     _opaque: [u8; 0],
 }
 /// `CUkern_st`: not described by the documentation; emitted because other items use it.
+///
+/// Available since CUDA 12.1.
 #[repr(C)]
 pub struct CUkern_st {
     _opaque: [u8; 0],
 }
 /// `cudalibraryHostUniversalFunctionAndDataTable`: not described by the documentation; emitted because other items use it.
+///
+/// Available since CUDA 12.8.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudalibraryHostUniversalFunctionAndDataTable {
@@ -1416,16 +1528,22 @@ pub struct cudalibraryHostUniversalFunctionAndDataTable {
 }
 zeroed_default!(cudalibraryHostUniversalFunctionAndDataTable);
 /// `CUlib_st`: not described by the documentation; emitted because other items use it.
+///
+/// Available since CUDA 12.8.
 #[repr(C)]
 pub struct CUlib_st {
     _opaque: [u8; 0],
 }
 /// `CUmemPoolHandle_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 pub struct CUmemPoolHandle_st {
     _opaque: [u8; 0],
 }
 /// CUDA launch parameters
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchParams {
@@ -1444,6 +1562,8 @@ pub struct cudaLaunchParams {
 }
 zeroed_default!(cudaLaunchParams);
 /// CUDA GPU kernel node parameters
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaKernelNodeParams {
@@ -1462,6 +1582,8 @@ pub struct cudaKernelNodeParams {
 }
 zeroed_default!(cudaKernelNodeParams);
 /// CUDA GPU kernel node parameters
+///
+/// Available since CUDA 12.2.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaKernelNodeParamsV2 {
@@ -1480,6 +1602,8 @@ pub struct cudaKernelNodeParamsV2 {
 }
 zeroed_default!(cudaKernelNodeParamsV2);
 /// External semaphore signal node parameters
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalNodeParams {
@@ -1493,6 +1617,8 @@ pub struct cudaExternalSemaphoreSignalNodeParams {
 }
 zeroed_default!(cudaExternalSemaphoreSignalNodeParams);
 /// External semaphore signal node parameters
+///
+/// Available since CUDA 12.2.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
@@ -1506,6 +1632,8 @@ pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
 }
 zeroed_default!(cudaExternalSemaphoreSignalNodeParamsV2);
 /// External semaphore wait node parameters
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitNodeParams {
@@ -1519,6 +1647,8 @@ pub struct cudaExternalSemaphoreWaitNodeParams {
 }
 zeroed_default!(cudaExternalSemaphoreWaitNodeParams);
 /// External semaphore wait node parameters
+///
+/// Available since CUDA 12.2.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
@@ -1532,6 +1662,8 @@ pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
 }
 zeroed_default!(cudaExternalSemaphoreWaitNodeParamsV2);
 /// CUDA conditional node parameters
+///
+/// Available since CUDA 12.3.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaConditionalNodeParams {
@@ -1564,15 +1696,22 @@ pub struct cudaConditionalNodeParams {
 }
 zeroed_default!(cudaConditionalNodeParams);
 /// Child graph node parameters
+///
+/// Available since CUDA 12.2.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 12.9: size 8 bytes → 16 bytes; field `ownership` added: cudaGraphChildGraphNodeOwnership ownership (offset 8).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaChildGraphNodeParams {
     /// The child graph to clone into the node for node creation, or a
     /// handle to the graph owned by the node for node query
     pub graph: cudaGraph_t,
+    pub ownership: cudaGraphChildGraphNodeOwnership,
 }
 zeroed_default!(cudaChildGraphNodeParams);
 /// Event record node parameters
+///
+/// Available since CUDA 12.2.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaEventRecordNodeParams {
@@ -1581,6 +1720,8 @@ pub struct cudaEventRecordNodeParams {
 }
 zeroed_default!(cudaEventRecordNodeParams);
 /// Event wait node parameters
+///
+/// Available since CUDA 12.2.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaEventWaitNodeParams {
@@ -1589,6 +1730,8 @@ pub struct cudaEventWaitNodeParams {
 }
 zeroed_default!(cudaEventWaitNodeParams);
 /// Graph node parameters. See cudaGraphAddNode.
+///
+/// Available since CUDA 12.2.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphNodeParams {
@@ -1813,6 +1956,8 @@ impl ::core::fmt::Debug for cudaGraphNodeParams__bindgen_ty_1 {
 /// implicitly have annotations and default to a zero-initialized value
 /// if not specified. A zero-initialized struct indicates a standard
 /// full serialization of two nodes with memory visibility.
+///
+/// Available since CUDA 12.3.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphEdgeData_st {
@@ -1843,11 +1988,15 @@ pub struct cudaGraphEdgeData_st {
 }
 zeroed_default!(cudaGraphEdgeData_st);
 /// `CUgraphExec_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 pub struct CUgraphExec_st {
     _opaque: [u8; 0],
 }
 /// Graph instantiation parameters
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphInstantiateParams_st {
@@ -1862,6 +2011,8 @@ pub struct cudaGraphInstantiateParams_st {
 }
 zeroed_default!(cudaGraphInstantiateParams_st);
 /// Result information returned by cudaGraphExecUpdate
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphExecUpdateResultInfo_st {
@@ -1877,12 +2028,16 @@ pub struct cudaGraphExecUpdateResultInfo_st {
 }
 zeroed_default!(cudaGraphExecUpdateResultInfo_st);
 /// `CUgraphDeviceUpdatableNode_st`: not described by the documentation; emitted because other items use it.
+///
+/// Available since CUDA 12.4.
 #[repr(C)]
 pub struct CUgraphDeviceUpdatableNode_st {
     _opaque: [u8; 0],
 }
 /// Struct to specify a single node update to pass as part of a larger
 /// array to ::cudaGraphKernelNodeUpdatesApply
+///
+/// Available since CUDA 12.4.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphKernelNodeUpdate {
@@ -1925,6 +2080,8 @@ zeroed_default!(cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1);
 /// a specific stream / graph node / kernel launch. See
 /// cudaLaunchAttributeMemSyncDomainMap.  Domain ID range is available
 /// through cudaDevAttrMemSyncDomainCount.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchMemSyncDomainMap_st {
@@ -1936,6 +2093,8 @@ pub struct cudaLaunchMemSyncDomainMap_st {
 zeroed_default!(cudaLaunchMemSyncDomainMap_st);
 /// Launch attributes union; used as value field of
 /// ::cudaLaunchAttribute
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union cudaLaunchAttributeValue {
@@ -2072,6 +2231,8 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_5 {
 }
 zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_5);
 /// Launch attribute
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchAttribute_st {
@@ -2096,6 +2257,8 @@ impl cudaLaunchAttribute_st {
     }
 }
 /// CUDA extensible launch configuration
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchConfig_st {
@@ -2114,17 +2277,24 @@ pub struct cudaLaunchConfig_st {
 }
 zeroed_default!(cudaLaunchConfig_st);
 /// `cudaAsyncCallbackEntry`: not described by the documentation; emitted because other items use it.
+///
+/// Available since CUDA 12.4.
 #[repr(C)]
 pub struct cudaAsyncCallbackEntry {
     _opaque: [u8; 0],
 }
 /// Information describing an async notification event
+///
+/// Available since CUDA 12.4.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaAsyncNotificationInfo {
+    /// The type of notification being sent
     pub type_: cudaAsyncNotificationType,
-    /// - `overBudget` (`struct {…}`):
-    ///   - `bytesOverBudget` (`unsigned long long`):
+    /// Information about the notification. `type` must be checked in order to interpret this field.
+    ///
+    /// - `overBudget` (`struct {…}`): Information about notifications of type `cudaAsyncNotificationTypeOverBudget`
+    ///   - `bytesOverBudget` (`unsigned long long`): The number of bytes that the process has allocated above its device memory budget
     pub info: cudaAsyncNotificationInfo__bindgen_ty_1,
 }
 zeroed_default!(cudaAsyncNotificationInfo);
@@ -2148,6 +2318,8 @@ pub struct cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1 {
 }
 zeroed_default!(cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1);
 /// CUDA texture descriptor
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaTextureDesc {
@@ -2181,6 +2353,8 @@ pub struct cudaTextureDesc {
 zeroed_default!(cudaTextureDesc);
 /// CUDA EGL Plane Descriptor - structure defining each plane of a CUDA
 /// EGLFrame
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaEglPlaneDesc_st {
@@ -2208,6 +2382,8 @@ zeroed_default!(cudaEglPlaneDesc_st);
 /// unsignedintheight; unsignedintdepth; unsignedintpitch;
 /// unsignedintnumChannels; structcudaChannelFormatDescchannelDesc;
 /// unsignedintreserved\[4\]; cudaEglPlaneDesc;
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaEglFrame_st {
@@ -2238,6 +2414,8 @@ impl ::core::fmt::Debug for cudaEglFrame_st__bindgen_ty_1 {
     }
 }
 /// `CUeglStreamConnection_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 pub struct CUeglStreamConnection_st {
     _opaque: [u8; 0],
@@ -2323,28 +2501,52 @@ pub type cudaAsyncNotificationInfo_info_overBudget = cudaAsyncNotificationInfo__
 ///A readable name for [`cudaEglFrame_st__bindgen_ty_1`]: the type of `cudaEglFrame_st.frame`.
 pub type cudaEglFrame_st_frame = cudaEglFrame_st__bindgen_ty_1;
 /// The C typedef `GLenum`.
+///
+/// In every CUDA 12.x release.
 pub type GLenum = c_uint;
 /// The C typedef `GLuint`.
+///
+/// In every CUDA 12.x release.
 pub type GLuint = c_uint;
 /// The C typedef `EGLint`.
+///
+/// In every CUDA 12.x release.
 pub type EGLint = c_int;
 /// The C typedef `EGLImageKHR`.
+///
+/// In every CUDA 12.x release.
 pub type EGLImageKHR = *mut c_void;
 /// The C typedef `EGLStreamKHR`.
+///
+/// In every CUDA 12.x release.
 pub type EGLStreamKHR = *mut c_void;
 /// The C typedef `EGLSyncKHR`.
+///
+/// In every CUDA 12.x release.
 pub type EGLSyncKHR = *mut c_void;
 /// The C typedef `VdpDevice`.
+///
+/// In every CUDA 12.x release.
 pub type VdpDevice = u32;
 /// The C typedef `VdpVideoSurface`.
+///
+/// In every CUDA 12.x release.
 pub type VdpVideoSurface = u32;
 /// The C typedef `VdpOutputSurface`.
+///
+/// In every CUDA 12.x release.
 pub type VdpOutputSurface = u32;
 /// The C typedef `VdpFuncId`.
+///
+/// In every CUDA 12.x release.
 pub type VdpFuncId = u32;
 /// The C typedef `VdpStatus`.
+///
+/// In every CUDA 12.x release.
 pub type VdpStatus = c_uint;
 /// The C typedef `VdpGetProcAddress`.
+///
+/// In every CUDA 12.x release.
 pub type VdpGetProcAddress = Option<
     unsafe extern "C" fn(
         device: VdpDevice,
@@ -2354,12 +2556,16 @@ pub type VdpGetProcAddress = Option<
 >;
 /// CUDA array
 ///
+/// In every CUDA 12.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaArray_t(pub *mut cudaArray);
 c_handle!(cudaArray_t, * mut cudaArray);
 /// The C typedef `cudaArray_const_t`.
+///
+/// In every CUDA 12.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2368,6 +2574,8 @@ pub struct cudaArray_const_t(pub *const cudaArray);
 c_handle!(cudaArray_const_t, * const cudaArray);
 /// CUDA mipmapped array
 ///
+/// In every CUDA 12.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -2375,24 +2583,40 @@ pub struct cudaMipmappedArray_t(pub *mut cudaMipmappedArray);
 c_handle!(cudaMipmappedArray_t, * mut cudaMipmappedArray);
 /// The C typedef `cudaMipmappedArray_const_t`.
 ///
+/// In every CUDA 12.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaMipmappedArray_const_t(pub *const cudaMipmappedArray);
 c_handle!(cudaMipmappedArray_const_t, * const cudaMipmappedArray);
 /// The C typedef `cudaHostFn_t`.
+///
+/// In every CUDA 12.x release.
 pub type cudaHostFn_t = Option<unsafe extern "C" fn(userData: *mut c_void)>;
 /// The C typedef `CUuuid`.
+///
+/// In every CUDA 12.x release.
 pub type CUuuid = CUuuid_st;
 /// The C typedef `cudaUUID_t`.
+///
+/// In every CUDA 12.x release.
 pub type cudaUUID_t = CUuuid_st;
 /// CUDA IPC event handle
+///
+/// In every CUDA 12.x release.
 pub type cudaIpcEventHandle_t = cudaIpcEventHandle_st;
 /// CUDA IPC memory handle
+///
+/// In every CUDA 12.x release.
 pub type cudaIpcMemHandle_t = cudaIpcMemHandle_st;
 /// The C typedef `cudaMemFabricHandle_t`.
+///
+/// Available since CUDA 12.3.
 pub type cudaMemFabricHandle_t = cudaMemFabricHandle_st;
 /// CUDA stream
+///
+/// In every CUDA 12.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2401,12 +2625,16 @@ pub struct cudaStream_t(pub *mut CUstream_st);
 c_handle!(cudaStream_t, * mut CUstream_st);
 /// CUDA event types
 ///
+/// In every CUDA 12.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaEvent_t(pub *mut CUevent_st);
 c_handle!(cudaEvent_t, * mut CUevent_st);
 /// CUDA graphics resource types
+///
+/// In every CUDA 12.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2415,12 +2643,16 @@ pub struct cudaGraphicsResource_t(pub *mut cudaGraphicsResource);
 c_handle!(cudaGraphicsResource_t, * mut cudaGraphicsResource);
 /// CUDA external memory
 ///
+/// In every CUDA 12.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaExternalMemory_t(pub *mut CUexternalMemory_st);
 c_handle!(cudaExternalMemory_t, * mut CUexternalMemory_st);
 /// CUDA external semaphore
+///
+/// In every CUDA 12.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2429,12 +2661,16 @@ pub struct cudaExternalSemaphore_t(pub *mut CUexternalSemaphore_st);
 c_handle!(cudaExternalSemaphore_t, * mut CUexternalSemaphore_st);
 /// CUDA graph
 ///
+/// In every CUDA 12.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaGraph_t(pub *mut CUgraph_st);
 c_handle!(cudaGraph_t, * mut CUgraph_st);
 /// CUDA graph node.
+///
+/// In every CUDA 12.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2443,14 +2679,20 @@ pub struct cudaGraphNode_t(pub *mut CUgraphNode_st);
 c_handle!(cudaGraphNode_t, * mut CUgraphNode_st);
 /// CUDA user object for graphs
 ///
+/// In every CUDA 12.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaUserObject_t(pub *mut CUuserObject_st);
 c_handle!(cudaUserObject_t, * mut CUuserObject_st);
 /// CUDA handle for conditional graph nodes
+///
+/// Available since CUDA 12.3.
 pub type cudaGraphConditionalHandle = c_ulonglong;
 /// CUDA function
+///
+/// In every CUDA 12.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2459,6 +2701,8 @@ pub struct cudaFunction_t(pub *mut CUfunc_st);
 c_handle!(cudaFunction_t, * mut CUfunc_st);
 /// CUDA kernel
 ///
+/// Available since CUDA 12.1.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -2466,12 +2710,16 @@ pub struct cudaKernel_t(pub *mut CUkern_st);
 c_handle!(cudaKernel_t, * mut CUkern_st);
 /// CUDA library
 ///
+/// Available since CUDA 12.8.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaLibrary_t(pub *mut CUlib_st);
 c_handle!(cudaLibrary_t, * mut CUlib_st);
 /// CUDA memory pool
+///
+/// In every CUDA 12.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2482,8 +2730,12 @@ c_handle!(cudaMemPool_t, * mut CUmemPoolHandle_st);
 /// implicitly have annotations and default to a zero-initialized value
 /// if not specified. A zero-initialized struct indicates a standard
 /// full serialization of two nodes with memory visibility.
+///
+/// Available since CUDA 12.3.
 pub type cudaGraphEdgeData = cudaGraphEdgeData_st;
 /// The C typedef `cudaGraphExec_t`.
+///
+/// In every CUDA 12.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2491,10 +2743,16 @@ pub type cudaGraphEdgeData = cudaGraphEdgeData_st;
 pub struct cudaGraphExec_t(pub *mut CUgraphExec_st);
 c_handle!(cudaGraphExec_t, * mut CUgraphExec_st);
 /// Graph instantiation parameters
+///
+/// In every CUDA 12.x release.
 pub type cudaGraphInstantiateParams = cudaGraphInstantiateParams_st;
 /// Result information returned by cudaGraphExecUpdate
+///
+/// In every CUDA 12.x release.
 pub type cudaGraphExecUpdateResultInfo = cudaGraphExecUpdateResultInfo_st;
 /// CUDA device node handle for device-side node update
+///
+/// Available since CUDA 12.4.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2508,12 +2766,20 @@ c_handle!(cudaGraphDeviceNode_t, * mut CUgraphDeviceUpdatableNode_st);
 /// a specific stream / graph node / kernel launch. See
 /// cudaLaunchAttributeMemSyncDomainMap.  Domain ID range is available
 /// through cudaDevAttrMemSyncDomainCount.
+///
+/// In every CUDA 12.x release.
 pub type cudaLaunchMemSyncDomainMap = cudaLaunchMemSyncDomainMap_st;
 /// Launch attribute
+///
+/// In every CUDA 12.x release.
 pub type cudaLaunchAttribute = cudaLaunchAttribute_st;
 /// CUDA extensible launch configuration
+///
+/// In every CUDA 12.x release.
 pub type cudaLaunchConfig_t = cudaLaunchConfig_st;
 /// CUDA async callback handle
+///
+/// Available since CUDA 12.4.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2521,8 +2787,12 @@ pub type cudaLaunchConfig_t = cudaLaunchConfig_st;
 pub struct cudaAsyncCallbackHandle_t(pub *mut cudaAsyncCallbackEntry);
 c_handle!(cudaAsyncCallbackHandle_t, * mut cudaAsyncCallbackEntry);
 /// Information describing an async notification event
+///
+/// Available since CUDA 12.4.
 pub type cudaAsyncNotificationInfo_t = cudaAsyncNotificationInfo;
 /// The C typedef `cudaAsyncCallback`.
+///
+/// Available since CUDA 12.4.
 pub type cudaAsyncCallback = Option<
     unsafe extern "C" fn(
         arg1: *mut cudaAsyncNotificationInfo_t,
@@ -2531,10 +2801,16 @@ pub type cudaAsyncCallback = Option<
     ),
 >;
 /// An opaque value that represents a CUDA Surface object
+///
+/// In every CUDA 12.x release.
 pub type cudaSurfaceObject_t = c_ulonglong;
 /// An opaque value that represents a CUDA texture object
+///
+/// In every CUDA 12.x release.
 pub type cudaTextureObject_t = c_ulonglong;
 /// The C typedef `cudaStreamCallback_t`.
+///
+/// In every CUDA 12.x release.
 pub type cudaStreamCallback_t = Option<
     unsafe extern "C" fn(
         stream: cudaStream_t,
@@ -2544,6 +2820,8 @@ pub type cudaStreamCallback_t = Option<
 >;
 /// CUDA EGL Plane Descriptor - structure defining each plane of a CUDA
 /// EGLFrame
+///
+/// In every CUDA 12.x release.
 pub type cudaEglPlaneDesc = cudaEglPlaneDesc_st;
 /// CUDA EGLFrame Descriptor - structure defining one frame of EGL.
 /// Each frame may contain one or more planes depending on whether the
@@ -2553,8 +2831,12 @@ pub type cudaEglPlaneDesc = cudaEglPlaneDesc_st;
 /// unsignedintheight; unsignedintdepth; unsignedintpitch;
 /// unsignedintnumChannels; structcudaChannelFormatDescchannelDesc;
 /// unsignedintreserved\[4\]; cudaEglPlaneDesc;
+///
+/// In every CUDA 12.x release.
 pub type cudaEglFrame = cudaEglFrame_st;
 /// CUDA EGLSream Connection
+///
+/// In every CUDA 12.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]

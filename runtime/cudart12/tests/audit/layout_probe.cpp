@@ -3,20 +3,20 @@
 //
 // Documentation inputs:
 //   docs-src/nvidia-cuda-bindings-12.8.0/runtime.txt (bindings-text, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_egl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_gl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_profiler_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_runtime_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_vdpau_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_functions.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/library_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/surface_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/texture_types.h (doxygen-header, CUDA 12.8)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_egl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_gl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_profiler_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_runtime_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_vdpau_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_functions.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/library_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/surface_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/texture_types.h (doxygen-header, CUDA 12.9)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime-cu12 12.8.90, nvidia-cuda-nvcc-cu12 12.8.93, nvidia-cuda-profiler-api-cu12 12.8.90 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime-cu12 12.9.79, nvidia-cuda-nvcc-cu12 12.9.86, nvidia-cuda-profiler-api-cu12 12.9.79 via bindgen 0.72.1, libclang 18.1.1
 //
 // Layout probe: prints `key value` for every entry of the LAYOUT table (tables.rs beside it),
 // computed by the C++ compiler from the CUDA headers. Built and run by tests/audit.rs:
@@ -577,6 +577,7 @@ const Entry entries[] = {
     {"size cudaChildGraphNodeParams", (long long)(SIZE(cudaChildGraphNodeParams))},
     {"align cudaChildGraphNodeParams", (long long)(ALIGN(cudaChildGraphNodeParams))},
     {"offset cudaChildGraphNodeParams.graph", (long long)(OFF(cudaChildGraphNodeParams, graph))},
+    {"offset cudaChildGraphNodeParams.ownership", (long long)(OFF(cudaChildGraphNodeParams, ownership))},
     {"size cudaEventRecordNodeParams", (long long)(SIZE(cudaEventRecordNodeParams))},
     {"align cudaEventRecordNodeParams", (long long)(ALIGN(cudaEventRecordNodeParams))},
     {"offset cudaEventRecordNodeParams.event", (long long)(OFF(cudaEventRecordNodeParams, event))},
@@ -1164,8 +1165,11 @@ const Entry entries[] = {
     {"value cudaDeviceAttr.cudaDevAttrMpsEnabled", (long long)(cudaDevAttrMpsEnabled)},
     {"value cudaDeviceAttr.cudaDevAttrHostNumaId", (long long)(cudaDevAttrHostNumaId)},
     {"value cudaDeviceAttr.cudaDevAttrD3D12CigSupported", (long long)(cudaDevAttrD3D12CigSupported)},
+    {"value cudaDeviceAttr.cudaDevAttrVulkanCigSupported", (long long)(cudaDevAttrVulkanCigSupported)},
     {"value cudaDeviceAttr.cudaDevAttrGpuPciDeviceId", (long long)(cudaDevAttrGpuPciDeviceId)},
     {"value cudaDeviceAttr.cudaDevAttrGpuPciSubsystemId", (long long)(cudaDevAttrGpuPciSubsystemId)},
+    {"value cudaDeviceAttr.cudaDevAttrReserved141", (long long)(cudaDevAttrReserved141)},
+    {"value cudaDeviceAttr.cudaDevAttrHostNumaMemoryPoolsSupported", (long long)(cudaDevAttrHostNumaMemoryPoolsSupported)},
     {"value cudaDeviceAttr.cudaDevAttrHostNumaMultinodeIpcSupported", (long long)(cudaDevAttrHostNumaMultinodeIpcSupported)},
     {"value cudaDeviceAttr.cudaDevAttrMax", (long long)(cudaDevAttrMax)},
     {"value cudaDeviceAttr.cudaDevAttrMaxTimelineSemaphoreInteropSupported", (long long)(cudaDevAttrMaxTimelineSemaphoreInteropSupported)},
@@ -1274,6 +1278,8 @@ const Entry entries[] = {
     {"value cudaGraphNodeType.cudaGraphNodeTypeMemFree", (long long)(cudaGraphNodeTypeMemFree)},
     {"value cudaGraphNodeType.cudaGraphNodeTypeConditional", (long long)(cudaGraphNodeTypeConditional)},
     {"value cudaGraphNodeType.cudaGraphNodeTypeCount", (long long)(cudaGraphNodeTypeCount)},
+    {"value cudaGraphChildGraphNodeOwnership.cudaGraphChildGraphOwnershipClone", (long long)(cudaGraphChildGraphOwnershipClone)},
+    {"value cudaGraphChildGraphNodeOwnership.cudaGraphChildGraphOwnershipMove", (long long)(cudaGraphChildGraphOwnershipMove)},
     {"value cudaGraphDependencyType.cudaGraphDependencyTypeDefault", (long long)(cudaGraphDependencyTypeDefault)},
     {"value cudaGraphDependencyType.cudaGraphDependencyTypeProgrammatic", (long long)(cudaGraphDependencyTypeProgrammatic)},
     {"value cudaGraphExecUpdateResult.cudaGraphExecUpdateSuccess", (long long)(cudaGraphExecUpdateSuccess)},

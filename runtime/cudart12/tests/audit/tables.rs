@@ -3,20 +3,20 @@
 //
 // Documentation inputs:
 //   docs-src/nvidia-cuda-bindings-12.8.0/runtime.txt (bindings-text, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_egl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_gl_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_profiler_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_runtime_api.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/cuda_vdpau_interop.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_functions.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/driver_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/library_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/surface_types.h (doxygen-header, CUDA 12.8)
-//   docs-src/nvidia-cuda-headers-12.8/texture_types.h (doxygen-header, CUDA 12.8)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_egl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_gl_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_profiler_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_runtime_api.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/cuda_vdpau_interop.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_functions.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/driver_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/library_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/surface_types.h (doxygen-header, CUDA 12.9)
+//   docs-src/nvidia-cuda-headers-12.9/texture_types.h (doxygen-header, CUDA 12.9)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime-cu12 12.8.90, nvidia-cuda-nvcc-cu12 12.8.93, nvidia-cuda-profiler-api-cu12 12.8.90 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime-cu12 12.9.79, nvidia-cuda-nvcc-cu12 12.9.86, nvidia-cuda-profiler-api-cu12 12.9.79 via bindgen 0.72.1, libclang 18.1.1
 
 //! What the audit test compares, for this crate's release.
 #![allow(dead_code)]
@@ -559,6 +559,7 @@ pub static LAYOUT: &[(&str, i128)] = &[
     size!(cudaChildGraphNodeParams),
     align!(cudaChildGraphNodeParams),
     offset!(cudaChildGraphNodeParams, graph),
+    offset!(cudaChildGraphNodeParams, ownership),
     size!(cudaEventRecordNodeParams),
     align!(cudaEventRecordNodeParams),
     offset!(cudaEventRecordNodeParams, event),
@@ -1524,8 +1525,14 @@ pub static LAYOUT: &[(&str, i128)] = &[
     value!(cudaDeviceAttr, cudaDevAttrMpsEnabled, MPS_ENABLED),
     value!(cudaDeviceAttr, cudaDevAttrHostNumaId, HOST_NUMA_ID),
     value!(cudaDeviceAttr, cudaDevAttrD3D12CigSupported, D3D12_CIG_SUPPORTED),
+    value!(cudaDeviceAttr, cudaDevAttrVulkanCigSupported, VULKAN_CIG_SUPPORTED),
     value!(cudaDeviceAttr, cudaDevAttrGpuPciDeviceId, GPU_PCI_DEVICE_ID),
     value!(cudaDeviceAttr, cudaDevAttrGpuPciSubsystemId, GPU_PCI_SUBSYSTEM_ID),
+    value!(cudaDeviceAttr, cudaDevAttrReserved141, RESERVED141),
+    value!(
+        cudaDeviceAttr, cudaDevAttrHostNumaMemoryPoolsSupported,
+        HOST_NUMA_MEMORY_POOLS_SUPPORTED
+    ),
     value!(
         cudaDeviceAttr, cudaDevAttrHostNumaMultinodeIpcSupported,
         HOST_NUMA_MULTINODE_IPC_SUPPORTED
@@ -1725,6 +1732,8 @@ pub static LAYOUT: &[(&str, i128)] = &[
     value!(cudaGraphNodeType, cudaGraphNodeTypeMemFree, MEM_FREE),
     value!(cudaGraphNodeType, cudaGraphNodeTypeConditional, CONDITIONAL),
     value!(cudaGraphNodeType, cudaGraphNodeTypeCount, COUNT),
+    value!(cudaGraphChildGraphNodeOwnership, cudaGraphChildGraphOwnershipClone, CLONE),
+    value!(cudaGraphChildGraphNodeOwnership, cudaGraphChildGraphOwnershipMove, MOVE),
     value!(cudaGraphDependencyType, cudaGraphDependencyTypeDefault, DEFAULT),
     value!(cudaGraphDependencyType, cudaGraphDependencyTypeProgrammatic, PROGRAMMATIC),
     value!(cudaGraphExecUpdateResult, cudaGraphExecUpdateSuccess, SUCCESS),

@@ -27,6 +27,16 @@ use crate::sys;
 
 /// `len` values of `T` in managed memory, freed with `cudaFree` when dropped (which waits
 /// for the device). `Send`/`Sync` when `T` is.
+///
+/// ```no_run
+/// # fn main() -> cudart13::Result<()> {
+/// use cudart13::ManagedBuffer;
+/// let mut values = ManagedBuffer::<f32>::from_slice(&[1.0, 2.0, 3.0])?;
+/// values.as_mut_slice()?[0] = 10.0; // the host writes in place (checked for device access)
+/// // … a kernel reads and writes `values` …
+/// println!("{:?}", values.as_slice()?);
+/// # Ok(()) }
+/// ```
 pub struct ManagedBuffer<T: DeviceCopy> {
     ptr: NonNull<T>,
     len: usize,
@@ -40,6 +50,8 @@ unsafe impl<T: DeviceCopy + Sync> Sync for ManagedBuffer<T> {}
 impl<T: DeviceCopy> ManagedBuffer<T> {
     /// `len` zeroed elements attached globally (`cudaMallocManaged(.., cudaMemAttachGlobal)`),
     /// zeroed from the host.
+    #[doc(alias = "cudaMallocManaged")]
+    #[doc(alias = "cudaMemset")]
     pub fn new(len: usize) -> Result<ManagedBuffer<T>> {
         let bytes = bytes_of::<T>(len)?;
         if bytes == 0 {
@@ -70,6 +82,8 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
 
     /// A managed copy of `src` (copied by `cudaMemcpy`, so that it works on devices whose
     /// managed memory the host may not touch while kernels run).
+    #[doc(alias = "cudaMallocManaged")]
+    #[doc(alias = "cudaMemcpy")]
     pub fn from_slice(src: &[T]) -> Result<ManagedBuffer<T>> {
         let b = Self::new(src.len())?;
         if b.len > 0 {
@@ -125,6 +139,7 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
 
     /// Frees the memory now and returns the error, where dropping would report it to the
     /// hook.
+    #[doc(alias = "cudaFree")]
     pub fn close(self) -> Result<()> {
         let me = std::mem::ManuallyDrop::new(self);
         me.free()

@@ -2,21 +2,21 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-bindings-13.4.4/runtime.txt (bindings-text, CUDA 13.4)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_egl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_gl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_profiler_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_runtime_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_vdpau_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_functions.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/library_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/surface_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/texture_types.h (doxygen-header, CUDA 13.5)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime 13.5.37, nvidia-cuda-crt 13.5.37, nvidia-cuda-profiler-api 13.5.25 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -29,47 +29,71 @@
 use super::*;
 /// Default page-locked allocation flag
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`DEFAULT`](crate::sys::HostAllocFlags::DEFAULT).
 pub const cudaHostAllocDefault: u32 = 0 as u32;
 /// Pinned memory accessible by all CUDA contexts
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`PORTABLE`](crate::sys::HostAllocFlags::PORTABLE).
 pub const cudaHostAllocPortable: u32 = 1 as u32;
 /// Map allocation into device space
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`MAPPED`](crate::sys::HostAllocFlags::MAPPED).
 pub const cudaHostAllocMapped: u32 = 2 as u32;
 /// Write-combined memory
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`WRITE_COMBINED`](crate::sys::HostAllocFlags::WRITE_COMBINED).
 pub const cudaHostAllocWriteCombined: u32 = 4 as u32;
 /// Default host memory registration flag
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`DEFAULT`](crate::sys::HostRegisterFlags::DEFAULT).
 pub const cudaHostRegisterDefault: u32 = 0 as u32;
 /// Pinned memory accessible by all CUDA contexts
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`PORTABLE`](crate::sys::HostRegisterFlags::PORTABLE).
 pub const cudaHostRegisterPortable: u32 = 1 as u32;
 /// Map registered memory into device space
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`MAPPED`](crate::sys::HostRegisterFlags::MAPPED).
 pub const cudaHostRegisterMapped: u32 = 2 as u32;
 /// Memory-mapped I/O space
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`IO_MEMORY`](crate::sys::HostRegisterFlags::IO_MEMORY).
 pub const cudaHostRegisterIoMemory: u32 = 4 as u32;
 /// Memory-mapped read-only
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`READ_ONLY`](crate::sys::HostRegisterFlags::READ_ONLY).
 pub const cudaHostRegisterReadOnly: u32 = 8 as u32;
 /// Default peer addressing enable flag
+///
+/// In every CUDA 13.x release.
 pub const cudaPeerAccessDefault: u32 = 0 as u32;
 /// Default stream flag
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`DEFAULT`](crate::sys::StreamFlags::DEFAULT).
 pub const cudaStreamDefault: u32 = 0 as u32;
 /// Stream does not synchronize with stream 0 (the NULL stream)
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`NON_BLOCKING`](crate::sys::StreamFlags::NON_BLOCKING).
 pub const cudaStreamNonBlocking: u32 = 1 as u32;
@@ -87,127 +111,193 @@ pub const cudaStreamLegacy: cudaStream_t = cudaStream_t(1 as _);
 pub const cudaStreamPerThread: cudaStream_t = cudaStream_t(2 as _);
 /// Default event flag
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`DEFAULT`](crate::sys::EventFlags::DEFAULT).
 pub const cudaEventDefault: u32 = 0 as u32;
 /// Event uses blocking synchronization
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`BLOCKING_SYNC`](crate::sys::EventFlags::BLOCKING_SYNC).
 pub const cudaEventBlockingSync: u32 = 1 as u32;
 /// Event will not record timing data
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`DISABLE_TIMING`](crate::sys::EventFlags::DISABLE_TIMING).
 pub const cudaEventDisableTiming: u32 = 2 as u32;
 /// Event is suitable for interprocess use. cudaEventDisableTiming must be set
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`INTERPROCESS`](crate::sys::EventFlags::INTERPROCESS).
 pub const cudaEventInterprocess: u32 = 4 as u32;
 /// Default event record flag
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`DEFAULT`](crate::sys::EventRecordFlags::DEFAULT).
 pub const cudaEventRecordDefault: u32 = 0 as u32;
 /// Event is captured in the graph as an external event node when performing stream capture
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`EXTERNAL`](crate::sys::EventRecordFlags::EXTERNAL).
 pub const cudaEventRecordExternal: u32 = 1 as u32;
 /// Default event wait flag
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`DEFAULT`](crate::sys::EventWaitFlags::DEFAULT).
 pub const cudaEventWaitDefault: u32 = 0 as u32;
 /// Event is captured in the graph as an external event node when performing stream capture
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`EXTERNAL`](crate::sys::EventWaitFlags::EXTERNAL).
 pub const cudaEventWaitExternal: u32 = 1 as u32;
 /// Device flag - Automatic scheduling
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`SCHEDULE_AUTO`](crate::sys::DeviceFlags::SCHEDULE_AUTO).
 pub const cudaDeviceScheduleAuto: u32 = 0 as u32;
 /// Device flag - Spin default scheduling
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`SCHEDULE_SPIN`](crate::sys::DeviceFlags::SCHEDULE_SPIN).
 pub const cudaDeviceScheduleSpin: u32 = 1 as u32;
 /// Device flag - Yield default scheduling
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`SCHEDULE_YIELD`](crate::sys::DeviceFlags::SCHEDULE_YIELD).
 pub const cudaDeviceScheduleYield: u32 = 2 as u32;
 /// Device flag - Use blocking synchronization
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`SCHEDULE_BLOCKING_SYNC`](crate::sys::DeviceFlags::SCHEDULE_BLOCKING_SYNC).
 pub const cudaDeviceScheduleBlockingSync: u32 = 4 as u32;
-/// Device flag - Use blocking synchronization \[Deprecated\]
+/// Device flag - Use blocking synchronization
+///
+/// \[Deprecated\]
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`BLOCKING_SYNC`](crate::sys::DeviceFlags::BLOCKING_SYNC).
 pub const cudaDeviceBlockingSync: u32 = 4 as u32;
 /// Device schedule flags mask
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`SCHEDULE_MASK`](crate::sys::DeviceFlags::SCHEDULE_MASK).
 pub const cudaDeviceScheduleMask: u32 = 7 as u32;
 /// Device flag - Support mapped pinned allocations
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`MAP_HOST`](crate::sys::DeviceFlags::MAP_HOST).
 pub const cudaDeviceMapHost: u32 = 8 as u32;
 /// Device flag - Keep local memory allocation after launch
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`LMEM_RESIZE_TO_MAX`](crate::sys::DeviceFlags::LMEM_RESIZE_TO_MAX).
 pub const cudaDeviceLmemResizeToMax: u32 = 16 as u32;
 /// Device flag - Ensure synchronous memory operations on this context will synchronize
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`SYNC_MEMOPS`](crate::sys::DeviceFlags::SYNC_MEMOPS).
 pub const cudaDeviceSyncMemops: u32 = 128 as u32;
 /// Device flags mask
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`MASK`](crate::sys::DeviceFlags::MASK).
 pub const cudaDeviceMask: u32 = 255 as u32;
 /// Default CUDA array allocation flag
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`DEFAULT`](crate::sys::ArrayFlags::DEFAULT).
 pub const cudaArrayDefault: u32 = 0 as u32;
 /// Must be set in cudaMalloc3DArray to create a layered CUDA array
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`LAYERED`](crate::sys::ArrayFlags::LAYERED).
 pub const cudaArrayLayered: u32 = 1 as u32;
 /// Must be set in cudaMallocArray or cudaMalloc3DArray in order to bind surfaces to the CUDA array
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`SURFACE_LOAD_STORE`](crate::sys::ArrayFlags::SURFACE_LOAD_STORE).
 pub const cudaArraySurfaceLoadStore: u32 = 2 as u32;
 /// Must be set in cudaMalloc3DArray to create a cubemap CUDA array
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`CUBEMAP`](crate::sys::ArrayFlags::CUBEMAP).
 pub const cudaArrayCubemap: u32 = 4 as u32;
 /// Must be set in cudaMallocArray or cudaMalloc3DArray in order to perform texture gather operations on the CUDA array
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`TEXTURE_GATHER`](crate::sys::ArrayFlags::TEXTURE_GATHER).
 pub const cudaArrayTextureGather: u32 = 8 as u32;
 /// Must be set in cudaExternalMemoryGetMappedMipmappedArray if the mipmapped array is used as a color target in a graphics API
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`COLOR_ATTACHMENT`](crate::sys::ArrayFlags::COLOR_ATTACHMENT).
 pub const cudaArrayColorAttachment: u32 = 32 as u32;
 /// Must be set in cudaMallocArray, cudaMalloc3DArray or cudaMallocMipmappedArray in order to create a sparse CUDA array or CUDA mipmapped array
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`SPARSE`](crate::sys::ArrayFlags::SPARSE).
 pub const cudaArraySparse: u32 = 64 as u32;
 /// Must be set in cudaMallocArray, cudaMalloc3DArray or cudaMallocMipmappedArray in order to create a deferred mapping CUDA array or CUDA mipmapped array
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`DEFERRED_MAPPING`](crate::sys::ArrayFlags::DEFERRED_MAPPING).
 pub const cudaArrayDeferredMapping: u32 = 128 as u32;
 /// Automatically enable peer access between remote devices as needed
+///
+/// In every CUDA 13.x release.
 pub const cudaIpcMemLazyEnablePeerAccess: u32 = 1 as u32;
 /// Memory can be accessed by any stream on any device
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`GLOBAL`](crate::sys::MemAttachFlags::GLOBAL).
 pub const cudaMemAttachGlobal: u32 = 1 as u32;
 /// Memory cannot be accessed by any stream on any device
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`HOST`](crate::sys::MemAttachFlags::HOST).
 pub const cudaMemAttachHost: u32 = 2 as u32;
 /// Memory can only be accessed by a single stream on the associated device
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`SINGLE`](crate::sys::MemAttachFlags::SINGLE).
 pub const cudaMemAttachSingle: u32 = 4 as u32;
 /// Default behavior
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`DEFAULT`](crate::sys::OccupancyFlags::DEFAULT).
 pub const cudaOccupancyDefault: u32 = 0 as u32;
 /// Assume global caching is enabled and cannot be automatically turned off
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`DISABLE_CACHING_OVERRIDE`](crate::sys::OccupancyFlags::DISABLE_CACHING_OVERRIDE).
 pub const cudaOccupancyDisableCachingOverride: u32 = 1 as u32;
@@ -216,103 +306,160 @@ pub const cudaCpuDeviceId: i32 = -1 as i32;
 /// Device id that represents an invalid device
 pub const cudaInvalidDeviceId: i32 = -2 as i32;
 /// Tell the CUDA runtime that DeviceFlags is being set in cudaInitDevice call
+///
+/// In every CUDA 13.x release.
 pub const cudaInitDeviceFlagsAreValid: u32 = 1 as u32;
 /// Indicates that the layered sparse CUDA array or CUDA mipmapped array has a single mip tail region for all layers
+///
+/// In every CUDA 13.x release.
 pub const cudaArraySparsePropertiesSingleMipTail: u32 = 1 as u32;
 /// This flag, if set, indicates that the memory will be used as a buffer for hardware accelerated decompression.
+///
+/// In every CUDA 13.x release.
 pub const cudaMemPoolCreateUsageHwDecompress: u32 = 2 as u32;
 /// CUDA IPC Handle Size
+///
+/// In every CUDA 13.x release.
 pub const CUDA_IPC_HANDLE_SIZE: u32 = 64 as u32;
 /// Indicates that the external memory object is a dedicated resource
+///
+/// In every CUDA 13.x release.
 pub const cudaExternalMemoryDedicated: u32 = 1 as u32;
 /// When the /p flags parameter of cudaExternalSemaphoreSignalParams contains this flag, it indicates that signaling an external semaphore object should skip performing appropriate memory synchronization operations over all the external memory objects that are imported as cudaExternalMemoryHandleTypeNvSciBuf, which otherwise are performed by default to ensure data coherency with other importers of the same NvSciBuf memory objects.
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`SIGNAL_SKIP_NV_SCI_BUF_MEM_SYNC`](crate::sys::ExternalSemaphoreFlags::SIGNAL_SKIP_NV_SCI_BUF_MEM_SYNC).
 pub const cudaExternalSemaphoreSignalSkipNvSciBufMemSync: u32 = 1 as u32;
 /// When the /p flags parameter of cudaExternalSemaphoreWaitParams contains this flag, it indicates that waiting an external semaphore object should skip performing appropriate memory synchronization operations over all the external memory objects that are imported as cudaExternalMemoryHandleTypeNvSciBuf, which otherwise are performed by default to ensure data coherency with other importers of the same NvSciBuf memory objects.
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`WAIT_SKIP_NV_SCI_BUF_MEM_SYNC`](crate::sys::ExternalSemaphoreFlags::WAIT_SKIP_NV_SCI_BUF_MEM_SYNC).
 pub const cudaExternalSemaphoreWaitSkipNvSciBufMemSync: u32 = 2 as u32;
 /// When /p flags of cudaDeviceGetNvSciSyncAttributes is set to this, it indicates that application need signaler specific NvSciSyncAttr to be filled by cudaDeviceGetNvSciSyncAttributes.
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`SIGNAL`](crate::sys::NvSciSyncAttrFlags::SIGNAL).
 pub const cudaNvSciSyncAttrSignal: u32 = 1 as u32;
 /// When /p flags of cudaDeviceGetNvSciSyncAttributes is set to this, it indicates that application need waiter specific NvSciSyncAttr to be filled by cudaDeviceGetNvSciSyncAttributes.
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`WAIT`](crate::sys::NvSciSyncAttrFlags::WAIT).
 pub const cudaNvSciSyncAttrWait: u32 = 2 as u32;
 /// This port activates when the kernel has finished executing.
+///
+/// In every CUDA 13.x release.
 ///
 /// Also available as the flag [`DEFAULT`](crate::sys::GraphKernelNodePortFlags::DEFAULT).
 pub const cudaGraphKernelNodePortDefault: u32 = 0 as u32;
 /// This port activates when all blocks of the kernel have performed cudaTriggerProgrammaticLaunchCompletion() or have terminated. It must be used with edge type cudaGraphDependencyTypeProgrammatic. See also cudaLaunchAttributeProgrammaticEvent.
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`PROGRAMMATIC`](crate::sys::GraphKernelNodePortFlags::PROGRAMMATIC).
 pub const cudaGraphKernelNodePortProgrammatic: u32 = 1 as u32;
 /// This port activates when all blocks of the kernel have begun execution. See also cudaLaunchAttributeLaunchCompletionEvent.
 ///
+/// In every CUDA 13.x release.
+///
 /// Also available as the flag [`LAUNCH_COMPLETION`](crate::sys::GraphKernelNodePortFlags::LAUNCH_COMPLETION).
 pub const cudaGraphKernelNodePortLaunchCompletion: u32 = 2 as u32;
+/// In every CUDA 13.x release.
 pub const cudaStreamAttributeAccessPolicyWindow: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
     1 as _,
 );
+/// In every CUDA 13.x release.
 pub const cudaStreamAttributeSynchronizationPolicy: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
     3 as _,
 );
+/// In every CUDA 13.x release.
 pub const cudaStreamAttributeMemSyncDomainMap: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
     9 as _,
 );
+/// In every CUDA 13.x release.
 pub const cudaStreamAttributeMemSyncDomain: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
     10 as _,
 );
+/// In every CUDA 13.x release.
 pub const cudaStreamAttributePriority: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
     8 as _,
 );
+/// In every CUDA 13.x release.
 pub const cudaKernelNodeAttributeAccessPolicyWindow: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
     1 as _,
 );
+/// In every CUDA 13.x release.
 pub const cudaKernelNodeAttributeCooperative: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
     2 as _,
 );
+/// In every CUDA 13.x release.
 pub const cudaKernelNodeAttributePriority: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
     8 as _,
 );
+/// In every CUDA 13.x release.
 pub const cudaKernelNodeAttributeClusterDimension: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
     4 as _,
 );
+/// In every CUDA 13.x release.
 pub const cudaKernelNodeAttributeClusterSchedulingPolicyPreference: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
     5 as _,
 );
+/// In every CUDA 13.x release.
 pub const cudaKernelNodeAttributeMemSyncDomainMap: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
     9 as _,
 );
+/// In every CUDA 13.x release.
 pub const cudaKernelNodeAttributeMemSyncDomain: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
     10 as _,
 );
+/// In every CUDA 13.x release.
 pub const cudaKernelNodeAttributePreferredSharedMemoryCarveout: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
     14 as _,
 );
+/// In every CUDA 13.x release.
 pub const cudaKernelNodeAttributeDeviceUpdatableKernelNode: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
     13 as _,
 );
+/// In every CUDA 13.x release.
 pub const cudaKernelNodeAttributeNvlinkUtilCentricScheduling: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
     16 as _,
 );
+/// In every CUDA 13.x release.
 pub const cudaSurfaceType1D: u32 = 1 as u32;
+/// In every CUDA 13.x release.
 pub const cudaSurfaceType2D: u32 = 2 as u32;
+/// In every CUDA 13.x release.
 pub const cudaSurfaceType3D: u32 = 3 as u32;
+/// In every CUDA 13.x release.
 pub const cudaSurfaceTypeCubemap: u32 = 12 as u32;
+/// In every CUDA 13.x release.
 pub const cudaSurfaceType1DLayered: u32 = 241 as u32;
+/// In every CUDA 13.x release.
 pub const cudaSurfaceType2DLayered: u32 = 242 as u32;
+/// In every CUDA 13.x release.
 pub const cudaSurfaceTypeCubemapLayered: u32 = 252 as u32;
+/// In every CUDA 13.x release.
 pub const cudaTextureType1D: u32 = 1 as u32;
+/// In every CUDA 13.x release.
 pub const cudaTextureType2D: u32 = 2 as u32;
+/// In every CUDA 13.x release.
 pub const cudaTextureType3D: u32 = 3 as u32;
+/// In every CUDA 13.x release.
 pub const cudaTextureTypeCubemap: u32 = 12 as u32;
+/// In every CUDA 13.x release.
 pub const cudaTextureType1DLayered: u32 = 241 as u32;
+/// In every CUDA 13.x release.
 pub const cudaTextureType2DLayered: u32 = 242 as u32;
+/// In every CUDA 13.x release.
 pub const cudaTextureTypeCubemapLayered: u32 = 252 as u32;
 /// Maximum number of planes per frame
+///
+/// In every CUDA 13.x release.
 pub const CUDA_EGL_MAX_PLANES: u32 = 3 as u32;
 /// CUDA Runtime API Version
-pub const CUDART_VERSION: u32 = 13020 as u32;
+///
+/// In every CUDA 13.x release.
+pub const CUDART_VERSION: u32 = 13050 as u32;

@@ -2,21 +2,21 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-bindings-13.4.4/runtime.txt (bindings-text, CUDA 13.4)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_egl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_gl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_profiler_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_runtime_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_vdpau_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_functions.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/library_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/surface_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/texture_types.h (doxygen-header, CUDA 13.5)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime 13.5.37, nvidia-cuda-crt 13.5.37, nvidia-cuda-profiler-api 13.5.25 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -35,15 +35,23 @@ use super::*;
 pub struct HostAllocFlags(u32);
 impl HostAllocFlags {
     /// Default page-locked allocation flag
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaHostAllocDefault")]
     pub const DEFAULT: Self = Self(0);
     /// Pinned memory accessible by all CUDA contexts
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaHostAllocPortable")]
     pub const PORTABLE: Self = Self(1);
     /// Map allocation into device space
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaHostAllocMapped")]
     pub const MAPPED: Self = Self(2);
     /// Write-combined memory
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaHostAllocWriteCombined")]
     pub const WRITE_COMBINED: Self = Self(4);
 }
@@ -71,18 +79,28 @@ c_flags!(HostAllocFlags, u32);
 pub struct HostRegisterFlags(u32);
 impl HostRegisterFlags {
     /// Default host memory registration flag
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaHostRegisterDefault")]
     pub const DEFAULT: Self = Self(0);
     /// Pinned memory accessible by all CUDA contexts
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaHostRegisterPortable")]
     pub const PORTABLE: Self = Self(1);
     /// Map registered memory into device space
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaHostRegisterMapped")]
     pub const MAPPED: Self = Self(2);
     /// Memory-mapped I/O space
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaHostRegisterIoMemory")]
     pub const IO_MEMORY: Self = Self(4);
     /// Memory-mapped read-only
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaHostRegisterReadOnly")]
     pub const READ_ONLY: Self = Self(8);
 }
@@ -111,9 +129,13 @@ c_flags!(HostRegisterFlags, u32);
 pub struct StreamFlags(u32);
 impl StreamFlags {
     /// Default stream flag
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaStreamDefault")]
     pub const DEFAULT: Self = Self(0);
     /// Stream does not synchronize with stream 0 (the NULL stream)
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaStreamNonBlocking")]
     pub const NON_BLOCKING: Self = Self(1);
 }
@@ -139,15 +161,23 @@ c_flags!(StreamFlags, u32);
 pub struct EventFlags(u32);
 impl EventFlags {
     /// Default event flag
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaEventDefault")]
     pub const DEFAULT: Self = Self(0);
     /// Event uses blocking synchronization
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaEventBlockingSync")]
     pub const BLOCKING_SYNC: Self = Self(1);
     /// Event will not record timing data
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaEventDisableTiming")]
     pub const DISABLE_TIMING: Self = Self(2);
     /// Event is suitable for interprocess use. cudaEventDisableTiming must be set
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaEventInterprocess")]
     pub const INTERPROCESS: Self = Self(4);
 }
@@ -175,9 +205,13 @@ c_flags!(EventFlags, u32);
 pub struct EventRecordFlags(u32);
 impl EventRecordFlags {
     /// Default event record flag
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaEventRecordDefault")]
     pub const DEFAULT: Self = Self(0);
     /// Event is captured in the graph as an external event node when performing stream capture
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaEventRecordExternal")]
     pub const EXTERNAL: Self = Self(1);
 }
@@ -203,9 +237,13 @@ c_flags!(EventRecordFlags, u32);
 pub struct EventWaitFlags(u32);
 impl EventWaitFlags {
     /// Default event wait flag
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaEventWaitDefault")]
     pub const DEFAULT: Self = Self(0);
     /// Event is captured in the graph as an external event node when performing stream capture
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaEventWaitExternal")]
     pub const EXTERNAL: Self = Self(1);
 }
@@ -231,33 +269,55 @@ c_flags!(EventWaitFlags, u32);
 pub struct DeviceFlags(u32);
 impl DeviceFlags {
     /// Device flag - Automatic scheduling
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaDeviceScheduleAuto")]
     pub const SCHEDULE_AUTO: Self = Self(0);
     /// Device flag - Spin default scheduling
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaDeviceScheduleSpin")]
     pub const SCHEDULE_SPIN: Self = Self(1);
     /// Device flag - Yield default scheduling
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaDeviceScheduleYield")]
     pub const SCHEDULE_YIELD: Self = Self(2);
     /// Device flag - Use blocking synchronization
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaDeviceScheduleBlockingSync")]
     pub const SCHEDULE_BLOCKING_SYNC: Self = Self(4);
-    /// Device flag - Use blocking synchronization \[Deprecated\]
+    /// Device flag - Use blocking synchronization
+    ///
+    /// \[Deprecated\]
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaDeviceBlockingSync")]
     pub const BLOCKING_SYNC: Self = Self(4);
     /// Device schedule flags mask
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaDeviceScheduleMask")]
     pub const SCHEDULE_MASK: Self = Self(7);
     /// Device flag - Support mapped pinned allocations
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaDeviceMapHost")]
     pub const MAP_HOST: Self = Self(8);
     /// Device flag - Keep local memory allocation after launch
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaDeviceLmemResizeToMax")]
     pub const LMEM_RESIZE_TO_MAX: Self = Self(16);
     /// Device flag - Ensure synchronous memory operations on this context will synchronize
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaDeviceSyncMemops")]
     pub const SYNC_MEMOPS: Self = Self(128);
     /// Device flags mask
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaDeviceMask")]
     pub const MASK: Self = Self(255);
 }
@@ -291,27 +351,43 @@ c_flags!(DeviceFlags, u32);
 pub struct ArrayFlags(u32);
 impl ArrayFlags {
     /// Default CUDA array allocation flag
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaArrayDefault")]
     pub const DEFAULT: Self = Self(0);
     /// Must be set in cudaMalloc3DArray to create a layered CUDA array
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaArrayLayered")]
     pub const LAYERED: Self = Self(1);
     /// Must be set in cudaMallocArray or cudaMalloc3DArray in order to bind surfaces to the CUDA array
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaArraySurfaceLoadStore")]
     pub const SURFACE_LOAD_STORE: Self = Self(2);
     /// Must be set in cudaMalloc3DArray to create a cubemap CUDA array
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaArrayCubemap")]
     pub const CUBEMAP: Self = Self(4);
     /// Must be set in cudaMallocArray or cudaMalloc3DArray in order to perform texture gather operations on the CUDA array
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaArrayTextureGather")]
     pub const TEXTURE_GATHER: Self = Self(8);
     /// Must be set in cudaExternalMemoryGetMappedMipmappedArray if the mipmapped array is used as a color target in a graphics API
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaArrayColorAttachment")]
     pub const COLOR_ATTACHMENT: Self = Self(32);
     /// Must be set in cudaMallocArray, cudaMalloc3DArray or cudaMallocMipmappedArray in order to create a sparse CUDA array or CUDA mipmapped array
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaArraySparse")]
     pub const SPARSE: Self = Self(64);
     /// Must be set in cudaMallocArray, cudaMalloc3DArray or cudaMallocMipmappedArray in order to create a deferred mapping CUDA array or CUDA mipmapped array
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaArrayDeferredMapping")]
     pub const DEFERRED_MAPPING: Self = Self(128);
 }
@@ -343,12 +419,18 @@ c_flags!(ArrayFlags, u32);
 pub struct MemAttachFlags(u32);
 impl MemAttachFlags {
     /// Memory can be accessed by any stream on any device
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaMemAttachGlobal")]
     pub const GLOBAL: Self = Self(1);
     /// Memory cannot be accessed by any stream on any device
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaMemAttachHost")]
     pub const HOST: Self = Self(2);
     /// Memory can only be accessed by a single stream on the associated device
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaMemAttachSingle")]
     pub const SINGLE: Self = Self(4);
 }
@@ -375,9 +457,13 @@ c_flags!(MemAttachFlags, u32);
 pub struct OccupancyFlags(u32);
 impl OccupancyFlags {
     /// Default behavior
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaOccupancyDefault")]
     pub const DEFAULT: Self = Self(0);
     /// Assume global caching is enabled and cannot be automatically turned off
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaOccupancyDisableCachingOverride")]
     pub const DISABLE_CACHING_OVERRIDE: Self = Self(1);
 }
@@ -403,9 +489,13 @@ c_flags!(OccupancyFlags, u32);
 pub struct ExternalSemaphoreFlags(u32);
 impl ExternalSemaphoreFlags {
     /// When the /p flags parameter of cudaExternalSemaphoreSignalParams contains this flag, it indicates that signaling an external semaphore object should skip performing appropriate memory synchronization operations over all the external memory objects that are imported as cudaExternalMemoryHandleTypeNvSciBuf, which otherwise are performed by default to ensure data coherency with other importers of the same NvSciBuf memory objects.
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaExternalSemaphoreSignalSkipNvSciBufMemSync")]
     pub const SIGNAL_SKIP_NV_SCI_BUF_MEM_SYNC: Self = Self(1);
     /// When the /p flags parameter of cudaExternalSemaphoreWaitParams contains this flag, it indicates that waiting an external semaphore object should skip performing appropriate memory synchronization operations over all the external memory objects that are imported as cudaExternalMemoryHandleTypeNvSciBuf, which otherwise are performed by default to ensure data coherency with other importers of the same NvSciBuf memory objects.
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaExternalSemaphoreWaitSkipNvSciBufMemSync")]
     pub const WAIT_SKIP_NV_SCI_BUF_MEM_SYNC: Self = Self(2);
 }
@@ -437,9 +527,13 @@ c_flags!(ExternalSemaphoreFlags, u32);
 pub struct NvSciSyncAttrFlags(u32);
 impl NvSciSyncAttrFlags {
     /// When /p flags of cudaDeviceGetNvSciSyncAttributes is set to this, it indicates that application need signaler specific NvSciSyncAttr to be filled by cudaDeviceGetNvSciSyncAttributes.
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaNvSciSyncAttrSignal")]
     pub const SIGNAL: Self = Self(1);
     /// When /p flags of cudaDeviceGetNvSciSyncAttributes is set to this, it indicates that application need waiter specific NvSciSyncAttr to be filled by cudaDeviceGetNvSciSyncAttributes.
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaNvSciSyncAttrWait")]
     pub const WAIT: Self = Self(2);
 }
@@ -465,12 +559,18 @@ c_flags!(NvSciSyncAttrFlags, u32);
 pub struct GraphKernelNodePortFlags(u32);
 impl GraphKernelNodePortFlags {
     /// This port activates when the kernel has finished executing.
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaGraphKernelNodePortDefault")]
     pub const DEFAULT: Self = Self(0);
     /// This port activates when all blocks of the kernel have performed cudaTriggerProgrammaticLaunchCompletion() or have terminated. It must be used with edge type cudaGraphDependencyTypeProgrammatic. See also cudaLaunchAttributeProgrammaticEvent.
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaGraphKernelNodePortProgrammatic")]
     pub const PROGRAMMATIC: Self = Self(1);
     /// This port activates when all blocks of the kernel have begun execution. See also cudaLaunchAttributeLaunchCompletionEvent.
+    ///
+    /// In every CUDA 13.x release.
     #[doc(alias = "cudaGraphKernelNodePortLaunchCompletion")]
     pub const LAUNCH_COMPLETION: Self = Self(2);
 }

@@ -2,21 +2,21 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-bindings-13.4.4/runtime.txt (bindings-text, CUDA 13.4)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_egl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_gl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_profiler_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_runtime_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_vdpau_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_functions.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/library_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/surface_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/texture_types.h (doxygen-header, CUDA 13.5)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime 13.5.37, nvidia-cuda-crt 13.5.37, nvidia-cuda-profiler-api 13.5.25 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -31,27 +31,33 @@ use super::*;
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_reset`](crate::api::device_reset). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceReset() -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaDeviceReset", fn () -> cudaError_t)
+    dynamic_call!(c"cudaDeviceReset", 0, fn () -> cudaError_t)
 }
 /// Wait for compute device to finish.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_synchronize`](crate::api::device_synchronize). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceSynchronize() -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaDeviceSynchronize", fn () -> cudaError_t)
+    dynamic_call!(c"cudaDeviceSynchronize", 0, fn () -> cudaError_t)
 }
 /// Set resource limits.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_set_limit`](crate::api::device_set_limit). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -62,12 +68,14 @@ pub unsafe fn cudaDeviceSetLimit(
     value: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceSetLimit", fn (limit : cudaLimit, value : usize) -> cudaError_t
+        c"cudaDeviceSetLimit", 0, fn (limit : cudaLimit, value : usize) -> cudaError_t
     )
 }
 /// Return resource limits.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_limit`](crate::api::device_get_limit). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -78,13 +86,35 @@ pub unsafe fn cudaDeviceGetLimit(
     limit: cudaLimit,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetLimit", fn (pValue : * mut usize, limit : cudaLimit) ->
+        c"cudaDeviceGetLimit", 0, fn (pValue : * mut usize, limit : cudaLimit) ->
         cudaError_t
     )
 }
 /// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
 ///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
+    maxWidthInElements: *mut usize,
+    fmtDesc: *const cudaChannelFormatDesc,
+    device: c_int,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaDeviceGetTexture1DLinearMaxWidth", 0, fn (maxWidthInElements : * mut usize,
+        fmtDesc : * const cudaChannelFormatDesc, device : c_int) -> cudaError_t
+    )
+}
+/// Returns the preferred cache configuration for the current device.
+///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_cache_config`](crate::api::device_get_cache_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -94,13 +124,15 @@ pub unsafe fn cudaDeviceGetCacheConfig(
     pCacheConfig: *mut cudaFuncCache,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetCacheConfig", fn (pCacheConfig : * mut cudaFuncCache) ->
+        c"cudaDeviceGetCacheConfig", 0, fn (pCacheConfig : * mut cudaFuncCache) ->
         cudaError_t
     )
 }
 /// Returns numerical values that correspond to the least and greatest stream priorities.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_stream_priority_range`](crate::api::device_get_stream_priority_range). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -111,13 +143,15 @@ pub unsafe fn cudaDeviceGetStreamPriorityRange(
     greatestPriority: *mut c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetStreamPriorityRange", fn (leastPriority : * mut c_int,
+        c"cudaDeviceGetStreamPriorityRange", 0, fn (leastPriority : * mut c_int,
         greatestPriority : * mut c_int) -> cudaError_t
     )
 }
 /// Sets the preferred cache configuration for the current device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_set_cache_config`](crate::api::device_set_cache_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -127,12 +161,14 @@ pub unsafe fn cudaDeviceSetCacheConfig(
     cacheConfig: cudaFuncCache,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceSetCacheConfig", fn (cacheConfig : cudaFuncCache) -> cudaError_t
+        c"cudaDeviceSetCacheConfig", 0, fn (cacheConfig : cudaFuncCache) -> cudaError_t
     )
 }
 /// Returns a handle to a compute device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -143,13 +179,15 @@ pub unsafe fn cudaDeviceGetByPCIBusId(
     pciBusId: *const c_char,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetByPCIBusId", fn (device : * mut c_int, pciBusId : * const c_char)
-        -> cudaError_t
+        c"cudaDeviceGetByPCIBusId", 0, fn (device : * mut c_int, pciBusId : * const
+        c_char) -> cudaError_t
     )
 }
 /// Returns a PCI Bus Id string for the device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_pci_bus_id`](crate::api::device_get_pci_bus_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -161,13 +199,15 @@ pub unsafe fn cudaDeviceGetPCIBusId(
     device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetPCIBusId", fn (pciBusId : * mut c_char, len : c_int, device :
+        c"cudaDeviceGetPCIBusId", 0, fn (pciBusId : * mut c_char, len : c_int, device :
         c_int) -> cudaError_t
     )
 }
 /// Gets an interprocess handle for a previously allocated event.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::ipc_get_event_handle`](crate::api::ipc_get_event_handle). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -178,13 +218,15 @@ pub unsafe fn cudaIpcGetEventHandle(
     event: cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaIpcGetEventHandle", fn (handle : * mut cudaIpcEventHandle_t, event :
+        c"cudaIpcGetEventHandle", 0, fn (handle : * mut cudaIpcEventHandle_t, event :
         cudaEvent_t) -> cudaError_t
     )
 }
 /// Opens an interprocess event handle for use in the current process.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::ipc_open_event_handle`](crate::api::ipc_open_event_handle). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -195,13 +237,15 @@ pub unsafe fn cudaIpcOpenEventHandle(
     handle: cudaIpcEventHandle_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaIpcOpenEventHandle", fn (event : * mut cudaEvent_t, handle :
+        c"cudaIpcOpenEventHandle", 0, fn (event : * mut cudaEvent_t, handle :
         cudaIpcEventHandle_t) -> cudaError_t
     )
 }
 /// Gets an interprocess memory handle for an existing device memory allocation.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::ipc_get_mem_handle`](crate::api::ipc_get_mem_handle). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -212,13 +256,15 @@ pub unsafe fn cudaIpcGetMemHandle(
     devPtr: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaIpcGetMemHandle", fn (handle : * mut cudaIpcMemHandle_t, devPtr : * mut
+        c"cudaIpcGetMemHandle", 0, fn (handle : * mut cudaIpcMemHandle_t, devPtr : * mut
         c_void) -> cudaError_t
     )
 }
 /// Opens an interprocess memory handle exported from another process and returns a device pointer usable in the local process.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::ipc_open_mem_handle`](crate::api::ipc_open_mem_handle). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -230,7 +276,7 @@ pub unsafe fn cudaIpcOpenMemHandle(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaIpcOpenMemHandle", fn (devPtr : * mut * mut c_void, handle :
+        c"cudaIpcOpenMemHandle", 0, fn (devPtr : * mut * mut c_void, handle :
         cudaIpcMemHandle_t, flags : c_uint) -> cudaError_t
     )
 }
@@ -238,16 +284,40 @@ pub unsafe fn cudaIpcOpenMemHandle(
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::ipc_close_mem_handle`](crate::api::ipc_close_mem_handle). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaIpcCloseMemHandle(devPtr: *mut c_void) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaIpcCloseMemHandle", fn (devPtr : * mut c_void) -> cudaError_t)
+    dynamic_call!(c"cudaIpcCloseMemHandle", 0, fn (devPtr : * mut c_void) -> cudaError_t)
 }
 /// Blocks until remote writes are visible to the specified scope.
 ///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaDeviceFlushGPUDirectRDMAWrites(
+    target: cudaFlushGPUDirectRDMAWritesTarget,
+    scope: cudaFlushGPUDirectRDMAWritesScope,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaDeviceFlushGPUDirectRDMAWrites", 0, fn (target :
+        cudaFlushGPUDirectRDMAWritesTarget, scope : cudaFlushGPUDirectRDMAWritesScope) ->
+        cudaError_t
+    )
+}
+/// Registers a callback function to receive async notifications.
+///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_register_async_notification`](crate::api::device_register_async_notification). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -260,7 +330,7 @@ pub unsafe fn cudaDeviceRegisterAsyncNotification(
     callback: *mut cudaAsyncCallbackHandle_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceRegisterAsyncNotification", fn (device : c_int, callbackFunc :
+        c"cudaDeviceRegisterAsyncNotification", 0, fn (device : c_int, callbackFunc :
         cudaAsyncCallback, userData : * mut c_void, callback : * mut
         cudaAsyncCallbackHandle_t) -> cudaError_t
     )
@@ -268,6 +338,8 @@ pub unsafe fn cudaDeviceRegisterAsyncNotification(
 /// Unregisters an async notification callback.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_unregister_async_notification`](crate::api::device_unregister_async_notification). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -278,7 +350,7 @@ pub unsafe fn cudaDeviceUnregisterAsyncNotification(
     callback: cudaAsyncCallbackHandle_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceUnregisterAsyncNotification", fn (device : c_int, callback :
+        c"cudaDeviceUnregisterAsyncNotification", 0, fn (device : c_int, callback :
         cudaAsyncCallbackHandle_t) -> cudaError_t
     )
 }
@@ -286,16 +358,20 @@ pub unsafe fn cudaDeviceUnregisterAsyncNotification(
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_device_count`](crate::api::get_device_count). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGetDeviceCount(count: *mut c_int) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGetDeviceCount", fn (count : * mut c_int) -> cudaError_t)
+    dynamic_call!(c"cudaGetDeviceCount", 0, fn (count : * mut c_int) -> cudaError_t)
 }
 /// Returns information about the compute-device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_device_properties`](crate::api::get_device_properties). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -306,13 +382,15 @@ pub unsafe fn cudaGetDeviceProperties(
     device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetDeviceProperties", fn (prop : * mut cudaDeviceProp, device : c_int) ->
-        cudaError_t
+        c"cudaGetDeviceProperties", 0, fn (prop : * mut cudaDeviceProp, device : c_int)
+        -> cudaError_t
     )
 }
 /// Returns information about the device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_attribute`](crate::api::device_get_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -324,13 +402,15 @@ pub unsafe fn cudaDeviceGetAttribute(
     device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetAttribute", fn (value : * mut c_int, attr : cudaDeviceAttr, device
-        : c_int) -> cudaError_t
+        c"cudaDeviceGetAttribute", 0, fn (value : * mut c_int, attr : cudaDeviceAttr,
+        device : c_int) -> cudaError_t
     )
 }
 /// Queries details about atomic operations supported between the device and host.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_host_atomic_capabilities`](crate::api::device_get_host_atomic_capabilities). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -343,7 +423,7 @@ pub unsafe fn cudaDeviceGetHostAtomicCapabilities(
     device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetHostAtomicCapabilities", fn (capabilities : * mut c_uint,
+        c"cudaDeviceGetHostAtomicCapabilities", 0, fn (capabilities : * mut c_uint,
         operations : * const cudaAtomicOperation, count : c_uint, device : c_int) ->
         cudaError_t
     )
@@ -351,6 +431,8 @@ pub unsafe fn cudaDeviceGetHostAtomicCapabilities(
 /// Returns the default mempool of a device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_default_mem_pool`](crate::api::device_get_default_mem_pool). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -361,13 +443,15 @@ pub unsafe fn cudaDeviceGetDefaultMemPool(
     device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetDefaultMemPool", fn (memPool : * mut cudaMemPool_t, device :
+        c"cudaDeviceGetDefaultMemPool", 0, fn (memPool : * mut cudaMemPool_t, device :
         c_int) -> cudaError_t
     )
 }
 /// Sets the current memory pool of a device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_set_mem_pool`](crate::api::device_set_mem_pool). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -378,13 +462,15 @@ pub unsafe fn cudaDeviceSetMemPool(
     memPool: cudaMemPool_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceSetMemPool", fn (device : c_int, memPool : cudaMemPool_t) ->
+        c"cudaDeviceSetMemPool", 0, fn (device : c_int, memPool : cudaMemPool_t) ->
         cudaError_t
     )
 }
 /// Gets the current mempool for a device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_mem_pool`](crate::api::device_get_mem_pool). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -395,13 +481,15 @@ pub unsafe fn cudaDeviceGetMemPool(
     device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetMemPool", fn (memPool : * mut cudaMemPool_t, device : c_int) ->
+        c"cudaDeviceGetMemPool", 0, fn (memPool : * mut cudaMemPool_t, device : c_int) ->
         cudaError_t
     )
 }
 /// Return NvSciSync attributes that this device can support.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_nv_sci_sync_attributes`](crate::api::device_get_nv_sci_sync_attributes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -413,13 +501,15 @@ pub unsafe fn cudaDeviceGetNvSciSyncAttributes(
     flags: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetNvSciSyncAttributes", fn (nvSciSyncAttrList : * mut c_void, device
-        : c_int, flags : c_int) -> cudaError_t
+        c"cudaDeviceGetNvSciSyncAttributes", 0, fn (nvSciSyncAttrList : * mut c_void,
+        device : c_int, flags : c_int) -> cudaError_t
     )
 }
 /// Queries attributes of the link between two devices.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_p2p_attribute`](crate::api::device_get_p2p_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -432,13 +522,15 @@ pub unsafe fn cudaDeviceGetP2PAttribute(
     dstDevice: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetP2PAttribute", fn (value : * mut c_int, attr : cudaDeviceP2PAttr,
-        srcDevice : c_int, dstDevice : c_int) -> cudaError_t
+        c"cudaDeviceGetP2PAttribute", 0, fn (value : * mut c_int, attr :
+        cudaDeviceP2PAttr, srcDevice : c_int, dstDevice : c_int) -> cudaError_t
     )
 }
 /// Queries details about atomic operations supported between two devices.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_p2p_atomic_capabilities`](crate::api::device_get_p2p_atomic_capabilities). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -452,7 +544,7 @@ pub unsafe fn cudaDeviceGetP2PAtomicCapabilities(
     dstDevice: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetP2PAtomicCapabilities", fn (capabilities : * mut c_uint,
+        c"cudaDeviceGetP2PAtomicCapabilities", 0, fn (capabilities : * mut c_uint,
         operations : * const cudaAtomicOperation, count : c_uint, srcDevice : c_int,
         dstDevice : c_int) -> cudaError_t
     )
@@ -460,6 +552,8 @@ pub unsafe fn cudaDeviceGetP2PAtomicCapabilities(
 /// Select compute-device which best matches criteria.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::choose_device`](crate::api::choose_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -470,13 +564,15 @@ pub unsafe fn cudaChooseDevice(
     prop: *const cudaDeviceProp,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaChooseDevice", fn (device : * mut c_int, prop : * const cudaDeviceProp) ->
-        cudaError_t
+        c"cudaChooseDevice", 0, fn (device : * mut c_int, prop : * const cudaDeviceProp)
+        -> cudaError_t
     )
 }
 /// Initialize device to be used for GPU executions.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::init_device`](crate::api::init_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -488,101 +584,119 @@ pub unsafe fn cudaInitDevice(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaInitDevice", fn (device : c_int, deviceFlags : c_uint, flags : c_uint) ->
-        cudaError_t
+        c"cudaInitDevice", 0, fn (device : c_int, deviceFlags : c_uint, flags : c_uint)
+        -> cudaError_t
     )
 }
 /// Set device to be used for GPU executions.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::set_device`](crate::api::set_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaSetDevice(device: c_int) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaSetDevice", fn (device : c_int) -> cudaError_t)
+    dynamic_call!(c"cudaSetDevice", 0, fn (device : c_int) -> cudaError_t)
 }
 /// Returns which device is currently being used.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_device`](crate::api::get_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGetDevice(device: *mut c_int) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGetDevice", fn (device : * mut c_int) -> cudaError_t)
+    dynamic_call!(c"cudaGetDevice", 0, fn (device : * mut c_int) -> cudaError_t)
 }
 /// Sets flags to be used for device executions.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::set_device_flags`](crate::api::set_device_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaSetDeviceFlags(flags: c_uint) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaSetDeviceFlags", fn (flags : c_uint) -> cudaError_t)
+    dynamic_call!(c"cudaSetDeviceFlags", 0, fn (flags : c_uint) -> cudaError_t)
 }
 /// Gets the flags for the current device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_device_flags`](crate::api::get_device_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGetDeviceFlags(flags: *mut c_uint) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGetDeviceFlags", fn (flags : * mut c_uint) -> cudaError_t)
+    dynamic_call!(c"cudaGetDeviceFlags", 0, fn (flags : * mut c_uint) -> cudaError_t)
 }
 /// Returns the last error from a runtime call.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_last_error`](crate::api::get_last_error). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGetLastError() -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGetLastError", fn () -> cudaError_t)
+    dynamic_call!(c"cudaGetLastError", 0, fn () -> cudaError_t)
 }
 /// Returns the last error from a runtime call.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::peek_at_last_error`](crate::api::peek_at_last_error). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaPeekAtLastError() -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaPeekAtLastError", fn () -> cudaError_t)
+    dynamic_call!(c"cudaPeekAtLastError", 0, fn () -> cudaError_t)
 }
 /// Returns the string representation of an error code enum name.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_error_name`](crate::api::get_error_name). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGetErrorName(error: cudaError_t) -> crate::Result<*const c_char> {
-    dynamic_call!(c"cudaGetErrorName", fn (error : cudaError_t) -> * const c_char)
+    dynamic_call!(c"cudaGetErrorName", 0, fn (error : cudaError_t) -> * const c_char)
 }
 /// Returns the description string for an error code.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_error_string`](crate::api::get_error_string). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGetErrorString(error: cudaError_t) -> crate::Result<*const c_char> {
-    dynamic_call!(c"cudaGetErrorString", fn (error : cudaError_t) -> * const c_char)
+    dynamic_call!(c"cudaGetErrorString", 0, fn (error : cudaError_t) -> * const c_char)
 }
 /// Create an asynchronous stream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_create`](crate::api::stream_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -591,11 +705,15 @@ pub unsafe fn cudaGetErrorString(error: cudaError_t) -> crate::Result<*const c_c
 pub unsafe fn cudaStreamCreate(
     pStream: *mut cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaStreamCreate", fn (pStream : * mut cudaStream_t) -> cudaError_t)
+    dynamic_call!(
+        c"cudaStreamCreate", 0, fn (pStream : * mut cudaStream_t) -> cudaError_t
+    )
 }
 /// Create an asynchronous stream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_create_with_flags`](crate::api::stream_create_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -606,13 +724,15 @@ pub unsafe fn cudaStreamCreateWithFlags(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamCreateWithFlags", fn (pStream : * mut cudaStream_t, flags : c_uint)
-        -> cudaError_t
+        c"cudaStreamCreateWithFlags", 0, fn (pStream : * mut cudaStream_t, flags :
+        c_uint) -> cudaError_t
     )
 }
 /// Create an asynchronous stream with the specified priority.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_create_with_priority`](crate::api::stream_create_with_priority). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -624,13 +744,15 @@ pub unsafe fn cudaStreamCreateWithPriority(
     priority: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamCreateWithPriority", fn (pStream : * mut cudaStream_t, flags :
+        c"cudaStreamCreateWithPriority", 0, fn (pStream : * mut cudaStream_t, flags :
         c_uint, priority : c_int) -> cudaError_t
     )
 }
 /// Query the priority of a stream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_get_priority`](crate::api::stream_get_priority). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -641,13 +763,15 @@ pub unsafe fn cudaStreamGetPriority(
     priority: *mut c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamGetPriority", fn (hStream : cudaStream_t, priority : * mut c_int) ->
-        cudaError_t
+        c"cudaStreamGetPriority", 0, fn (hStream : cudaStream_t, priority : * mut c_int)
+        -> cudaError_t
     )
 }
 /// Query the flags of a stream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_get_flags`](crate::api::stream_get_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -658,13 +782,15 @@ pub unsafe fn cudaStreamGetFlags(
     flags: *mut c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamGetFlags", fn (hStream : cudaStream_t, flags : * mut c_uint) ->
+        c"cudaStreamGetFlags", 0, fn (hStream : cudaStream_t, flags : * mut c_uint) ->
         cudaError_t
     )
 }
 /// Query the Id of a stream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_get_id`](crate::api::stream_get_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -675,13 +801,15 @@ pub unsafe fn cudaStreamGetId(
     streamId: *mut c_ulonglong,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamGetId", fn (hStream : cudaStream_t, streamId : * mut c_ulonglong) ->
-        cudaError_t
+        c"cudaStreamGetId", 0, fn (hStream : cudaStream_t, streamId : * mut c_ulonglong)
+        -> cudaError_t
     )
 }
 /// Query the device of a stream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_get_device`](crate::api::stream_get_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -692,7 +820,7 @@ pub unsafe fn cudaStreamGetDevice(
     device: *mut c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamGetDevice", fn (hStream : cudaStream_t, device : * mut c_int) ->
+        c"cudaStreamGetDevice", 0, fn (hStream : cudaStream_t, device : * mut c_int) ->
         cudaError_t
     )
 }
@@ -700,16 +828,20 @@ pub unsafe fn cudaStreamGetDevice(
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::ctx_reset_persisting_l2cache`](crate::api::ctx_reset_persisting_l2cache). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaCtxResetPersistingL2Cache() -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaCtxResetPersistingL2Cache", fn () -> cudaError_t)
+    dynamic_call!(c"cudaCtxResetPersistingL2Cache", 0, fn () -> cudaError_t)
 }
 /// Copies attributes from source stream to destination stream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_copy_attributes`](crate::api::stream_copy_attributes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -720,13 +852,15 @@ pub unsafe fn cudaStreamCopyAttributes(
     src: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamCopyAttributes", fn (dst : cudaStream_t, src : cudaStream_t) ->
+        c"cudaStreamCopyAttributes", 0, fn (dst : cudaStream_t, src : cudaStream_t) ->
         cudaError_t
     )
 }
 /// Queries stream attribute.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_get_attribute`](crate::api::stream_get_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -738,13 +872,15 @@ pub unsafe fn cudaStreamGetAttribute(
     value_out: *mut cudaLaunchAttributeValue,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamGetAttribute", fn (hStream : cudaStream_t, attr :
+        c"cudaStreamGetAttribute", 0, fn (hStream : cudaStream_t, attr :
         cudaLaunchAttributeID, value_out : * mut cudaLaunchAttributeValue) -> cudaError_t
     )
 }
 /// Sets stream attribute.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_set_attribute`](crate::api::stream_set_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -756,7 +892,7 @@ pub unsafe fn cudaStreamSetAttribute(
     value: *const cudaLaunchAttributeValue,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamSetAttribute", fn (hStream : cudaStream_t, attr :
+        c"cudaStreamSetAttribute", 0, fn (hStream : cudaStream_t, attr :
         cudaLaunchAttributeID, value : * const cudaLaunchAttributeValue) -> cudaError_t
     )
 }
@@ -764,16 +900,20 @@ pub unsafe fn cudaStreamSetAttribute(
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_destroy`](crate::api::stream_destroy). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaStreamDestroy(stream: cudaStream_t) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaStreamDestroy", fn (stream : cudaStream_t) -> cudaError_t)
+    dynamic_call!(c"cudaStreamDestroy", 0, fn (stream : cudaStream_t) -> cudaError_t)
 }
 /// Make a compute stream wait on an event.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_wait_event`](crate::api::stream_wait_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -785,13 +925,15 @@ pub unsafe fn cudaStreamWaitEvent(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamWaitEvent", fn (stream : cudaStream_t, event : cudaEvent_t, flags :
-        c_uint) -> cudaError_t
+        c"cudaStreamWaitEvent", 0, fn (stream : cudaStream_t, event : cudaEvent_t, flags
+        : c_uint) -> cudaError_t
     )
 }
 /// Add a callback to a compute stream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_add_callback`](crate::api::stream_add_callback). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -804,7 +946,7 @@ pub unsafe fn cudaStreamAddCallback(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamAddCallback", fn (stream : cudaStream_t, callback :
+        c"cudaStreamAddCallback", 0, fn (stream : cudaStream_t, callback :
         cudaStreamCallback_t, userData : * mut c_void, flags : c_uint) -> cudaError_t
     )
 }
@@ -812,27 +954,33 @@ pub unsafe fn cudaStreamAddCallback(
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_synchronize`](crate::api::stream_synchronize). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaStreamSynchronize(stream: cudaStream_t) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaStreamSynchronize", fn (stream : cudaStream_t) -> cudaError_t)
+    dynamic_call!(c"cudaStreamSynchronize", 0, fn (stream : cudaStream_t) -> cudaError_t)
 }
 /// Queries an asynchronous stream for completion status.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_query`](crate::api::stream_query). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaStreamQuery(stream: cudaStream_t) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaStreamQuery", fn (stream : cudaStream_t) -> cudaError_t)
+    dynamic_call!(c"cudaStreamQuery", 0, fn (stream : cudaStream_t) -> cudaError_t)
 }
 /// Attach memory to a stream asynchronously.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_attach_mem_async`](crate::api::stream_attach_mem_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -845,13 +993,15 @@ pub unsafe fn cudaStreamAttachMemAsync(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamAttachMemAsync", fn (stream : cudaStream_t, devPtr : * mut c_void,
+        c"cudaStreamAttachMemAsync", 0, fn (stream : cudaStream_t, devPtr : * mut c_void,
         length : usize, flags : c_uint) -> cudaError_t
     )
 }
 /// Begins graph capture on a stream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_begin_capture`](crate::api::stream_begin_capture). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -862,13 +1012,37 @@ pub unsafe fn cudaStreamBeginCapture(
     mode: cudaStreamCaptureMode,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamBeginCapture", fn (stream : cudaStream_t, mode :
+        c"cudaStreamBeginCapture", 0, fn (stream : cudaStream_t, mode :
         cudaStreamCaptureMode) -> cudaError_t
+    )
+}
+/// Begin graph capture on a stream to an existing graph.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_begin_recapture_to_graph`](crate::api::stream_begin_recapture_to_graph). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.3.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaStreamBeginRecaptureToGraph(
+    stream: cudaStream_t,
+    mode: cudaStreamCaptureMode,
+    graph: cudaGraph_t,
+    callbackData: *mut cudaGraphRecaptureCallbackData,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaStreamBeginRecaptureToGraph", 13030, fn (stream : cudaStream_t, mode :
+        cudaStreamCaptureMode, graph : cudaGraph_t, callbackData : * mut
+        cudaGraphRecaptureCallbackData) -> cudaError_t
     )
 }
 /// Begins graph capture on a stream to an existing graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_begin_capture_to_graph`](crate::api::stream_begin_capture_to_graph). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -883,8 +1057,8 @@ pub unsafe fn cudaStreamBeginCaptureToGraph(
     mode: cudaStreamCaptureMode,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamBeginCaptureToGraph", fn (stream : cudaStream_t, graph : cudaGraph_t,
-        dependencies : * const cudaGraphNode_t, dependencyData : * const
+        c"cudaStreamBeginCaptureToGraph", 0, fn (stream : cudaStream_t, graph :
+        cudaGraph_t, dependencies : * const cudaGraphNode_t, dependencyData : * const
         cudaGraphEdgeData, numDependencies : usize, mode : cudaStreamCaptureMode) ->
         cudaError_t
     )
@@ -892,6 +1066,8 @@ pub unsafe fn cudaStreamBeginCaptureToGraph(
 /// Swaps the stream capture interaction mode for a thread.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::thread_exchange_stream_capture_mode`](crate::api::thread_exchange_stream_capture_mode). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -901,13 +1077,15 @@ pub unsafe fn cudaThreadExchangeStreamCaptureMode(
     mode: *mut cudaStreamCaptureMode,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaThreadExchangeStreamCaptureMode", fn (mode : * mut cudaStreamCaptureMode)
-        -> cudaError_t
+        c"cudaThreadExchangeStreamCaptureMode", 0, fn (mode : * mut
+        cudaStreamCaptureMode) -> cudaError_t
     )
 }
 /// Ends capture on a stream, returning the captured graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_end_capture`](crate::api::stream_end_capture). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -918,13 +1096,15 @@ pub unsafe fn cudaStreamEndCapture(
     pGraph: *mut cudaGraph_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamEndCapture", fn (stream : cudaStream_t, pGraph : * mut cudaGraph_t)
-        -> cudaError_t
+        c"cudaStreamEndCapture", 0, fn (stream : cudaStream_t, pGraph : * mut
+        cudaGraph_t) -> cudaError_t
     )
 }
 /// Returns a stream's capture status.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_is_capturing`](crate::api::stream_is_capturing). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -935,13 +1115,15 @@ pub unsafe fn cudaStreamIsCapturing(
     pCaptureStatus: *mut cudaStreamCaptureStatus,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamIsCapturing", fn (stream : cudaStream_t, pCaptureStatus : * mut
+        c"cudaStreamIsCapturing", 0, fn (stream : cudaStream_t, pCaptureStatus : * mut
         cudaStreamCaptureStatus) -> cudaError_t
     )
 }
 /// Query a stream's capture state.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_get_capture_info`](crate::api::stream_get_capture_info). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -957,8 +1139,8 @@ pub unsafe fn cudaStreamGetCaptureInfo(
     numDependencies_out: *mut usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamGetCaptureInfo", fn (stream : cudaStream_t, captureStatus_out : * mut
-        cudaStreamCaptureStatus, id_out : * mut c_ulonglong, graph_out : * mut
+        c"cudaStreamGetCaptureInfo", 0, fn (stream : cudaStream_t, captureStatus_out : *
+        mut cudaStreamCaptureStatus, id_out : * mut c_ulonglong, graph_out : * mut
         cudaGraph_t, dependencies_out : * mut * const cudaGraphNode_t, edgeData_out : *
         mut * const cudaGraphEdgeData, numDependencies_out : * mut usize) -> cudaError_t
     )
@@ -966,6 +1148,8 @@ pub unsafe fn cudaStreamGetCaptureInfo(
 /// Update the set of dependencies in a capturing stream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_update_capture_dependencies`](crate::api::stream_update_capture_dependencies). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -979,8 +1163,8 @@ pub unsafe fn cudaStreamUpdateCaptureDependencies(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamUpdateCaptureDependencies", fn (stream : cudaStream_t, dependencies :
-        * mut cudaGraphNode_t, dependencyData : * const cudaGraphEdgeData,
+        c"cudaStreamUpdateCaptureDependencies", 0, fn (stream : cudaStream_t,
+        dependencies : * mut cudaGraphNode_t, dependencyData : * const cudaGraphEdgeData,
         numDependencies : usize, flags : c_uint) -> cudaError_t
     )
 }
@@ -988,16 +1172,20 @@ pub unsafe fn cudaStreamUpdateCaptureDependencies(
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_create`](crate::api::event_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaEventCreate(event: *mut cudaEvent_t) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaEventCreate", fn (event : * mut cudaEvent_t) -> cudaError_t)
+    dynamic_call!(c"cudaEventCreate", 0, fn (event : * mut cudaEvent_t) -> cudaError_t)
 }
 /// Creates an event object with the specified flags.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_create_with_flags`](crate::api::event_create_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1008,13 +1196,15 @@ pub unsafe fn cudaEventCreateWithFlags(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaEventCreateWithFlags", fn (event : * mut cudaEvent_t, flags : c_uint) ->
+        c"cudaEventCreateWithFlags", 0, fn (event : * mut cudaEvent_t, flags : c_uint) ->
         cudaError_t
     )
 }
 /// Records an event.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_record`](crate::api::event_record). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1025,46 +1215,74 @@ pub unsafe fn cudaEventRecord(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaEventRecord", fn (event : cudaEvent_t, stream : cudaStream_t) ->
+        c"cudaEventRecord", 0, fn (event : cudaEvent_t, stream : cudaStream_t) ->
         cudaError_t
     )
 }
 /// Records an event.
 ///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_record_with_flags`](crate::api::event_record_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaEventRecordWithFlags(
+    event: cudaEvent_t,
+    stream: cudaStream_t,
+    flags: c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaEventRecordWithFlags", 0, fn (event : cudaEvent_t, stream : cudaStream_t,
+        flags : c_uint) -> cudaError_t
+    )
+}
+/// Queries an event's status.
+///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_query`](crate::api::event_query). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaEventQuery(event: cudaEvent_t) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaEventQuery", fn (event : cudaEvent_t) -> cudaError_t)
+    dynamic_call!(c"cudaEventQuery", 0, fn (event : cudaEvent_t) -> cudaError_t)
 }
 /// Waits for an event to complete.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_synchronize`](crate::api::event_synchronize). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaEventSynchronize(event: cudaEvent_t) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaEventSynchronize", fn (event : cudaEvent_t) -> cudaError_t)
+    dynamic_call!(c"cudaEventSynchronize", 0, fn (event : cudaEvent_t) -> cudaError_t)
 }
 /// Destroys an event object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_destroy`](crate::api::event_destroy). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaEventDestroy(event: cudaEvent_t) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaEventDestroy", fn (event : cudaEvent_t) -> cudaError_t)
+    dynamic_call!(c"cudaEventDestroy", 0, fn (event : cudaEvent_t) -> cudaError_t)
 }
 /// Computes the elapsed time between events.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_elapsed_time`](crate::api::event_elapsed_time). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1076,13 +1294,15 @@ pub unsafe fn cudaEventElapsedTime(
     end: cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaEventElapsedTime", fn (ms : * mut f32, start : cudaEvent_t, end :
+        c"cudaEventElapsedTime", 0, fn (ms : * mut f32, start : cudaEvent_t, end :
         cudaEvent_t) -> cudaError_t
     )
 }
 /// Imports an external memory object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::import_external_memory`](crate::api::import_external_memory). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1093,13 +1313,15 @@ pub unsafe fn cudaImportExternalMemory(
     memHandleDesc: *const cudaExternalMemoryHandleDesc,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaImportExternalMemory", fn (extMem_out : * mut cudaExternalMemory_t,
+        c"cudaImportExternalMemory", 0, fn (extMem_out : * mut cudaExternalMemory_t,
         memHandleDesc : * const cudaExternalMemoryHandleDesc) -> cudaError_t
     )
 }
 /// Maps a buffer onto an imported memory object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::external_memory_get_mapped_buffer`](crate::api::external_memory_get_mapped_buffer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1111,14 +1333,16 @@ pub unsafe fn cudaExternalMemoryGetMappedBuffer(
     bufferDesc: *const cudaExternalMemoryBufferDesc,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaExternalMemoryGetMappedBuffer", fn (devPtr : * mut * mut c_void, extMem :
-        cudaExternalMemory_t, bufferDesc : * const cudaExternalMemoryBufferDesc) ->
+        c"cudaExternalMemoryGetMappedBuffer", 0, fn (devPtr : * mut * mut c_void, extMem
+        : cudaExternalMemory_t, bufferDesc : * const cudaExternalMemoryBufferDesc) ->
         cudaError_t
     )
 }
 /// Maps a CUDA mipmapped array onto an external memory object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::external_memory_get_mapped_mipmapped_array`](crate::api::external_memory_get_mapped_mipmapped_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1130,7 +1354,7 @@ pub unsafe fn cudaExternalMemoryGetMappedMipmappedArray(
     mipmapDesc: *const cudaExternalMemoryMipmappedArrayDesc,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaExternalMemoryGetMappedMipmappedArray", fn (mipmap : * mut
+        c"cudaExternalMemoryGetMappedMipmappedArray", 0, fn (mipmap : * mut
         cudaMipmappedArray_t, extMem : cudaExternalMemory_t, mipmapDesc : * const
         cudaExternalMemoryMipmappedArrayDesc) -> cudaError_t
     )
@@ -1138,6 +1362,8 @@ pub unsafe fn cudaExternalMemoryGetMappedMipmappedArray(
 /// Destroys an external memory object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::destroy_external_memory`](crate::api::destroy_external_memory). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1147,12 +1373,15 @@ pub unsafe fn cudaDestroyExternalMemory(
     extMem: cudaExternalMemory_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDestroyExternalMemory", fn (extMem : cudaExternalMemory_t) -> cudaError_t
+        c"cudaDestroyExternalMemory", 0, fn (extMem : cudaExternalMemory_t) ->
+        cudaError_t
     )
 }
 /// Imports an external semaphore.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::import_external_semaphore`](crate::api::import_external_semaphore). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1163,13 +1392,16 @@ pub unsafe fn cudaImportExternalSemaphore(
     semHandleDesc: *const cudaExternalSemaphoreHandleDesc,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaImportExternalSemaphore", fn (extSem_out : * mut cudaExternalSemaphore_t,
-        semHandleDesc : * const cudaExternalSemaphoreHandleDesc) -> cudaError_t
+        c"cudaImportExternalSemaphore", 0, fn (extSem_out : * mut
+        cudaExternalSemaphore_t, semHandleDesc : * const cudaExternalSemaphoreHandleDesc)
+        -> cudaError_t
     )
 }
 /// Signals a set of external semaphore objects.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::signal_external_semaphores_async`](crate::api::signal_external_semaphores_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1182,7 +1414,7 @@ pub unsafe fn cudaSignalExternalSemaphoresAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaSignalExternalSemaphoresAsync", fn (extSemArray : * const
+        c"cudaSignalExternalSemaphoresAsync", 0, fn (extSemArray : * const
         cudaExternalSemaphore_t, paramsArray : * const cudaExternalSemaphoreSignalParams,
         numExtSems : c_uint, stream : cudaStream_t) -> cudaError_t
     )
@@ -1190,6 +1422,8 @@ pub unsafe fn cudaSignalExternalSemaphoresAsync(
 /// Waits on a set of external semaphore objects.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::wait_external_semaphores_async`](crate::api::wait_external_semaphores_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1202,7 +1436,7 @@ pub unsafe fn cudaWaitExternalSemaphoresAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaWaitExternalSemaphoresAsync", fn (extSemArray : * const
+        c"cudaWaitExternalSemaphoresAsync", 0, fn (extSemArray : * const
         cudaExternalSemaphore_t, paramsArray : * const cudaExternalSemaphoreWaitParams,
         numExtSems : c_uint, stream : cudaStream_t) -> cudaError_t
     )
@@ -1210,6 +1444,8 @@ pub unsafe fn cudaWaitExternalSemaphoresAsync(
 /// Destroys an external semaphore.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::destroy_external_semaphore`](crate::api::destroy_external_semaphore). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1219,13 +1455,15 @@ pub unsafe fn cudaDestroyExternalSemaphore(
     extSem: cudaExternalSemaphore_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDestroyExternalSemaphore", fn (extSem : cudaExternalSemaphore_t) ->
+        c"cudaDestroyExternalSemaphore", 0, fn (extSem : cudaExternalSemaphore_t) ->
         cudaError_t
     )
 }
 /// Sets the preferred cache configuration for a device function.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::func_set_cache_config`](crate::api::func_set_cache_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1236,13 +1474,15 @@ pub unsafe fn cudaFuncSetCacheConfig(
     cacheConfig: cudaFuncCache,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncSetCacheConfig", fn (func : * const c_void, cacheConfig :
+        c"cudaFuncSetCacheConfig", 0, fn (func : * const c_void, cacheConfig :
         cudaFuncCache) -> cudaError_t
     )
 }
 /// Find out attributes for a given function.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::func_get_attributes`](crate::api::func_get_attributes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1253,13 +1493,15 @@ pub unsafe fn cudaFuncGetAttributes(
     func: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncGetAttributes", fn (attr : * mut cudaFuncAttributes, func : * const
+        c"cudaFuncGetAttributes", 0, fn (attr : * mut cudaFuncAttributes, func : * const
         c_void) -> cudaError_t
     )
 }
 /// Set attributes for a given function.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::func_set_attribute`](crate::api::func_set_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1271,13 +1513,15 @@ pub unsafe fn cudaFuncSetAttribute(
     value: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncSetAttribute", fn (func : * const c_void, attr : cudaFuncAttribute,
+        c"cudaFuncSetAttribute", 0, fn (func : * const c_void, attr : cudaFuncAttribute,
         value : c_int) -> cudaError_t
     )
 }
 /// Returns the number of parameters used by the function.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::func_get_param_count`](crate::api::func_get_param_count). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -1288,13 +1532,15 @@ pub unsafe fn cudaFuncGetParamCount(
     paramCount: *mut usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncGetParamCount", fn (func : * const c_void, paramCount : * mut usize) ->
-        cudaError_t
+        c"cudaFuncGetParamCount", 13020, fn (func : * const c_void, paramCount : * mut
+        usize) -> cudaError_t
     )
 }
 /// Enqueues a host function call in a stream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::launch_host_func`](crate::api::launch_host_func). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1306,13 +1552,15 @@ pub unsafe fn cudaLaunchHostFunc(
     userData: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLaunchHostFunc", fn (stream : cudaStream_t, fn_ : cudaHostFn_t, userData :
-        * mut c_void) -> cudaError_t
+        c"cudaLaunchHostFunc", 0, fn (stream : cudaStream_t, fn_ : cudaHostFn_t, userData
+        : * mut c_void) -> cudaError_t
     )
 }
 /// Enqueues a host function call in a stream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::launch_host_func_v2`](crate::api::launch_host_func_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -1325,13 +1573,15 @@ pub unsafe fn cudaLaunchHostFunc_v2(
     syncMode: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLaunchHostFunc_v2", fn (stream : cudaStream_t, fn_ : cudaHostFn_t, userData
-        : * mut c_void, syncMode : c_uint) -> cudaError_t
+        c"cudaLaunchHostFunc_v2", 13020, fn (stream : cudaStream_t, fn_ : cudaHostFn_t,
+        userData : * mut c_void, syncMode : c_uint) -> cudaError_t
     )
 }
 /// Returns occupancy for a device function.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::occupancy_max_active_blocks_per_multiprocessor`](crate::api::occupancy_max_active_blocks_per_multiprocessor). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1344,13 +1594,15 @@ pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
     dynamicSMemSize: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaOccupancyMaxActiveBlocksPerMultiprocessor", fn (numBlocks : * mut c_int,
+        c"cudaOccupancyMaxActiveBlocksPerMultiprocessor", 0, fn (numBlocks : * mut c_int,
         func : * const c_void, blockSize : c_int, dynamicSMemSize : usize) -> cudaError_t
     )
 }
 /// Returns dynamic shared memory available per block when launching `numBlocks` blocks on SM.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::occupancy_available_dynamic_s_mem_per_block`](crate::api::occupancy_available_dynamic_s_mem_per_block). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1363,13 +1615,16 @@ pub unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
     blockSize: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaOccupancyAvailableDynamicSMemPerBlock", fn (dynamicSmemSize : * mut usize,
-        func : * const c_void, numBlocks : c_int, blockSize : c_int) -> cudaError_t
+        c"cudaOccupancyAvailableDynamicSMemPerBlock", 0, fn (dynamicSmemSize : * mut
+        usize, func : * const c_void, numBlocks : c_int, blockSize : c_int) ->
+        cudaError_t
     )
 }
 /// Returns occupancy for a device function with the specified flags.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::occupancy_max_active_blocks_per_multiprocessor_with_flags`](crate::api::occupancy_max_active_blocks_per_multiprocessor_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1383,14 +1638,16 @@ pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", fn (numBlocks : * mut
-        c_int, func : * const c_void, blockSize : c_int, dynamicSMemSize : usize, flags :
-        c_uint) -> cudaError_t
+        c"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 0, fn (numBlocks : *
+        mut c_int, func : * const c_void, blockSize : c_int, dynamicSMemSize : usize,
+        flags : c_uint) -> cudaError_t
     )
 }
 /// Allocates memory that will be automatically managed by the Unified Memory system.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc_managed`](crate::api::malloc_managed). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1402,13 +1659,15 @@ pub unsafe fn cudaMallocManaged(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocManaged", fn (devPtr : * mut * mut c_void, size : usize, flags :
+        c"cudaMallocManaged", 0, fn (devPtr : * mut * mut c_void, size : usize, flags :
         c_uint) -> cudaError_t
     )
 }
 /// Allocate memory on the device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc`](crate::api::malloc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1419,12 +1678,14 @@ pub unsafe fn cudaMalloc(
     size: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMalloc", fn (devPtr : * mut * mut c_void, size : usize) -> cudaError_t
+        c"cudaMalloc", 0, fn (devPtr : * mut * mut c_void, size : usize) -> cudaError_t
     )
 }
 /// Allocates page-locked memory on the host.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc_host`](crate::api::malloc_host). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1435,12 +1696,14 @@ pub unsafe fn cudaMallocHost(
     size: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocHost", fn (ptr : * mut * mut c_void, size : usize) -> cudaError_t
+        c"cudaMallocHost", 0, fn (ptr : * mut * mut c_void, size : usize) -> cudaError_t
     )
 }
 /// Allocates pitched memory on the device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc_pitch`](crate::api::malloc_pitch). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1453,13 +1716,15 @@ pub unsafe fn cudaMallocPitch(
     height: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocPitch", fn (devPtr : * mut * mut c_void, pitch : * mut usize, width :
-        usize, height : usize) -> cudaError_t
+        c"cudaMallocPitch", 0, fn (devPtr : * mut * mut c_void, pitch : * mut usize,
+        width : usize, height : usize) -> cudaError_t
     )
 }
 /// Allocate an array on the device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc_array`](crate::api::malloc_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1473,7 +1738,7 @@ pub unsafe fn cudaMallocArray(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocArray", fn (array : * mut cudaArray_t, desc : * const
+        c"cudaMallocArray", 0, fn (array : * mut cudaArray_t, desc : * const
         cudaChannelFormatDesc, width : usize, height : usize, flags : c_uint) ->
         cudaError_t
     )
@@ -1482,38 +1747,46 @@ pub unsafe fn cudaMallocArray(
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::free`](crate::api::free). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFree(devPtr: *mut c_void) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaFree", fn (devPtr : * mut c_void) -> cudaError_t)
+    dynamic_call!(c"cudaFree", 0, fn (devPtr : * mut c_void) -> cudaError_t)
 }
 /// Frees page-locked memory.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::free_host`](crate::api::free_host). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFreeHost(ptr: *mut c_void) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaFreeHost", fn (ptr : * mut c_void) -> cudaError_t)
+    dynamic_call!(c"cudaFreeHost", 0, fn (ptr : * mut c_void) -> cudaError_t)
 }
 /// Frees an array on the device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::free_array`](crate::api::free_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFreeArray(array: cudaArray_t) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaFreeArray", fn (array : cudaArray_t) -> cudaError_t)
+    dynamic_call!(c"cudaFreeArray", 0, fn (array : cudaArray_t) -> cudaError_t)
 }
 /// Frees a mipmapped array on the device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::free_mipmapped_array`](crate::api::free_mipmapped_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1523,13 +1796,15 @@ pub unsafe fn cudaFreeMipmappedArray(
     mipmappedArray: cudaMipmappedArray_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFreeMipmappedArray", fn (mipmappedArray : cudaMipmappedArray_t) ->
+        c"cudaFreeMipmappedArray", 0, fn (mipmappedArray : cudaMipmappedArray_t) ->
         cudaError_t
     )
 }
 /// Allocates page-locked memory on the host.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::host_alloc`](crate::api::host_alloc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1541,13 +1816,15 @@ pub unsafe fn cudaHostAlloc(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaHostAlloc", fn (pHost : * mut * mut c_void, size : usize, flags : c_uint)
-        -> cudaError_t
+        c"cudaHostAlloc", 0, fn (pHost : * mut * mut c_void, size : usize, flags :
+        c_uint) -> cudaError_t
     )
 }
 /// Registers an existing host memory range for use by CUDA.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::host_register`](crate::api::host_register). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1559,7 +1836,7 @@ pub unsafe fn cudaHostRegister(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaHostRegister", fn (ptr : * mut c_void, size : usize, flags : c_uint) ->
+        c"cudaHostRegister", 0, fn (ptr : * mut c_void, size : usize, flags : c_uint) ->
         cudaError_t
     )
 }
@@ -1567,16 +1844,20 @@ pub unsafe fn cudaHostRegister(
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::host_unregister`](crate::api::host_unregister). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaHostUnregister(ptr: *mut c_void) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaHostUnregister", fn (ptr : * mut c_void) -> cudaError_t)
+    dynamic_call!(c"cudaHostUnregister", 0, fn (ptr : * mut c_void) -> cudaError_t)
 }
 /// Passes back device pointer of mapped host memory allocated by cudaHostAlloc or registered by cudaHostRegister.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::host_get_device_pointer`](crate::api::host_get_device_pointer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1588,13 +1869,15 @@ pub unsafe fn cudaHostGetDevicePointer(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaHostGetDevicePointer", fn (pDevice : * mut * mut c_void, pHost : * mut
+        c"cudaHostGetDevicePointer", 0, fn (pDevice : * mut * mut c_void, pHost : * mut
         c_void, flags : c_uint) -> cudaError_t
     )
 }
 /// Passes back flags used to allocate pinned host memory allocated by cudaHostAlloc.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::host_get_flags`](crate::api::host_get_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1605,13 +1888,15 @@ pub unsafe fn cudaHostGetFlags(
     pHost: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaHostGetFlags", fn (pFlags : * mut c_uint, pHost : * mut c_void) ->
+        c"cudaHostGetFlags", 0, fn (pFlags : * mut c_uint, pHost : * mut c_void) ->
         cudaError_t
     )
 }
 /// Allocates logical 1D, 2D, or 3D memory objects on the device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc3d`](crate::api::malloc3d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1622,13 +1907,15 @@ pub unsafe fn cudaMalloc3D(
     extent: cudaExtent,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMalloc3D", fn (pitchedDevPtr : * mut cudaPitchedPtr, extent : cudaExtent)
-        -> cudaError_t
+        c"cudaMalloc3D", 0, fn (pitchedDevPtr : * mut cudaPitchedPtr, extent :
+        cudaExtent) -> cudaError_t
     )
 }
 /// Allocate an array on the device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc3d_array`](crate::api::malloc3d_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1641,13 +1928,15 @@ pub unsafe fn cudaMalloc3DArray(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMalloc3DArray", fn (array : * mut cudaArray_t, desc : * const
+        c"cudaMalloc3DArray", 0, fn (array : * mut cudaArray_t, desc : * const
         cudaChannelFormatDesc, extent : cudaExtent, flags : c_uint) -> cudaError_t
     )
 }
 /// Allocate a mipmapped array on the device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc_mipmapped_array`](crate::api::malloc_mipmapped_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1661,7 +1950,7 @@ pub unsafe fn cudaMallocMipmappedArray(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocMipmappedArray", fn (mipmappedArray : * mut cudaMipmappedArray_t,
+        c"cudaMallocMipmappedArray", 0, fn (mipmappedArray : * mut cudaMipmappedArray_t,
         desc : * const cudaChannelFormatDesc, extent : cudaExtent, numLevels : c_uint,
         flags : c_uint) -> cudaError_t
     )
@@ -1669,6 +1958,8 @@ pub unsafe fn cudaMallocMipmappedArray(
 /// Gets a mipmap level of a CUDA mipmapped array.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_mipmapped_array_level`](crate::api::get_mipmapped_array_level). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1680,24 +1971,28 @@ pub unsafe fn cudaGetMipmappedArrayLevel(
     level: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetMipmappedArrayLevel", fn (levelArray : * mut cudaArray_t, mipmappedArray
-        : cudaMipmappedArray_const_t, level : c_uint) -> cudaError_t
+        c"cudaGetMipmappedArrayLevel", 0, fn (levelArray : * mut cudaArray_t,
+        mipmappedArray : cudaMipmappedArray_const_t, level : c_uint) -> cudaError_t
     )
 }
 /// Copies data between 3D objects.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy3d`](crate::api::memcpy3d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpy3D(p: *const cudaMemcpy3DParms) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaMemcpy3D", fn (p : * const cudaMemcpy3DParms) -> cudaError_t)
+    dynamic_call!(c"cudaMemcpy3D", 0, fn (p : * const cudaMemcpy3DParms) -> cudaError_t)
 }
 /// Copies memory between devices.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy3d_peer`](crate::api::memcpy3d_peer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1707,12 +2002,14 @@ pub unsafe fn cudaMemcpy3DPeer(
     p: *const cudaMemcpy3DPeerParms,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy3DPeer", fn (p : * const cudaMemcpy3DPeerParms) -> cudaError_t
+        c"cudaMemcpy3DPeer", 0, fn (p : * const cudaMemcpy3DPeerParms) -> cudaError_t
     )
 }
 /// Copies data between 3D objects.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy3d_async`](crate::api::memcpy3d_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1723,13 +2020,15 @@ pub unsafe fn cudaMemcpy3DAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy3DAsync", fn (p : * const cudaMemcpy3DParms, stream : cudaStream_t)
-        -> cudaError_t
+        c"cudaMemcpy3DAsync", 0, fn (p : * const cudaMemcpy3DParms, stream :
+        cudaStream_t) -> cudaError_t
     )
 }
 /// Copies memory between devices asynchronously.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy3d_peer_async`](crate::api::memcpy3d_peer_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1740,13 +2039,15 @@ pub unsafe fn cudaMemcpy3DPeerAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy3DPeerAsync", fn (p : * const cudaMemcpy3DPeerParms, stream :
+        c"cudaMemcpy3DPeerAsync", 0, fn (p : * const cudaMemcpy3DPeerParms, stream :
         cudaStream_t) -> cudaError_t
     )
 }
 /// Gets free and total device memory.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_get_info`](crate::api::mem_get_info). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1757,12 +2058,14 @@ pub unsafe fn cudaMemGetInfo(
     total: *mut usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemGetInfo", fn (free : * mut usize, total : * mut usize) -> cudaError_t
+        c"cudaMemGetInfo", 0, fn (free : * mut usize, total : * mut usize) -> cudaError_t
     )
 }
 /// Gets info about the specified cudaArray.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::array_get_info`](crate::api::array_get_info). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1775,13 +2078,15 @@ pub unsafe fn cudaArrayGetInfo(
     array: cudaArray_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaArrayGetInfo", fn (desc : * mut cudaChannelFormatDesc, extent : * mut
+        c"cudaArrayGetInfo", 0, fn (desc : * mut cudaChannelFormatDesc, extent : * mut
         cudaExtent, flags : * mut c_uint, array : cudaArray_t) -> cudaError_t
     )
 }
 /// Gets a CUDA array plane from a CUDA array.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::array_get_plane`](crate::api::array_get_plane). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1793,13 +2098,15 @@ pub unsafe fn cudaArrayGetPlane(
     planeIdx: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaArrayGetPlane", fn (pPlaneArray : * mut cudaArray_t, hArray : cudaArray_t,
-        planeIdx : c_uint) -> cudaError_t
+        c"cudaArrayGetPlane", 0, fn (pPlaneArray : * mut cudaArray_t, hArray :
+        cudaArray_t, planeIdx : c_uint) -> cudaError_t
     )
 }
 /// Returns the memory requirements of a CUDA array.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::array_get_memory_requirements`](crate::api::array_get_memory_requirements). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1811,13 +2118,15 @@ pub unsafe fn cudaArrayGetMemoryRequirements(
     device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaArrayGetMemoryRequirements", fn (memoryRequirements : * mut
+        c"cudaArrayGetMemoryRequirements", 0, fn (memoryRequirements : * mut
         cudaArrayMemoryRequirements, array : cudaArray_t, device : c_int) -> cudaError_t
     )
 }
 /// Returns the memory requirements of a CUDA mipmapped array.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mipmapped_array_get_memory_requirements`](crate::api::mipmapped_array_get_memory_requirements). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1829,14 +2138,54 @@ pub unsafe fn cudaMipmappedArrayGetMemoryRequirements(
     device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMipmappedArrayGetMemoryRequirements", fn (memoryRequirements : * mut
+        c"cudaMipmappedArrayGetMemoryRequirements", 0, fn (memoryRequirements : * mut
         cudaArrayMemoryRequirements, mipmap : cudaMipmappedArray_t, device : c_int) ->
         cudaError_t
     )
 }
 /// Returns the layout properties of a sparse CUDA array.
 ///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::array_get_sparse_properties`](crate::api::array_get_sparse_properties). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaArrayGetSparseProperties(
+    sparseProperties: *mut cudaArraySparseProperties,
+    array: cudaArray_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaArrayGetSparseProperties", 0, fn (sparseProperties : * mut
+        cudaArraySparseProperties, array : cudaArray_t) -> cudaError_t
+    )
+}
+/// Returns the layout properties of a sparse CUDA mipmapped array.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mipmapped_array_get_sparse_properties`](crate::api::mipmapped_array_get_sparse_properties). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaMipmappedArrayGetSparseProperties(
+    sparseProperties: *mut cudaArraySparseProperties,
+    mipmap: cudaMipmappedArray_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMipmappedArrayGetSparseProperties", 0, fn (sparseProperties : * mut
+        cudaArraySparseProperties, mipmap : cudaMipmappedArray_t) -> cudaError_t
+    )
+}
+/// Copies data between host and device.
+///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy`](crate::api::memcpy). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1849,13 +2198,15 @@ pub unsafe fn cudaMemcpy(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy", fn (dst : * mut c_void, src : * const c_void, count : usize, kind
-        : cudaMemcpyKind) -> cudaError_t
+        c"cudaMemcpy", 0, fn (dst : * mut c_void, src : * const c_void, count : usize,
+        kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies memory between two devices.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_peer`](crate::api::memcpy_peer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1869,13 +2220,15 @@ pub unsafe fn cudaMemcpyPeer(
     count: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyPeer", fn (dst : * mut c_void, dstDevice : c_int, src : * const
+        c"cudaMemcpyPeer", 0, fn (dst : * mut c_void, dstDevice : c_int, src : * const
         c_void, srcDevice : c_int, count : usize) -> cudaError_t
     )
 }
 /// Copies data between host and device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy2d`](crate::api::memcpy2d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1891,7 +2244,7 @@ pub unsafe fn cudaMemcpy2D(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy2D", fn (dst : * mut c_void, dpitch : usize, src : * const c_void,
+        c"cudaMemcpy2D", 0, fn (dst : * mut c_void, dpitch : usize, src : * const c_void,
         spitch : usize, width : usize, height : usize, kind : cudaMemcpyKind) ->
         cudaError_t
     )
@@ -1899,6 +2252,8 @@ pub unsafe fn cudaMemcpy2D(
 /// Copies data between host and device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy2d_to_array`](crate::api::memcpy2d_to_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1915,14 +2270,16 @@ pub unsafe fn cudaMemcpy2DToArray(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy2DToArray", fn (dst : cudaArray_t, wOffset : usize, hOffset : usize,
-        src : * const c_void, spitch : usize, width : usize, height : usize, kind :
-        cudaMemcpyKind) -> cudaError_t
+        c"cudaMemcpy2DToArray", 0, fn (dst : cudaArray_t, wOffset : usize, hOffset :
+        usize, src : * const c_void, spitch : usize, width : usize, height : usize, kind
+        : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data between host and device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy2d_from_array`](crate::api::memcpy2d_from_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1939,7 +2296,7 @@ pub unsafe fn cudaMemcpy2DFromArray(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy2DFromArray", fn (dst : * mut c_void, dpitch : usize, src :
+        c"cudaMemcpy2DFromArray", 0, fn (dst : * mut c_void, dpitch : usize, src :
         cudaArray_const_t, wOffset : usize, hOffset : usize, width : usize, height :
         usize, kind : cudaMemcpyKind) -> cudaError_t
     )
@@ -1947,6 +2304,8 @@ pub unsafe fn cudaMemcpy2DFromArray(
 /// Copies data between host and device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy2d_array_to_array`](crate::api::memcpy2d_array_to_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1964,7 +2323,7 @@ pub unsafe fn cudaMemcpy2DArrayToArray(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy2DArrayToArray", fn (dst : cudaArray_t, wOffsetDst : usize,
+        c"cudaMemcpy2DArrayToArray", 0, fn (dst : cudaArray_t, wOffsetDst : usize,
         hOffsetDst : usize, src : cudaArray_const_t, wOffsetSrc : usize, hOffsetSrc :
         usize, width : usize, height : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
@@ -1972,6 +2331,8 @@ pub unsafe fn cudaMemcpy2DArrayToArray(
 /// Copies data between host and device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_async`](crate::api::memcpy_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -1985,13 +2346,15 @@ pub unsafe fn cudaMemcpyAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyAsync", fn (dst : * mut c_void, src : * const c_void, count : usize,
-        kind : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpyAsync", 0, fn (dst : * mut c_void, src : * const c_void, count :
+        usize, kind : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Copies memory between two devices asynchronously.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_peer_async`](crate::api::memcpy_peer_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2006,13 +2369,16 @@ pub unsafe fn cudaMemcpyPeerAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyPeerAsync", fn (dst : * mut c_void, dstDevice : c_int, src : * const
-        c_void, srcDevice : c_int, count : usize, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpyPeerAsync", 0, fn (dst : * mut c_void, dstDevice : c_int, src : *
+        const c_void, srcDevice : c_int, count : usize, stream : cudaStream_t) ->
+        cudaError_t
     )
 }
 /// Performs a batch of memory copies asynchronously.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_batch_async`](crate::api::memcpy_batch_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2029,14 +2395,17 @@ pub unsafe fn cudaMemcpyBatchAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyBatchAsync", fn (dsts : * const * mut c_void, srcs : * const * const
-        c_void, sizes : * const usize, count : usize, attrs : * mut cudaMemcpyAttributes,
-        attrsIdxs : * mut usize, numAttrs : usize, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpyBatchAsync", 0, fn (dsts : * const * mut c_void, srcs : * const *
+        const c_void, sizes : * const usize, count : usize, attrs : * mut
+        cudaMemcpyAttributes, attrsIdxs : * mut usize, numAttrs : usize, stream :
+        cudaStream_t) -> cudaError_t
     )
 }
 /// Performs a batch of 3D memory copies asynchronously.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy3d_batch_async`](crate::api::memcpy3d_batch_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2049,7 +2418,7 @@ pub unsafe fn cudaMemcpy3DBatchAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy3DBatchAsync", fn (numOps : usize, opList : * mut
+        c"cudaMemcpy3DBatchAsync", 0, fn (numOps : usize, opList : * mut
         cudaMemcpy3DBatchOp, flags : c_ulonglong, stream : cudaStream_t) -> cudaError_t
     )
 }
@@ -2057,6 +2426,8 @@ pub unsafe fn cudaMemcpy3DBatchAsync(
 /// attributes.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_with_attributes_async`](crate::api::memcpy_with_attributes_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -2070,14 +2441,16 @@ pub unsafe fn cudaMemcpyWithAttributesAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyWithAttributesAsync", fn (dst : * mut c_void, src : * const c_void,
-        size : usize, attr : * mut cudaMemcpyAttributes, stream : cudaStream_t) ->
-        cudaError_t
+        c"cudaMemcpyWithAttributesAsync", 13020, fn (dst : * mut c_void, src : * const
+        c_void, size : usize, attr : * mut cudaMemcpyAttributes, stream : cudaStream_t)
+        -> cudaError_t
     )
 }
 /// Performs 3D asynchronous memory copy with the specified attributes.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy3d_with_attributes_async`](crate::api::memcpy3d_with_attributes_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -2089,13 +2462,15 @@ pub unsafe fn cudaMemcpy3DWithAttributesAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy3DWithAttributesAsync", fn (op : * mut cudaMemcpy3DBatchOp, flags :
-        c_ulonglong, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpy3DWithAttributesAsync", 13020, fn (op : * mut cudaMemcpy3DBatchOp,
+        flags : c_ulonglong, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Copies data between host and device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy2d_async`](crate::api::memcpy2d_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2112,7 +2487,7 @@ pub unsafe fn cudaMemcpy2DAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy2DAsync", fn (dst : * mut c_void, dpitch : usize, src : * const
+        c"cudaMemcpy2DAsync", 0, fn (dst : * mut c_void, dpitch : usize, src : * const
         c_void, spitch : usize, width : usize, height : usize, kind : cudaMemcpyKind,
         stream : cudaStream_t) -> cudaError_t
     )
@@ -2120,6 +2495,8 @@ pub unsafe fn cudaMemcpy2DAsync(
 /// Copies data between host and device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy2d_to_array_async`](crate::api::memcpy2d_to_array_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2137,7 +2514,7 @@ pub unsafe fn cudaMemcpy2DToArrayAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy2DToArrayAsync", fn (dst : cudaArray_t, wOffset : usize, hOffset :
+        c"cudaMemcpy2DToArrayAsync", 0, fn (dst : cudaArray_t, wOffset : usize, hOffset :
         usize, src : * const c_void, spitch : usize, width : usize, height : usize, kind
         : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
     )
@@ -2145,6 +2522,8 @@ pub unsafe fn cudaMemcpy2DToArrayAsync(
 /// Copies data between host and device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy2d_from_array_async`](crate::api::memcpy2d_from_array_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2162,7 +2541,7 @@ pub unsafe fn cudaMemcpy2DFromArrayAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy2DFromArrayAsync", fn (dst : * mut c_void, dpitch : usize, src :
+        c"cudaMemcpy2DFromArrayAsync", 0, fn (dst : * mut c_void, dpitch : usize, src :
         cudaArray_const_t, wOffset : usize, hOffset : usize, width : usize, height :
         usize, kind : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
     )
@@ -2170,6 +2549,8 @@ pub unsafe fn cudaMemcpy2DFromArrayAsync(
 /// Initializes or sets device memory to a value.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memset`](crate::api::memset). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2181,13 +2562,15 @@ pub unsafe fn cudaMemset(
     count: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemset", fn (devPtr : * mut c_void, value : c_int, count : usize) ->
+        c"cudaMemset", 0, fn (devPtr : * mut c_void, value : c_int, count : usize) ->
         cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memset2d`](crate::api::memset2d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2201,13 +2584,15 @@ pub unsafe fn cudaMemset2D(
     height: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemset2D", fn (devPtr : * mut c_void, pitch : usize, value : c_int, width :
-        usize, height : usize) -> cudaError_t
+        c"cudaMemset2D", 0, fn (devPtr : * mut c_void, pitch : usize, value : c_int,
+        width : usize, height : usize) -> cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memset3d`](crate::api::memset3d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2219,13 +2604,15 @@ pub unsafe fn cudaMemset3D(
     extent: cudaExtent,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemset3D", fn (pitchedDevPtr : cudaPitchedPtr, value : c_int, extent :
+        c"cudaMemset3D", 0, fn (pitchedDevPtr : cudaPitchedPtr, value : c_int, extent :
         cudaExtent) -> cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memset_async`](crate::api::memset_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2238,13 +2625,15 @@ pub unsafe fn cudaMemsetAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemsetAsync", fn (devPtr : * mut c_void, value : c_int, count : usize,
+        c"cudaMemsetAsync", 0, fn (devPtr : * mut c_void, value : c_int, count : usize,
         stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memset2d_async`](crate::api::memset2d_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2259,13 +2648,15 @@ pub unsafe fn cudaMemset2DAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemset2DAsync", fn (devPtr : * mut c_void, pitch : usize, value : c_int,
+        c"cudaMemset2DAsync", 0, fn (devPtr : * mut c_void, pitch : usize, value : c_int,
         width : usize, height : usize, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memset3d_async`](crate::api::memset3d_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2278,13 +2669,15 @@ pub unsafe fn cudaMemset3DAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemset3DAsync", fn (pitchedDevPtr : cudaPitchedPtr, value : c_int, extent :
-        cudaExtent, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemset3DAsync", 0, fn (pitchedDevPtr : cudaPitchedPtr, value : c_int,
+        extent : cudaExtent, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Prefetches memory to the specified destination location.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_prefetch_async`](crate::api::mem_prefetch_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2298,13 +2691,15 @@ pub unsafe fn cudaMemPrefetchAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPrefetchAsync", fn (devPtr : * const c_void, count : usize, location :
-        cudaMemLocation, flags : c_uint, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemPrefetchAsync", 0, fn (devPtr : * const c_void, count : usize, location
+        : cudaMemLocation, flags : c_uint, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Performs a batch of memory prefetches asynchronously.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_prefetch_batch_async`](crate::api::mem_prefetch_batch_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2321,7 +2716,7 @@ pub unsafe fn cudaMemPrefetchBatchAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPrefetchBatchAsync", fn (dptrs : * mut * mut c_void, sizes : * mut
+        c"cudaMemPrefetchBatchAsync", 0, fn (dptrs : * mut * mut c_void, sizes : * mut
         usize, count : usize, prefetchLocs : * mut cudaMemLocation, prefetchLocIdxs : *
         mut usize, numPrefetchLocs : usize, flags : c_ulonglong, stream : cudaStream_t)
         -> cudaError_t
@@ -2330,6 +2725,8 @@ pub unsafe fn cudaMemPrefetchBatchAsync(
 /// Performs a batch of memory discards asynchronously.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_discard_batch_async`](crate::api::mem_discard_batch_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2343,13 +2740,15 @@ pub unsafe fn cudaMemDiscardBatchAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemDiscardBatchAsync", fn (dptrs : * mut * mut c_void, sizes : * mut usize,
-        count : usize, flags : c_ulonglong, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemDiscardBatchAsync", 0, fn (dptrs : * mut * mut c_void, sizes : * mut
+        usize, count : usize, flags : c_ulonglong, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Performs a batch of memory discards and prefetches asynchronously.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_discard_and_prefetch_batch_async`](crate::api::mem_discard_and_prefetch_batch_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2366,15 +2765,40 @@ pub unsafe fn cudaMemDiscardAndPrefetchBatchAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemDiscardAndPrefetchBatchAsync", fn (dptrs : * mut * mut c_void, sizes : *
-        mut usize, count : usize, prefetchLocs : * mut cudaMemLocation, prefetchLocIdxs :
-        * mut usize, numPrefetchLocs : usize, flags : c_ulonglong, stream : cudaStream_t)
-        -> cudaError_t
+        c"cudaMemDiscardAndPrefetchBatchAsync", 0, fn (dptrs : * mut * mut c_void, sizes
+        : * mut usize, count : usize, prefetchLocs : * mut cudaMemLocation,
+        prefetchLocIdxs : * mut usize, numPrefetchLocs : usize, flags : c_ulonglong,
+        stream : cudaStream_t) -> cudaError_t
+    )
+}
+/// Gets location information for a memory address range.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_get_location_info`](crate::api::mem_get_location_info). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.4.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaMemGetLocationInfo(
+    devPtr: *mut c_void,
+    size: usize,
+    summaryGranularity: usize,
+    samplingGranularity: usize,
+    location_out: *mut cudaMemLocation,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMemGetLocationInfo", 13040, fn (devPtr : * mut c_void, size : usize,
+        summaryGranularity : usize, samplingGranularity : usize, location_out : * mut
+        cudaMemLocation) -> cudaError_t
     )
 }
 /// Advise about the usage of a given memory range.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_advise`](crate::api::mem_advise). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2387,13 +2811,15 @@ pub unsafe fn cudaMemAdvise(
     location: cudaMemLocation,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemAdvise", fn (devPtr : * const c_void, count : usize, advice :
+        c"cudaMemAdvise", 0, fn (devPtr : * const c_void, count : usize, advice :
         cudaMemoryAdvise, location : cudaMemLocation) -> cudaError_t
     )
 }
 /// Query an attribute of a given memory range.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_range_get_attribute`](crate::api::mem_range_get_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2407,13 +2833,16 @@ pub unsafe fn cudaMemRangeGetAttribute(
     count: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemRangeGetAttribute", fn (data : * mut c_void, dataSize : usize, attribute
-        : cudaMemRangeAttribute, devPtr : * const c_void, count : usize) -> cudaError_t
+        c"cudaMemRangeGetAttribute", 0, fn (data : * mut c_void, dataSize : usize,
+        attribute : cudaMemRangeAttribute, devPtr : * const c_void, count : usize) ->
+        cudaError_t
     )
 }
 /// Query attributes of a given memory range.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_range_get_attributes`](crate::api::mem_range_get_attributes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2428,7 +2857,7 @@ pub unsafe fn cudaMemRangeGetAttributes(
     count: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemRangeGetAttributes", fn (data : * mut * mut c_void, dataSizes : * mut
+        c"cudaMemRangeGetAttributes", 0, fn (data : * mut * mut c_void, dataSizes : * mut
         usize, attributes : * mut cudaMemRangeAttribute, numAttributes : usize, devPtr :
         * const c_void, count : usize) -> cudaError_t
     )
@@ -2436,6 +2865,8 @@ pub unsafe fn cudaMemRangeGetAttributes(
 /// Allocates memory with stream ordered semantics.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc_async`](crate::api::malloc_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2447,13 +2878,15 @@ pub unsafe fn cudaMallocAsync(
     hStream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocAsync", fn (devPtr : * mut * mut c_void, size : usize, hStream :
+        c"cudaMallocAsync", 0, fn (devPtr : * mut * mut c_void, size : usize, hStream :
         cudaStream_t) -> cudaError_t
     )
 }
 /// Frees memory with stream ordered semantics.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::free_async`](crate::api::free_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2464,13 +2897,15 @@ pub unsafe fn cudaFreeAsync(
     hStream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFreeAsync", fn (devPtr : * mut c_void, hStream : cudaStream_t) ->
+        c"cudaFreeAsync", 0, fn (devPtr : * mut c_void, hStream : cudaStream_t) ->
         cudaError_t
     )
 }
 /// Tries to release memory back to the OS.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_trim_to`](crate::api::mem_pool_trim_to). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2481,13 +2916,15 @@ pub unsafe fn cudaMemPoolTrimTo(
     minBytesToKeep: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPoolTrimTo", fn (memPool : cudaMemPool_t, minBytesToKeep : usize) ->
+        c"cudaMemPoolTrimTo", 0, fn (memPool : cudaMemPool_t, minBytesToKeep : usize) ->
         cudaError_t
     )
 }
 /// Sets attributes of a memory pool.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_set_attribute`](crate::api::mem_pool_set_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2499,13 +2936,15 @@ pub unsafe fn cudaMemPoolSetAttribute(
     value: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPoolSetAttribute", fn (memPool : cudaMemPool_t, attr : cudaMemPoolAttr,
-        value : * mut c_void) -> cudaError_t
+        c"cudaMemPoolSetAttribute", 0, fn (memPool : cudaMemPool_t, attr :
+        cudaMemPoolAttr, value : * mut c_void) -> cudaError_t
     )
 }
 /// Gets attributes of a memory pool.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_get_attribute`](crate::api::mem_pool_get_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2517,13 +2956,15 @@ pub unsafe fn cudaMemPoolGetAttribute(
     value: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPoolGetAttribute", fn (memPool : cudaMemPool_t, attr : cudaMemPoolAttr,
-        value : * mut c_void) -> cudaError_t
+        c"cudaMemPoolGetAttribute", 0, fn (memPool : cudaMemPool_t, attr :
+        cudaMemPoolAttr, value : * mut c_void) -> cudaError_t
     )
 }
 /// Controls visibility of pools between devices.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_set_access`](crate::api::mem_pool_set_access). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2535,13 +2976,15 @@ pub unsafe fn cudaMemPoolSetAccess(
     count: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPoolSetAccess", fn (memPool : cudaMemPool_t, descList : * const
+        c"cudaMemPoolSetAccess", 0, fn (memPool : cudaMemPool_t, descList : * const
         cudaMemAccessDesc, count : usize) -> cudaError_t
     )
 }
 /// Returns the accessibility of a pool from a device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_get_access`](crate::api::mem_pool_get_access). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2553,13 +2996,15 @@ pub unsafe fn cudaMemPoolGetAccess(
     location: *mut cudaMemLocation,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPoolGetAccess", fn (flags : * mut cudaMemAccessFlags, memPool :
+        c"cudaMemPoolGetAccess", 0, fn (flags : * mut cudaMemAccessFlags, memPool :
         cudaMemPool_t, location : * mut cudaMemLocation) -> cudaError_t
     )
 }
 /// Creates a memory pool.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_create`](crate::api::mem_pool_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2570,7 +3015,7 @@ pub unsafe fn cudaMemPoolCreate(
     poolProps: *const cudaMemPoolProps,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPoolCreate", fn (memPool : * mut cudaMemPool_t, poolProps : * const
+        c"cudaMemPoolCreate", 0, fn (memPool : * mut cudaMemPool_t, poolProps : * const
         cudaMemPoolProps) -> cudaError_t
     )
 }
@@ -2578,16 +3023,20 @@ pub unsafe fn cudaMemPoolCreate(
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_destroy`](crate::api::mem_pool_destroy). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemPoolDestroy(memPool: cudaMemPool_t) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaMemPoolDestroy", fn (memPool : cudaMemPool_t) -> cudaError_t)
+    dynamic_call!(c"cudaMemPoolDestroy", 0, fn (memPool : cudaMemPool_t) -> cudaError_t)
 }
 /// Returns the default memory pool for a given location and allocation type.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_get_default_mem_pool`](crate::api::mem_get_default_mem_pool). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2599,13 +3048,15 @@ pub unsafe fn cudaMemGetDefaultMemPool(
     type_: cudaMemAllocationType,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemGetDefaultMemPool", fn (memPool : * mut cudaMemPool_t, location : * mut
-        cudaMemLocation, type_ : cudaMemAllocationType) -> cudaError_t
+        c"cudaMemGetDefaultMemPool", 0, fn (memPool : * mut cudaMemPool_t, location : *
+        mut cudaMemLocation, type_ : cudaMemAllocationType) -> cudaError_t
     )
 }
 /// Gets the current memory pool for a given memory location and allocation type.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_get_mem_pool`](crate::api::mem_get_mem_pool). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2617,13 +3068,15 @@ pub unsafe fn cudaMemGetMemPool(
     type_: cudaMemAllocationType,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemGetMemPool", fn (memPool : * mut cudaMemPool_t, location : * mut
+        c"cudaMemGetMemPool", 0, fn (memPool : * mut cudaMemPool_t, location : * mut
         cudaMemLocation, type_ : cudaMemAllocationType) -> cudaError_t
     )
 }
 /// Sets the current memory pool for a memory location and allocation type.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_set_mem_pool`](crate::api::mem_set_mem_pool). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2635,13 +3088,15 @@ pub unsafe fn cudaMemSetMemPool(
     memPool: cudaMemPool_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemSetMemPool", fn (location : * mut cudaMemLocation, type_ :
+        c"cudaMemSetMemPool", 0, fn (location : * mut cudaMemLocation, type_ :
         cudaMemAllocationType, memPool : cudaMemPool_t) -> cudaError_t
     )
 }
 /// Allocates memory from a specified pool with stream ordered semantics.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc_from_pool_async`](crate::api::malloc_from_pool_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2654,13 +3109,15 @@ pub unsafe fn cudaMallocFromPoolAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocFromPoolAsync", fn (ptr : * mut * mut c_void, size : usize, memPool :
-        cudaMemPool_t, stream : cudaStream_t) -> cudaError_t
+        c"cudaMallocFromPoolAsync", 0, fn (ptr : * mut * mut c_void, size : usize,
+        memPool : cudaMemPool_t, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Exports a memory pool to the requested handle type.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_export_to_shareable_handle`](crate::api::mem_pool_export_to_shareable_handle). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2673,7 +3130,7 @@ pub unsafe fn cudaMemPoolExportToShareableHandle(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPoolExportToShareableHandle", fn (shareableHandle : * mut c_void,
+        c"cudaMemPoolExportToShareableHandle", 0, fn (shareableHandle : * mut c_void,
         memPool : cudaMemPool_t, handleType : cudaMemAllocationHandleType, flags :
         c_uint) -> cudaError_t
     )
@@ -2681,6 +3138,8 @@ pub unsafe fn cudaMemPoolExportToShareableHandle(
 /// imports a memory pool from a shared handle.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_import_from_shareable_handle`](crate::api::mem_pool_import_from_shareable_handle). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2693,7 +3152,7 @@ pub unsafe fn cudaMemPoolImportFromShareableHandle(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPoolImportFromShareableHandle", fn (memPool : * mut cudaMemPool_t,
+        c"cudaMemPoolImportFromShareableHandle", 0, fn (memPool : * mut cudaMemPool_t,
         shareableHandle : * mut c_void, handleType : cudaMemAllocationHandleType, flags :
         c_uint) -> cudaError_t
     )
@@ -2701,6 +3160,8 @@ pub unsafe fn cudaMemPoolImportFromShareableHandle(
 /// Export data to share a memory pool allocation between processes.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_export_pointer`](crate::api::mem_pool_export_pointer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2711,13 +3172,15 @@ pub unsafe fn cudaMemPoolExportPointer(
     ptr: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPoolExportPointer", fn (exportData : * mut cudaMemPoolPtrExportData, ptr
-        : * mut c_void) -> cudaError_t
+        c"cudaMemPoolExportPointer", 0, fn (exportData : * mut cudaMemPoolPtrExportData,
+        ptr : * mut c_void) -> cudaError_t
     )
 }
 /// Import a memory pool allocation from another process.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_import_pointer`](crate::api::mem_pool_import_pointer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2729,13 +3192,15 @@ pub unsafe fn cudaMemPoolImportPointer(
     exportData: *mut cudaMemPoolPtrExportData,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPoolImportPointer", fn (ptr : * mut * mut c_void, memPool :
+        c"cudaMemPoolImportPointer", 0, fn (ptr : * mut * mut c_void, memPool :
         cudaMemPool_t, exportData : * mut cudaMemPoolPtrExportData) -> cudaError_t
     )
 }
 /// Returns attributes about a specified pointer.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::pointer_get_attributes`](crate::api::pointer_get_attributes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2746,13 +3211,15 @@ pub unsafe fn cudaPointerGetAttributes(
     ptr: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaPointerGetAttributes", fn (attributes : * mut cudaPointerAttributes, ptr :
-        * const c_void) -> cudaError_t
+        c"cudaPointerGetAttributes", 0, fn (attributes : * mut cudaPointerAttributes, ptr
+        : * const c_void) -> cudaError_t
     )
 }
 /// Queries if a device may directly access a peer device's memory.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_can_access_peer`](crate::api::device_can_access_peer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2764,13 +3231,15 @@ pub unsafe fn cudaDeviceCanAccessPeer(
     peerDevice: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceCanAccessPeer", fn (canAccessPeer : * mut c_int, device : c_int,
+        c"cudaDeviceCanAccessPeer", 0, fn (canAccessPeer : * mut c_int, device : c_int,
         peerDevice : c_int) -> cudaError_t
     )
 }
 /// Enables direct access to memory allocations on a peer device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_enable_peer_access`](crate::api::device_enable_peer_access). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2781,13 +3250,15 @@ pub unsafe fn cudaDeviceEnablePeerAccess(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceEnablePeerAccess", fn (peerDevice : c_int, flags : c_uint) ->
+        c"cudaDeviceEnablePeerAccess", 0, fn (peerDevice : c_int, flags : c_uint) ->
         cudaError_t
     )
 }
 /// Disables direct access to memory allocations on a peer device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_disable_peer_access`](crate::api::device_disable_peer_access). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2796,11 +3267,15 @@ pub unsafe fn cudaDeviceEnablePeerAccess(
 pub unsafe fn cudaDeviceDisablePeerAccess(
     peerDevice: c_int,
 ) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaDeviceDisablePeerAccess", fn (peerDevice : c_int) -> cudaError_t)
+    dynamic_call!(
+        c"cudaDeviceDisablePeerAccess", 0, fn (peerDevice : c_int) -> cudaError_t
+    )
 }
 /// Gets the CUDA devices associated with the current OpenGL context.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_get_devices`](crate::api::gl_get_devices). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2813,13 +3288,15 @@ pub unsafe fn cudaGLGetDevices(
     deviceList: cudaGLDeviceList,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGLGetDevices", fn (pCudaDeviceCount : * mut c_uint, pCudaDevices : * mut
+        c"cudaGLGetDevices", 0, fn (pCudaDeviceCount : * mut c_uint, pCudaDevices : * mut
         c_int, cudaDeviceCount : c_uint, deviceList : cudaGLDeviceList) -> cudaError_t
     )
 }
 /// Register an OpenGL texture or renderbuffer object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_gl_register_image`](crate::api::graphics_gl_register_image). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2832,13 +3309,16 @@ pub unsafe fn cudaGraphicsGLRegisterImage(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsGLRegisterImage", fn (resource : * mut * mut cudaGraphicsResource,
-        image : GLuint, target : GLenum, flags : c_uint) -> cudaError_t
+        c"cudaGraphicsGLRegisterImage", 0, fn (resource : * mut * mut
+        cudaGraphicsResource, image : GLuint, target : GLenum, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Registers an OpenGL buffer object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_gl_register_buffer`](crate::api::graphics_gl_register_buffer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2850,13 +3330,15 @@ pub unsafe fn cudaGraphicsGLRegisterBuffer(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsGLRegisterBuffer", fn (resource : * mut * mut cudaGraphicsResource,
-        buffer : GLuint, flags : c_uint) -> cudaError_t
+        c"cudaGraphicsGLRegisterBuffer", 0, fn (resource : * mut * mut
+        cudaGraphicsResource, buffer : GLuint, flags : c_uint) -> cudaError_t
     )
 }
-/// Gets the CUDA device associated with a VdpDevice.
+/// Gets the CUDA device associated with a [`VdpDevice`](crate::sys::VdpDevice).
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::vdpau_get_device`](crate::api::vdpau_get_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2868,13 +3350,15 @@ pub unsafe fn cudaVDPAUGetDevice(
     vdpGetProcAddress: VdpGetProcAddress,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaVDPAUGetDevice", fn (device : * mut c_int, vdpDevice : VdpDevice,
+        c"cudaVDPAUGetDevice", 0, fn (device : * mut c_int, vdpDevice : VdpDevice,
         vdpGetProcAddress : VdpGetProcAddress) -> cudaError_t
     )
 }
 /// Sets a CUDA device to use VDPAU interoperability.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::vdpau_set_vdpau_device`](crate::api::vdpau_set_vdpau_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2886,13 +3370,15 @@ pub unsafe fn cudaVDPAUSetVDPAUDevice(
     vdpGetProcAddress: VdpGetProcAddress,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaVDPAUSetVDPAUDevice", fn (device : c_int, vdpDevice : VdpDevice,
+        c"cudaVDPAUSetVDPAUDevice", 0, fn (device : c_int, vdpDevice : VdpDevice,
         vdpGetProcAddress : VdpGetProcAddress) -> cudaError_t
     )
 }
-/// Register a VdpVideoSurface object.
+/// Register a [`VdpVideoSurface`](crate::sys::VdpVideoSurface) object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_vdpau_register_video_surface`](crate::api::graphics_vdpau_register_video_surface). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2904,14 +3390,16 @@ pub unsafe fn cudaGraphicsVDPAURegisterVideoSurface(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsVDPAURegisterVideoSurface", fn (resource : * mut * mut
+        c"cudaGraphicsVDPAURegisterVideoSurface", 0, fn (resource : * mut * mut
         cudaGraphicsResource, vdpSurface : VdpVideoSurface, flags : c_uint) ->
         cudaError_t
     )
 }
-/// Register a VdpOutputSurface object.
+/// Register a [`VdpOutputSurface`](crate::sys::VdpOutputSurface) object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_vdpau_register_output_surface`](crate::api::graphics_vdpau_register_output_surface). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2923,7 +3411,7 @@ pub unsafe fn cudaGraphicsVDPAURegisterOutputSurface(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsVDPAURegisterOutputSurface", fn (resource : * mut * mut
+        c"cudaGraphicsVDPAURegisterOutputSurface", 0, fn (resource : * mut * mut
         cudaGraphicsResource, vdpSurface : VdpOutputSurface, flags : c_uint) ->
         cudaError_t
     )
@@ -2931,6 +3419,8 @@ pub unsafe fn cudaGraphicsVDPAURegisterOutputSurface(
 /// Registers an EGL image.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_egl_register_image`](crate::api::graphics_egl_register_image). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2942,13 +3432,15 @@ pub unsafe fn cudaGraphicsEGLRegisterImage(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsEGLRegisterImage", fn (pCudaResource : * mut * mut
+        c"cudaGraphicsEGLRegisterImage", 0, fn (pCudaResource : * mut * mut
         cudaGraphicsResource, image : EGLImageKHR, flags : c_uint) -> cudaError_t
     )
 }
 /// Connect CUDA to EGLStream as a consumer.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_consumer_connect`](crate::api::egl_stream_consumer_connect). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2959,13 +3451,15 @@ pub unsafe fn cudaEGLStreamConsumerConnect(
     eglStream: EGLStreamKHR,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaEGLStreamConsumerConnect", fn (conn : * mut cudaEglStreamConnection,
+        c"cudaEGLStreamConsumerConnect", 0, fn (conn : * mut cudaEglStreamConnection,
         eglStream : EGLStreamKHR) -> cudaError_t
     )
 }
 /// Connect CUDA to EGLStream as a consumer with given flags.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_consumer_connect_with_flags`](crate::api::egl_stream_consumer_connect_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2977,13 +3471,15 @@ pub unsafe fn cudaEGLStreamConsumerConnectWithFlags(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaEGLStreamConsumerConnectWithFlags", fn (conn : * mut
+        c"cudaEGLStreamConsumerConnectWithFlags", 0, fn (conn : * mut
         cudaEglStreamConnection, eglStream : EGLStreamKHR, flags : c_uint) -> cudaError_t
     )
 }
 /// Disconnect CUDA as a consumer to EGLStream .
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_consumer_disconnect`](crate::api::egl_stream_consumer_disconnect). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -2993,13 +3489,15 @@ pub unsafe fn cudaEGLStreamConsumerDisconnect(
     conn: *mut cudaEglStreamConnection,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaEGLStreamConsumerDisconnect", fn (conn : * mut cudaEglStreamConnection) ->
-        cudaError_t
+        c"cudaEGLStreamConsumerDisconnect", 0, fn (conn : * mut cudaEglStreamConnection)
+        -> cudaError_t
     )
 }
 /// Acquire an image frame from the EGLStream with CUDA as a consumer.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_consumer_acquire_frame`](crate::api::egl_stream_consumer_acquire_frame). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3012,14 +3510,16 @@ pub unsafe fn cudaEGLStreamConsumerAcquireFrame(
     timeout: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaEGLStreamConsumerAcquireFrame", fn (conn : * mut cudaEglStreamConnection,
-        pCudaResource : * mut cudaGraphicsResource_t, pStream : * mut cudaStream_t,
-        timeout : c_uint) -> cudaError_t
+        c"cudaEGLStreamConsumerAcquireFrame", 0, fn (conn : * mut
+        cudaEglStreamConnection, pCudaResource : * mut cudaGraphicsResource_t, pStream :
+        * mut cudaStream_t, timeout : c_uint) -> cudaError_t
     )
 }
 /// Releases the last frame acquired from the EGLStream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_consumer_release_frame`](crate::api::egl_stream_consumer_release_frame). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3031,14 +3531,16 @@ pub unsafe fn cudaEGLStreamConsumerReleaseFrame(
     pStream: *mut cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaEGLStreamConsumerReleaseFrame", fn (conn : * mut cudaEglStreamConnection,
-        pCudaResource : cudaGraphicsResource_t, pStream : * mut cudaStream_t) ->
-        cudaError_t
+        c"cudaEGLStreamConsumerReleaseFrame", 0, fn (conn : * mut
+        cudaEglStreamConnection, pCudaResource : cudaGraphicsResource_t, pStream : * mut
+        cudaStream_t) -> cudaError_t
     )
 }
 /// Connect CUDA to EGLStream as a producer.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_producer_connect`](crate::api::egl_stream_producer_connect). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3051,13 +3553,15 @@ pub unsafe fn cudaEGLStreamProducerConnect(
     height: EGLint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaEGLStreamProducerConnect", fn (conn : * mut cudaEglStreamConnection,
+        c"cudaEGLStreamProducerConnect", 0, fn (conn : * mut cudaEglStreamConnection,
         eglStream : EGLStreamKHR, width : EGLint, height : EGLint) -> cudaError_t
     )
 }
 /// Disconnect CUDA as a producer to EGLStream .
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_producer_disconnect`](crate::api::egl_stream_producer_disconnect). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3067,13 +3571,15 @@ pub unsafe fn cudaEGLStreamProducerDisconnect(
     conn: *mut cudaEglStreamConnection,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaEGLStreamProducerDisconnect", fn (conn : * mut cudaEglStreamConnection) ->
-        cudaError_t
+        c"cudaEGLStreamProducerDisconnect", 0, fn (conn : * mut cudaEglStreamConnection)
+        -> cudaError_t
     )
 }
 /// Present a CUDA eglFrame to the EGLStream with CUDA as a producer.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_producer_present_frame`](crate::api::egl_stream_producer_present_frame). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3085,13 +3591,16 @@ pub unsafe fn cudaEGLStreamProducerPresentFrame(
     pStream: *mut cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaEGLStreamProducerPresentFrame", fn (conn : * mut cudaEglStreamConnection,
-        eglframe : cudaEglFrame, pStream : * mut cudaStream_t) -> cudaError_t
+        c"cudaEGLStreamProducerPresentFrame", 0, fn (conn : * mut
+        cudaEglStreamConnection, eglframe : cudaEglFrame, pStream : * mut cudaStream_t)
+        -> cudaError_t
     )
 }
 /// Return the CUDA eglFrame to the EGLStream last released by the consumer.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_producer_return_frame`](crate::api::egl_stream_producer_return_frame). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3103,13 +3612,15 @@ pub unsafe fn cudaEGLStreamProducerReturnFrame(
     pStream: *mut cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaEGLStreamProducerReturnFrame", fn (conn : * mut cudaEglStreamConnection,
+        c"cudaEGLStreamProducerReturnFrame", 0, fn (conn : * mut cudaEglStreamConnection,
         eglframe : * mut cudaEglFrame, pStream : * mut cudaStream_t) -> cudaError_t
     )
 }
 /// Get an eglFrame through which to access a registered EGL graphics resource.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_resource_get_mapped_egl_frame`](crate::api::graphics_resource_get_mapped_egl_frame). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3122,7 +3633,7 @@ pub unsafe fn cudaGraphicsResourceGetMappedEglFrame(
     mipLevel: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsResourceGetMappedEglFrame", fn (eglFrame : * mut cudaEglFrame,
+        c"cudaGraphicsResourceGetMappedEglFrame", 0, fn (eglFrame : * mut cudaEglFrame,
         resource : cudaGraphicsResource_t, index : c_uint, mipLevel : c_uint) ->
         cudaError_t
     )
@@ -3130,6 +3641,8 @@ pub unsafe fn cudaGraphicsResourceGetMappedEglFrame(
 /// Creates an event from EGLSync object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_create_from_egl_sync`](crate::api::event_create_from_egl_sync). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3141,13 +3654,15 @@ pub unsafe fn cudaEventCreateFromEGLSync(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaEventCreateFromEGLSync", fn (phEvent : * mut cudaEvent_t, eglSync :
+        c"cudaEventCreateFromEGLSync", 0, fn (phEvent : * mut cudaEvent_t, eglSync :
         EGLSyncKHR, flags : c_uint) -> cudaError_t
     )
 }
 /// Unregisters a graphics resource for access by CUDA.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_unregister_resource`](crate::api::graphics_unregister_resource). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3157,13 +3672,15 @@ pub unsafe fn cudaGraphicsUnregisterResource(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsUnregisterResource", fn (resource : cudaGraphicsResource_t) ->
+        c"cudaGraphicsUnregisterResource", 0, fn (resource : cudaGraphicsResource_t) ->
         cudaError_t
     )
 }
 /// Set usage flags for mapping a graphics resource.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_resource_set_map_flags`](crate::api::graphics_resource_set_map_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3174,13 +3691,15 @@ pub unsafe fn cudaGraphicsResourceSetMapFlags(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsResourceSetMapFlags", fn (resource : cudaGraphicsResource_t, flags
-        : c_uint) -> cudaError_t
+        c"cudaGraphicsResourceSetMapFlags", 0, fn (resource : cudaGraphicsResource_t,
+        flags : c_uint) -> cudaError_t
     )
 }
 /// Map graphics resources for access by CUDA.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_map_resources`](crate::api::graphics_map_resources). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3192,13 +3711,15 @@ pub unsafe fn cudaGraphicsMapResources(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsMapResources", fn (count : c_int, resources : * mut
+        c"cudaGraphicsMapResources", 0, fn (count : c_int, resources : * mut
         cudaGraphicsResource_t, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Unmap graphics resources.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_unmap_resources`](crate::api::graphics_unmap_resources). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3210,13 +3731,15 @@ pub unsafe fn cudaGraphicsUnmapResources(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsUnmapResources", fn (count : c_int, resources : * mut
+        c"cudaGraphicsUnmapResources", 0, fn (count : c_int, resources : * mut
         cudaGraphicsResource_t, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Get an device pointer through which to access a mapped graphics resource.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_resource_get_mapped_pointer`](crate::api::graphics_resource_get_mapped_pointer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3228,13 +3751,15 @@ pub unsafe fn cudaGraphicsResourceGetMappedPointer(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsResourceGetMappedPointer", fn (devPtr : * mut * mut c_void, size :
-        * mut usize, resource : cudaGraphicsResource_t) -> cudaError_t
+        c"cudaGraphicsResourceGetMappedPointer", 0, fn (devPtr : * mut * mut c_void, size
+        : * mut usize, resource : cudaGraphicsResource_t) -> cudaError_t
     )
 }
 /// Get an array through which to access a subresource of a mapped graphics resource.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_sub_resource_get_mapped_array`](crate::api::graphics_sub_resource_get_mapped_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3247,13 +3772,16 @@ pub unsafe fn cudaGraphicsSubResourceGetMappedArray(
     mipLevel: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsSubResourceGetMappedArray", fn (array : * mut cudaArray_t, resource
-        : cudaGraphicsResource_t, arrayIndex : c_uint, mipLevel : c_uint) -> cudaError_t
+        c"cudaGraphicsSubResourceGetMappedArray", 0, fn (array : * mut cudaArray_t,
+        resource : cudaGraphicsResource_t, arrayIndex : c_uint, mipLevel : c_uint) ->
+        cudaError_t
     )
 }
 /// Get a mipmapped array through which to access a mapped graphics resource.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_resource_get_mapped_mipmapped_array`](crate::api::graphics_resource_get_mapped_mipmapped_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3264,13 +3792,15 @@ pub unsafe fn cudaGraphicsResourceGetMappedMipmappedArray(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsResourceGetMappedMipmappedArray", fn (mipmappedArray : * mut
+        c"cudaGraphicsResourceGetMappedMipmappedArray", 0, fn (mipmappedArray : * mut
         cudaMipmappedArray_t, resource : cudaGraphicsResource_t) -> cudaError_t
     )
 }
 /// Get the channel descriptor of an array.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_channel_desc`](crate::api::get_channel_desc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3281,13 +3811,15 @@ pub unsafe fn cudaGetChannelDesc(
     array: cudaArray_const_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetChannelDesc", fn (desc : * mut cudaChannelFormatDesc, array :
+        c"cudaGetChannelDesc", 0, fn (desc : * mut cudaChannelFormatDesc, array :
         cudaArray_const_t) -> cudaError_t
     )
 }
 /// Returns a channel descriptor using the specified format.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::create_channel_desc`](crate::api::create_channel_desc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3301,13 +3833,15 @@ pub unsafe fn cudaCreateChannelDesc(
     f: cudaChannelFormatKind,
 ) -> crate::Result<cudaChannelFormatDesc> {
     dynamic_call!(
-        c"cudaCreateChannelDesc", fn (x : c_int, y : c_int, z : c_int, w : c_int, f :
+        c"cudaCreateChannelDesc", 0, fn (x : c_int, y : c_int, z : c_int, w : c_int, f :
         cudaChannelFormatKind) -> cudaChannelFormatDesc
     )
 }
 /// Creates a texture object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::create_texture_object`](crate::api::create_texture_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3320,14 +3854,16 @@ pub unsafe fn cudaCreateTextureObject(
     pResViewDesc: *const cudaResourceViewDesc,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaCreateTextureObject", fn (pTexObject : * mut cudaTextureObject_t, pResDesc
-        : * const cudaResourceDesc, pTexDesc : * const cudaTextureDesc, pResViewDesc : *
-        const cudaResourceViewDesc) -> cudaError_t
+        c"cudaCreateTextureObject", 0, fn (pTexObject : * mut cudaTextureObject_t,
+        pResDesc : * const cudaResourceDesc, pTexDesc : * const cudaTextureDesc,
+        pResViewDesc : * const cudaResourceViewDesc) -> cudaError_t
     )
 }
 /// Destroys a texture object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::destroy_texture_object`](crate::api::destroy_texture_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3337,12 +3873,15 @@ pub unsafe fn cudaDestroyTextureObject(
     texObject: cudaTextureObject_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDestroyTextureObject", fn (texObject : cudaTextureObject_t) -> cudaError_t
+        c"cudaDestroyTextureObject", 0, fn (texObject : cudaTextureObject_t) ->
+        cudaError_t
     )
 }
 /// Returns a texture object's resource descriptor.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_texture_object_resource_desc`](crate::api::get_texture_object_resource_desc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3353,13 +3892,15 @@ pub unsafe fn cudaGetTextureObjectResourceDesc(
     texObject: cudaTextureObject_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetTextureObjectResourceDesc", fn (pResDesc : * mut cudaResourceDesc,
+        c"cudaGetTextureObjectResourceDesc", 0, fn (pResDesc : * mut cudaResourceDesc,
         texObject : cudaTextureObject_t) -> cudaError_t
     )
 }
 /// Returns a texture object's texture descriptor.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_texture_object_texture_desc`](crate::api::get_texture_object_texture_desc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3370,13 +3911,15 @@ pub unsafe fn cudaGetTextureObjectTextureDesc(
     texObject: cudaTextureObject_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetTextureObjectTextureDesc", fn (pTexDesc : * mut cudaTextureDesc,
+        c"cudaGetTextureObjectTextureDesc", 0, fn (pTexDesc : * mut cudaTextureDesc,
         texObject : cudaTextureObject_t) -> cudaError_t
     )
 }
 /// Returns a texture object's resource view descriptor.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_texture_object_resource_view_desc`](crate::api::get_texture_object_resource_view_desc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3387,13 +3930,15 @@ pub unsafe fn cudaGetTextureObjectResourceViewDesc(
     texObject: cudaTextureObject_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetTextureObjectResourceViewDesc", fn (pResViewDesc : * mut
+        c"cudaGetTextureObjectResourceViewDesc", 0, fn (pResViewDesc : * mut
         cudaResourceViewDesc, texObject : cudaTextureObject_t) -> cudaError_t
     )
 }
 /// Creates a surface object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::create_surface_object`](crate::api::create_surface_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3404,13 +3949,15 @@ pub unsafe fn cudaCreateSurfaceObject(
     pResDesc: *const cudaResourceDesc,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaCreateSurfaceObject", fn (pSurfObject : * mut cudaSurfaceObject_t, pResDesc
-        : * const cudaResourceDesc) -> cudaError_t
+        c"cudaCreateSurfaceObject", 0, fn (pSurfObject : * mut cudaSurfaceObject_t,
+        pResDesc : * const cudaResourceDesc) -> cudaError_t
     )
 }
 /// Destroys a surface object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::destroy_surface_object`](crate::api::destroy_surface_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3420,12 +3967,15 @@ pub unsafe fn cudaDestroySurfaceObject(
     surfObject: cudaSurfaceObject_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDestroySurfaceObject", fn (surfObject : cudaSurfaceObject_t) -> cudaError_t
+        c"cudaDestroySurfaceObject", 0, fn (surfObject : cudaSurfaceObject_t) ->
+        cudaError_t
     )
 }
 /// Returns a surface object's resource descriptor Returns the resource descriptor for the surface object specified by `surfObject`.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_surface_object_resource_desc`](crate::api::get_surface_object_resource_desc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3436,13 +3986,15 @@ pub unsafe fn cudaGetSurfaceObjectResourceDesc(
     surfObject: cudaSurfaceObject_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetSurfaceObjectResourceDesc", fn (pResDesc : * mut cudaResourceDesc,
+        c"cudaGetSurfaceObjectResourceDesc", 0, fn (pResDesc : * mut cudaResourceDesc,
         surfObject : cudaSurfaceObject_t) -> cudaError_t
     )
 }
 /// Returns the latest version of CUDA supported by the driver.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::driver_get_version`](crate::api::driver_get_version). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3452,12 +4004,14 @@ pub unsafe fn cudaDriverGetVersion(
     driverVersion: *mut c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDriverGetVersion", fn (driverVersion : * mut c_int) -> cudaError_t
+        c"cudaDriverGetVersion", 0, fn (driverVersion : * mut c_int) -> cudaError_t
     )
 }
 /// Returns the CUDA Runtime version.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::runtime_get_version`](crate::api::runtime_get_version). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3467,12 +4021,14 @@ pub unsafe fn cudaRuntimeGetVersion(
     runtimeVersion: *mut c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaRuntimeGetVersion", fn (runtimeVersion : * mut c_int) -> cudaError_t
+        c"cudaRuntimeGetVersion", 0, fn (runtimeVersion : * mut c_int) -> cudaError_t
     )
 }
 /// Register a callback function to receive error log messages.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::logs_register_callback`](crate::api::logs_register_callback). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3484,13 +4040,15 @@ pub unsafe fn cudaLogsRegisterCallback(
     callback_out: *mut cudaLogsCallbackHandle,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLogsRegisterCallback", fn (callbackFunc : cudaLogsCallback_t, userData : *
-        mut c_void, callback_out : * mut cudaLogsCallbackHandle) -> cudaError_t
+        c"cudaLogsRegisterCallback", 0, fn (callbackFunc : cudaLogsCallback_t, userData :
+        * mut c_void, callback_out : * mut cudaLogsCallbackHandle) -> cudaError_t
     )
 }
 /// Unregister a log message callback.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::logs_unregister_callback`](crate::api::logs_unregister_callback). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3500,13 +4058,15 @@ pub unsafe fn cudaLogsUnregisterCallback(
     callback: cudaLogsCallbackHandle,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLogsUnregisterCallback", fn (callback : cudaLogsCallbackHandle) ->
+        c"cudaLogsUnregisterCallback", 0, fn (callback : cudaLogsCallbackHandle) ->
         cudaError_t
     )
 }
 /// Sets log iterator to point to the end of log buffer, where the next message would be written.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::logs_current`](crate::api::logs_current). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3517,13 +4077,15 @@ pub unsafe fn cudaLogsCurrent(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLogsCurrent", fn (iterator_out : * mut cudaLogIterator, flags : c_uint) ->
-        cudaError_t
+        c"cudaLogsCurrent", 0, fn (iterator_out : * mut cudaLogIterator, flags : c_uint)
+        -> cudaError_t
     )
 }
 /// Dump accumulated driver logs into a file.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::logs_dump_to_file`](crate::api::logs_dump_to_file). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3535,13 +4097,15 @@ pub unsafe fn cudaLogsDumpToFile(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLogsDumpToFile", fn (iterator : * mut cudaLogIterator, pathToFile : * const
-        c_char, flags : c_uint) -> cudaError_t
+        c"cudaLogsDumpToFile", 0, fn (iterator : * mut cudaLogIterator, pathToFile : *
+        const c_char, flags : c_uint) -> cudaError_t
     )
 }
 /// Dump accumulated driver logs into a buffer.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::logs_dump_to_memory`](crate::api::logs_dump_to_memory). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3554,13 +4118,15 @@ pub unsafe fn cudaLogsDumpToMemory(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLogsDumpToMemory", fn (iterator : * mut cudaLogIterator, buffer : * mut
+        c"cudaLogsDumpToMemory", 0, fn (iterator : * mut cudaLogIterator, buffer : * mut
         c_char, size : * mut usize, flags : c_uint) -> cudaError_t
     )
 }
 /// Creates a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_create`](crate::api::graph_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3571,13 +4137,15 @@ pub unsafe fn cudaGraphCreate(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphCreate", fn (pGraph : * mut cudaGraph_t, flags : c_uint) ->
+        c"cudaGraphCreate", 0, fn (pGraph : * mut cudaGraph_t, flags : c_uint) ->
         cudaError_t
     )
 }
 /// Creates a kernel execution node and adds it to a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_kernel_node`](crate::api::graph_add_kernel_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3591,7 +4159,7 @@ pub unsafe fn cudaGraphAddKernelNode(
     pNodeParams: *const cudaKernelNodeParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphAddKernelNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        c"cudaGraphAddKernelNode", 0, fn (pGraphNode : * mut cudaGraphNode_t, graph :
         cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
         pNodeParams : * const cudaKernelNodeParams) -> cudaError_t
     )
@@ -3599,6 +4167,8 @@ pub unsafe fn cudaGraphAddKernelNode(
 /// Returns a kernel node's parameters.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_kernel_node_get_params`](crate::api::graph_kernel_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3609,13 +4179,15 @@ pub unsafe fn cudaGraphKernelNodeGetParams(
     pNodeParams: *mut cudaKernelNodeParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphKernelNodeGetParams", fn (node : cudaGraphNode_t, pNodeParams : * mut
-        cudaKernelNodeParams) -> cudaError_t
+        c"cudaGraphKernelNodeGetParams", 0, fn (node : cudaGraphNode_t, pNodeParams : *
+        mut cudaKernelNodeParams) -> cudaError_t
     )
 }
 /// Sets a kernel node's parameters.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_kernel_node_set_params`](crate::api::graph_kernel_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3626,13 +4198,15 @@ pub unsafe fn cudaGraphKernelNodeSetParams(
     pNodeParams: *const cudaKernelNodeParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphKernelNodeSetParams", fn (node : cudaGraphNode_t, pNodeParams : *
+        c"cudaGraphKernelNodeSetParams", 0, fn (node : cudaGraphNode_t, pNodeParams : *
         const cudaKernelNodeParams) -> cudaError_t
     )
 }
 /// Copies attributes from source node to destination node.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_kernel_node_copy_attributes`](crate::api::graph_kernel_node_copy_attributes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3643,13 +4217,15 @@ pub unsafe fn cudaGraphKernelNodeCopyAttributes(
     hSrc: cudaGraphNode_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphKernelNodeCopyAttributes", fn (hDst : cudaGraphNode_t, hSrc :
+        c"cudaGraphKernelNodeCopyAttributes", 0, fn (hDst : cudaGraphNode_t, hSrc :
         cudaGraphNode_t) -> cudaError_t
     )
 }
 /// Queries node attribute.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_kernel_node_get_attribute`](crate::api::graph_kernel_node_get_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3661,13 +4237,15 @@ pub unsafe fn cudaGraphKernelNodeGetAttribute(
     value_out: *mut cudaLaunchAttributeValue,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphKernelNodeGetAttribute", fn (hNode : cudaGraphNode_t, attr :
+        c"cudaGraphKernelNodeGetAttribute", 0, fn (hNode : cudaGraphNode_t, attr :
         cudaLaunchAttributeID, value_out : * mut cudaLaunchAttributeValue) -> cudaError_t
     )
 }
 /// Sets node attribute.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_kernel_node_set_attribute`](crate::api::graph_kernel_node_set_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3679,13 +4257,15 @@ pub unsafe fn cudaGraphKernelNodeSetAttribute(
     value: *const cudaLaunchAttributeValue,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphKernelNodeSetAttribute", fn (hNode : cudaGraphNode_t, attr :
+        c"cudaGraphKernelNodeSetAttribute", 0, fn (hNode : cudaGraphNode_t, attr :
         cudaLaunchAttributeID, value : * const cudaLaunchAttributeValue) -> cudaError_t
     )
 }
 /// Creates a memcpy node and adds it to a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_memcpy_node`](crate::api::graph_add_memcpy_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3699,14 +4279,43 @@ pub unsafe fn cudaGraphAddMemcpyNode(
     pCopyParams: *const cudaMemcpy3DParms,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphAddMemcpyNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        c"cudaGraphAddMemcpyNode", 0, fn (pGraphNode : * mut cudaGraphNode_t, graph :
         cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
         pCopyParams : * const cudaMemcpy3DParms) -> cudaError_t
     )
 }
-/// Creates a memcpy node to copy to a symbol on the device and adds it to a graph.
+/// Creates a 1D memcpy node and adds it to a graph.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphAddMemcpyNode1D(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddMemcpyNode1D", 0, fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        dst : * mut c_void, src : * const c_void, count : usize, kind : cudaMemcpyKind)
+        -> cudaError_t
+    )
+}
+/// Returns a memcpy node's parameters.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memcpy_node_get_params`](crate::api::graph_memcpy_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3717,13 +4326,15 @@ pub unsafe fn cudaGraphMemcpyNodeGetParams(
     pNodeParams: *mut cudaMemcpy3DParms,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphMemcpyNodeGetParams", fn (node : cudaGraphNode_t, pNodeParams : * mut
-        cudaMemcpy3DParms) -> cudaError_t
+        c"cudaGraphMemcpyNodeGetParams", 0, fn (node : cudaGraphNode_t, pNodeParams : *
+        mut cudaMemcpy3DParms) -> cudaError_t
     )
 }
 /// Sets a memcpy node's parameters.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memcpy_node_set_params`](crate::api::graph_memcpy_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3734,13 +4345,38 @@ pub unsafe fn cudaGraphMemcpyNodeSetParams(
     pNodeParams: *const cudaMemcpy3DParms,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphMemcpyNodeSetParams", fn (node : cudaGraphNode_t, pNodeParams : *
+        c"cudaGraphMemcpyNodeSetParams", 0, fn (node : cudaGraphNode_t, pNodeParams : *
         const cudaMemcpy3DParms) -> cudaError_t
     )
 }
-/// Sets a memcpy node's parameters to copy to a symbol on the device.
+/// Sets a memcpy node's parameters to perform a 1-dimensional copy.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphMemcpyNodeSetParams1D(
+    node: cudaGraphNode_t,
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphMemcpyNodeSetParams1D", 0, fn (node : cudaGraphNode_t, dst : * mut
+        c_void, src : * const c_void, count : usize, kind : cudaMemcpyKind) ->
+        cudaError_t
+    )
+}
+/// Creates a memset node and adds it to a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_memset_node`](crate::api::graph_add_memset_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3754,7 +4390,7 @@ pub unsafe fn cudaGraphAddMemsetNode(
     pMemsetParams: *const cudaMemsetParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphAddMemsetNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        c"cudaGraphAddMemsetNode", 0, fn (pGraphNode : * mut cudaGraphNode_t, graph :
         cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
         pMemsetParams : * const cudaMemsetParams) -> cudaError_t
     )
@@ -3762,6 +4398,8 @@ pub unsafe fn cudaGraphAddMemsetNode(
 /// Returns a memset node's parameters.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memset_node_get_params`](crate::api::graph_memset_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3772,13 +4410,15 @@ pub unsafe fn cudaGraphMemsetNodeGetParams(
     pNodeParams: *mut cudaMemsetParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphMemsetNodeGetParams", fn (node : cudaGraphNode_t, pNodeParams : * mut
-        cudaMemsetParams) -> cudaError_t
+        c"cudaGraphMemsetNodeGetParams", 0, fn (node : cudaGraphNode_t, pNodeParams : *
+        mut cudaMemsetParams) -> cudaError_t
     )
 }
 /// Sets a memset node's parameters.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memset_node_set_params`](crate::api::graph_memset_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3789,13 +4429,15 @@ pub unsafe fn cudaGraphMemsetNodeSetParams(
     pNodeParams: *const cudaMemsetParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphMemsetNodeSetParams", fn (node : cudaGraphNode_t, pNodeParams : *
+        c"cudaGraphMemsetNodeSetParams", 0, fn (node : cudaGraphNode_t, pNodeParams : *
         const cudaMemsetParams) -> cudaError_t
     )
 }
 /// Creates a host execution node and adds it to a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_host_node`](crate::api::graph_add_host_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3809,7 +4451,7 @@ pub unsafe fn cudaGraphAddHostNode(
     pNodeParams: *const cudaHostNodeParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphAddHostNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        c"cudaGraphAddHostNode", 0, fn (pGraphNode : * mut cudaGraphNode_t, graph :
         cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
         pNodeParams : * const cudaHostNodeParams) -> cudaError_t
     )
@@ -3817,6 +4459,8 @@ pub unsafe fn cudaGraphAddHostNode(
 /// Returns a host node's parameters.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_host_node_get_params`](crate::api::graph_host_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3827,13 +4471,15 @@ pub unsafe fn cudaGraphHostNodeGetParams(
     pNodeParams: *mut cudaHostNodeParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphHostNodeGetParams", fn (node : cudaGraphNode_t, pNodeParams : * mut
+        c"cudaGraphHostNodeGetParams", 0, fn (node : cudaGraphNode_t, pNodeParams : * mut
         cudaHostNodeParams) -> cudaError_t
     )
 }
 /// Sets a host node's parameters.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_host_node_set_params`](crate::api::graph_host_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3844,13 +4490,15 @@ pub unsafe fn cudaGraphHostNodeSetParams(
     pNodeParams: *const cudaHostNodeParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphHostNodeSetParams", fn (node : cudaGraphNode_t, pNodeParams : * const
-        cudaHostNodeParams) -> cudaError_t
+        c"cudaGraphHostNodeSetParams", 0, fn (node : cudaGraphNode_t, pNodeParams : *
+        const cudaHostNodeParams) -> cudaError_t
     )
 }
 /// Creates a child graph node and adds it to a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_child_graph_node`](crate::api::graph_add_child_graph_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3864,7 +4512,7 @@ pub unsafe fn cudaGraphAddChildGraphNode(
     childGraph: cudaGraph_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphAddChildGraphNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        c"cudaGraphAddChildGraphNode", 0, fn (pGraphNode : * mut cudaGraphNode_t, graph :
         cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
         childGraph : cudaGraph_t) -> cudaError_t
     )
@@ -3872,6 +4520,8 @@ pub unsafe fn cudaGraphAddChildGraphNode(
 /// Gets a handle to the embedded graph of a child graph node.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_child_graph_node_get_graph`](crate::api::graph_child_graph_node_get_graph). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3882,13 +4532,15 @@ pub unsafe fn cudaGraphChildGraphNodeGetGraph(
     pGraph: *mut cudaGraph_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphChildGraphNodeGetGraph", fn (node : cudaGraphNode_t, pGraph : * mut
+        c"cudaGraphChildGraphNodeGetGraph", 0, fn (node : cudaGraphNode_t, pGraph : * mut
         cudaGraph_t) -> cudaError_t
     )
 }
 /// Creates an empty node and adds it to a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_empty_node`](crate::api::graph_add_empty_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3901,14 +4553,401 @@ pub unsafe fn cudaGraphAddEmptyNode(
     numDependencies: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphAddEmptyNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        c"cudaGraphAddEmptyNode", 0, fn (pGraphNode : * mut cudaGraphNode_t, graph :
         cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize) ->
         cudaError_t
     )
 }
 /// Creates an event record node and adds it to a graph.
 ///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_event_record_node`](crate::api::graph_add_event_record_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphAddEventRecordNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddEventRecordNode", 0, fn (pGraphNode : * mut cudaGraphNode_t, graph
+        : cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        event : cudaEvent_t) -> cudaError_t
+    )
+}
+/// Returns the event associated with an event record node.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphEventRecordNodeGetEvent(
+    node: cudaGraphNode_t,
+    event_out: *mut cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphEventRecordNodeGetEvent", 0, fn (node : cudaGraphNode_t, event_out : *
+        mut cudaEvent_t) -> cudaError_t
+    )
+}
+/// Sets an event record node's event.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphEventRecordNodeSetEvent(
+    node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphEventRecordNodeSetEvent", 0, fn (node : cudaGraphNode_t, event :
+        cudaEvent_t) -> cudaError_t
+    )
+}
+/// Creates an event wait node and adds it to a graph.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_event_wait_node`](crate::api::graph_add_event_wait_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphAddEventWaitNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddEventWaitNode", 0, fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        event : cudaEvent_t) -> cudaError_t
+    )
+}
+/// Returns the event associated with an event wait node.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphEventWaitNodeGetEvent(
+    node: cudaGraphNode_t,
+    event_out: *mut cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphEventWaitNodeGetEvent", 0, fn (node : cudaGraphNode_t, event_out : *
+        mut cudaEvent_t) -> cudaError_t
+    )
+}
+/// Sets an event wait node's event.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphEventWaitNodeSetEvent(
+    node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphEventWaitNodeSetEvent", 0, fn (node : cudaGraphNode_t, event :
+        cudaEvent_t) -> cudaError_t
+    )
+}
+/// Creates an external semaphore signal node and adds it to a graph.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphAddExternalSemaphoresSignalNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddExternalSemaphoresSignalNode", 0, fn (pGraphNode : * mut
+        cudaGraphNode_t, graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t,
+        numDependencies : usize, nodeParams : * const
+        cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
+    )
+}
+/// Returns an external semaphore signal node's parameters.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExternalSemaphoresSignalNodeGetParams(
+    hNode: cudaGraphNode_t,
+    params_out: *mut cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresSignalNodeGetParams", 0, fn (hNode :
+        cudaGraphNode_t, params_out : * mut cudaExternalSemaphoreSignalNodeParams) ->
+        cudaError_t
+    )
+}
+/// Sets an external semaphore signal node's parameters.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExternalSemaphoresSignalNodeSetParams(
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresSignalNodeSetParams", 0, fn (hNode :
+        cudaGraphNode_t, nodeParams : * const cudaExternalSemaphoreSignalNodeParams) ->
+        cudaError_t
+    )
+}
+/// Creates an external semaphore wait node and adds it to a graph.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphAddExternalSemaphoresWaitNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddExternalSemaphoresWaitNode", 0, fn (pGraphNode : * mut
+        cudaGraphNode_t, graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t,
+        numDependencies : usize, nodeParams : * const
+        cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
+}
+/// Returns an external semaphore wait node's parameters.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExternalSemaphoresWaitNodeGetParams(
+    hNode: cudaGraphNode_t,
+    params_out: *mut cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresWaitNodeGetParams", 0, fn (hNode : cudaGraphNode_t,
+        params_out : * mut cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
+}
+/// Sets an external semaphore wait node's parameters.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExternalSemaphoresWaitNodeSetParams(
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresWaitNodeSetParams", 0, fn (hNode : cudaGraphNode_t,
+        nodeParams : * const cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
+}
+/// Creates an allocation node and adds it to a graph.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_mem_alloc_node`](crate::api::graph_add_mem_alloc_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphAddMemAllocNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *mut cudaMemAllocNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddMemAllocNode", 0, fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        nodeParams : * mut cudaMemAllocNodeParams) -> cudaError_t
+    )
+}
+/// Returns a memory alloc node's parameters.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphMemAllocNodeGetParams(
+    node: cudaGraphNode_t,
+    params_out: *mut cudaMemAllocNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphMemAllocNodeGetParams", 0, fn (node : cudaGraphNode_t, params_out : *
+        mut cudaMemAllocNodeParams) -> cudaError_t
+    )
+}
+/// Creates a memory free node and adds it to a graph.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_mem_free_node`](crate::api::graph_add_mem_free_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphAddMemFreeNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    dptr: *mut c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddMemFreeNode", 0, fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        dptr : * mut c_void) -> cudaError_t
+    )
+}
+/// Returns a memory free node's parameters.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphMemFreeNodeGetParams(
+    node: cudaGraphNode_t,
+    dptr_out: *mut c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphMemFreeNodeGetParams", 0, fn (node : cudaGraphNode_t, dptr_out : * mut
+        c_void) -> cudaError_t
+    )
+}
+/// Free unused memory that was cached on the specified device for use with graphs back to the OS.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_graph_mem_trim`](crate::api::device_graph_mem_trim). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaDeviceGraphMemTrim(device: c_int) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaDeviceGraphMemTrim", 0, fn (device : c_int) -> cudaError_t)
+}
+/// Query asynchronous allocation attributes related to graphs.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaDeviceGetGraphMemAttribute(
+    device: c_int,
+    attr: cudaGraphMemAttributeType,
+    value: *mut c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaDeviceGetGraphMemAttribute", 0, fn (device : c_int, attr :
+        cudaGraphMemAttributeType, value : * mut c_void) -> cudaError_t
+    )
+}
+/// Set asynchronous allocation attributes related to graphs.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaDeviceSetGraphMemAttribute(
+    device: c_int,
+    attr: cudaGraphMemAttributeType,
+    value: *mut c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaDeviceSetGraphMemAttribute", 0, fn (device : c_int, attr :
+        cudaGraphMemAttributeType, value : * mut c_void) -> cudaError_t
+    )
+}
+/// Clones a graph.
+///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_clone`](crate::api::graph_clone). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3919,13 +4958,15 @@ pub unsafe fn cudaGraphClone(
     originalGraph: cudaGraph_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphClone", fn (pGraphClone : * mut cudaGraph_t, originalGraph :
+        c"cudaGraphClone", 0, fn (pGraphClone : * mut cudaGraph_t, originalGraph :
         cudaGraph_t) -> cudaError_t
     )
 }
 /// Finds a cloned version of a node.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_find_in_clone`](crate::api::graph_node_find_in_clone). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3937,13 +4978,15 @@ pub unsafe fn cudaGraphNodeFindInClone(
     clonedGraph: cudaGraph_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphNodeFindInClone", fn (pNode : * mut cudaGraphNode_t, originalNode :
+        c"cudaGraphNodeFindInClone", 0, fn (pNode : * mut cudaGraphNode_t, originalNode :
         cudaGraphNode_t, clonedGraph : cudaGraph_t) -> cudaError_t
     )
 }
 /// Returns a node's type.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_type`](crate::api::graph_node_get_type). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -3954,13 +4997,15 @@ pub unsafe fn cudaGraphNodeGetType(
     pType: *mut cudaGraphNodeType,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphNodeGetType", fn (node : cudaGraphNode_t, pType : * mut
+        c"cudaGraphNodeGetType", 0, fn (node : cudaGraphNode_t, pType : * mut
         cudaGraphNodeType) -> cudaError_t
     )
 }
 /// Returns the graph that contains a given graph node.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_containing_graph`](crate::api::graph_node_get_containing_graph). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -3971,13 +5016,15 @@ pub unsafe fn cudaGraphNodeGetContainingGraph(
     phGraph: *mut cudaGraph_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphNodeGetContainingGraph", fn (hNode : cudaGraphNode_t, phGraph : * mut
-        cudaGraph_t) -> cudaError_t
+        c"cudaGraphNodeGetContainingGraph", 13010, fn (hNode : cudaGraphNode_t, phGraph :
+        * mut cudaGraph_t) -> cudaError_t
     )
 }
 /// Returns the node id of a given graph node.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_local_id`](crate::api::graph_node_get_local_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -3988,13 +5035,15 @@ pub unsafe fn cudaGraphNodeGetLocalId(
     nodeId: *mut c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphNodeGetLocalId", fn (hNode : cudaGraphNode_t, nodeId : * mut c_uint)
-        -> cudaError_t
+        c"cudaGraphNodeGetLocalId", 13010, fn (hNode : cudaGraphNode_t, nodeId : * mut
+        c_uint) -> cudaError_t
     )
 }
 /// Returns an id used by tools to identify a given node.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_tools_id`](crate::api::graph_node_get_tools_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -4005,13 +5054,15 @@ pub unsafe fn cudaGraphNodeGetToolsId(
     toolsNodeId: *mut c_ulonglong,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphNodeGetToolsId", fn (hNode : cudaGraphNode_t, toolsNodeId : * mut
-        c_ulonglong) -> cudaError_t
+        c"cudaGraphNodeGetToolsId", 13010, fn (hNode : cudaGraphNode_t, toolsNodeId : *
+        mut c_ulonglong) -> cudaError_t
     )
 }
 /// Returns the id of a given graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_get_id`](crate::api::graph_get_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -4022,13 +5073,15 @@ pub unsafe fn cudaGraphGetId(
     graphID: *mut c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphGetId", fn (hGraph : cudaGraph_t, graphID : * mut c_uint) ->
+        c"cudaGraphGetId", 13010, fn (hGraph : cudaGraph_t, graphID : * mut c_uint) ->
         cudaError_t
     )
 }
 /// Returns the id of a given graph exec.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_get_id`](crate::api::graph_exec_get_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -4039,13 +5092,15 @@ pub unsafe fn cudaGraphExecGetId(
     graphID: *mut c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphExecGetId", fn (hGraphExec : cudaGraphExec_t, graphID : * mut c_uint)
-        -> cudaError_t
+        c"cudaGraphExecGetId", 13010, fn (hGraphExec : cudaGraphExec_t, graphID : * mut
+        c_uint) -> cudaError_t
     )
 }
 /// Returns a graph's nodes.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_get_nodes`](crate::api::graph_get_nodes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4057,13 +5112,15 @@ pub unsafe fn cudaGraphGetNodes(
     numNodes: *mut usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphGetNodes", fn (graph : cudaGraph_t, nodes : * mut cudaGraphNode_t,
+        c"cudaGraphGetNodes", 0, fn (graph : cudaGraph_t, nodes : * mut cudaGraphNode_t,
         numNodes : * mut usize) -> cudaError_t
     )
 }
 /// Returns a graph's root nodes.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_get_root_nodes`](crate::api::graph_get_root_nodes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4075,13 +5132,15 @@ pub unsafe fn cudaGraphGetRootNodes(
     pNumRootNodes: *mut usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphGetRootNodes", fn (graph : cudaGraph_t, pRootNodes : * mut
+        c"cudaGraphGetRootNodes", 0, fn (graph : cudaGraph_t, pRootNodes : * mut
         cudaGraphNode_t, pNumRootNodes : * mut usize) -> cudaError_t
     )
 }
 /// Returns a graph's dependency edges.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_get_edges`](crate::api::graph_get_edges). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4095,14 +5154,16 @@ pub unsafe fn cudaGraphGetEdges(
     numEdges: *mut usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphGetEdges", fn (graph : cudaGraph_t, from : * mut cudaGraphNode_t, to :
-        * mut cudaGraphNode_t, edgeData : * mut cudaGraphEdgeData, numEdges : * mut
+        c"cudaGraphGetEdges", 0, fn (graph : cudaGraph_t, from : * mut cudaGraphNode_t,
+        to : * mut cudaGraphNode_t, edgeData : * mut cudaGraphEdgeData, numEdges : * mut
         usize) -> cudaError_t
     )
 }
 /// Returns a node's dependencies.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_dependencies`](crate::api::graph_node_get_dependencies). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4115,7 +5176,7 @@ pub unsafe fn cudaGraphNodeGetDependencies(
     pNumDependencies: *mut usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphNodeGetDependencies", fn (node : cudaGraphNode_t, pDependencies : *
+        c"cudaGraphNodeGetDependencies", 0, fn (node : cudaGraphNode_t, pDependencies : *
         mut cudaGraphNode_t, edgeData : * mut cudaGraphEdgeData, pNumDependencies : * mut
         usize) -> cudaError_t
     )
@@ -4123,6 +5184,8 @@ pub unsafe fn cudaGraphNodeGetDependencies(
 /// Returns a node's dependent nodes.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_dependent_nodes`](crate::api::graph_node_get_dependent_nodes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4135,14 +5198,16 @@ pub unsafe fn cudaGraphNodeGetDependentNodes(
     pNumDependentNodes: *mut usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphNodeGetDependentNodes", fn (node : cudaGraphNode_t, pDependentNodes :
-        * mut cudaGraphNode_t, edgeData : * mut cudaGraphEdgeData, pNumDependentNodes : *
-        mut usize) -> cudaError_t
+        c"cudaGraphNodeGetDependentNodes", 0, fn (node : cudaGraphNode_t, pDependentNodes
+        : * mut cudaGraphNode_t, edgeData : * mut cudaGraphEdgeData, pNumDependentNodes :
+        * mut usize) -> cudaError_t
     )
 }
 /// Adds dependency edges to a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_dependencies`](crate::api::graph_add_dependencies). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4156,7 +5221,7 @@ pub unsafe fn cudaGraphAddDependencies(
     numDependencies: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphAddDependencies", fn (graph : cudaGraph_t, from : * const
+        c"cudaGraphAddDependencies", 0, fn (graph : cudaGraph_t, from : * const
         cudaGraphNode_t, to : * const cudaGraphNode_t, edgeData : * const
         cudaGraphEdgeData, numDependencies : usize) -> cudaError_t
     )
@@ -4164,6 +5229,8 @@ pub unsafe fn cudaGraphAddDependencies(
 /// Removes dependency edges from a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_remove_dependencies`](crate::api::graph_remove_dependencies). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4177,7 +5244,7 @@ pub unsafe fn cudaGraphRemoveDependencies(
     numDependencies: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphRemoveDependencies", fn (graph : cudaGraph_t, from : * const
+        c"cudaGraphRemoveDependencies", 0, fn (graph : cudaGraph_t, from : * const
         cudaGraphNode_t, to : * const cudaGraphNode_t, edgeData : * const
         cudaGraphEdgeData, numDependencies : usize) -> cudaError_t
     )
@@ -4186,16 +5253,20 @@ pub unsafe fn cudaGraphRemoveDependencies(
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_destroy_node`](crate::api::graph_destroy_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGraphDestroyNode(node: cudaGraphNode_t) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGraphDestroyNode", fn (node : cudaGraphNode_t) -> cudaError_t)
+    dynamic_call!(c"cudaGraphDestroyNode", 0, fn (node : cudaGraphNode_t) -> cudaError_t)
 }
 /// Creates an executable graph from a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_instantiate`](crate::api::graph_instantiate). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4207,13 +5278,35 @@ pub unsafe fn cudaGraphInstantiate(
     flags: c_ulonglong,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphInstantiate", fn (pGraphExec : * mut cudaGraphExec_t, graph :
+        c"cudaGraphInstantiate", 0, fn (pGraphExec : * mut cudaGraphExec_t, graph :
         cudaGraph_t, flags : c_ulonglong) -> cudaError_t
     )
 }
 /// Creates an executable graph from a graph.
 ///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphInstantiateWithFlags(
+    pGraphExec: *mut cudaGraphExec_t,
+    graph: cudaGraph_t,
+    flags: c_ulonglong,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphInstantiateWithFlags", 0, fn (pGraphExec : * mut cudaGraphExec_t,
+        graph : cudaGraph_t, flags : c_ulonglong) -> cudaError_t
+    )
+}
+/// Creates an executable graph from a graph.
+///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_instantiate_with_params`](crate::api::graph_instantiate_with_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4225,14 +5318,16 @@ pub unsafe fn cudaGraphInstantiateWithParams(
     instantiateParams: *mut cudaGraphInstantiateParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphInstantiateWithParams", fn (pGraphExec : * mut cudaGraphExec_t, graph
-        : cudaGraph_t, instantiateParams : * mut cudaGraphInstantiateParams) ->
+        c"cudaGraphInstantiateWithParams", 0, fn (pGraphExec : * mut cudaGraphExec_t,
+        graph : cudaGraph_t, instantiateParams : * mut cudaGraphInstantiateParams) ->
         cudaError_t
     )
 }
 /// Query the instantiation flags of an executable graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_get_flags`](crate::api::graph_exec_get_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4243,13 +5338,15 @@ pub unsafe fn cudaGraphExecGetFlags(
     flags: *mut c_ulonglong,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphExecGetFlags", fn (graphExec : cudaGraphExec_t, flags : * mut
+        c"cudaGraphExecGetFlags", 0, fn (graphExec : cudaGraphExec_t, flags : * mut
         c_ulonglong) -> cudaError_t
     )
 }
 /// Sets the parameters for a kernel node in the given graphExec.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_kernel_node_set_params`](crate::api::graph_exec_kernel_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4261,13 +5358,15 @@ pub unsafe fn cudaGraphExecKernelNodeSetParams(
     pNodeParams: *const cudaKernelNodeParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphExecKernelNodeSetParams", fn (hGraphExec : cudaGraphExec_t, node :
+        c"cudaGraphExecKernelNodeSetParams", 0, fn (hGraphExec : cudaGraphExec_t, node :
         cudaGraphNode_t, pNodeParams : * const cudaKernelNodeParams) -> cudaError_t
     )
 }
 /// Sets the parameters for a memcpy node in the given graphExec.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_memcpy_node_set_params`](crate::api::graph_exec_memcpy_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4279,13 +5378,39 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParams(
     pNodeParams: *const cudaMemcpy3DParms,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphExecMemcpyNodeSetParams", fn (hGraphExec : cudaGraphExec_t, node :
+        c"cudaGraphExecMemcpyNodeSetParams", 0, fn (hGraphExec : cudaGraphExec_t, node :
         cudaGraphNode_t, pNodeParams : * const cudaMemcpy3DParms) -> cudaError_t
     )
 }
-/// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device.
+/// Sets the parameters for a memcpy node in the given graphExec to perform a 1-dimensional copy.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecMemcpyNodeSetParams1D", 0, fn (hGraphExec : cudaGraphExec_t, node
+        : cudaGraphNode_t, dst : * mut c_void, src : * const c_void, count : usize, kind
+        : cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// Sets the parameters for a memset node in the given graphExec.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_memset_node_set_params`](crate::api::graph_exec_memset_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4297,13 +5422,15 @@ pub unsafe fn cudaGraphExecMemsetNodeSetParams(
     pNodeParams: *const cudaMemsetParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphExecMemsetNodeSetParams", fn (hGraphExec : cudaGraphExec_t, node :
+        c"cudaGraphExecMemsetNodeSetParams", 0, fn (hGraphExec : cudaGraphExec_t, node :
         cudaGraphNode_t, pNodeParams : * const cudaMemsetParams) -> cudaError_t
     )
 }
 /// Sets the parameters for a host node in the given graphExec.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_host_node_set_params`](crate::api::graph_exec_host_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4315,13 +5442,157 @@ pub unsafe fn cudaGraphExecHostNodeSetParams(
     pNodeParams: *const cudaHostNodeParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphExecHostNodeSetParams", fn (hGraphExec : cudaGraphExec_t, node :
+        c"cudaGraphExecHostNodeSetParams", 0, fn (hGraphExec : cudaGraphExec_t, node :
         cudaGraphNode_t, pNodeParams : * const cudaHostNodeParams) -> cudaError_t
     )
 }
 /// Updates node parameters in the child graph node in the given graphExec.
 ///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExecChildGraphNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    childGraph: cudaGraph_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecChildGraphNodeSetParams", 0, fn (hGraphExec : cudaGraphExec_t,
+        node : cudaGraphNode_t, childGraph : cudaGraph_t) -> cudaError_t
+    )
+}
+/// Sets the event for an event record node in the given graphExec.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExecEventRecordNodeSetEvent(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecEventRecordNodeSetEvent", 0, fn (hGraphExec : cudaGraphExec_t,
+        hNode : cudaGraphNode_t, event : cudaEvent_t) -> cudaError_t
+    )
+}
+/// Sets the event for an event wait node in the given graphExec.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExecEventWaitNodeSetEvent(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecEventWaitNodeSetEvent", 0, fn (hGraphExec : cudaGraphExec_t, hNode
+        : cudaGraphNode_t, event : cudaEvent_t) -> cudaError_t
+    )
+}
+/// Sets the parameters for an external semaphore signal node in the given graphExec.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecExternalSemaphoresSignalNodeSetParams", 0, fn (hGraphExec :
+        cudaGraphExec_t, hNode : cudaGraphNode_t, nodeParams : * const
+        cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
+    )
+}
+/// Sets the parameters for an external semaphore wait node in the given graphExec.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecExternalSemaphoresWaitNodeSetParams", 0, fn (hGraphExec :
+        cudaGraphExec_t, hNode : cudaGraphNode_t, nodeParams : * const
+        cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
+}
+/// Enables or disables the specified node in the given graphExec.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_set_enabled`](crate::api::graph_node_set_enabled). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphNodeSetEnabled(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    isEnabled: c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphNodeSetEnabled", 0, fn (hGraphExec : cudaGraphExec_t, hNode :
+        cudaGraphNode_t, isEnabled : c_uint) -> cudaError_t
+    )
+}
+/// Query whether a node in the given graphExec is enabled.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_enabled`](crate::api::graph_node_get_enabled). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphNodeGetEnabled(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    isEnabled: *mut c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphNodeGetEnabled", 0, fn (hGraphExec : cudaGraphExec_t, hNode :
+        cudaGraphNode_t, isEnabled : * mut c_uint) -> cudaError_t
+    )
+}
+/// Check whether an executable graph can be updated with a graph and perform the update if possible.
+///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_update`](crate::api::graph_exec_update). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4333,13 +5604,34 @@ pub unsafe fn cudaGraphExecUpdate(
     resultInfo: *mut cudaGraphExecUpdateResultInfo,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphExecUpdate", fn (hGraphExec : cudaGraphExec_t, hGraph : cudaGraph_t,
-        resultInfo : * mut cudaGraphExecUpdateResultInfo) -> cudaError_t
+        c"cudaGraphExecUpdate", 0, fn (hGraphExec : cudaGraphExec_t, hGraph :
+        cudaGraph_t, resultInfo : * mut cudaGraphExecUpdateResultInfo) -> cudaError_t
     )
 }
 /// Uploads an executable graph in a stream.
 ///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_upload`](crate::api::graph_upload). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn cudaGraphUpload(
+    graphExec: cudaGraphExec_t,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphUpload", 0, fn (graphExec : cudaGraphExec_t, stream : cudaStream_t) ->
+        cudaError_t
+    )
+}
+/// Launches an executable graph in a stream.
+///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_launch`](crate::api::graph_launch). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4350,13 +5642,15 @@ pub unsafe fn cudaGraphLaunch(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphLaunch", fn (graphExec : cudaGraphExec_t, stream : cudaStream_t) ->
+        c"cudaGraphLaunch", 0, fn (graphExec : cudaGraphExec_t, stream : cudaStream_t) ->
         cudaError_t
     )
 }
 /// Destroys an executable graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_destroy`](crate::api::graph_exec_destroy). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4366,23 +5660,27 @@ pub unsafe fn cudaGraphExecDestroy(
     graphExec: cudaGraphExec_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphExecDestroy", fn (graphExec : cudaGraphExec_t) -> cudaError_t
+        c"cudaGraphExecDestroy", 0, fn (graphExec : cudaGraphExec_t) -> cudaError_t
     )
 }
 /// Destroys a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_destroy`](crate::api::graph_destroy). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGraphDestroy(graph: cudaGraph_t) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGraphDestroy", fn (graph : cudaGraph_t) -> cudaError_t)
+    dynamic_call!(c"cudaGraphDestroy", 0, fn (graph : cudaGraph_t) -> cudaError_t)
 }
 /// Write a DOT file describing graph structure.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_debug_dot_print`](crate::api::graph_debug_dot_print). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4394,13 +5692,15 @@ pub unsafe fn cudaGraphDebugDotPrint(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphDebugDotPrint", fn (graph : cudaGraph_t, path : * const c_char, flags
-        : c_uint) -> cudaError_t
+        c"cudaGraphDebugDotPrint", 0, fn (graph : cudaGraph_t, path : * const c_char,
+        flags : c_uint) -> cudaError_t
     )
 }
 /// Create a user object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::user_object_create`](crate::api::user_object_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4414,7 +5714,7 @@ pub unsafe fn cudaUserObjectCreate(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaUserObjectCreate", fn (object_out : * mut cudaUserObject_t, ptr : * mut
+        c"cudaUserObjectCreate", 0, fn (object_out : * mut cudaUserObject_t, ptr : * mut
         c_void, destroy : cudaHostFn_t, initialRefcount : c_uint, flags : c_uint) ->
         cudaError_t
     )
@@ -4422,6 +5722,8 @@ pub unsafe fn cudaUserObjectCreate(
 /// Retain a reference to a user object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::user_object_retain`](crate::api::user_object_retain). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4432,13 +5734,15 @@ pub unsafe fn cudaUserObjectRetain(
     count: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaUserObjectRetain", fn (object : cudaUserObject_t, count : c_uint) ->
+        c"cudaUserObjectRetain", 0, fn (object : cudaUserObject_t, count : c_uint) ->
         cudaError_t
     )
 }
 /// Release a reference to a user object.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::user_object_release`](crate::api::user_object_release). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4449,13 +5753,15 @@ pub unsafe fn cudaUserObjectRelease(
     count: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaUserObjectRelease", fn (object : cudaUserObject_t, count : c_uint) ->
+        c"cudaUserObjectRelease", 0, fn (object : cudaUserObject_t, count : c_uint) ->
         cudaError_t
     )
 }
 /// Retain a reference to a user object from a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_retain_user_object`](crate::api::graph_retain_user_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4468,13 +5774,15 @@ pub unsafe fn cudaGraphRetainUserObject(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphRetainUserObject", fn (graph : cudaGraph_t, object : cudaUserObject_t,
-        count : c_uint, flags : c_uint) -> cudaError_t
+        c"cudaGraphRetainUserObject", 0, fn (graph : cudaGraph_t, object :
+        cudaUserObject_t, count : c_uint, flags : c_uint) -> cudaError_t
     )
 }
 /// Release a user object reference from a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_release_user_object`](crate::api::graph_release_user_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4486,13 +5794,15 @@ pub unsafe fn cudaGraphReleaseUserObject(
     count: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphReleaseUserObject", fn (graph : cudaGraph_t, object :
+        c"cudaGraphReleaseUserObject", 0, fn (graph : cudaGraph_t, object :
         cudaUserObject_t, count : c_uint) -> cudaError_t
     )
 }
 /// Adds a node of arbitrary type to a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_node`](crate::api::graph_add_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4507,8 +5817,8 @@ pub unsafe fn cudaGraphAddNode(
     nodeParams: *mut cudaGraphNodeParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphAddNode", fn (pGraphNode : * mut cudaGraphNode_t, graph : cudaGraph_t,
-        pDependencies : * const cudaGraphNode_t, dependencyData : * const
+        c"cudaGraphAddNode", 0, fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, dependencyData : * const
         cudaGraphEdgeData, numDependencies : usize, nodeParams : * mut
         cudaGraphNodeParams) -> cudaError_t
     )
@@ -4516,6 +5826,8 @@ pub unsafe fn cudaGraphAddNode(
 /// Update a graph node's parameters.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_set_params`](crate::api::graph_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4526,13 +5838,15 @@ pub unsafe fn cudaGraphNodeSetParams(
     nodeParams: *mut cudaGraphNodeParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphNodeSetParams", fn (node : cudaGraphNode_t, nodeParams : * mut
+        c"cudaGraphNodeSetParams", 0, fn (node : cudaGraphNode_t, nodeParams : * mut
         cudaGraphNodeParams) -> cudaError_t
     )
 }
 /// Returns a graph node's parameters.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_params`](crate::api::graph_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -4543,13 +5857,15 @@ pub unsafe fn cudaGraphNodeGetParams(
     nodeParams: *mut cudaGraphNodeParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphNodeGetParams", fn (node : cudaGraphNode_t, nodeParams : * mut
+        c"cudaGraphNodeGetParams", 13020, fn (node : cudaGraphNode_t, nodeParams : * mut
         cudaGraphNodeParams) -> cudaError_t
     )
 }
 /// Update a graph node's parameters in an instantiated graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_node_set_params`](crate::api::graph_exec_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4561,13 +5877,15 @@ pub unsafe fn cudaGraphExecNodeSetParams(
     nodeParams: *mut cudaGraphNodeParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphExecNodeSetParams", fn (graphExec : cudaGraphExec_t, node :
+        c"cudaGraphExecNodeSetParams", 0, fn (graphExec : cudaGraphExec_t, node :
         cudaGraphNode_t, nodeParams : * mut cudaGraphNodeParams) -> cudaError_t
     )
 }
 /// Create a conditional handle.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_conditional_handle_create`](crate::api::graph_conditional_handle_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4580,7 +5898,7 @@ pub unsafe fn cudaGraphConditionalHandleCreate(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphConditionalHandleCreate", fn (pHandle_out : * mut
+        c"cudaGraphConditionalHandleCreate", 0, fn (pHandle_out : * mut
         cudaGraphConditionalHandle, graph : cudaGraph_t, defaultLaunchValue : c_uint,
         flags : c_uint) -> cudaError_t
     )
@@ -4588,6 +5906,8 @@ pub unsafe fn cudaGraphConditionalHandleCreate(
 /// Create a conditional handle.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_conditional_handle_create_v2`](crate::api::graph_conditional_handle_create_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -4601,7 +5921,7 @@ pub unsafe fn cudaGraphConditionalHandleCreate_v2(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphConditionalHandleCreate_v2", fn (pHandle_out : * mut
+        c"cudaGraphConditionalHandleCreate_v2", 13010, fn (pHandle_out : * mut
         cudaGraphConditionalHandle, graph : cudaGraph_t, ctx : cudaExecutionContext_t,
         defaultLaunchValue : c_uint, flags : c_uint) -> cudaError_t
     )
@@ -4609,6 +5929,8 @@ pub unsafe fn cudaGraphConditionalHandleCreate_v2(
 /// Returns the requested driver API function pointer.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_driver_entry_point`](crate::api::get_driver_entry_point). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4621,7 +5943,7 @@ pub unsafe fn cudaGetDriverEntryPoint(
     driverStatus: *mut cudaDriverEntryPointQueryResult,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetDriverEntryPoint", fn (symbol : * const c_char, funcPtr : * mut * mut
+        c"cudaGetDriverEntryPoint", 0, fn (symbol : * const c_char, funcPtr : * mut * mut
         c_void, flags : c_ulonglong, driverStatus : * mut
         cudaDriverEntryPointQueryResult) -> cudaError_t
     )
@@ -4629,6 +5951,8 @@ pub unsafe fn cudaGetDriverEntryPoint(
 /// Returns the requested driver API function pointer by CUDA version.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_driver_entry_point_by_version`](crate::api::get_driver_entry_point_by_version). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4642,14 +5966,16 @@ pub unsafe fn cudaGetDriverEntryPointByVersion(
     driverStatus: *mut cudaDriverEntryPointQueryResult,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetDriverEntryPointByVersion", fn (symbol : * const c_char, funcPtr : * mut
-        * mut c_void, cudaVersion : c_uint, flags : c_ulonglong, driverStatus : * mut
+        c"cudaGetDriverEntryPointByVersion", 0, fn (symbol : * const c_char, funcPtr : *
+        mut * mut c_void, cudaVersion : c_uint, flags : c_ulonglong, driverStatus : * mut
         cudaDriverEntryPointQueryResult) -> cudaError_t
     )
 }
 /// Load a library with specified code and options.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_load_data`](crate::api::library_load_data). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4666,8 +5992,8 @@ pub unsafe fn cudaLibraryLoadData(
     numLibraryOptions: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryLoadData", fn (library : * mut cudaLibrary_t, code : * const c_void,
-        jitOptions : * mut cudaJitOption, jitOptionsValues : * mut * mut c_void,
+        c"cudaLibraryLoadData", 0, fn (library : * mut cudaLibrary_t, code : * const
+        c_void, jitOptions : * mut cudaJitOption, jitOptionsValues : * mut * mut c_void,
         numJitOptions : c_uint, libraryOptions : * mut cudaLibraryOption,
         libraryOptionValues : * mut * mut c_void, numLibraryOptions : c_uint) ->
         cudaError_t
@@ -4676,6 +6002,8 @@ pub unsafe fn cudaLibraryLoadData(
 /// Load a library with specified file and options.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_load_from_file`](crate::api::library_load_from_file). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4692,9 +6020,9 @@ pub unsafe fn cudaLibraryLoadFromFile(
     numLibraryOptions: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryLoadFromFile", fn (library : * mut cudaLibrary_t, fileName : * const
-        c_char, jitOptions : * mut cudaJitOption, jitOptionsValues : * mut * mut c_void,
-        numJitOptions : c_uint, libraryOptions : * mut cudaLibraryOption,
+        c"cudaLibraryLoadFromFile", 0, fn (library : * mut cudaLibrary_t, fileName : *
+        const c_char, jitOptions : * mut cudaJitOption, jitOptionsValues : * mut * mut
+        c_void, numJitOptions : c_uint, libraryOptions : * mut cudaLibraryOption,
         libraryOptionValues : * mut * mut c_void, numLibraryOptions : c_uint) ->
         cudaError_t
     )
@@ -4703,16 +6031,20 @@ pub unsafe fn cudaLibraryLoadFromFile(
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_unload`](crate::api::library_unload). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaLibraryUnload(library: cudaLibrary_t) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaLibraryUnload", fn (library : cudaLibrary_t) -> cudaError_t)
+    dynamic_call!(c"cudaLibraryUnload", 0, fn (library : cudaLibrary_t) -> cudaError_t)
 }
 /// Returns a kernel handle.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_get_kernel`](crate::api::library_get_kernel). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4724,13 +6056,15 @@ pub unsafe fn cudaLibraryGetKernel(
     name: *const c_char,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryGetKernel", fn (pKernel : * mut cudaKernel_t, library :
+        c"cudaLibraryGetKernel", 0, fn (pKernel : * mut cudaKernel_t, library :
         cudaLibrary_t, name : * const c_char) -> cudaError_t
     )
 }
 /// Returns a global device pointer.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_get_global`](crate::api::library_get_global). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4743,13 +6077,15 @@ pub unsafe fn cudaLibraryGetGlobal(
     name: *const c_char,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryGetGlobal", fn (dptr : * mut * mut c_void, bytes : * mut usize,
+        c"cudaLibraryGetGlobal", 0, fn (dptr : * mut * mut c_void, bytes : * mut usize,
         library : cudaLibrary_t, name : * const c_char) -> cudaError_t
     )
 }
 /// Returns a pointer to managed memory.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_get_managed`](crate::api::library_get_managed). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4762,13 +6098,15 @@ pub unsafe fn cudaLibraryGetManaged(
     name: *const c_char,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryGetManaged", fn (dptr : * mut * mut c_void, bytes : * mut usize,
+        c"cudaLibraryGetManaged", 0, fn (dptr : * mut * mut c_void, bytes : * mut usize,
         library : cudaLibrary_t, name : * const c_char) -> cudaError_t
     )
 }
 /// Returns a pointer to a unified function.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_get_unified_function`](crate::api::library_get_unified_function). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4780,13 +6118,15 @@ pub unsafe fn cudaLibraryGetUnifiedFunction(
     symbol: *const c_char,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryGetUnifiedFunction", fn (fptr : * mut * mut c_void, library :
+        c"cudaLibraryGetUnifiedFunction", 0, fn (fptr : * mut * mut c_void, library :
         cudaLibrary_t, symbol : * const c_char) -> cudaError_t
     )
 }
 /// Returns the number of kernels within a library.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_get_kernel_count`](crate::api::library_get_kernel_count). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4797,13 +6137,15 @@ pub unsafe fn cudaLibraryGetKernelCount(
     lib: cudaLibrary_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryGetKernelCount", fn (count : * mut c_uint, lib : cudaLibrary_t) ->
-        cudaError_t
+        c"cudaLibraryGetKernelCount", 0, fn (count : * mut c_uint, lib : cudaLibrary_t)
+        -> cudaError_t
     )
 }
 /// Retrieve the kernel handles within a library.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_enumerate_kernels`](crate::api::library_enumerate_kernels). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4815,13 +6157,15 @@ pub unsafe fn cudaLibraryEnumerateKernels(
     lib: cudaLibrary_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryEnumerateKernels", fn (kernels : * mut cudaKernel_t, numKernels :
+        c"cudaLibraryEnumerateKernels", 0, fn (kernels : * mut cudaKernel_t, numKernels :
         c_uint, lib : cudaLibrary_t) -> cudaError_t
     )
 }
 /// Sets information about a kernel.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::kernel_set_attribute_for_device`](crate::api::kernel_set_attribute_for_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -4834,13 +6178,15 @@ pub unsafe fn cudaKernelSetAttributeForDevice(
     device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaKernelSetAttributeForDevice", fn (kernel : cudaKernel_t, attr :
+        c"cudaKernelSetAttributeForDevice", 0, fn (kernel : cudaKernel_t, attr :
         cudaFuncAttribute, value : c_int, device : c_int) -> cudaError_t
     )
 }
 /// Get device resources.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_dev_resource`](crate::api::device_get_dev_resource). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -4852,13 +6198,15 @@ pub unsafe fn cudaDeviceGetDevResource(
     type_: cudaDevResourceType,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetDevResource", fn (device : c_int, resource : * mut
+        c"cudaDeviceGetDevResource", 13010, fn (device : c_int, resource : * mut
         cudaDevResource, type_ : cudaDevResourceType) -> cudaError_t
     )
 }
 /// Splits `cudaDevResourceTypeSm` resources.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::dev_sm_resource_split_by_count`](crate::api::dev_sm_resource_split_by_count). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -4873,14 +6221,16 @@ pub unsafe fn cudaDevSmResourceSplitByCount(
     minCount: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDevSmResourceSplitByCount", fn (result : * mut cudaDevResource, nbGroups :
-        * mut c_uint, input : * const cudaDevResource, remaining : * mut cudaDevResource,
-        flags : c_uint, minCount : c_uint) -> cudaError_t
+        c"cudaDevSmResourceSplitByCount", 13010, fn (result : * mut cudaDevResource,
+        nbGroups : * mut c_uint, input : * const cudaDevResource, remaining : * mut
+        cudaDevResource, flags : c_uint, minCount : c_uint) -> cudaError_t
     )
 }
 /// Splits a `cudaDevResourceTypeSm` resource into structured groups.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::dev_sm_resource_split`](crate::api::dev_sm_resource_split). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -4895,14 +6245,16 @@ pub unsafe fn cudaDevSmResourceSplit(
     groupParams: *mut cudaDevSmResourceGroupParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDevSmResourceSplit", fn (result : * mut cudaDevResource, nbGroups : c_uint,
-        input : * const cudaDevResource, remainder : * mut cudaDevResource, flags :
-        c_uint, groupParams : * mut cudaDevSmResourceGroupParams) -> cudaError_t
+        c"cudaDevSmResourceSplit", 13010, fn (result : * mut cudaDevResource, nbGroups :
+        c_uint, input : * const cudaDevResource, remainder : * mut cudaDevResource, flags
+        : c_uint, groupParams : * mut cudaDevSmResourceGroupParams) -> cudaError_t
     )
 }
 /// Generate a resource descriptor.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::dev_resource_generate_desc`](crate::api::dev_resource_generate_desc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -4914,13 +6266,15 @@ pub unsafe fn cudaDevResourceGenerateDesc(
     nbResources: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDevResourceGenerateDesc", fn (phDesc : * mut cudaDevResourceDesc_t,
+        c"cudaDevResourceGenerateDesc", 13010, fn (phDesc : * mut cudaDevResourceDesc_t,
         resources : * mut cudaDevResource, nbResources : c_uint) -> cudaError_t
     )
 }
 /// Creates a green context with a specified set of resources.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::green_ctx_create`](crate::api::green_ctx_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -4933,13 +6287,15 @@ pub unsafe fn cudaGreenCtxCreate(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGreenCtxCreate", fn (phCtx : * mut cudaExecutionContext_t, desc :
+        c"cudaGreenCtxCreate", 13010, fn (phCtx : * mut cudaExecutionContext_t, desc :
         cudaDevResourceDesc_t, device : c_int, flags : c_uint) -> cudaError_t
     )
 }
 /// Destroy a execution context.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_destroy`](crate::api::execution_ctx_destroy). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -4949,12 +6305,15 @@ pub unsafe fn cudaExecutionCtxDestroy(
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaExecutionCtxDestroy", fn (ctx : cudaExecutionContext_t) -> cudaError_t
+        c"cudaExecutionCtxDestroy", 13010, fn (ctx : cudaExecutionContext_t) ->
+        cudaError_t
     )
 }
 /// Get context resources.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_get_dev_resource`](crate::api::execution_ctx_get_dev_resource). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -4966,13 +6325,15 @@ pub unsafe fn cudaExecutionCtxGetDevResource(
     type_: cudaDevResourceType,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaExecutionCtxGetDevResource", fn (ctx : cudaExecutionContext_t, resource : *
-        mut cudaDevResource, type_ : cudaDevResourceType) -> cudaError_t
+        c"cudaExecutionCtxGetDevResource", 13010, fn (ctx : cudaExecutionContext_t,
+        resource : * mut cudaDevResource, type_ : cudaDevResourceType) -> cudaError_t
     )
 }
 /// Returns the device handle for the execution context.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_get_device`](crate::api::execution_ctx_get_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -4983,13 +6344,15 @@ pub unsafe fn cudaExecutionCtxGetDevice(
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaExecutionCtxGetDevice", fn (device : * mut c_int, ctx :
+        c"cudaExecutionCtxGetDevice", 13010, fn (device : * mut c_int, ctx :
         cudaExecutionContext_t) -> cudaError_t
     )
 }
 /// Returns the unique Id associated with the execution context supplied.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_get_id`](crate::api::execution_ctx_get_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -5000,13 +6363,15 @@ pub unsafe fn cudaExecutionCtxGetId(
     ctxId: *mut c_ulonglong,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaExecutionCtxGetId", fn (ctx : cudaExecutionContext_t, ctxId : * mut
+        c"cudaExecutionCtxGetId", 13010, fn (ctx : cudaExecutionContext_t, ctxId : * mut
         c_ulonglong) -> cudaError_t
     )
 }
 /// Creates a stream and initializes it for the given execution context.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_stream_create`](crate::api::execution_ctx_stream_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -5019,13 +6384,15 @@ pub unsafe fn cudaExecutionCtxStreamCreate(
     priority: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaExecutionCtxStreamCreate", fn (phStream : * mut cudaStream_t, ctx :
+        c"cudaExecutionCtxStreamCreate", 13010, fn (phStream : * mut cudaStream_t, ctx :
         cudaExecutionContext_t, flags : c_uint, priority : c_int) -> cudaError_t
     )
 }
 /// Block for the specified execution context's tasks to complete.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_synchronize`](crate::api::execution_ctx_synchronize). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -5035,12 +6402,15 @@ pub unsafe fn cudaExecutionCtxSynchronize(
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaExecutionCtxSynchronize", fn (ctx : cudaExecutionContext_t) -> cudaError_t
+        c"cudaExecutionCtxSynchronize", 13010, fn (ctx : cudaExecutionContext_t) ->
+        cudaError_t
     )
 }
 /// Get stream resources.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_get_dev_resource`](crate::api::stream_get_dev_resource). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -5052,13 +6422,15 @@ pub unsafe fn cudaStreamGetDevResource(
     type_: cudaDevResourceType,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamGetDevResource", fn (hStream : cudaStream_t, resource : * mut
+        c"cudaStreamGetDevResource", 13010, fn (hStream : cudaStream_t, resource : * mut
         cudaDevResource, type_ : cudaDevResourceType) -> cudaError_t
     )
 }
 /// Records an event for the specified execution context.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_record_event`](crate::api::execution_ctx_record_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -5069,13 +6441,15 @@ pub unsafe fn cudaExecutionCtxRecordEvent(
     event: cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaExecutionCtxRecordEvent", fn (ctx : cudaExecutionContext_t, event :
+        c"cudaExecutionCtxRecordEvent", 13010, fn (ctx : cudaExecutionContext_t, event :
         cudaEvent_t) -> cudaError_t
     )
 }
 /// Make an execution context wait on an event.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_wait_event`](crate::api::execution_ctx_wait_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -5086,13 +6460,15 @@ pub unsafe fn cudaExecutionCtxWaitEvent(
     event: cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaExecutionCtxWaitEvent", fn (ctx : cudaExecutionContext_t, event :
+        c"cudaExecutionCtxWaitEvent", 13010, fn (ctx : cudaExecutionContext_t, event :
         cudaEvent_t) -> cudaError_t
     )
 }
 /// Returns the execution context for a device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_execution_ctx`](crate::api::device_get_execution_ctx). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -5103,13 +6479,15 @@ pub unsafe fn cudaDeviceGetExecutionCtx(
     device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetExecutionCtx", fn (ctx : * mut cudaExecutionContext_t, device :
-        c_int) -> cudaError_t
+        c"cudaDeviceGetExecutionCtx", 13010, fn (ctx : * mut cudaExecutionContext_t,
+        device : c_int) -> cudaError_t
     )
 }
 /// Get pointer to device kernel that matches entry function `entryFuncAddr`.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_kernel`](crate::api::get_kernel). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5120,7 +6498,7 @@ pub unsafe fn cudaGetKernel(
     entryFuncAddr: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetKernel", fn (kernelPtr : * mut cudaKernel_t, entryFuncAddr : * const
+        c"cudaGetKernel", 0, fn (kernelPtr : * mut cudaKernel_t, entryFuncAddr : * const
         c_void) -> cudaError_t
     )
 }
@@ -5128,49 +6506,59 @@ pub unsafe fn cudaGetKernel(
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::profiler_start`](crate::api::profiler_start). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaProfilerStart() -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaProfilerStart", fn () -> cudaError_t)
+    dynamic_call!(c"cudaProfilerStart", 0, fn () -> cudaError_t)
 }
 /// Disable profiling.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::profiler_stop`](crate::api::profiler_stop). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaProfilerStop() -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaProfilerStop", fn () -> cudaError_t)
+    dynamic_call!(c"cudaProfilerStop", 0, fn () -> cudaError_t)
 }
 /// Sets a CUDA device to use OpenGL interoperability
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_set_gl_device`](crate::api::gl_set_gl_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGLSetGLDevice(device: c_int) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGLSetGLDevice", fn (device : c_int) -> cudaError_t)
+    dynamic_call!(c"cudaGLSetGLDevice", 0, fn (device : c_int) -> cudaError_t)
 }
 /// Registers a buffer object for access by CUDA
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_register_buffer_object`](crate::api::gl_register_buffer_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGLRegisterBufferObject(bufObj: GLuint) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGLRegisterBufferObject", fn (bufObj : GLuint) -> cudaError_t)
+    dynamic_call!(c"cudaGLRegisterBufferObject", 0, fn (bufObj : GLuint) -> cudaError_t)
 }
 /// Maps a buffer object for access by CUDA
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_map_buffer_object`](crate::api::gl_map_buffer_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5181,7 +6569,7 @@ pub unsafe fn cudaGLMapBufferObject(
     bufObj: GLuint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGLMapBufferObject", fn (devPtr : * mut * mut c_void, bufObj : GLuint) ->
+        c"cudaGLMapBufferObject", 0, fn (devPtr : * mut * mut c_void, bufObj : GLuint) ->
         cudaError_t
     )
 }
@@ -5189,16 +6577,20 @@ pub unsafe fn cudaGLMapBufferObject(
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_unmap_buffer_object`](crate::api::gl_unmap_buffer_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGLUnmapBufferObject(bufObj: GLuint) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGLUnmapBufferObject", fn (bufObj : GLuint) -> cudaError_t)
+    dynamic_call!(c"cudaGLUnmapBufferObject", 0, fn (bufObj : GLuint) -> cudaError_t)
 }
 /// Unregisters a buffer object for access by CUDA
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_unregister_buffer_object`](crate::api::gl_unregister_buffer_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5207,11 +6599,15 @@ pub unsafe fn cudaGLUnmapBufferObject(bufObj: GLuint) -> crate::Result<cudaError
 pub unsafe fn cudaGLUnregisterBufferObject(
     bufObj: GLuint,
 ) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGLUnregisterBufferObject", fn (bufObj : GLuint) -> cudaError_t)
+    dynamic_call!(
+        c"cudaGLUnregisterBufferObject", 0, fn (bufObj : GLuint) -> cudaError_t
+    )
 }
 /// Set usage flags for mapping an OpenGL buffer
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_set_buffer_object_map_flags`](crate::api::gl_set_buffer_object_map_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5222,13 +6618,15 @@ pub unsafe fn cudaGLSetBufferObjectMapFlags(
     flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGLSetBufferObjectMapFlags", fn (bufObj : GLuint, flags : c_uint) ->
+        c"cudaGLSetBufferObjectMapFlags", 0, fn (bufObj : GLuint, flags : c_uint) ->
         cudaError_t
     )
 }
 /// Maps a buffer object for access by CUDA
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_map_buffer_object_async`](crate::api::gl_map_buffer_object_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5240,13 +6638,15 @@ pub unsafe fn cudaGLMapBufferObjectAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGLMapBufferObjectAsync", fn (devPtr : * mut * mut c_void, bufObj : GLuint,
-        stream : cudaStream_t) -> cudaError_t
+        c"cudaGLMapBufferObjectAsync", 0, fn (devPtr : * mut * mut c_void, bufObj :
+        GLuint, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Unmaps a buffer object for access by CUDA
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_unmap_buffer_object_async`](crate::api::gl_unmap_buffer_object_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5257,49 +6657,15 @@ pub unsafe fn cudaGLUnmapBufferObjectAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGLUnmapBufferObjectAsync", fn (bufObj : GLuint, stream : cudaStream_t) ->
-        cudaError_t
-    )
-}
-/// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
-    maxWidthInElements: *mut usize,
-    fmtDesc: *const cudaChannelFormatDesc,
-    device: c_int,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceGetTexture1DLinearMaxWidth", fn (maxWidthInElements : * mut usize,
-        fmtDesc : * const cudaChannelFormatDesc, device : c_int) -> cudaError_t
-    )
-}
-/// Blocks until remote writes are visible to the specified scope
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaDeviceFlushGPUDirectRDMAWrites(
-    target: cudaFlushGPUDirectRDMAWritesTarget,
-    scope: cudaFlushGPUDirectRDMAWritesScope,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceFlushGPUDirectRDMAWrites", fn (target :
-        cudaFlushGPUDirectRDMAWritesTarget, scope : cudaFlushGPUDirectRDMAWritesScope) ->
-        cudaError_t
+        c"cudaGLUnmapBufferObjectAsync", 0, fn (bufObj : GLuint, stream : cudaStream_t)
+        -> cudaError_t
     )
 }
 /// Returns the shared memory configuration for the current device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_shared_mem_config`](crate::api::device_get_shared_mem_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5309,13 +6675,15 @@ pub unsafe fn cudaDeviceGetSharedMemConfig(
     pConfig: *mut cudaSharedMemConfig,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetSharedMemConfig", fn (pConfig : * mut cudaSharedMemConfig) ->
+        c"cudaDeviceGetSharedMemConfig", 0, fn (pConfig : * mut cudaSharedMemConfig) ->
         cudaError_t
     )
 }
 /// Sets the shared memory configuration for the current device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_set_shared_mem_config`](crate::api::device_set_shared_mem_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5325,12 +6693,15 @@ pub unsafe fn cudaDeviceSetSharedMemConfig(
     config: cudaSharedMemConfig,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceSetSharedMemConfig", fn (config : cudaSharedMemConfig) -> cudaError_t
+        c"cudaDeviceSetSharedMemConfig", 0, fn (config : cudaSharedMemConfig) ->
+        cudaError_t
     )
 }
 /// Set a list of devices that can be used for CUDA
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::set_valid_devices`](crate::api::set_valid_devices). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5341,30 +6712,15 @@ pub unsafe fn cudaSetValidDevices(
     len: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaSetValidDevices", fn (device_arr : * mut c_int, len : c_int) -> cudaError_t
-    )
-}
-/// Records an event
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_record_with_flags`](crate::api::event_record_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaEventRecordWithFlags(
-    event: cudaEvent_t,
-    stream: cudaStream_t,
-    flags: c_uint,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaEventRecordWithFlags", fn (event : cudaEvent_t, stream : cudaStream_t,
-        flags : c_uint) -> cudaError_t
+        c"cudaSetValidDevices", 0, fn (device_arr : * mut c_int, len : c_int) ->
+        cudaError_t
     )
 }
 /// Launches a device function
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::launch_kernel`](crate::api::launch_kernel). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5379,14 +6735,16 @@ pub unsafe fn cudaLaunchKernel(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLaunchKernel", fn (func : * const c_void, gridDim : dim3, blockDim : dim3,
-        args : * mut * mut c_void, sharedMem : usize, stream : cudaStream_t) ->
+        c"cudaLaunchKernel", 0, fn (func : * const c_void, gridDim : dim3, blockDim :
+        dim3, args : * mut * mut c_void, sharedMem : usize, stream : cudaStream_t) ->
         cudaError_t
     )
 }
 /// Launches a CUDA function with launch-time configuration
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::launch_kernel_ex_c`](crate::api::launch_kernel_ex_c). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5398,13 +6756,15 @@ pub unsafe fn cudaLaunchKernelExC(
     args: *mut *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLaunchKernelExC", fn (config : * const cudaLaunchConfig_t, func : * const
-        c_void, args : * mut * mut c_void) -> cudaError_t
+        c"cudaLaunchKernelExC", 0, fn (config : * const cudaLaunchConfig_t, func : *
+        const c_void, args : * mut * mut c_void) -> cudaError_t
     )
 }
 /// Launches a device function where thread blocks can cooperate and synchronize as they execute
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::launch_cooperative_kernel`](crate::api::launch_cooperative_kernel). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5419,7 +6779,7 @@ pub unsafe fn cudaLaunchCooperativeKernel(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLaunchCooperativeKernel", fn (func : * const c_void, gridDim : dim3,
+        c"cudaLaunchCooperativeKernel", 0, fn (func : * const c_void, gridDim : dim3,
         blockDim : dim3, args : * mut * mut c_void, sharedMem : usize, stream :
         cudaStream_t) -> cudaError_t
     )
@@ -5427,6 +6787,8 @@ pub unsafe fn cudaLaunchCooperativeKernel(
 /// Returns the function name for a device entry function pointer.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::func_get_name`](crate::api::func_get_name). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5437,13 +6799,15 @@ pub unsafe fn cudaFuncGetName(
     func: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncGetName", fn (name : * mut * const c_char, func : * const c_void) ->
+        c"cudaFuncGetName", 0, fn (name : * mut * const c_char, func : * const c_void) ->
         cudaError_t
     )
 }
 /// Returns the offset and size of a kernel parameter in the device-side parameter layout.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::func_get_param_info`](crate::api::func_get_param_info). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5456,13 +6820,15 @@ pub unsafe fn cudaFuncGetParamInfo(
     paramSize: *mut usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncGetParamInfo", fn (func : * const c_void, paramIndex : usize,
+        c"cudaFuncGetParamInfo", 0, fn (func : * const c_void, paramIndex : usize,
         paramOffset : * mut usize, paramSize : * mut usize) -> cudaError_t
     )
 }
 /// Sets the shared memory configuration for a device function
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::func_set_shared_mem_config`](crate::api::func_set_shared_mem_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5473,13 +6839,15 @@ pub unsafe fn cudaFuncSetSharedMemConfig(
     config: cudaSharedMemConfig,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncSetSharedMemConfig", fn (func : * const c_void, config :
+        c"cudaFuncSetSharedMemConfig", 0, fn (func : * const c_void, config :
         cudaSharedMemConfig) -> cudaError_t
     )
 }
 /// Given the kernel function (`func`) and launch configuration (`config`), return the maximum cluster size in `*clusterSize`.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::occupancy_max_potential_cluster_size`](crate::api::occupancy_max_potential_cluster_size). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5491,13 +6859,15 @@ pub unsafe fn cudaOccupancyMaxPotentialClusterSize(
     launchConfig: *const cudaLaunchConfig_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaOccupancyMaxPotentialClusterSize", fn (clusterSize : * mut c_int, func : *
-        const c_void, launchConfig : * const cudaLaunchConfig_t) -> cudaError_t
+        c"cudaOccupancyMaxPotentialClusterSize", 0, fn (clusterSize : * mut c_int, func :
+        * const c_void, launchConfig : * const cudaLaunchConfig_t) -> cudaError_t
     )
 }
 /// Given the kernel function (`func`) and launch configuration (`config`), return the maximum number of clusters that could co-exist on the target device in `*numClusters`.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::occupancy_max_active_clusters`](crate::api::occupancy_max_active_clusters). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5509,47 +6879,15 @@ pub unsafe fn cudaOccupancyMaxActiveClusters(
     launchConfig: *const cudaLaunchConfig_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaOccupancyMaxActiveClusters", fn (numClusters : * mut c_int, func : * const
-        c_void, launchConfig : * const cudaLaunchConfig_t) -> cudaError_t
-    )
-}
-/// Returns the layout properties of a sparse CUDA array
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::array_get_sparse_properties`](crate::api::array_get_sparse_properties). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaArrayGetSparseProperties(
-    sparseProperties: *mut cudaArraySparseProperties,
-    array: cudaArray_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaArrayGetSparseProperties", fn (sparseProperties : * mut
-        cudaArraySparseProperties, array : cudaArray_t) -> cudaError_t
-    )
-}
-/// Returns the layout properties of a sparse CUDA mipmapped array
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mipmapped_array_get_sparse_properties`](crate::api::mipmapped_array_get_sparse_properties). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaMipmappedArrayGetSparseProperties(
-    sparseProperties: *mut cudaArraySparseProperties,
-    mipmap: cudaMipmappedArray_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaMipmappedArrayGetSparseProperties", fn (sparseProperties : * mut
-        cudaArraySparseProperties, mipmap : cudaMipmappedArray_t) -> cudaError_t
+        c"cudaOccupancyMaxActiveClusters", 0, fn (numClusters : * mut c_int, func : *
+        const c_void, launchConfig : * const cudaLaunchConfig_t) -> cudaError_t
     )
 }
 /// Copies data to the given symbol on the device
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_to_symbol`](crate::api::memcpy_to_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5563,13 +6901,15 @@ pub unsafe fn cudaMemcpyToSymbol(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyToSymbol", fn (symbol : * const c_void, src : * const c_void, count :
-        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+        c"cudaMemcpyToSymbol", 0, fn (symbol : * const c_void, src : * const c_void,
+        count : usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data from the given symbol on the device
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_from_symbol`](crate::api::memcpy_from_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5583,13 +6923,15 @@ pub unsafe fn cudaMemcpyFromSymbol(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyFromSymbol", fn (dst : * mut c_void, symbol : * const c_void, count :
-        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+        c"cudaMemcpyFromSymbol", 0, fn (dst : * mut c_void, symbol : * const c_void,
+        count : usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data to the given symbol on the device
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_to_symbol_async`](crate::api::memcpy_to_symbol_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5604,7 +6946,7 @@ pub unsafe fn cudaMemcpyToSymbolAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyToSymbolAsync", fn (symbol : * const c_void, src : * const c_void,
+        c"cudaMemcpyToSymbolAsync", 0, fn (symbol : * const c_void, src : * const c_void,
         count : usize, offset : usize, kind : cudaMemcpyKind, stream : cudaStream_t) ->
         cudaError_t
     )
@@ -5612,6 +6954,8 @@ pub unsafe fn cudaMemcpyToSymbolAsync(
 /// Copies data from the given symbol on the device
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_from_symbol_async`](crate::api::memcpy_from_symbol_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5626,7 +6970,7 @@ pub unsafe fn cudaMemcpyFromSymbolAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyFromSymbolAsync", fn (dst : * mut c_void, symbol : * const c_void,
+        c"cudaMemcpyFromSymbolAsync", 0, fn (dst : * mut c_void, symbol : * const c_void,
         count : usize, offset : usize, kind : cudaMemcpyKind, stream : cudaStream_t) ->
         cudaError_t
     )
@@ -5634,6 +6978,8 @@ pub unsafe fn cudaMemcpyFromSymbolAsync(
 /// Finds the address associated with a CUDA symbol
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_symbol_address`](crate::api::get_symbol_address). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5644,13 +6990,15 @@ pub unsafe fn cudaGetSymbolAddress(
     symbol: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetSymbolAddress", fn (devPtr : * mut * mut c_void, symbol : * const
+        c"cudaGetSymbolAddress", 0, fn (devPtr : * mut * mut c_void, symbol : * const
         c_void) -> cudaError_t
     )
 }
 /// Finds the size of the object associated with a CUDA symbol
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_symbol_size`](crate::api::get_symbol_size). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5661,13 +7009,15 @@ pub unsafe fn cudaGetSymbolSize(
     symbol: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetSymbolSize", fn (size : * mut usize, symbol : * const c_void) ->
+        c"cudaGetSymbolSize", 0, fn (size : * mut usize, symbol : * const c_void) ->
         cudaError_t
     )
 }
 /// Copies data between host and device
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_to_array`](crate::api::memcpy_to_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5682,13 +7032,15 @@ pub unsafe fn cudaMemcpyToArray(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyToArray", fn (dst : cudaArray_t, wOffset : usize, hOffset : usize,
+        c"cudaMemcpyToArray", 0, fn (dst : cudaArray_t, wOffset : usize, hOffset : usize,
         src : * const c_void, count : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data between host and device
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_from_array`](crate::api::memcpy_from_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5703,13 +7055,16 @@ pub unsafe fn cudaMemcpyFromArray(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyFromArray", fn (dst : * mut c_void, src : cudaArray_const_t, wOffset
-        : usize, hOffset : usize, count : usize, kind : cudaMemcpyKind) -> cudaError_t
+        c"cudaMemcpyFromArray", 0, fn (dst : * mut c_void, src : cudaArray_const_t,
+        wOffset : usize, hOffset : usize, count : usize, kind : cudaMemcpyKind) ->
+        cudaError_t
     )
 }
 /// Copies data between host and device
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_array_to_array`](crate::api::memcpy_array_to_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5726,14 +7081,16 @@ pub unsafe fn cudaMemcpyArrayToArray(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyArrayToArray", fn (dst : cudaArray_t, wOffsetDst : usize, hOffsetDst
-        : usize, src : cudaArray_const_t, wOffsetSrc : usize, hOffsetSrc : usize, count :
-        usize, kind : cudaMemcpyKind) -> cudaError_t
+        c"cudaMemcpyArrayToArray", 0, fn (dst : cudaArray_t, wOffsetDst : usize,
+        hOffsetDst : usize, src : cudaArray_const_t, wOffsetSrc : usize, hOffsetSrc :
+        usize, count : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data between host and device
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_to_array_async`](crate::api::memcpy_to_array_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5749,7 +7106,7 @@ pub unsafe fn cudaMemcpyToArrayAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyToArrayAsync", fn (dst : cudaArray_t, wOffset : usize, hOffset :
+        c"cudaMemcpyToArrayAsync", 0, fn (dst : cudaArray_t, wOffset : usize, hOffset :
         usize, src : * const c_void, count : usize, kind : cudaMemcpyKind, stream :
         cudaStream_t) -> cudaError_t
     )
@@ -5757,6 +7114,8 @@ pub unsafe fn cudaMemcpyToArrayAsync(
 /// Copies data between host and device
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_from_array_async`](crate::api::memcpy_from_array_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5772,7 +7131,7 @@ pub unsafe fn cudaMemcpyFromArrayAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyFromArrayAsync", fn (dst : * mut c_void, src : cudaArray_const_t,
+        c"cudaMemcpyFromArrayAsync", 0, fn (dst : * mut c_void, src : cudaArray_const_t,
         wOffset : usize, hOffset : usize, count : usize, kind : cudaMemcpyKind, stream :
         cudaStream_t) -> cudaError_t
     )
@@ -5780,6 +7139,8 @@ pub unsafe fn cudaMemcpyFromArrayAsync(
 /// Creates a memcpy node to copy to a symbol on the device and adds it to a graph
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_memcpy_node_to_symbol`](crate::api::graph_add_memcpy_node_to_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5797,15 +7158,17 @@ pub unsafe fn cudaGraphAddMemcpyNodeToSymbol(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphAddMemcpyNodeToSymbol", fn (pGraphNode : * mut cudaGraphNode_t, graph
-        : cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        symbol : * const c_void, src : * const c_void, count : usize, offset : usize,
-        kind : cudaMemcpyKind) -> cudaError_t
+        c"cudaGraphAddMemcpyNodeToSymbol", 0, fn (pGraphNode : * mut cudaGraphNode_t,
+        graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies :
+        usize, symbol : * const c_void, src : * const c_void, count : usize, offset :
+        usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Creates a memcpy node to copy from a symbol on the device and adds it to a graph
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_memcpy_node_from_symbol`](crate::api::graph_add_memcpy_node_from_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5823,40 +7186,17 @@ pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphAddMemcpyNodeFromSymbol", fn (pGraphNode : * mut cudaGraphNode_t,
+        c"cudaGraphAddMemcpyNodeFromSymbol", 0, fn (pGraphNode : * mut cudaGraphNode_t,
         graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies :
         usize, dst : * mut c_void, symbol : * const c_void, count : usize, offset :
         usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
-/// Creates a 1D memcpy node and adds it to a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphAddMemcpyNode1D(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    dst: *mut c_void,
-    src: *const c_void,
-    count: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddMemcpyNode1D", fn (pGraphNode : * mut cudaGraphNode_t, graph :
-        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        dst : * mut c_void, src : * const c_void, count : usize, kind : cudaMemcpyKind)
-        -> cudaError_t
-    )
-}
 /// Sets a memcpy node's parameters to copy to a symbol on the device
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memcpy_node_set_params_to_symbol`](crate::api::graph_memcpy_node_set_params_to_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5871,14 +7211,16 @@ pub unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphMemcpyNodeSetParamsToSymbol", fn (node : cudaGraphNode_t, symbol : *
-        const c_void, src : * const c_void, count : usize, offset : usize, kind :
+        c"cudaGraphMemcpyNodeSetParamsToSymbol", 0, fn (node : cudaGraphNode_t, symbol :
+        * const c_void, src : * const c_void, count : usize, offset : usize, kind :
         cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Sets a memcpy node's parameters to copy from a symbol on the device
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memcpy_node_set_params_from_symbol`](crate::api::graph_memcpy_node_set_params_from_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -5893,398 +7235,16 @@ pub unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphMemcpyNodeSetParamsFromSymbol", fn (node : cudaGraphNode_t, dst : *
+        c"cudaGraphMemcpyNodeSetParamsFromSymbol", 0, fn (node : cudaGraphNode_t, dst : *
         mut c_void, symbol : * const c_void, count : usize, offset : usize, kind :
         cudaMemcpyKind) -> cudaError_t
-    )
-}
-/// Sets a memcpy node's parameters to perform a 1-dimensional copy
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphMemcpyNodeSetParams1D(
-    node: cudaGraphNode_t,
-    dst: *mut c_void,
-    src: *const c_void,
-    count: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphMemcpyNodeSetParams1D", fn (node : cudaGraphNode_t, dst : * mut
-        c_void, src : * const c_void, count : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
-    )
-}
-/// Creates an event record node and adds it to a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_event_record_node`](crate::api::graph_add_event_record_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphAddEventRecordNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddEventRecordNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
-        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        event : cudaEvent_t) -> cudaError_t
-    )
-}
-/// Returns the event associated with an event record node
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphEventRecordNodeGetEvent(
-    node: cudaGraphNode_t,
-    event_out: *mut cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphEventRecordNodeGetEvent", fn (node : cudaGraphNode_t, event_out : *
-        mut cudaEvent_t) -> cudaError_t
-    )
-}
-/// Sets an event record node's event
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphEventRecordNodeSetEvent(
-    node: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphEventRecordNodeSetEvent", fn (node : cudaGraphNode_t, event :
-        cudaEvent_t) -> cudaError_t
-    )
-}
-/// Creates an event wait node and adds it to a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_event_wait_node`](crate::api::graph_add_event_wait_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphAddEventWaitNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddEventWaitNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
-        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        event : cudaEvent_t) -> cudaError_t
-    )
-}
-/// Returns the event associated with an event wait node
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphEventWaitNodeGetEvent(
-    node: cudaGraphNode_t,
-    event_out: *mut cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphEventWaitNodeGetEvent", fn (node : cudaGraphNode_t, event_out : * mut
-        cudaEvent_t) -> cudaError_t
-    )
-}
-/// Sets an event wait node's event
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphEventWaitNodeSetEvent(
-    node: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphEventWaitNodeSetEvent", fn (node : cudaGraphNode_t, event :
-        cudaEvent_t) -> cudaError_t
-    )
-}
-/// Creates an external semaphore signal node and adds it to a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphAddExternalSemaphoresSignalNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddExternalSemaphoresSignalNode", fn (pGraphNode : * mut
-        cudaGraphNode_t, graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t,
-        numDependencies : usize, nodeParams : * const
-        cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
-    )
-}
-/// Returns an external semaphore signal node's parameters
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExternalSemaphoresSignalNodeGetParams(
-    hNode: cudaGraphNode_t,
-    params_out: *mut cudaExternalSemaphoreSignalNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExternalSemaphoresSignalNodeGetParams", fn (hNode : cudaGraphNode_t,
-        params_out : * mut cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
-    )
-}
-/// Sets an external semaphore signal node's parameters
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExternalSemaphoresSignalNodeSetParams(
-    hNode: cudaGraphNode_t,
-    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExternalSemaphoresSignalNodeSetParams", fn (hNode : cudaGraphNode_t,
-        nodeParams : * const cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
-    )
-}
-/// Creates an external semaphore wait node and adds it to a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphAddExternalSemaphoresWaitNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddExternalSemaphoresWaitNode", fn (pGraphNode : * mut
-        cudaGraphNode_t, graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t,
-        numDependencies : usize, nodeParams : * const
-        cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
-    )
-}
-/// Returns an external semaphore wait node's parameters
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExternalSemaphoresWaitNodeGetParams(
-    hNode: cudaGraphNode_t,
-    params_out: *mut cudaExternalSemaphoreWaitNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExternalSemaphoresWaitNodeGetParams", fn (hNode : cudaGraphNode_t,
-        params_out : * mut cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
-    )
-}
-/// Sets an external semaphore wait node's parameters
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExternalSemaphoresWaitNodeSetParams(
-    hNode: cudaGraphNode_t,
-    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExternalSemaphoresWaitNodeSetParams", fn (hNode : cudaGraphNode_t,
-        nodeParams : * const cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
-    )
-}
-/// Creates an allocation node and adds it to a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_mem_alloc_node`](crate::api::graph_add_mem_alloc_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphAddMemAllocNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    nodeParams: *mut cudaMemAllocNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddMemAllocNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
-        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        nodeParams : * mut cudaMemAllocNodeParams) -> cudaError_t
-    )
-}
-/// Returns a memory alloc node's parameters
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphMemAllocNodeGetParams(
-    node: cudaGraphNode_t,
-    params_out: *mut cudaMemAllocNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphMemAllocNodeGetParams", fn (node : cudaGraphNode_t, params_out : * mut
-        cudaMemAllocNodeParams) -> cudaError_t
-    )
-}
-/// Creates a memory free node and adds it to a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_mem_free_node`](crate::api::graph_add_mem_free_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphAddMemFreeNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    dptr: *mut c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddMemFreeNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
-        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        dptr : * mut c_void) -> cudaError_t
-    )
-}
-/// Returns a memory free node's parameters
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphMemFreeNodeGetParams(
-    node: cudaGraphNode_t,
-    dptr_out: *mut c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphMemFreeNodeGetParams", fn (node : cudaGraphNode_t, dptr_out : * mut
-        c_void) -> cudaError_t
-    )
-}
-/// Free unused memory that was cached on the specified device for use with graphs back to the OS.
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_graph_mem_trim`](crate::api::device_graph_mem_trim). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaDeviceGraphMemTrim(device: c_int) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaDeviceGraphMemTrim", fn (device : c_int) -> cudaError_t)
-}
-/// Query asynchronous allocation attributes related to graphs
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaDeviceGetGraphMemAttribute(
-    device: c_int,
-    attr: cudaGraphMemAttributeType,
-    value: *mut c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceGetGraphMemAttribute", fn (device : c_int, attr :
-        cudaGraphMemAttributeType, value : * mut c_void) -> cudaError_t
-    )
-}
-/// Set asynchronous allocation attributes related to graphs
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaDeviceSetGraphMemAttribute(
-    device: c_int,
-    attr: cudaGraphMemAttributeType,
-    value: *mut c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceSetGraphMemAttribute", fn (device : c_int, attr :
-        cudaGraphMemAttributeType, value : * mut c_void) -> cudaError_t
-    )
-}
-/// Creates an executable graph from a graph
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphInstantiateWithFlags(
-    pGraphExec: *mut cudaGraphExec_t,
-    graph: cudaGraph_t,
-    flags: c_ulonglong,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphInstantiateWithFlags", fn (pGraphExec : * mut cudaGraphExec_t, graph :
-        cudaGraph_t, flags : c_ulonglong) -> cudaError_t
     )
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_memcpy_node_set_params_to_symbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -6300,7 +7260,7 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphExecMemcpyNodeSetParamsToSymbol", fn (hGraphExec : cudaGraphExec_t,
+        c"cudaGraphExecMemcpyNodeSetParamsToSymbol", 0, fn (hGraphExec : cudaGraphExec_t,
         node : cudaGraphNode_t, symbol : * const c_void, src : * const c_void, count :
         usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
@@ -6308,6 +7268,8 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
 /// Sets the parameters for a memcpy node in the given graphExec to copy from a symbol on the device
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_memcpy_node_set_params_from_symbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -6323,181 +7285,16 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphExecMemcpyNodeSetParamsFromSymbol", fn (hGraphExec : cudaGraphExec_t,
-        node : cudaGraphNode_t, dst : * mut c_void, symbol : * const c_void, count :
-        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
-    )
-}
-/// Sets the parameters for a memcpy node in the given graphExec to perform a 1-dimensional copy
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
-    hGraphExec: cudaGraphExec_t,
-    node: cudaGraphNode_t,
-    dst: *mut c_void,
-    src: *const c_void,
-    count: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecMemcpyNodeSetParams1D", fn (hGraphExec : cudaGraphExec_t, node :
-        cudaGraphNode_t, dst : * mut c_void, src : * const c_void, count : usize, kind :
-        cudaMemcpyKind) -> cudaError_t
-    )
-}
-/// Updates node parameters in the child graph node in the given graphExec.
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExecChildGraphNodeSetParams(
-    hGraphExec: cudaGraphExec_t,
-    node: cudaGraphNode_t,
-    childGraph: cudaGraph_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecChildGraphNodeSetParams", fn (hGraphExec : cudaGraphExec_t, node :
-        cudaGraphNode_t, childGraph : cudaGraph_t) -> cudaError_t
-    )
-}
-/// Sets the event for an event record node in the given graphExec
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExecEventRecordNodeSetEvent(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecEventRecordNodeSetEvent", fn (hGraphExec : cudaGraphExec_t, hNode
-        : cudaGraphNode_t, event : cudaEvent_t) -> cudaError_t
-    )
-}
-/// Sets the event for an event wait node in the given graphExec
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExecEventWaitNodeSetEvent(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecEventWaitNodeSetEvent", fn (hGraphExec : cudaGraphExec_t, hNode :
-        cudaGraphNode_t, event : cudaEvent_t) -> cudaError_t
-    )
-}
-/// Sets the parameters for an external semaphore signal node in the given graphExec
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecExternalSemaphoresSignalNodeSetParams", fn (hGraphExec :
-        cudaGraphExec_t, hNode : cudaGraphNode_t, nodeParams : * const
-        cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
-    )
-}
-/// Sets the parameters for an external semaphore wait node in the given graphExec
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecExternalSemaphoresWaitNodeSetParams", fn (hGraphExec :
-        cudaGraphExec_t, hNode : cudaGraphNode_t, nodeParams : * const
-        cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
-    )
-}
-/// Enables or disables the specified node in the given graphExec
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_set_enabled`](crate::api::graph_node_set_enabled). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphNodeSetEnabled(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    isEnabled: c_uint,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphNodeSetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
-        cudaGraphNode_t, isEnabled : c_uint) -> cudaError_t
-    )
-}
-/// Query whether a node in the given graphExec is enabled
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_enabled`](crate::api::graph_node_get_enabled). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphNodeGetEnabled(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    isEnabled: *mut c_uint,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphNodeGetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
-        cudaGraphNode_t, isEnabled : * mut c_uint) -> cudaError_t
-    )
-}
-/// Uploads an executable graph in a stream
-///
-/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_upload`](crate::api::graph_upload). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-#[inline]
-pub unsafe fn cudaGraphUpload(
-    graphExec: cudaGraphExec_t,
-    stream: cudaStream_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphUpload", fn (graphExec : cudaGraphExec_t, stream : cudaStream_t) ->
-        cudaError_t
+        c"cudaGraphExecMemcpyNodeSetParamsFromSymbol", 0, fn (hGraphExec :
+        cudaGraphExec_t, node : cudaGraphNode_t, dst : * mut c_void, symbol : * const
+        c_void, count : usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Get pointer to device entry function that matches entry function `symbolPtr`
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_func_by_symbol`](crate::api::get_func_by_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -6508,11 +7305,13 @@ pub unsafe fn cudaGetFuncBySymbol(
     symbolPtr: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetFuncBySymbol", fn (functionPtr : * mut cudaFunction_t, symbolPtr : *
+        c"cudaGetFuncBySymbol", 0, fn (functionPtr : * mut cudaFunction_t, symbolPtr : *
         const c_void) -> cudaError_t
     )
 }
 /// The C function `cudaGetExportTable`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// In every CUDA 13.x release.
 ///
 /// # Arguments
 ///
@@ -6528,7 +7327,7 @@ pub unsafe fn cudaGetExportTable(
     pExportTableId: *const cudaUUID_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetExportTable", fn (ppExportTable : * mut * const c_void, pExportTableId :
-        * const cudaUUID_t) -> cudaError_t
+        c"cudaGetExportTable", 0, fn (ppExportTable : * mut * const c_void,
+        pExportTableId : * const cudaUUID_t) -> cudaError_t
     )
 }

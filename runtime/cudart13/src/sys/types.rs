@@ -2,21 +2,21 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-bindings-13.4.4/runtime.txt (bindings-text, CUDA 13.4)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_egl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_gl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_profiler_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_runtime_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_vdpau_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_functions.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/library_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/surface_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/texture_types.h (doxygen-header, CUDA 13.5)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime 13.5.37, nvidia-cuda-crt 13.5.37, nvidia-cuda-profiler-api 13.5.25 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -28,6 +28,8 @@
 )]
 use super::*;
 /// `dim3`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct dim3 {
@@ -37,16 +39,22 @@ pub struct dim3 {
 }
 zeroed_default!(dim3);
 /// `CUdevResourceDesc_st`: not described by the documentation; emitted because other items use it.
+///
+/// Available since CUDA 13.1.
 #[repr(C)]
 pub struct CUdevResourceDesc_st {
     _opaque: [u8; 0],
 }
 /// `cudaExecutionContext_st`: not described by the documentation; emitted because other items use it.
+///
+/// Available since CUDA 13.1.
 #[repr(C)]
 pub struct cudaExecutionContext_st {
     _opaque: [u8; 0],
 }
 /// CUDA Channel format descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaChannelFormatDesc {
@@ -63,16 +71,22 @@ pub struct cudaChannelFormatDesc {
 }
 zeroed_default!(cudaChannelFormatDesc);
 /// `cudaArray`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct cudaArray {
     _opaque: [u8; 0],
 }
 /// `cudaMipmappedArray`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct cudaMipmappedArray {
     _opaque: [u8; 0],
 }
 /// Sparse CUDA array and CUDA mipmapped array properties
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaArraySparseProperties {
@@ -99,6 +113,8 @@ pub struct cudaArraySparseProperties__bindgen_ty_1 {
 }
 zeroed_default!(cudaArraySparseProperties__bindgen_ty_1);
 /// CUDA array and CUDA mipmapped array memory requirements
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaArrayMemoryRequirements {
@@ -110,6 +126,8 @@ pub struct cudaArrayMemoryRequirements {
 }
 zeroed_default!(cudaArrayMemoryRequirements);
 /// CUDA Pitched memory pointer  make_cudaPitchedPtr
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaPitchedPtr {
@@ -124,6 +142,8 @@ pub struct cudaPitchedPtr {
 }
 zeroed_default!(cudaPitchedPtr);
 /// CUDA extent  make_cudaExtent
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExtent {
@@ -137,6 +157,8 @@ pub struct cudaExtent {
 }
 zeroed_default!(cudaExtent);
 /// CUDA 3D position  make_cudaPos
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaPos {
@@ -149,6 +171,8 @@ pub struct cudaPos {
 }
 zeroed_default!(cudaPos);
 /// CUDA 3D memory copying parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DParms {
@@ -171,12 +195,13 @@ pub struct cudaMemcpy3DParms {
 }
 zeroed_default!(cudaMemcpy3DParms);
 /// Memcpy node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpyNodeParams {
     /// Must be zero
     pub flags: c_int,
-    /// Must be zero
     pub reserved: c_int,
     /// Context in which to run the memcpy. If NULL will try to use the
     /// current context.
@@ -186,6 +211,8 @@ pub struct cudaMemcpyNodeParams {
 }
 zeroed_default!(cudaMemcpyNodeParams);
 /// CUDA 3D cross-device memory copying parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DPeerParms {
@@ -210,6 +237,8 @@ pub struct cudaMemcpy3DPeerParms {
 }
 zeroed_default!(cudaMemcpy3DPeerParms);
 /// CUDA Memset node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemsetParams {
@@ -228,6 +257,10 @@ pub struct cudaMemsetParams {
 }
 zeroed_default!(cudaMemsetParams);
 /// CUDA Memset node parameters
+///
+/// In every CUDA 13.x release.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.1: size 40 bytes → 48 bytes; field `ctx` added: cudaExecutionContext_t ctx (offset 40).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemsetParamsV2 {
@@ -256,6 +289,8 @@ zeroed_default!(cudaMemsetParamsV2);
 /// fitted to the capabilities of the architecture. Accesses in a hit
 /// segment apply the hitProp access policy. Accesses in a miss segment
 /// apply the missProp access policy.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaAccessPolicyWindow {
@@ -276,6 +311,8 @@ pub struct cudaAccessPolicyWindow {
 }
 zeroed_default!(cudaAccessPolicyWindow);
 /// CUDA host node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaHostNodeParams {
@@ -286,6 +323,10 @@ pub struct cudaHostNodeParams {
 }
 zeroed_default!(cudaHostNodeParams);
 /// CUDA host node parameters
+///
+/// In every CUDA 13.x release.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.2: size 16 bytes → 24 bytes; field `syncMode` added: unsigned int syncMode (offset 16). CUDA 13.4: size 24 bytes → 32 bytes; field `ctx` added: cudaExecutionContext_t ctx (offset 24).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaHostNodeParamsV2 {
@@ -295,14 +336,20 @@ pub struct cudaHostNodeParamsV2 {
     pub userData: *mut c_void,
     /// The synchronization mode to use for the host task
     pub syncMode: c_uint,
+    /// CUDA Execution Context
+    pub ctx: cudaExecutionContext_t,
 }
 zeroed_default!(cudaHostNodeParamsV2);
 /// CUDA graphics interop resource
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct cudaGraphicsResource {
     _opaque: [u8; 0],
 }
 /// CUDA resource descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaResourceDesc {
@@ -387,6 +434,8 @@ pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_5 {
 }
 zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_5);
 /// CUDA resource view descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaResourceViewDesc {
@@ -406,11 +455,12 @@ pub struct cudaResourceViewDesc {
     pub firstLayer: c_uint,
     /// Last layer index
     pub lastLayer: c_uint,
-    /// Must be zero
     pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaResourceViewDesc);
 /// CUDA pointer attributes
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaPointerAttributes {
@@ -433,11 +483,56 @@ pub struct cudaPointerAttributes {
     /// unregistered memory is allocated so this field may contain invalid
     /// pointer if an invalid pointer has been passed to CUDA.
     pub hostPointer: *mut c_void,
-    /// Must be zero
-    pub reserved: [c_long; 8],
+    pub __bindgen_anon_1: cudaPointerAttributes__bindgen_ty_1,
+    pub reserved: [c_long; 7],
 }
 zeroed_default!(cudaPointerAttributes);
+impl cudaPointerAttributes {
+    /**The union member `localityDomainOrdinal` of `__bindgen_anon_1` (C: `cudaPointerAttributes.localityDomainOrdinal`).
+
+# Safety
+
+`localityDomainOrdinal` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn localityDomainOrdinal(&self) -> c_int {
+        unsafe { self.__bindgen_anon_1.localityDomainOrdinal }
+    }
+    ///Writes the union member `localityDomainOrdinal` of `__bindgen_anon_1` (C: `cudaPointerAttributes.localityDomainOrdinal`), making it the one in use.
+    #[inline]
+    pub fn set_localityDomainOrdinal(&mut self, value: c_int) {
+        self.__bindgen_anon_1.localityDomainOrdinal = value;
+    }
+    /**The union member `unused` of `__bindgen_anon_1` (C: `cudaPointerAttributes.unused`).
+
+# Safety
+
+`unused` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn unused(&self) -> c_long {
+        unsafe { self.__bindgen_anon_1.unused }
+    }
+    ///Writes the union member `unused` of `__bindgen_anon_1` (C: `cudaPointerAttributes.unused`), making it the one in use.
+    #[inline]
+    pub fn set_unused(&mut self, value: c_long) {
+        self.__bindgen_anon_1.unused = value;
+    }
+}
+/// An anonymous member type of [`cudaPointerAttributes`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaPointerAttributes__bindgen_ty_1 {
+    pub localityDomainOrdinal: c_int,
+    pub unused: c_long,
+}
+zeroed_default!(cudaPointerAttributes__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaPointerAttributes__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaPointerAttributes__bindgen_ty_1").finish_non_exhaustive()
+    }
+}
 /// CUDA function attributes
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaFuncAttributes {
@@ -471,14 +566,18 @@ pub struct cudaFuncAttributes {
     pub cacheModeCA: c_int,
     /// The maximum size in bytes of dynamic shared memory per block for
     /// this function. Any launch must have a dynamic shared memory size
-    /// smaller than this value.
+    /// smaller than this value.  This attribute is ignored if the
+    /// sharedMemoryMode function or launch attribute is set.  This
+    /// attribute cannot be used to access oversized shared memory.
+    /// Oversized shared memory can only be accessed by setting the shared
+    /// memory mode.  See cudaFuncSetAttribute
     pub maxDynamicSharedSizeBytes: c_int,
     /// On devices where the L1 cache and shared memory use the same
     /// hardware resources, this sets the shared memory carveout
     /// preference, in percent of the maximum shared memory. Refer to
     /// cudaDevAttrMaxSharedMemoryPerMultiprocessor. This is only a hint,
     /// and the driver can choose a different ratio if required to execute
-    /// the function. See cudaFuncSetAttribute
+    /// the function.  See cudaFuncSetAttribute
     pub preferredShmemCarveout: c_int,
     /// If this attribute is set, the kernel must launch with a valid
     /// cluster dimension specified.
@@ -487,12 +586,13 @@ pub struct cudaFuncAttributes {
     /// either all be 0 or all be positive. The validity of the cluster
     /// dimensions is otherwise checked at launch time.  If the value is
     /// set during compile time, it cannot be set at runtime. Setting it at
-    /// runtime should return cudaErrorNotPermitted. See
+    /// runtime should return cudaErrorNotPermitted.  See
     /// cudaFuncSetAttribute
     pub requiredClusterWidth: c_int,
     pub requiredClusterHeight: c_int,
     pub requiredClusterDepth: c_int,
-    /// The block scheduling policy of a function. See cudaFuncSetAttribute
+    /// The block scheduling policy of a function.  See
+    /// cudaFuncSetAttribute
     pub clusterSchedulingPolicyPreference: c_int,
     /// Whether the function can be launched with non-portable cluster
     /// size. 1 is allowed, 0 is disallowed. A non-portable cluster size
@@ -505,28 +605,87 @@ pub struct cudaFuncAttributes {
     /// than the target compute capability. The portable cluster size for
     /// sm_90 is 8 blocks per cluster. This value may increase for future
     /// compute capabilities.  The specific hardware unit may support
-    /// higher cluster sizes that’s not guaranteed to be portable. See
+    /// higher cluster sizes that’s not guaranteed to be portable.  See
     /// cudaFuncSetAttribute
     pub nonPortableClusterSizeAllowed: c_int,
-    pub reserved0: c_int,
-    /// Reserved for future use.
-    pub reserved: [c_int; 15],
+    /// Whether the function can be updated on device. 1 means device node
+    /// update is supported, 0 is unsupported or driver is too old to check
+    /// the value.
+    pub deviceNodeUpdateStatus: c_int,
+    /// This controls a kernel's use of non-portable or oversized shared
+    /// memory configurations.  See cudaFuncSetAttribute
+    pub sharedMemoryMode: cudaSharedMemoryMode,
+    pub reserved: [c_int; 14],
 }
 zeroed_default!(cudaFuncAttributes);
 /// Specifies a memory location.  To specify a gpu, set type =
 /// cudaMemLocationTypeDevice and set id = the gpu's device ordinal. To
 /// specify a cpu NUMA node, set type = cudaMemLocationTypeHostNuma and
 /// set id = host NUMA node id.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemLocation {
     /// Specifies the location type, which modifies the meaning of id.
     pub type_: cudaMemLocationType,
-    /// identifier for a given this location's ::CUmemLocationType.
-    pub id: c_int,
+    pub __bindgen_anon_1: cudaMemLocation__bindgen_ty_1,
 }
 zeroed_default!(cudaMemLocation);
+impl cudaMemLocation {
+    /**The union member `id` of `__bindgen_anon_1` (C: `cudaMemLocation.id`).
+
+# Safety
+
+`id` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn id(&self) -> c_int {
+        unsafe { self.__bindgen_anon_1.id }
+    }
+    ///Writes the union member `id` of `__bindgen_anon_1` (C: `cudaMemLocation.id`), making it the one in use.
+    #[inline]
+    pub fn set_id(&mut self, value: c_int) {
+        self.__bindgen_anon_1.id = value;
+    }
+    /**The union member `localized` of `__bindgen_anon_1` (C: `cudaMemLocation.localized`).
+
+# Safety
+
+`localized` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn localized(&self) -> cudaMemLocation__bindgen_ty_1__bindgen_ty_1 {
+        unsafe { self.__bindgen_anon_1.localized }
+    }
+    ///Writes the union member `localized` of `__bindgen_anon_1` (C: `cudaMemLocation.localized`), making it the one in use.
+    #[inline]
+    pub fn set_localized(&mut self, value: cudaMemLocation__bindgen_ty_1__bindgen_ty_1) {
+        self.__bindgen_anon_1.localized = value;
+    }
+}
+/// An anonymous member type of [`cudaMemLocation`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaMemLocation__bindgen_ty_1 {
+    pub id: c_int,
+    pub localized: cudaMemLocation__bindgen_ty_1__bindgen_ty_1,
+}
+zeroed_default!(cudaMemLocation__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaMemLocation__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemLocation__bindgen_ty_1").finish_non_exhaustive()
+    }
+}
+/// An anonymous member type of [`cudaMemLocation__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct cudaMemLocation__bindgen_ty_1__bindgen_ty_1 {
+    pub deviceId: c_uchar,
+    pub localityDomainId: c_uchar,
+}
+zeroed_default!(cudaMemLocation__bindgen_ty_1__bindgen_ty_1);
 /// Memory access descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemAccessDesc {
@@ -537,6 +696,8 @@ pub struct cudaMemAccessDesc {
 }
 zeroed_default!(cudaMemAccessDesc);
 /// Specifies the properties of allocations made from the pool.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemPoolProps {
@@ -558,11 +719,13 @@ pub struct cudaMemPoolProps {
     pub maxSize: usize,
     /// Bitmask indicating intended usage for the pool.
     pub usage: c_ushort,
-    /// reserved for future use, must be 0
-    pub reserved: [c_uchar; 54],
+    pub reserved: [c_uchar; 53],
+    pub reserved1: c_uchar,
 }
 zeroed_default!(cudaMemPoolProps);
 /// Opaque data for exporting a pool allocation
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemPoolPtrExportData {
@@ -570,6 +733,8 @@ pub struct cudaMemPoolPtrExportData {
 }
 zeroed_default!(cudaMemPoolPtrExportData);
 /// Memory allocation node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemAllocNodeParams {
@@ -590,6 +755,8 @@ pub struct cudaMemAllocNodeParams {
 }
 zeroed_default!(cudaMemAllocNodeParams);
 /// Memory allocation node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemAllocNodeParamsV2 {
@@ -610,6 +777,8 @@ pub struct cudaMemAllocNodeParamsV2 {
 }
 zeroed_default!(cudaMemAllocNodeParamsV2);
 /// Memory free node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemFreeNodeParams {
@@ -619,6 +788,8 @@ pub struct cudaMemFreeNodeParams {
 zeroed_default!(cudaMemFreeNodeParams);
 /// Attributes specific to copies within a batch. For more details on
 /// usage see cudaMemcpyBatchAsync.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpyAttributes {
@@ -637,6 +808,8 @@ pub struct cudaMemcpyAttributes {
 }
 zeroed_default!(cudaMemcpyAttributes);
 /// Struct representing offset into a cudaArray_t in elements
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaOffset3D {
@@ -646,6 +819,8 @@ pub struct cudaOffset3D {
 }
 zeroed_default!(cudaOffset3D);
 /// Struct representing an operand for copy with cudaMemcpy3DBatchAsync
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DOperand {
@@ -693,6 +868,8 @@ pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
 }
 zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2);
 /// `cudaMemcpy3DBatchOp`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DBatchOp {
@@ -710,6 +887,8 @@ pub struct cudaMemcpy3DBatchOp {
 }
 zeroed_default!(cudaMemcpy3DBatchOp);
 /// CUDA UUID types
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct CUuuid_st {
@@ -731,6 +910,8 @@ impl CUuuid_st {
     }
 }
 /// CUDA device properties
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDeviceProp {
@@ -941,7 +1122,6 @@ pub struct cudaDeviceProp {
     /// 1 if the device supports HostNuma location IPC between nodes in a
     /// multi-node system.
     pub hostNumaMultinodeIpcSupported: c_int,
-    /// Reserved for future use
     pub reserved: [c_int; 56],
 }
 zeroed_default!(cudaDeviceProp);
@@ -970,6 +1150,8 @@ impl cudaDeviceProp {
     }
 }
 /// CUDA IPC event handle
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaIpcEventHandle_st {
@@ -990,6 +1172,8 @@ impl cudaIpcEventHandle_st {
     }
 }
 /// CUDA IPC memory handle
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaIpcMemHandle_st {
@@ -1010,6 +1194,8 @@ impl cudaIpcMemHandle_st {
     }
 }
 /// `cudaMemFabricHandle_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemFabricHandle_st {
@@ -1030,6 +1216,8 @@ impl cudaMemFabricHandle_st {
     }
 }
 /// External memory handle descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalMemoryHandleDesc {
@@ -1045,7 +1233,6 @@ pub struct cudaExternalMemoryHandleDesc {
     pub size: c_ulonglong,
     /// Flags must either be zero or cudaExternalMemoryDedicated
     pub flags: c_uint,
-    /// Must be zero
     pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaExternalMemoryHandleDesc);
@@ -1073,6 +1260,8 @@ pub struct cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1 {
 }
 zeroed_default!(cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1);
 /// External memory buffer descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalMemoryBufferDesc {
@@ -1082,11 +1271,12 @@ pub struct cudaExternalMemoryBufferDesc {
     pub size: c_ulonglong,
     /// Flags reserved for future use. Must be zero.
     pub flags: c_uint,
-    /// Must be zero
     pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaExternalMemoryBufferDesc);
 /// External memory mipmap descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalMemoryMipmappedArrayDesc {
@@ -1102,11 +1292,12 @@ pub struct cudaExternalMemoryMipmappedArrayDesc {
     pub flags: c_uint,
     /// Total number of levels in the mipmap chain
     pub numLevels: c_uint,
-    /// Must be zero
     pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaExternalMemoryMipmappedArrayDesc);
 /// External semaphore handle descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreHandleDesc {
@@ -1120,7 +1311,6 @@ pub struct cudaExternalSemaphoreHandleDesc {
     pub handle: cudaExternalSemaphoreHandleDesc__bindgen_ty_1,
     /// Flags reserved for the future. Must be zero.
     pub flags: c_uint,
-    /// Must be zero
     pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaExternalSemaphoreHandleDesc);
@@ -1148,6 +1338,8 @@ pub struct cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1 {
 }
 zeroed_default!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1);
 /// External semaphore signal parameters, compatible with driver type
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalParams {
@@ -1212,6 +1404,8 @@ pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3 {
 }
 zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3);
 /// External semaphore wait parameters, compatible with driver type
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitParams {
@@ -1278,6 +1472,10 @@ pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3 {
 zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3);
 /// Data for SM-related resources All parameters in this structure are
 /// OUTPUT only. Do not write to any of the fields in this structure.
+///
+/// Available since CUDA 13.1.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.4: size 16 bytes → 20 bytes; field `localityDomainId` added: unsigned int localityDomainId (offset 16).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDevSmResource {
@@ -1294,9 +1492,14 @@ pub struct cudaDevSmResource {
     /// The flags set on this SM resource. For available flags see
     /// cudaDevSmResourceGroup_flags.
     pub flags: c_uint,
+    /// Locality domain that the SM must be located on. Only valid if
+    /// cudaDevSmResourceConstraintTypeLocalityDomainId is set in flags
+    pub localityDomainId: c_uint,
 }
 zeroed_default!(cudaDevSmResource);
 /// Data for workqueue configuration related resources
+///
+/// Available since CUDA 13.1.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDevWorkqueueConfigResource {
@@ -1309,14 +1512,17 @@ pub struct cudaDevWorkqueueConfigResource {
 }
 zeroed_default!(cudaDevWorkqueueConfigResource);
 /// Handle to a pre-existing workqueue related resource
+///
+/// Available since CUDA 13.1.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDevWorkqueueResource {
-    /// Reserved for future use
     pub reserved: [c_uchar; 40],
 }
 zeroed_default!(cudaDevWorkqueueResource);
 /// Input data for splitting SMs
+///
+/// Available since CUDA 13.1.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDevSmResourceGroupParams_st {
@@ -1331,8 +1537,10 @@ pub struct cudaDevSmResourceGroupParams_st {
     /// Combination of `cudaDevSmResourceGroup_flags` values to indicate
     /// this this group is created.
     pub flags: c_uint,
-    /// Reserved for future use - ensure this is is zero initialized.
-    pub reserved: [c_uint; 12],
+    /// Locality domain that the SM must be located on. Only valid if
+    /// cudaDevSmResourceGroupLocalityDomainId is set in flags
+    pub localityDomainId: c_uint,
+    pub reserved: [c_uint; 11],
 }
 zeroed_default!(cudaDevSmResourceGroupParams_st);
 /// A tagged union describing different resources identified by the
@@ -1350,6 +1558,8 @@ zeroed_default!(cudaDevSmResourceGroupParams_st);
 /// cudaDevWorkqueueConfigResource structure `wqConfig` is filled in.
 /// - If `typename` is `cudaDevResourceTypeWorkqueue`, the
 /// cudaDevWorkqueueResource structure `wq` is filled in.
+///
+/// Available since CUDA 13.1.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDevResource_st {
@@ -1434,51 +1644,71 @@ impl ::core::fmt::Debug for cudaDevResource_st__bindgen_ty_1 {
     }
 }
 /// `CUstream_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUstream_st {
     _opaque: [u8; 0],
 }
 /// `CUevent_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUevent_st {
     _opaque: [u8; 0],
 }
 /// `CUexternalMemory_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUexternalMemory_st {
     _opaque: [u8; 0],
 }
 /// `CUexternalSemaphore_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUexternalSemaphore_st {
     _opaque: [u8; 0],
 }
 /// `CUgraph_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUgraph_st {
     _opaque: [u8; 0],
 }
 /// `CUgraphNode_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUgraphNode_st {
     _opaque: [u8; 0],
 }
 /// `CUuserObject_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUuserObject_st {
     _opaque: [u8; 0],
 }
 /// `CUfunc_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUfunc_st {
     _opaque: [u8; 0],
 }
 /// `CUkern_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUkern_st {
     _opaque: [u8; 0],
 }
 /// `cudalibraryHostUniversalFunctionAndDataTable`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudalibraryHostUniversalFunctionAndDataTable {
@@ -1489,16 +1719,22 @@ pub struct cudalibraryHostUniversalFunctionAndDataTable {
 }
 zeroed_default!(cudalibraryHostUniversalFunctionAndDataTable);
 /// `CUlib_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUlib_st {
     _opaque: [u8; 0],
 }
 /// `CUmemPoolHandle_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUmemPoolHandle_st {
     _opaque: [u8; 0],
 }
 /// CUDA GPU kernel node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaKernelNodeParams {
@@ -1517,6 +1753,10 @@ pub struct cudaKernelNodeParams {
 }
 zeroed_default!(cudaKernelNodeParams);
 /// CUDA GPU kernel node parameters
+///
+/// In every CUDA 13.x release.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.1: size 56 bytes → 64 bytes; field `ctx` added: cudaExecutionContext_t ctx (offset 56). CUDA 13.2: size 64 bytes → 72 bytes; field `kern` added: cudaKernel_t kern (offset 0); field `cuFunc` added: cudaFunction_t cuFunc (offset 0); field `functionType` added: cudaKernelFunctionType functionType (offset 64).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaKernelNodeParamsV2 {
@@ -1597,6 +1837,8 @@ impl ::core::fmt::Debug for cudaKernelNodeParamsV2__bindgen_ty_1 {
     }
 }
 /// External semaphore signal node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalNodeParams {
@@ -1610,6 +1852,10 @@ pub struct cudaExternalSemaphoreSignalNodeParams {
 }
 zeroed_default!(cudaExternalSemaphoreSignalNodeParams);
 /// External semaphore signal node parameters
+///
+/// In every CUDA 13.x release.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.4: size 24 bytes → 32 bytes; field `ctx` added: cudaExecutionContext_t ctx (offset 24).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
@@ -1620,9 +1866,13 @@ pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
     /// Number of handles and parameters supplied in extSemArray and
     /// paramsArray.
     pub numExtSems: c_uint,
+    /// CUDA Execution Context
+    pub ctx: cudaExecutionContext_t,
 }
 zeroed_default!(cudaExternalSemaphoreSignalNodeParamsV2);
 /// External semaphore wait node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitNodeParams {
@@ -1636,6 +1886,10 @@ pub struct cudaExternalSemaphoreWaitNodeParams {
 }
 zeroed_default!(cudaExternalSemaphoreWaitNodeParams);
 /// External semaphore wait node parameters
+///
+/// In every CUDA 13.x release.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.4: size 24 bytes → 32 bytes; field `ctx` added: cudaExecutionContext_t ctx (offset 24).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
@@ -1646,9 +1900,15 @@ pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
     /// Number of handles and parameters supplied in extSemArray and
     /// paramsArray.
     pub numExtSems: c_uint,
+    /// CUDA Execution Context
+    pub ctx: cudaExecutionContext_t,
 }
 zeroed_default!(cudaExternalSemaphoreWaitNodeParamsV2);
 /// CUDA conditional node parameters
+///
+/// In every CUDA 13.x release.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.1: size 24 bytes → 32 bytes; field `ctx` added: cudaExecutionContext_t ctx (offset 24).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaConditionalNodeParams {
@@ -1668,7 +1928,7 @@ pub struct cudaConditionalNodeParams {
     /// empty nodes, child graphs, memsets, memcopies, and conditionals.
     /// This applies recursively to child graphs and conditional bodies.
     /// - All kernels, including kernels in nested conditionals or child
-    /// graphs at any level, must belong to the same CUDA context.
+    /// graphs at any level, must belong to the same device context.
     /// These graphs may be populated using graph node creation APIs or
     /// cudaStreamBeginCaptureToGraph. cudaGraphCondTypeIf: phGraph_out\[0\]
     /// is executed when the condition is non-zero. If `size` == 2,
@@ -1682,7 +1942,43 @@ pub struct cudaConditionalNodeParams {
     pub ctx: cudaExecutionContext_t,
 }
 zeroed_default!(cudaConditionalNodeParams);
+/// CUDA Batch Memcpy Node Parameters
+///
+/// Available since CUDA 13.5.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct cudaMemcpyBatchNodeParams {
+    /// Size of `dsts`, `srcs` and `sizes` arrays. This field
+    /// cannot be updated in an instantiated graph.
+    pub count: usize,
+    /// Array of destination pointers. This field can be updated
+    /// in an instantiated graph.
+    pub dsts: *mut *mut c_void,
+    /// Array of source pointers. This field can be updated in an
+    /// instantiated graph.
+    pub srcs: *mut *mut c_void,
+    /// Array of sizes for memcpy operations. This field can be
+    /// updated in an instantiated graph. A size of 0 disables
+    /// the individual copy operation.
+    pub sizes: *mut usize,
+    /// Array of memcpy attributes. This field cannot be updated
+    /// in an instantiated graph.
+    pub attrs: *mut cudaMemcpyAttributes,
+    /// Array of indices specifying which copies each entry in
+    /// `attrs` applies to. The array contents cannot be updated
+    /// in an instantiated graph.
+    pub attrsIdxs: *mut usize,
+    /// Size of `attrs` and `attrsIdxs` arrays. The array
+    /// contents cannot be updated in an instantiated graph.
+    pub numAttrs: usize,
+    /// Preferred CUDA Execution Context to use for the copies.
+    /// This field cannot be updated in an instantiated graph.
+    pub ctx: cudaExecutionContext_t,
+}
+zeroed_default!(cudaMemcpyBatchNodeParams);
 /// Child graph node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaChildGraphNodeParams {
@@ -1697,14 +1993,22 @@ pub struct cudaChildGraphNodeParams {
 }
 zeroed_default!(cudaChildGraphNodeParams);
 /// Event record node parameters
+///
+/// In every CUDA 13.x release.
+///
+/// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.4: size 8 bytes → 16 bytes; field `ctx` added: cudaExecutionContext_t ctx (offset 8).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaEventRecordNodeParams {
     /// The event to record when the node executes
     pub event: cudaEvent_t,
+    /// CUDA Execution Context
+    pub ctx: cudaExecutionContext_t,
 }
 zeroed_default!(cudaEventRecordNodeParams);
 /// Event wait node parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaEventWaitNodeParams {
@@ -1713,15 +2017,15 @@ pub struct cudaEventWaitNodeParams {
 }
 zeroed_default!(cudaEventWaitNodeParams);
 /// Graph node parameters. See cudaGraphAddNode.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphNodeParams {
     /// Type of the node
     pub type_: cudaGraphNodeType,
-    /// Reserved. Must be zero.
     pub reserved0: [c_int; 3],
     pub __bindgen_anon_1: cudaGraphNodeParams__bindgen_ty_1,
-    /// Reserved bytes. Must be zero.
     pub reserved2: c_longlong,
 }
 zeroed_default!(cudaGraphNodeParams);
@@ -1908,6 +2212,20 @@ impl cudaGraphNodeParams {
     pub fn set_conditional(&mut self, value: cudaConditionalNodeParams) {
         self.__bindgen_anon_1.conditional = value;
     }
+    /**The union member `memcpyBatch` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.memcpyBatch`).
+
+# Safety
+
+`memcpyBatch` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn memcpyBatch(&self) -> cudaMemcpyBatchNodeParams {
+        unsafe { self.__bindgen_anon_1.memcpyBatch }
+    }
+    ///Writes the union member `memcpyBatch` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.memcpyBatch`), making it the one in use.
+    #[inline]
+    pub fn set_memcpyBatch(&mut self, value: cudaMemcpyBatchNodeParams) {
+        self.__bindgen_anon_1.memcpyBatch = value;
+    }
 }
 /// An anonymous member type of [`cudaGraphNodeParams`].
 #[repr(C)]
@@ -1926,6 +2244,7 @@ pub union cudaGraphNodeParams__bindgen_ty_1 {
     pub alloc: cudaMemAllocNodeParamsV2,
     pub free: cudaMemFreeNodeParams,
     pub conditional: cudaConditionalNodeParams,
+    pub memcpyBatch: cudaMemcpyBatchNodeParams,
 }
 zeroed_default!(cudaGraphNodeParams__bindgen_ty_1);
 impl ::core::fmt::Debug for cudaGraphNodeParams__bindgen_ty_1 {
@@ -1937,6 +2256,8 @@ impl ::core::fmt::Debug for cudaGraphNodeParams__bindgen_ty_1 {
 /// implicitly have annotations and default to a zero-initialized value
 /// if not specified. A zero-initialized struct indicates a standard
 /// full serialization of two nodes with memory visibility.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphEdgeData_st {
@@ -1961,17 +2282,19 @@ pub struct cudaGraphEdgeData_st {
     /// (It is typed as char due to compiler-specific layout of bitfields.)
     /// See cudaGraphDependencyType.
     pub type_: c_uchar,
-    /// These bytes are unused and must be zeroed. This ensures
-    /// compatibility if additional fields are added in the future.
     pub reserved: [c_uchar; 5],
 }
 zeroed_default!(cudaGraphEdgeData_st);
 /// `CUgraphExec_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUgraphExec_st {
     _opaque: [u8; 0],
 }
 /// Graph instantiation parameters
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphInstantiateParams_st {
@@ -1986,6 +2309,8 @@ pub struct cudaGraphInstantiateParams_st {
 }
 zeroed_default!(cudaGraphInstantiateParams_st);
 /// Result information returned by cudaGraphExecUpdate
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphExecUpdateResultInfo_st {
@@ -2001,12 +2326,16 @@ pub struct cudaGraphExecUpdateResultInfo_st {
 }
 zeroed_default!(cudaGraphExecUpdateResultInfo_st);
 /// `CUgraphDeviceUpdatableNode_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUgraphDeviceUpdatableNode_st {
     _opaque: [u8; 0],
 }
 /// Struct to specify a single node update to pass as part of a larger
 /// array to ::cudaGraphKernelNodeUpdatesApply
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphKernelNodeUpdate {
@@ -2049,6 +2378,8 @@ zeroed_default!(cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1);
 /// specific stream / graph node / kernel launch. See
 /// cudaLaunchAttributeMemSyncDomainMap.  Domain ID range is available
 /// through cudaDevAttrMemSyncDomainCount.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchMemSyncDomainMap_st {
@@ -2059,6 +2390,8 @@ pub struct cudaLaunchMemSyncDomainMap_st {
 }
 zeroed_default!(cudaLaunchMemSyncDomainMap_st);
 /// Launch attributes union; used as value field of cudaLaunchAttribute
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union cudaLaunchAttributeValue {
@@ -2089,10 +2422,9 @@ pub union cudaLaunchAttributeValue {
     /// Value of launch attribute cudaLaunchAttributeProgrammaticEvent with
     /// the following fields: - `cudaEvent_t` event - Event to fire when
     /// all blocks trigger it.    - `int` flags; - Event record flags, see
-    /// ::cudaEventRecordWithFlags. Does not accept
-    /// cudaEventRecordExternal.    - `int` triggerAtBlockStart - If this
-    /// is set to non-0, each block launch will automatically trigger the
-    /// event.
+    /// cudaEventRecordWithFlags. Does not accept cudaEventRecordExternal.
+    /// - `int` triggerAtBlockStart - If this is set to non-0, each block
+    /// launch will automatically trigger the event.
     pub programmaticEvent: cudaLaunchAttributeValue__bindgen_ty_2,
     /// Value of launch attribute cudaLaunchAttributePriority. Execution
     /// priority of the kernel.
@@ -2109,17 +2441,17 @@ pub union cudaLaunchAttributeValue {
     /// with the following fields: - `x` - The X dimension of the preferred
     /// cluster, in blocks. Must be a divisor of the grid X dimension, and
     /// must be a multiple of the `x` field of
-    /// ::cudaLaunchAttributeValue::clusterDim.    - `y` - The Y dimension
-    /// of the preferred cluster, in blocks. Must be a divisor of the grid
-    /// Y dimension, and must be a multiple of the `y` field of
-    /// ::cudaLaunchAttributeValue::clusterDim.    - `z` - The Z dimension
-    /// of the preferred cluster, in blocks. Must be equal to the `z` field
-    /// of ::cudaLaunchAttributeValue::clusterDim.
+    /// cudaLaunchAttributeValue::clusterDim.    - `y` - The Y dimension of
+    /// the preferred cluster, in blocks. Must be a divisor of the grid Y
+    /// dimension, and must be a multiple of the `y` field of
+    /// cudaLaunchAttributeValue::clusterDim.    - `z` - The Z dimension of
+    /// the preferred cluster, in blocks. Must be equal to the `z` field of
+    /// cudaLaunchAttributeValue::clusterDim.
     pub preferredClusterDim: cudaLaunchAttributeValue__bindgen_ty_3,
     /// Value of launch attribute cudaLaunchAttributeLaunchCompletionEvent
     /// with the following fields: - `cudaEvent_t` event - Event to fire
     /// when the last block launches.    - `int` flags - Event record
-    /// flags, see ::cudaEventRecordWithFlags. Does not accept
+    /// flags, see cudaEventRecordWithFlags. Does not accept
     /// cudaEventRecordExternal.
     pub launchCompletionEvent: cudaLaunchAttributeValue__bindgen_ty_4,
     /// Value of launch attribute
@@ -2205,6 +2537,8 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_5 {
 }
 zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_5);
 /// Launch attribute
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchAttribute_st {
@@ -2229,6 +2563,8 @@ impl cudaLaunchAttribute_st {
     }
 }
 /// CUDA extensible launch configuration
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchConfig_st {
@@ -2247,11 +2583,15 @@ pub struct cudaLaunchConfig_st {
 }
 zeroed_default!(cudaLaunchConfig_st);
 /// `cudaAsyncCallbackEntry`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct cudaAsyncCallbackEntry {
     _opaque: [u8; 0],
 }
 /// Information describing an async notification event
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaAsyncNotificationInfo {
@@ -2282,11 +2622,15 @@ pub struct cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1 {
 }
 zeroed_default!(cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1);
 /// `CUlogsCallbackEntry_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUlogsCallbackEntry_st {
     _opaque: [u8; 0],
 }
 /// CUDA texture descriptor
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaTextureDesc {
@@ -2318,8 +2662,23 @@ pub struct cudaTextureDesc {
     pub seamlessCubemap: c_int,
 }
 zeroed_default!(cudaTextureDesc);
+/// Struct of user callback data that is invoked when node parameter
+/// mismatches are detected while recapturing to an existing graph
+///
+/// Available since CUDA 13.3.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct cudaGraphRecaptureCallbackData {
+    /// Callback function that will be invoked
+    pub callbackFunc: cudaGraphRecaptureCallback_t,
+    /// Generic pointer that is passed to the callback function
+    pub userData: *mut c_void,
+}
+zeroed_default!(cudaGraphRecaptureCallbackData);
 /// CUDA EGL Plane Descriptor - structure defining each plane of a CUDA
 /// EGLFrame
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaEglPlaneDesc_st {
@@ -2335,7 +2694,6 @@ pub struct cudaEglPlaneDesc_st {
     pub numChannels: c_uint,
     /// Channel Format Descriptor
     pub channelDesc: cudaChannelFormatDesc,
-    /// Reserved for future use
     pub reserved: [c_uint; 4],
 }
 zeroed_default!(cudaEglPlaneDesc_st);
@@ -2347,6 +2705,8 @@ zeroed_default!(cudaEglPlaneDesc_st);
 /// unsignedintheight; unsignedintdepth; unsignedintpitch;
 /// unsignedintnumChannels; structcudaChannelFormatDescchannelDesc;
 /// unsignedintreserved\[4\]; cudaEglPlaneDesc;
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaEglFrame_st {
@@ -2377,6 +2737,8 @@ impl ::core::fmt::Debug for cudaEglFrame_st__bindgen_ty_1 {
     }
 }
 /// `CUeglStreamConnection_st`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct CUeglStreamConnection_st {
     _opaque: [u8; 0],
@@ -2395,6 +2757,12 @@ pub type cudaResourceDesc_res_linear = cudaResourceDesc__bindgen_ty_1__bindgen_t
 pub type cudaResourceDesc_res_pitch2D = cudaResourceDesc__bindgen_ty_1__bindgen_ty_4;
 ///A readable name for [`cudaResourceDesc__bindgen_ty_1__bindgen_ty_5`]: the type of `cudaResourceDesc__bindgen_ty_1.reserved`.
 pub type cudaResourceDesc_res_reserved = cudaResourceDesc__bindgen_ty_1__bindgen_ty_5;
+///A readable name for [`cudaPointerAttributes__bindgen_ty_1`]: the type of `cudaPointerAttributes.__bindgen_anon_1`.
+pub type cudaPointerAttributes_anon1 = cudaPointerAttributes__bindgen_ty_1;
+///A readable name for [`cudaMemLocation__bindgen_ty_1`]: the type of `cudaMemLocation.__bindgen_anon_1`.
+pub type cudaMemLocation_anon1 = cudaMemLocation__bindgen_ty_1;
+///A readable name for [`cudaMemLocation__bindgen_ty_1__bindgen_ty_1`]: the type of `cudaMemLocation__bindgen_ty_1.localized`.
+pub type cudaMemLocation_anon1_localized = cudaMemLocation__bindgen_ty_1__bindgen_ty_1;
 ///A readable name for [`cudaMemcpy3DOperand__bindgen_ty_1`]: the type of `cudaMemcpy3DOperand.op`.
 pub type cudaMemcpy3DOperand_op = cudaMemcpy3DOperand__bindgen_ty_1;
 ///A readable name for [`cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1`]: the type of `cudaMemcpy3DOperand__bindgen_ty_1.ptr`.
@@ -2452,28 +2820,52 @@ pub type cudaAsyncNotificationInfo_info_overBudget = cudaAsyncNotificationInfo__
 ///A readable name for [`cudaEglFrame_st__bindgen_ty_1`]: the type of `cudaEglFrame_st.frame`.
 pub type cudaEglFrame_st_frame = cudaEglFrame_st__bindgen_ty_1;
 /// The C typedef `GLenum`.
+///
+/// In every CUDA 13.x release.
 pub type GLenum = c_uint;
 /// The C typedef `GLuint`.
+///
+/// In every CUDA 13.x release.
 pub type GLuint = c_uint;
 /// The C typedef `EGLint`.
+///
+/// In every CUDA 13.x release.
 pub type EGLint = c_int;
 /// The C typedef `EGLImageKHR`.
+///
+/// In every CUDA 13.x release.
 pub type EGLImageKHR = *mut c_void;
 /// The C typedef `EGLStreamKHR`.
+///
+/// In every CUDA 13.x release.
 pub type EGLStreamKHR = *mut c_void;
 /// The C typedef `EGLSyncKHR`.
+///
+/// In every CUDA 13.x release.
 pub type EGLSyncKHR = *mut c_void;
 /// The C typedef `VdpDevice`.
+///
+/// In every CUDA 13.x release.
 pub type VdpDevice = u32;
 /// The C typedef `VdpVideoSurface`.
+///
+/// In every CUDA 13.x release.
 pub type VdpVideoSurface = u32;
 /// The C typedef `VdpOutputSurface`.
+///
+/// In every CUDA 13.x release.
 pub type VdpOutputSurface = u32;
 /// The C typedef `VdpFuncId`.
+///
+/// In every CUDA 13.x release.
 pub type VdpFuncId = u32;
 /// The C typedef `VdpStatus`.
+///
+/// In every CUDA 13.x release.
 pub type VdpStatus = c_uint;
 /// The C typedef `VdpGetProcAddress`.
+///
+/// In every CUDA 13.x release.
 pub type VdpGetProcAddress = Option<
     unsafe extern "C" fn(
         device: VdpDevice,
@@ -2483,12 +2875,16 @@ pub type VdpGetProcAddress = Option<
 >;
 /// An opaque descriptor handle. The descriptor encapsulates multiple created and configured resources. Created via ::cudaDeviceResourceGenerateDesc
 ///
+/// Available since CUDA 13.1.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaDevResourceDesc_t(pub *mut CUdevResourceDesc_st);
 c_handle!(cudaDevResourceDesc_t, * mut CUdevResourceDesc_st);
 /// An opaque handle to a CUDA execution context. It represents an execution context created via CUDA Runtime APIs such as cudaGreenCtxCreate.
+///
+/// Available since CUDA 13.1.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2497,12 +2893,16 @@ pub struct cudaExecutionContext_t(pub *mut cudaExecutionContext_st);
 c_handle!(cudaExecutionContext_t, * mut cudaExecutionContext_st);
 /// CUDA array
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaArray_t(pub *mut cudaArray);
 c_handle!(cudaArray_t, * mut cudaArray);
 /// The C typedef `cudaArray_const_t`.
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2511,6 +2911,8 @@ pub struct cudaArray_const_t(pub *const cudaArray);
 c_handle!(cudaArray_const_t, * const cudaArray);
 /// CUDA mipmapped array
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -2518,24 +2920,40 @@ pub struct cudaMipmappedArray_t(pub *mut cudaMipmappedArray);
 c_handle!(cudaMipmappedArray_t, * mut cudaMipmappedArray);
 /// The C typedef `cudaMipmappedArray_const_t`.
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaMipmappedArray_const_t(pub *const cudaMipmappedArray);
 c_handle!(cudaMipmappedArray_const_t, * const cudaMipmappedArray);
 /// The C typedef `cudaHostFn_t`.
+///
+/// In every CUDA 13.x release.
 pub type cudaHostFn_t = Option<unsafe extern "C" fn(userData: *mut c_void)>;
 /// The C typedef `CUuuid`.
+///
+/// In every CUDA 13.x release.
 pub type CUuuid = CUuuid_st;
 /// The C typedef `cudaUUID_t`.
+///
+/// In every CUDA 13.x release.
 pub type cudaUUID_t = CUuuid_st;
 /// CUDA IPC event handle
+///
+/// In every CUDA 13.x release.
 pub type cudaIpcEventHandle_t = cudaIpcEventHandle_st;
 /// CUDA IPC memory handle
+///
+/// In every CUDA 13.x release.
 pub type cudaIpcMemHandle_t = cudaIpcMemHandle_st;
 /// The C typedef `cudaMemFabricHandle_t`.
+///
+/// In every CUDA 13.x release.
 pub type cudaMemFabricHandle_t = cudaMemFabricHandle_st;
 /// Input data for splitting SMs
+///
+/// Available since CUDA 13.1.
 pub type cudaDevSmResourceGroupParams = cudaDevSmResourceGroupParams_st;
 /// A tagged union describing different resources identified by the
 /// type field. This structure should not be directly modified outside
@@ -2552,8 +2970,12 @@ pub type cudaDevSmResourceGroupParams = cudaDevSmResourceGroupParams_st;
 /// cudaDevWorkqueueConfigResource structure `wqConfig` is filled in.
 /// - If `typename` is `cudaDevResourceTypeWorkqueue`, the
 /// cudaDevWorkqueueResource structure `wq` is filled in.
+///
+/// Available since CUDA 13.1.
 pub type cudaDevResource = cudaDevResource_st;
 /// CUDA stream
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2562,12 +2984,16 @@ pub struct cudaStream_t(pub *mut CUstream_st);
 c_handle!(cudaStream_t, * mut CUstream_st);
 /// CUDA event types
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaEvent_t(pub *mut CUevent_st);
 c_handle!(cudaEvent_t, * mut CUevent_st);
 /// CUDA graphics resource types
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2576,12 +3002,16 @@ pub struct cudaGraphicsResource_t(pub *mut cudaGraphicsResource);
 c_handle!(cudaGraphicsResource_t, * mut cudaGraphicsResource);
 /// CUDA external memory
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaExternalMemory_t(pub *mut CUexternalMemory_st);
 c_handle!(cudaExternalMemory_t, * mut CUexternalMemory_st);
 /// CUDA external semaphore
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2590,12 +3020,16 @@ pub struct cudaExternalSemaphore_t(pub *mut CUexternalSemaphore_st);
 c_handle!(cudaExternalSemaphore_t, * mut CUexternalSemaphore_st);
 /// CUDA graph
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaGraph_t(pub *mut CUgraph_st);
 c_handle!(cudaGraph_t, * mut CUgraph_st);
 /// CUDA graph node.
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2604,14 +3038,20 @@ pub struct cudaGraphNode_t(pub *mut CUgraphNode_st);
 c_handle!(cudaGraphNode_t, * mut CUgraphNode_st);
 /// CUDA user object for graphs
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaUserObject_t(pub *mut CUuserObject_st);
 c_handle!(cudaUserObject_t, * mut CUuserObject_st);
 /// CUDA handle for conditional graph nodes
+///
+/// In every CUDA 13.x release.
 pub type cudaGraphConditionalHandle = c_ulonglong;
 /// CUDA function
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2620,6 +3060,8 @@ pub struct cudaFunction_t(pub *mut CUfunc_st);
 c_handle!(cudaFunction_t, * mut CUfunc_st);
 /// CUDA kernel
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -2627,12 +3069,16 @@ pub struct cudaKernel_t(pub *mut CUkern_st);
 c_handle!(cudaKernel_t, * mut CUkern_st);
 /// CUDA library
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaLibrary_t(pub *mut CUlib_st);
 c_handle!(cudaLibrary_t, * mut CUlib_st);
 /// CUDA memory pool
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2643,8 +3089,12 @@ c_handle!(cudaMemPool_t, * mut CUmemPoolHandle_st);
 /// implicitly have annotations and default to a zero-initialized value
 /// if not specified. A zero-initialized struct indicates a standard
 /// full serialization of two nodes with memory visibility.
+///
+/// In every CUDA 13.x release.
 pub type cudaGraphEdgeData = cudaGraphEdgeData_st;
 /// The C typedef `cudaGraphExec_t`.
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2652,10 +3102,16 @@ pub type cudaGraphEdgeData = cudaGraphEdgeData_st;
 pub struct cudaGraphExec_t(pub *mut CUgraphExec_st);
 c_handle!(cudaGraphExec_t, * mut CUgraphExec_st);
 /// Graph instantiation parameters
+///
+/// In every CUDA 13.x release.
 pub type cudaGraphInstantiateParams = cudaGraphInstantiateParams_st;
 /// Result information returned by cudaGraphExecUpdate
+///
+/// In every CUDA 13.x release.
 pub type cudaGraphExecUpdateResultInfo = cudaGraphExecUpdateResultInfo_st;
 /// CUDA device node handle for device-side node update
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2669,12 +3125,20 @@ c_handle!(cudaGraphDeviceNode_t, * mut CUgraphDeviceUpdatableNode_st);
 /// specific stream / graph node / kernel launch. See
 /// cudaLaunchAttributeMemSyncDomainMap.  Domain ID range is available
 /// through cudaDevAttrMemSyncDomainCount.
+///
+/// In every CUDA 13.x release.
 pub type cudaLaunchMemSyncDomainMap = cudaLaunchMemSyncDomainMap_st;
 /// Launch attribute
+///
+/// In every CUDA 13.x release.
 pub type cudaLaunchAttribute = cudaLaunchAttribute_st;
 /// CUDA extensible launch configuration
+///
+/// In every CUDA 13.x release.
 pub type cudaLaunchConfig_t = cudaLaunchConfig_st;
 /// CUDA async callback handle
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2682,8 +3146,12 @@ pub type cudaLaunchConfig_t = cudaLaunchConfig_st;
 pub struct cudaAsyncCallbackHandle_t(pub *mut cudaAsyncCallbackEntry);
 c_handle!(cudaAsyncCallbackHandle_t, * mut cudaAsyncCallbackEntry);
 /// Information describing an async notification event
+///
+/// In every CUDA 13.x release.
 pub type cudaAsyncNotificationInfo_t = cudaAsyncNotificationInfo;
 /// The C typedef `cudaAsyncCallback`.
+///
+/// In every CUDA 13.x release.
 pub type cudaAsyncCallback = Option<
     unsafe extern "C" fn(
         arg1: *mut cudaAsyncNotificationInfo_t,
@@ -2693,18 +3161,28 @@ pub type cudaAsyncCallback = Option<
 >;
 /// The C typedef `cudaLogsCallbackHandle`.
 ///
+/// In every CUDA 13.x release.
+///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaLogsCallbackHandle(pub *mut CUlogsCallbackEntry_st);
 c_handle!(cudaLogsCallbackHandle, * mut CUlogsCallbackEntry_st);
 /// The C typedef `cudaLogIterator`.
+///
+/// In every CUDA 13.x release.
 pub type cudaLogIterator = c_uint;
 /// An opaque value that represents a CUDA Surface object
+///
+/// In every CUDA 13.x release.
 pub type cudaSurfaceObject_t = c_ulonglong;
 /// An opaque value that represents a CUDA texture object
+///
+/// In every CUDA 13.x release.
 pub type cudaTextureObject_t = c_ulonglong;
 /// The C typedef `cudaStreamCallback_t`.
+///
+/// In every CUDA 13.x release.
 pub type cudaStreamCallback_t = Option<
     unsafe extern "C" fn(
         stream: cudaStream_t,
@@ -2712,7 +3190,21 @@ pub type cudaStreamCallback_t = Option<
         userData: *mut c_void,
     ),
 >;
+/// The C typedef `cudaGraphRecaptureCallback_t`.
+///
+/// Available since CUDA 13.3.
+pub type cudaGraphRecaptureCallback_t = Option<
+    unsafe extern "C" fn(
+        data: *mut c_void,
+        node: cudaGraphNode_t,
+        originalParams: *const cudaGraphNodeParams,
+        recaptureParams: *const cudaGraphNodeParams,
+        status: cudaGraphRecaptureStatus,
+    ) -> cudaError_t,
+>;
 /// The C typedef `cudaLogsCallback_t`.
+///
+/// In every CUDA 13.x release.
 pub type cudaLogsCallback_t = Option<
     unsafe extern "C" fn(
         data: *mut c_void,
@@ -2723,6 +3215,8 @@ pub type cudaLogsCallback_t = Option<
 >;
 /// CUDA EGL Plane Descriptor - structure defining each plane of a CUDA
 /// EGLFrame
+///
+/// In every CUDA 13.x release.
 pub type cudaEglPlaneDesc = cudaEglPlaneDesc_st;
 /// CUDA EGLFrame Descriptor - structure defining one frame of EGL.
 /// Each frame may contain one or more planes depending on whether the
@@ -2732,8 +3226,12 @@ pub type cudaEglPlaneDesc = cudaEglPlaneDesc_st;
 /// unsignedintheight; unsignedintdepth; unsignedintpitch;
 /// unsignedintnumChannels; structcudaChannelFormatDescchannelDesc;
 /// unsignedintreserved\[4\]; cudaEglPlaneDesc;
+///
+/// In every CUDA 13.x release.
 pub type cudaEglFrame = cudaEglFrame_st;
 /// CUDA EGLSream Connection
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]

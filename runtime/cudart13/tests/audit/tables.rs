@@ -2,21 +2,21 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
-//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-bindings-13.4.4/runtime.txt (bindings-text, CUDA 13.4)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_egl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_gl_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_profiler_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_runtime_api.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/cuda_vdpau_interop.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_functions.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/driver_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/library_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/surface_types.h (doxygen-header, CUDA 13.5)
+//   docs-src/nvidia-cuda-headers-13.5/texture_types.h (doxygen-header, CUDA 13.5)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+// ABI source: headers of nvidia-cuda-runtime 13.5.37, nvidia-cuda-crt 13.5.37, nvidia-cuda-profiler-api 13.5.25 via bindgen 0.72.1, libclang 18.1.1
 
 //! What the audit test compares, for this crate's release.
 #![allow(dead_code)]
@@ -136,6 +136,7 @@ pub static LAYOUT: &[(&str, i128)] = &[
     offset!(cudaHostNodeParamsV2, fn_),
     offset!(cudaHostNodeParamsV2, userData),
     offset!(cudaHostNodeParamsV2, syncMode),
+    offset!(cudaHostNodeParamsV2, ctx),
     size!(cudaResourceDesc),
     align!(cudaResourceDesc),
     offset!(cudaResourceDesc, resType),
@@ -186,7 +187,10 @@ pub static LAYOUT: &[(&str, i128)] = &[
     offset!(cudaPointerAttributes, device),
     offset!(cudaPointerAttributes, devicePointer),
     offset!(cudaPointerAttributes, hostPointer),
+    offset!(cudaPointerAttributes, __bindgen_anon_1),
     offset!(cudaPointerAttributes, reserved),
+    offset!(cudaPointerAttributes__bindgen_ty_1, localityDomainOrdinal),
+    offset!(cudaPointerAttributes__bindgen_ty_1, unused),
     size!(cudaFuncAttributes),
     align!(cudaFuncAttributes),
     offset!(cudaFuncAttributes, sharedSizeBytes),
@@ -205,12 +209,19 @@ pub static LAYOUT: &[(&str, i128)] = &[
     offset!(cudaFuncAttributes, requiredClusterDepth),
     offset!(cudaFuncAttributes, clusterSchedulingPolicyPreference),
     offset!(cudaFuncAttributes, nonPortableClusterSizeAllowed),
-    offset!(cudaFuncAttributes, reserved0),
+    offset!(cudaFuncAttributes, deviceNodeUpdateStatus),
+    offset!(cudaFuncAttributes, sharedMemoryMode),
     offset!(cudaFuncAttributes, reserved),
     size!(cudaMemLocation),
     align!(cudaMemLocation),
     offset!(cudaMemLocation, type_),
-    offset!(cudaMemLocation, id),
+    offset!(cudaMemLocation, __bindgen_anon_1),
+    offset!(cudaMemLocation__bindgen_ty_1, id),
+    offset!(cudaMemLocation__bindgen_ty_1, localized),
+    size!(cudaMemLocation__bindgen_ty_1__bindgen_ty_1),
+    align!(cudaMemLocation__bindgen_ty_1__bindgen_ty_1),
+    offset!(cudaMemLocation__bindgen_ty_1__bindgen_ty_1, deviceId),
+    offset!(cudaMemLocation__bindgen_ty_1__bindgen_ty_1, localityDomainId),
     size!(cudaMemAccessDesc),
     align!(cudaMemAccessDesc),
     offset!(cudaMemAccessDesc, location),
@@ -224,6 +235,7 @@ pub static LAYOUT: &[(&str, i128)] = &[
     offset!(cudaMemPoolProps, maxSize),
     offset!(cudaMemPoolProps, usage),
     offset!(cudaMemPoolProps, reserved),
+    offset!(cudaMemPoolProps, reserved1),
     size!(cudaMemPoolPtrExportData),
     align!(cudaMemPoolPtrExportData),
     offset!(cudaMemPoolPtrExportData, reserved),
@@ -481,6 +493,7 @@ pub static LAYOUT: &[(&str, i128)] = &[
     offset!(cudaDevSmResource, minSmPartitionSize),
     offset!(cudaDevSmResource, smCoscheduledAlignment),
     offset!(cudaDevSmResource, flags),
+    offset!(cudaDevSmResource, localityDomainId),
     size!(cudaDevWorkqueueConfigResource),
     align!(cudaDevWorkqueueConfigResource),
     offset!(cudaDevWorkqueueConfigResource, device),
@@ -495,6 +508,7 @@ pub static LAYOUT: &[(&str, i128)] = &[
     offset!(cudaDevSmResourceGroupParams_st, coscheduledSmCount),
     offset!(cudaDevSmResourceGroupParams_st, preferredCoscheduledSmCount),
     offset!(cudaDevSmResourceGroupParams_st, flags),
+    offset!(cudaDevSmResourceGroupParams_st, localityDomainId),
     offset!(cudaDevSmResourceGroupParams_st, reserved),
     size!(cudaDevResource_st),
     align!(cudaDevResource_st),
@@ -543,6 +557,7 @@ pub static LAYOUT: &[(&str, i128)] = &[
     offset!(cudaExternalSemaphoreSignalNodeParamsV2, extSemArray),
     offset!(cudaExternalSemaphoreSignalNodeParamsV2, paramsArray),
     offset!(cudaExternalSemaphoreSignalNodeParamsV2, numExtSems),
+    offset!(cudaExternalSemaphoreSignalNodeParamsV2, ctx),
     size!(cudaExternalSemaphoreWaitNodeParams),
     align!(cudaExternalSemaphoreWaitNodeParams),
     offset!(cudaExternalSemaphoreWaitNodeParams, extSemArray),
@@ -553,6 +568,7 @@ pub static LAYOUT: &[(&str, i128)] = &[
     offset!(cudaExternalSemaphoreWaitNodeParamsV2, extSemArray),
     offset!(cudaExternalSemaphoreWaitNodeParamsV2, paramsArray),
     offset!(cudaExternalSemaphoreWaitNodeParamsV2, numExtSems),
+    offset!(cudaExternalSemaphoreWaitNodeParamsV2, ctx),
     size!(cudaConditionalNodeParams),
     align!(cudaConditionalNodeParams),
     offset!(cudaConditionalNodeParams, handle),
@@ -560,6 +576,16 @@ pub static LAYOUT: &[(&str, i128)] = &[
     offset!(cudaConditionalNodeParams, size),
     offset!(cudaConditionalNodeParams, phGraph_out),
     offset!(cudaConditionalNodeParams, ctx),
+    size!(cudaMemcpyBatchNodeParams),
+    align!(cudaMemcpyBatchNodeParams),
+    offset!(cudaMemcpyBatchNodeParams, count),
+    offset!(cudaMemcpyBatchNodeParams, dsts),
+    offset!(cudaMemcpyBatchNodeParams, srcs),
+    offset!(cudaMemcpyBatchNodeParams, sizes),
+    offset!(cudaMemcpyBatchNodeParams, attrs),
+    offset!(cudaMemcpyBatchNodeParams, attrsIdxs),
+    offset!(cudaMemcpyBatchNodeParams, numAttrs),
+    offset!(cudaMemcpyBatchNodeParams, ctx),
     size!(cudaChildGraphNodeParams),
     align!(cudaChildGraphNodeParams),
     offset!(cudaChildGraphNodeParams, graph),
@@ -567,6 +593,7 @@ pub static LAYOUT: &[(&str, i128)] = &[
     size!(cudaEventRecordNodeParams),
     align!(cudaEventRecordNodeParams),
     offset!(cudaEventRecordNodeParams, event),
+    offset!(cudaEventRecordNodeParams, ctx),
     size!(cudaEventWaitNodeParams),
     align!(cudaEventWaitNodeParams),
     offset!(cudaEventWaitNodeParams, event),
@@ -589,6 +616,7 @@ pub static LAYOUT: &[(&str, i128)] = &[
     offset!(cudaGraphNodeParams__bindgen_ty_1, alloc),
     offset!(cudaGraphNodeParams__bindgen_ty_1, free),
     offset!(cudaGraphNodeParams__bindgen_ty_1, conditional),
+    offset!(cudaGraphNodeParams__bindgen_ty_1, memcpyBatch),
     size!(cudaGraphEdgeData_st),
     align!(cudaGraphEdgeData_st),
     offset!(cudaGraphEdgeData_st, from_port),
@@ -706,6 +734,10 @@ pub static LAYOUT: &[(&str, i128)] = &[
     offset!(cudaTextureDesc, maxMipmapLevelClamp),
     offset!(cudaTextureDesc, disableTrilinearOptimization),
     offset!(cudaTextureDesc, seamlessCubemap),
+    size!(cudaGraphRecaptureCallbackData),
+    align!(cudaGraphRecaptureCallbackData),
+    offset!(cudaGraphRecaptureCallbackData, callbackFunc),
+    offset!(cudaGraphRecaptureCallbackData, userData),
     size!(cudaEglPlaneDesc_st),
     align!(cudaEglPlaneDesc_st),
     offset!(cudaEglPlaneDesc_st, width),
@@ -823,6 +855,10 @@ pub static LAYOUT: &[(&str, i128)] = &[
         cudaError_t, cudaErrorUnsupportedDevSideSync, ERROR_UNSUPPORTED_DEV_SIDE_SYNC
     ),
     value!(cudaError_t, cudaErrorContained, ERROR_CONTAINED),
+    value!(
+        cudaError_t, cudaErrorInsufficientLoaderVersion,
+        ERROR_INSUFFICIENT_LOADER_VERSION
+    ),
     value!(cudaError_t, cudaErrorInvalidSource, ERROR_INVALID_SOURCE),
     value!(cudaError_t, cudaErrorFileNotFound, ERROR_FILE_NOT_FOUND),
     value!(
@@ -917,6 +953,8 @@ pub static LAYOUT: &[(&str, i128)] = &[
         ERROR_INVALID_RESOURCE_CONFIGURATION
     ),
     value!(cudaError_t, cudaErrorStreamDetached, ERROR_STREAM_DETACHED),
+    value!(cudaError_t, cudaErrorGraphRecaptureFailure, ERROR_GRAPH_RECAPTURE_FAILURE),
+    value!(cudaError_t, cudaErrorFabricNotReady, ERROR_FABRIC_NOT_READY),
     value!(cudaError_t, cudaErrorUnknown, ERROR_UNKNOWN),
     value!(cudaError_t, cudaErrorApiFailureBase, ERROR_API_FAILURE_BASE),
     value!(cudaChannelFormatKind, cudaChannelFormatKindSigned, SIGNED),
@@ -1032,6 +1070,62 @@ pub static LAYOUT: &[(&str, i128)] = &[
         cudaChannelFormatKind, cudaChannelFormatKindUnsignedNormalized1010102,
         UNSIGNED_NORMALIZED1010102
     ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsigned8Packed422,
+        UNSIGNED8_PACKED422
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsigned8Packed444,
+        UNSIGNED8_PACKED444
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsigned8SemiPlanar420,
+        UNSIGNED8_SEMI_PLANAR420
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsigned16SemiPlanar420,
+        UNSIGNED16_SEMI_PLANAR420
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsigned8SemiPlanar422,
+        UNSIGNED8_SEMI_PLANAR422
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsigned16SemiPlanar422,
+        UNSIGNED16_SEMI_PLANAR422
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsigned8SemiPlanar444,
+        UNSIGNED8_SEMI_PLANAR444
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsigned16SemiPlanar444,
+        UNSIGNED16_SEMI_PLANAR444
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsigned8Planar420,
+        UNSIGNED8_PLANAR420
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsigned16Planar420,
+        UNSIGNED16_PLANAR420
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsigned8Planar422,
+        UNSIGNED8_PLANAR422
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsigned16Planar422,
+        UNSIGNED16_PLANAR422
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsigned8Planar444,
+        UNSIGNED8_PLANAR444
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsigned16Planar444,
+        UNSIGNED16_PLANAR444
+    ),
     value!(cudaMemoryType, cudaMemoryTypeUnregistered, UNREGISTERED),
     value!(cudaMemoryType, cudaMemoryTypeHost, HOST),
     value!(cudaMemoryType, cudaMemoryTypeDevice, DEVICE),
@@ -1047,6 +1141,15 @@ pub static LAYOUT: &[(&str, i128)] = &[
     value!(cudaStreamCaptureStatus, cudaStreamCaptureStatusNone, NONE),
     value!(cudaStreamCaptureStatus, cudaStreamCaptureStatusActive, ACTIVE),
     value!(cudaStreamCaptureStatus, cudaStreamCaptureStatusInvalidated, INVALIDATED),
+    value!(
+        cudaGraphRecaptureStatus, cudaGraphRecaptureEligibleForUpdate,
+        ELIGIBLE_FOR_UPDATE
+    ),
+    value!(
+        cudaGraphRecaptureStatus, cudaGraphRecaptureIneligibleForUpdate,
+        INELIGIBLE_FOR_UPDATE
+    ),
+    value!(cudaGraphRecaptureStatus, cudaGraphRecaptureError, ERROR),
     value!(cudaStreamCaptureMode, cudaStreamCaptureModeGlobal, GLOBAL),
     value!(cudaStreamCaptureMode, cudaStreamCaptureModeThreadLocal, THREAD_LOCAL),
     value!(cudaStreamCaptureMode, cudaStreamCaptureModeRelaxed, RELAXED),
@@ -1059,6 +1162,10 @@ pub static LAYOUT: &[(&str, i128)] = &[
     value!(
         cudaClusterSchedulingPolicy, cudaClusterSchedulingPolicyLoadBalancing,
         LOAD_BALANCING
+    ),
+    value!(
+        cudaClusterSchedulingPolicy, cudaClusterSchedulingPolicyRubinDsmemLocality,
+        RUBIN_DSMEM_LOCALITY
     ),
     value!(
         cudaStreamUpdateCaptureDependenciesFlags, cudaStreamAddCaptureDependencies,
@@ -1167,6 +1274,19 @@ pub static LAYOUT: &[(&str, i128)] = &[
         cudaResourceViewFormat, cudaResViewFormatUnsignedBlockCompressed7,
         UNSIGNED_BLOCK_COMPRESSED7
     ),
+    value!(cudaSharedMemoryMode, cudaSharedMemoryModeDefault, DEFAULT),
+    value!(cudaSharedMemoryMode, cudaSharedMemoryModeRequirePortable, REQUIRE_PORTABLE),
+    value!(
+        cudaSharedMemoryMode, cudaSharedMemoryModeAllowNonPortable, ALLOW_NON_PORTABLE
+    ),
+    value!(
+        cudaSharedMemoryMode, cudaSharedMemoryModeAllowOversizedSharedMemory,
+        ALLOW_OVERSIZED_SHARED_MEMORY
+    ),
+    value!(
+        cudaSharedMemoryMode, cudaSharedMemoryModePreferOversizedSharedMemory,
+        PREFER_OVERSIZED_SHARED_MEMORY
+    ),
     value!(
         cudaFuncAttribute, cudaFuncAttributeMaxDynamicSharedMemorySize,
         MAX_DYNAMIC_SHARED_MEMORY_SIZE
@@ -1196,6 +1316,7 @@ pub static LAYOUT: &[(&str, i128)] = &[
         cudaFuncAttribute, cudaFuncAttributeClusterSchedulingPolicyPreference,
         CLUSTER_SCHEDULING_POLICY_PREFERENCE
     ),
+    value!(cudaFuncAttribute, cudaFuncAttributeSharedMemoryMode, SHARED_MEMORY_MODE),
     value!(cudaFuncAttribute, cudaFuncAttributeMax, MAX),
     value!(cudaFuncCache, cudaFuncCachePreferNone, NONE),
     value!(cudaFuncCache, cudaFuncCachePreferShared, SHARED),
@@ -1221,6 +1342,7 @@ pub static LAYOUT: &[(&str, i128)] = &[
     ),
     value!(cudaLimit, cudaLimitMaxL2FetchGranularity, MAX_L2_FETCH_GRANULARITY),
     value!(cudaLimit, cudaLimitPersistingL2CacheSize, PERSISTING_L2_CACHE_SIZE),
+    value!(cudaLimit, cudaLimitPerBlockMemorySize, PER_BLOCK_MEMORY_SIZE),
     value!(cudaMemoryAdvise, cudaMemAdviseSetReadMostly, SET_READ_MOSTLY),
     value!(cudaMemoryAdvise, cudaMemAdviseUnsetReadMostly, UNSET_READ_MOSTLY),
     value!(cudaMemoryAdvise, cudaMemAdviseSetPreferredLocation, SET_PREFERRED_LOCATION),
@@ -1553,6 +1675,23 @@ pub static LAYOUT: &[(&str, i128)] = &[
         cudaDeviceAttr, cudaDevAttrOnlyPartialHostNativeAtomicSupported,
         ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED
     ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrAtomicReductionSupported, ATOMIC_REDUCTION_SUPPORTED
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrLocalityDomainCount, LOCALITY_DOMAIN_COUNT),
+    value!(
+        cudaDeviceAttr, cudaDevAttrOversizedSharedMemoryPerBlock,
+        OVERSIZED_SHARED_MEMORY_PER_BLOCK
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrCigStreamsSupported, CIG_STREAMS_SUPPORTED),
+    value!(
+        cudaDeviceAttr, cudaDevAttrLocalityDomainMultiprocessorCount,
+        LOCALITY_DOMAIN_MULTIPROCESSOR_COUNT
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrTensorMapLargeTensorMinSize,
+        TENSOR_MAP_LARGE_TENSOR_MIN_SIZE
+    ),
     value!(cudaDeviceAttr, cudaDevAttrMax, MAX),
     value!(
         cudaMemPoolAttr, cudaMemPoolReuseFollowEventDependencies,
@@ -1580,12 +1719,17 @@ pub static LAYOUT: &[(&str, i128)] = &[
     value!(
         cudaMemPoolAttr, cudaMemPoolAttrHwDecompressEnabled, ATTR_HW_DECOMPRESS_ENABLED
     ),
+    value!(cudaMemPoolAttr, cudaMemPoolAttrLocalityDomainId, ATTR_LOCALITY_DOMAIN_ID),
     value!(cudaMemLocationType, cudaMemLocationTypeInvalid, INVALID),
     value!(cudaMemLocationType, cudaMemLocationTypeDevice, DEVICE),
     value!(cudaMemLocationType, cudaMemLocationTypeHost, HOST),
     value!(cudaMemLocationType, cudaMemLocationTypeHostNuma, HOST_NUMA),
     value!(cudaMemLocationType, cudaMemLocationTypeHostNumaCurrent, HOST_NUMA_CURRENT),
     value!(cudaMemLocationType, cudaMemLocationTypeInvisible, INVISIBLE),
+    value!(
+        cudaMemLocationType, cudaMemLocationTypeDeviceLocalityDomain,
+        DEVICE_LOCALITY_DOMAIN
+    ),
     value!(cudaMemLocationType, cudaMemLocationTypeNone, NONE),
     value!(cudaMemAccessFlags, cudaMemAccessFlagsProtNone, NONE),
     value!(cudaMemAccessFlags, cudaMemAccessFlagsProtRead, READ),
@@ -1731,6 +1875,15 @@ pub static LAYOUT: &[(&str, i128)] = &[
     value!(cudaDevSmResourceGroup_flags, cudaDevSmResourceGroupDefault, DEFAULT),
     value!(cudaDevSmResourceGroup_flags, cudaDevSmResourceGroupBackfill, BACKFILL),
     value!(
+        cudaDevSmResourceGroup_flags, cudaDevSmResourceGroupLocalityDomainId,
+        LOCALITY_DOMAIN_ID
+    ),
+    value!(
+        cudaDevSmResourceGroup_flags,
+        cudaDevSmResourceGroupLocalityDomainSupplementalSms,
+        LOCALITY_DOMAIN_SUPPLEMENTAL_SMS
+    ),
+    value!(
         cudaDevSmResourceSplitByCount_flags, cudaDevSmResourceSplitIgnoreSmCoscheduling,
         IGNORE_SM_COSCHEDULING
     ),
@@ -1803,6 +1956,9 @@ pub static LAYOUT: &[(&str, i128)] = &[
     value!(cudaGraphNodeType, cudaGraphNodeTypeMemAlloc, MEM_ALLOC),
     value!(cudaGraphNodeType, cudaGraphNodeTypeMemFree, MEM_FREE),
     value!(cudaGraphNodeType, cudaGraphNodeTypeConditional, CONDITIONAL),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeMemcpyBatch, MEMCPY_BATCH),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeReserved16, RESERVED16),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeExternalEngine, EXTERNAL_ENGINE),
     value!(cudaGraphNodeType, cudaGraphNodeTypeCount, COUNT),
     value!(cudaGraphChildGraphNodeOwnership, cudaGraphChildGraphOwnershipClone, CLONE),
     value!(cudaGraphChildGraphNodeOwnership, cudaGraphChildGraphOwnershipMove, MOVE),
@@ -1915,6 +2071,10 @@ pub static LAYOUT: &[(&str, i128)] = &[
         CONDITIONAL_NODE_PARAMS
     ),
     value!(
+        cudaGraphDebugDotFlags, cudaGraphDebugDotFlagsMemcpyBatchNodeParams,
+        MEMCPY_BATCH_NODE_PARAMS
+    ),
+    value!(
         cudaGraphInstantiateFlags, cudaGraphInstantiateFlagAutoFreeOnLaunch,
         AUTO_FREE_ON_LAUNCH
     ),
@@ -1939,11 +2099,6 @@ pub static LAYOUT: &[(&str, i128)] = &[
     value!(
         cudaLaunchAttributePortableClusterMode,
         cudaLaunchPortableClusterModeAllowNonPortable, ALLOW_NON_PORTABLE
-    ),
-    value!(cudaSharedMemoryMode, cudaSharedMemoryModeDefault, DEFAULT),
-    value!(cudaSharedMemoryMode, cudaSharedMemoryModeRequirePortable, REQUIRE_PORTABLE),
-    value!(
-        cudaSharedMemoryMode, cudaSharedMemoryModeAllowNonPortable, ALLOW_NON_PORTABLE
     ),
     value!(cudaLaunchAttributeID, cudaLaunchAttributeIgnore, IGNORE),
     value!(
@@ -2009,6 +2164,11 @@ pub static LAYOUT: &[(&str, i128)] = &[
     ),
     value!(cudaLogLevel, cudaLogLevelError, ERROR),
     value!(cudaLogLevel, cudaLogLevelWarning, WARNING),
+    value!(cudaFabricOpStatusSource, cudaFabricOpStatusSourceMbarrierV1, MBARRIER_V1),
+    value!(cudaFabricOpStatusSource, cudaFabricOpStatusSourceMax, MAX),
+    value!(cudaFabricOpStatusInfo, cudaFabricOpStatusInfoSuccess, SUCCESS),
+    value!(cudaFabricOpStatusInfo, cudaFabricOpStatusInfoMax, MAX),
+    value!(cudaFabricOpStatusInfo, cudaFabricOpStatusInfoLast, LAST),
     value!(cudaSurfaceBoundaryMode, cudaBoundaryModeZero, ZERO),
     value!(cudaSurfaceBoundaryMode, cudaBoundaryModeClamp, CLAMP),
     value!(cudaSurfaceBoundaryMode, cudaBoundaryModeTrap, TRAP),
@@ -2251,6 +2411,14 @@ pub const SKIPPED: &[(&str, &str)] = &[
     ("cudaMipmappedArray", "opaque: an incomplete type in C, it has no layout"),
     ("cudaGraphicsResource", "opaque: an incomplete type in C, it has no layout"),
     (
+        "size and align of cudaPointerAttributes__bindgen_ty_1",
+        "an unnamed member: C++ cannot name its type (its fields' offsets are compared)",
+    ),
+    (
+        "size and align of cudaMemLocation__bindgen_ty_1",
+        "an unnamed member: C++ cannot name its type (its fields' offsets are compared)",
+    ),
+    (
         "size and align of cudaDevResource_st__bindgen_ty_1",
         "an unnamed member: C++ cannot name its type (its fields' offsets are compared)",
     ),
@@ -2289,6 +2457,7 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaDeviceSynchronize",
     "cudaDeviceSetLimit",
     "cudaDeviceGetLimit",
+    "cudaDeviceGetTexture1DLinearMaxWidth",
     "cudaDeviceGetCacheConfig",
     "cudaDeviceGetStreamPriorityRange",
     "cudaDeviceSetCacheConfig",
@@ -2299,6 +2468,7 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaIpcGetMemHandle",
     "cudaIpcOpenMemHandle",
     "cudaIpcCloseMemHandle",
+    "cudaDeviceFlushGPUDirectRDMAWrites",
     "cudaDeviceRegisterAsyncNotification",
     "cudaDeviceUnregisterAsyncNotification",
     "cudaGetDeviceCount",
@@ -2339,6 +2509,7 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaStreamQuery",
     "cudaStreamAttachMemAsync",
     "cudaStreamBeginCapture",
+    "cudaStreamBeginRecaptureToGraph",
     "cudaStreamBeginCaptureToGraph",
     "cudaThreadExchangeStreamCaptureMode",
     "cudaStreamEndCapture",
@@ -2348,6 +2519,7 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaEventCreate",
     "cudaEventCreateWithFlags",
     "cudaEventRecord",
+    "cudaEventRecordWithFlags",
     "cudaEventQuery",
     "cudaEventSynchronize",
     "cudaEventDestroy",
@@ -2396,6 +2568,8 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaArrayGetPlane",
     "cudaArrayGetMemoryRequirements",
     "cudaMipmappedArrayGetMemoryRequirements",
+    "cudaArrayGetSparseProperties",
+    "cudaMipmappedArrayGetSparseProperties",
     "cudaMemcpy",
     "cudaMemcpyPeer",
     "cudaMemcpy2D",
@@ -2421,6 +2595,7 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaMemPrefetchBatchAsync",
     "cudaMemDiscardBatchAsync",
     "cudaMemDiscardAndPrefetchBatchAsync",
+    "cudaMemGetLocationInfo",
     "cudaMemAdvise",
     "cudaMemRangeGetAttribute",
     "cudaMemRangeGetAttributes",
@@ -2496,8 +2671,10 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaGraphKernelNodeGetAttribute",
     "cudaGraphKernelNodeSetAttribute",
     "cudaGraphAddMemcpyNode",
+    "cudaGraphAddMemcpyNode1D",
     "cudaGraphMemcpyNodeGetParams",
     "cudaGraphMemcpyNodeSetParams",
+    "cudaGraphMemcpyNodeSetParams1D",
     "cudaGraphAddMemsetNode",
     "cudaGraphMemsetNodeGetParams",
     "cudaGraphMemsetNodeSetParams",
@@ -2507,6 +2684,25 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaGraphAddChildGraphNode",
     "cudaGraphChildGraphNodeGetGraph",
     "cudaGraphAddEmptyNode",
+    "cudaGraphAddEventRecordNode",
+    "cudaGraphEventRecordNodeGetEvent",
+    "cudaGraphEventRecordNodeSetEvent",
+    "cudaGraphAddEventWaitNode",
+    "cudaGraphEventWaitNodeGetEvent",
+    "cudaGraphEventWaitNodeSetEvent",
+    "cudaGraphAddExternalSemaphoresSignalNode",
+    "cudaGraphExternalSemaphoresSignalNodeGetParams",
+    "cudaGraphExternalSemaphoresSignalNodeSetParams",
+    "cudaGraphAddExternalSemaphoresWaitNode",
+    "cudaGraphExternalSemaphoresWaitNodeGetParams",
+    "cudaGraphExternalSemaphoresWaitNodeSetParams",
+    "cudaGraphAddMemAllocNode",
+    "cudaGraphMemAllocNodeGetParams",
+    "cudaGraphAddMemFreeNode",
+    "cudaGraphMemFreeNodeGetParams",
+    "cudaDeviceGraphMemTrim",
+    "cudaDeviceGetGraphMemAttribute",
+    "cudaDeviceSetGraphMemAttribute",
     "cudaGraphClone",
     "cudaGraphNodeFindInClone",
     "cudaGraphNodeGetType",
@@ -2524,13 +2720,23 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaGraphRemoveDependencies",
     "cudaGraphDestroyNode",
     "cudaGraphInstantiate",
+    "cudaGraphInstantiateWithFlags",
     "cudaGraphInstantiateWithParams",
     "cudaGraphExecGetFlags",
     "cudaGraphExecKernelNodeSetParams",
     "cudaGraphExecMemcpyNodeSetParams",
+    "cudaGraphExecMemcpyNodeSetParams1D",
     "cudaGraphExecMemsetNodeSetParams",
     "cudaGraphExecHostNodeSetParams",
+    "cudaGraphExecChildGraphNodeSetParams",
+    "cudaGraphExecEventRecordNodeSetEvent",
+    "cudaGraphExecEventWaitNodeSetEvent",
+    "cudaGraphExecExternalSemaphoresSignalNodeSetParams",
+    "cudaGraphExecExternalSemaphoresWaitNodeSetParams",
+    "cudaGraphNodeSetEnabled",
+    "cudaGraphNodeGetEnabled",
     "cudaGraphExecUpdate",
+    "cudaGraphUpload",
     "cudaGraphLaunch",
     "cudaGraphExecDestroy",
     "cudaGraphDestroy",
@@ -2584,12 +2790,9 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaGLSetBufferObjectMapFlags",
     "cudaGLMapBufferObjectAsync",
     "cudaGLUnmapBufferObjectAsync",
-    "cudaDeviceGetTexture1DLinearMaxWidth",
-    "cudaDeviceFlushGPUDirectRDMAWrites",
     "cudaDeviceGetSharedMemConfig",
     "cudaDeviceSetSharedMemConfig",
     "cudaSetValidDevices",
-    "cudaEventRecordWithFlags",
     "cudaLaunchKernel",
     "cudaLaunchKernelExC",
     "cudaLaunchCooperativeKernel",
@@ -2598,8 +2801,6 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaFuncSetSharedMemConfig",
     "cudaOccupancyMaxPotentialClusterSize",
     "cudaOccupancyMaxActiveClusters",
-    "cudaArrayGetSparseProperties",
-    "cudaMipmappedArrayGetSparseProperties",
     "cudaMemcpyToSymbol",
     "cudaMemcpyFromSymbol",
     "cudaMemcpyToSymbolAsync",
@@ -2613,41 +2814,10 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaMemcpyFromArrayAsync",
     "cudaGraphAddMemcpyNodeToSymbol",
     "cudaGraphAddMemcpyNodeFromSymbol",
-    "cudaGraphAddMemcpyNode1D",
     "cudaGraphMemcpyNodeSetParamsToSymbol",
     "cudaGraphMemcpyNodeSetParamsFromSymbol",
-    "cudaGraphMemcpyNodeSetParams1D",
-    "cudaGraphAddEventRecordNode",
-    "cudaGraphEventRecordNodeGetEvent",
-    "cudaGraphEventRecordNodeSetEvent",
-    "cudaGraphAddEventWaitNode",
-    "cudaGraphEventWaitNodeGetEvent",
-    "cudaGraphEventWaitNodeSetEvent",
-    "cudaGraphAddExternalSemaphoresSignalNode",
-    "cudaGraphExternalSemaphoresSignalNodeGetParams",
-    "cudaGraphExternalSemaphoresSignalNodeSetParams",
-    "cudaGraphAddExternalSemaphoresWaitNode",
-    "cudaGraphExternalSemaphoresWaitNodeGetParams",
-    "cudaGraphExternalSemaphoresWaitNodeSetParams",
-    "cudaGraphAddMemAllocNode",
-    "cudaGraphMemAllocNodeGetParams",
-    "cudaGraphAddMemFreeNode",
-    "cudaGraphMemFreeNodeGetParams",
-    "cudaDeviceGraphMemTrim",
-    "cudaDeviceGetGraphMemAttribute",
-    "cudaDeviceSetGraphMemAttribute",
-    "cudaGraphInstantiateWithFlags",
     "cudaGraphExecMemcpyNodeSetParamsToSymbol",
     "cudaGraphExecMemcpyNodeSetParamsFromSymbol",
-    "cudaGraphExecMemcpyNodeSetParams1D",
-    "cudaGraphExecChildGraphNodeSetParams",
-    "cudaGraphExecEventRecordNodeSetEvent",
-    "cudaGraphExecEventWaitNodeSetEvent",
-    "cudaGraphExecExternalSemaphoresSignalNodeSetParams",
-    "cudaGraphExecExternalSemaphoresWaitNodeSetParams",
-    "cudaGraphNodeSetEnabled",
-    "cudaGraphNodeGetEnabled",
-    "cudaGraphUpload",
     "cudaGetFuncBySymbol",
     "cudaGetExportTable",
 ];
@@ -2844,6 +3014,10 @@ pub const ERRORS: &[(krate::sys::cudaError_t, &str)] = &[
         "cudaErrorUnsupportedDevSideSync",
     ),
     (krate::sys::cudaError_t::ERROR_CONTAINED, "cudaErrorContained"),
+    (
+        krate::sys::cudaError_t::ERROR_INSUFFICIENT_LOADER_VERSION,
+        "cudaErrorInsufficientLoaderVersion",
+    ),
     (krate::sys::cudaError_t::ERROR_INVALID_SOURCE, "cudaErrorInvalidSource"),
     (krate::sys::cudaError_t::ERROR_FILE_NOT_FOUND, "cudaErrorFileNotFound"),
     (
@@ -2988,6 +3162,11 @@ pub const ERRORS: &[(krate::sys::cudaError_t, &str)] = &[
         "cudaErrorInvalidResourceConfiguration",
     ),
     (krate::sys::cudaError_t::ERROR_STREAM_DETACHED, "cudaErrorStreamDetached"),
+    (
+        krate::sys::cudaError_t::ERROR_GRAPH_RECAPTURE_FAILURE,
+        "cudaErrorGraphRecaptureFailure",
+    ),
+    (krate::sys::cudaError_t::ERROR_FABRIC_NOT_READY, "cudaErrorFabricNotReady"),
     (krate::sys::cudaError_t::ERROR_UNKNOWN, "cudaErrorUnknown"),
     (krate::sys::cudaError_t::ERROR_API_FAILURE_BASE, "cudaErrorApiFailureBase"),
 ];

@@ -2,8 +2,8 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-nvrtc-headers-12.8/nvrtc.h (doxygen-header, CUDA 12.8)
-// ABI source: headers of nvidia-cuda-nvrtc-cu12 12.8.93 via bindgen 0.72.1, libclang 18.1.1
+//   docs-src/nvidia-nvrtc-headers-12.9/nvrtc.h (doxygen-header, CUDA 12.9)
+// ABI source: headers of nvidia-cuda-nvrtc-cu12 12.9.86 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,

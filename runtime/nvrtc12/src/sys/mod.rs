@@ -2,14 +2,14 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-nvrtc-headers-12.8/nvrtc.h (doxygen-header, CUDA 12.8)
-// ABI source: headers of nvidia-cuda-nvrtc-cu12 12.8.93 via bindgen 0.72.1, libclang 18.1.1
+//   docs-src/nvidia-nvrtc-headers-12.9/nvrtc.h (doxygen-header, CUDA 12.9)
+// ABI source: headers of nvidia-cuda-nvrtc-cu12 12.9.86 via bindgen 0.72.1, libclang 18.1.1
 
 //! The raw layer: every type, constant and function the documentation describes and
 //! the ABI declares, under its C name.
 #![allow(unused_imports)]
 /// The CUDA release these bindings were generated for.
-pub const CUDA_RELEASE: &str = "12.8";
+pub const CUDA_RELEASE: &str = "12.9";
 /// Its major: the NVRTC library this crate opens is `libnvrtc.so.12`.
 pub const CUDA_MAJOR: u32 = 12u32;
 use ::core::ffi::{
@@ -21,6 +21,7 @@ pub(crate) mod errors;
 pub(crate) mod enums;
 pub(crate) mod flags;
 mod functions;
+pub(crate) mod since;
 pub(crate) mod types;
 pub use constants::*;
 pub use enums::*;

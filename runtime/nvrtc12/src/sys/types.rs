@@ -2,8 +2,8 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-nvrtc-headers-12.8/nvrtc.h (doxygen-header, CUDA 12.8)
-// ABI source: headers of nvidia-cuda-nvrtc-cu12 12.8.93 via bindgen 0.72.1, libclang 18.1.1
+//   docs-src/nvidia-nvrtc-headers-12.9/nvrtc.h (doxygen-header, CUDA 12.9)
+// ABI source: headers of nvidia-cuda-nvrtc-cu12 12.9.86 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -15,6 +15,8 @@
 )]
 use super::*;
 /// `_nvrtcProgram`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 12.x release.
 #[repr(C)]
 pub struct _nvrtcProgram {
     _opaque: [u8; 0],
@@ -24,6 +26,8 @@ pub struct _nvrtcProgram {
 /// To compile a CUDA program string, an instance of nvrtcProgram must be
 /// created first with [`nvrtcCreateProgram`](crate::sys::nvrtcCreateProgram), then compiled with
 /// [`nvrtcCompileProgram`](crate::sys::nvrtcCompileProgram).
+///
+/// In every CUDA 12.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by NVRTC. The null handle is [`Self::null`].
 #[repr(transparent)]

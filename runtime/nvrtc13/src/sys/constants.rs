@@ -2,8 +2,8 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-nvrtc-headers-13.2/nvrtc.h (doxygen-header, CUDA 13.2)
-// ABI source: headers of nvidia-cuda-nvrtc 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+//   docs-src/nvidia-nvrtc-headers-13.5/nvrtc.h (doxygen-header, CUDA 13.5)
+// ABI source: headers of nvidia-cuda-nvrtc 13.5.37 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -14,3 +14,15 @@
     clippy::pedantic
 )]
 use super::*;
+/// Skip installation if version marker exists and version matches. This is the default behavior when flags=0.
+///
+/// Available since CUDA 13.3.
+pub const NVRTC_INSTALL_HEADERS_SKIP_IF_EXISTS: u32 = 0 as u32;
+/// Clear existing directory contents before installation. Guarantees consistency by removing any existing files first.
+///
+/// Available since CUDA 13.3.
+pub const NVRTC_INSTALL_HEADERS_FORCE_OVERWRITE: u32 = 1 as u32;
+/// Return NVRTC_ERROR_BUSY immediately if installation is in progress by another process, instead of waiting for the lock. Can be combined with FORCE_OVERWRITE using bitwise OR.
+///
+/// Available since CUDA 13.3.
+pub const NVRTC_INSTALL_HEADERS_NO_WAIT: u32 = 2 as u32;

@@ -2,8 +2,8 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-nvrtc-headers-13.2/nvrtc.h (doxygen-header, CUDA 13.2)
-// ABI source: headers of nvidia-cuda-nvrtc 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+//   docs-src/nvidia-nvrtc-headers-13.5/nvrtc.h (doxygen-header, CUDA 13.5)
+// ABI source: headers of nvidia-cuda-nvrtc 13.5.37 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -16,47 +16,70 @@
 use super::*;
 /// The enumerated type nvrtcResult defines API call result codes. NVRTC API functions return nvrtcResult to indicate the call result.
 ///
+/// In every CUDA 13.x release.
+///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct nvrtcResult(pub u32);
 impl nvrtcResult {
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_SUCCESS")]
     pub const SUCCESS: Self = Self(0);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_OUT_OF_MEMORY")]
     pub const ERROR_OUT_OF_MEMORY: Self = Self(1);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_PROGRAM_CREATION_FAILURE")]
     pub const ERROR_PROGRAM_CREATION_FAILURE: Self = Self(2);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_INVALID_INPUT")]
     pub const ERROR_INVALID_INPUT: Self = Self(3);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_INVALID_PROGRAM")]
     pub const ERROR_INVALID_PROGRAM: Self = Self(4);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_INVALID_OPTION")]
     pub const ERROR_INVALID_OPTION: Self = Self(5);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_COMPILATION")]
     pub const ERROR_COMPILATION: Self = Self(6);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE")]
     pub const ERROR_BUILTIN_OPERATION_FAILURE: Self = Self(7);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION")]
     pub const ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION: Self = Self(8);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION")]
     pub const ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION: Self = Self(9);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID")]
     pub const ERROR_NAME_EXPRESSION_NOT_VALID: Self = Self(10);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_INTERNAL_ERROR")]
     pub const ERROR_INTERNAL_ERROR: Self = Self(11);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_TIME_FILE_WRITE_FAILED")]
     pub const ERROR_TIME_FILE_WRITE_FAILED: Self = Self(12);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED")]
     pub const ERROR_NO_PCH_CREATE_ATTEMPTED: Self = Self(13);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED")]
     pub const ERROR_PCH_CREATE_HEAP_EXHAUSTED: Self = Self(14);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_PCH_CREATE")]
     pub const ERROR_PCH_CREATE: Self = Self(15);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_CANCELLED")]
     pub const ERROR_CANCELLED: Self = Self(16);
+    /// In every CUDA 13.x release.
     #[doc(alias = "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED")]
     pub const ERROR_TIME_TRACE_FILE_WRITE_FAILED: Self = Self(17);
+    /// Available since CUDA 13.3.
+    #[doc(alias = "NVRTC_ERROR_BUSY")]
+    pub const ERROR_BUSY: Self = Self(18);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> Option<&'static str> {
         match self.0 {
@@ -78,6 +101,7 @@ impl nvrtcResult {
             15 => Some("NVRTC_ERROR_PCH_CREATE"),
             16 => Some("NVRTC_ERROR_CANCELLED"),
             17 => Some("NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED"),
+            18 => Some("NVRTC_ERROR_BUSY"),
             _ => None,
         }
     }

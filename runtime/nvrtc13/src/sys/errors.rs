@@ -2,8 +2,8 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-nvrtc-headers-13.2/nvrtc.h (doxygen-header, CUDA 13.2)
-// ABI source: headers of nvidia-cuda-nvrtc 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+//   docs-src/nvidia-nvrtc-headers-13.5/nvrtc.h (doxygen-header, CUDA 13.5)
+// ABI source: headers of nvidia-cuda-nvrtc 13.5.37 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -35,6 +35,7 @@ pub(crate) fn error_info(code: i64) -> Option<(&'static str, &'static str)> {
         15 => Some(("NVRTC_ERROR_PCH_CREATE", "")),
         16 => Some(("NVRTC_ERROR_CANCELLED", "")),
         17 => Some(("NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED", "")),
+        18 => Some(("NVRTC_ERROR_BUSY", "")),
         _ => None,
     }
 }

@@ -2,8 +2,8 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-nvrtc-headers-13.2/nvrtc.h (doxygen-header, CUDA 13.2)
-// ABI source: headers of nvidia-cuda-nvrtc 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+//   docs-src/nvidia-nvrtc-headers-13.5/nvrtc.h (doxygen-header, CUDA 13.5)
+// ABI source: headers of nvidia-cuda-nvrtc 13.5.37 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,

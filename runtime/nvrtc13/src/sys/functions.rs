@@ -2,8 +2,8 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-nvrtc-headers-13.2/nvrtc.h (doxygen-header, CUDA 13.2)
-// ABI source: headers of nvidia-cuda-nvrtc 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+//   docs-src/nvidia-nvrtc-headers-13.5/nvrtc.h (doxygen-header, CUDA 13.5)
+// ABI source: headers of nvidia-cuda-nvrtc 13.5.37 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -18,16 +18,20 @@ use super::*;
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_error_string`](crate::api::get_error_string). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn nvrtcGetErrorString(result: nvrtcResult) -> crate::Result<*const c_char> {
-    dynamic_call!(c"nvrtcGetErrorString", fn (result : nvrtcResult) -> * const c_char)
+    dynamic_call!(c"nvrtcGetErrorString", 0, fn (result : nvrtcResult) -> * const c_char)
 }
 /// nvrtcVersion sets the output parameters `major` and `minor` with the CUDA Runtime Compilation version number.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::version`](crate::api::version). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -38,12 +42,14 @@ pub unsafe fn nvrtcVersion(
     minor: *mut c_int,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcVersion", fn (major : * mut c_int, minor : * mut c_int) -> nvrtcResult
+        c"nvrtcVersion", 0, fn (major : * mut c_int, minor : * mut c_int) -> nvrtcResult
     )
 }
 /// nvrtcGetNumSupportedArchs sets the output parameter `numArchs` with the number of architectures supported by NVRTC. This can then be used to pass an array to [`nvrtcGetSupportedArchs`](crate::sys::nvrtcGetSupportedArchs) to get the supported architectures.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_num_supported_archs`](crate::api::get_num_supported_archs). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -53,12 +59,14 @@ pub unsafe fn nvrtcGetNumSupportedArchs(
     numArchs: *mut c_int,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetNumSupportedArchs", fn (numArchs : * mut c_int) -> nvrtcResult
+        c"nvrtcGetNumSupportedArchs", 0, fn (numArchs : * mut c_int) -> nvrtcResult
     )
 }
 /// nvrtcGetSupportedArchs populates the array passed via the output parameter `supportedArchs` with the architectures supported by NVRTC. The array is sorted in the ascending order. The size of the array to be passed can be determined using [`nvrtcGetNumSupportedArchs`](crate::sys::nvrtcGetNumSupportedArchs).
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_supported_archs`](crate::api::get_supported_archs). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -68,12 +76,14 @@ pub unsafe fn nvrtcGetSupportedArchs(
     supportedArchs: *mut c_int,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetSupportedArchs", fn (supportedArchs : * mut c_int) -> nvrtcResult
+        c"nvrtcGetSupportedArchs", 0, fn (supportedArchs : * mut c_int) -> nvrtcResult
     )
 }
 /// nvrtcCreateProgram creates an instance of nvrtcProgram with the given input parameters, and sets the output parameter `prog` with it.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::create_program`](crate::api::create_program). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -88,14 +98,16 @@ pub unsafe fn nvrtcCreateProgram(
     includeNames: *const *const c_char,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcCreateProgram", fn (prog : * mut nvrtcProgram, src : * const c_char, name
-        : * const c_char, numHeaders : c_int, headers : * const * const c_char,
+        c"nvrtcCreateProgram", 0, fn (prog : * mut nvrtcProgram, src : * const c_char,
+        name : * const c_char, numHeaders : c_int, headers : * const * const c_char,
         includeNames : * const * const c_char) -> nvrtcResult
     )
 }
 /// nvrtcDestroyProgram destroys the given program.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::destroy_program`](crate::api::destroy_program). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -104,11 +116,15 @@ pub unsafe fn nvrtcCreateProgram(
 pub unsafe fn nvrtcDestroyProgram(
     prog: *mut nvrtcProgram,
 ) -> crate::Result<nvrtcResult> {
-    dynamic_call!(c"nvrtcDestroyProgram", fn (prog : * mut nvrtcProgram) -> nvrtcResult)
+    dynamic_call!(
+        c"nvrtcDestroyProgram", 0, fn (prog : * mut nvrtcProgram) -> nvrtcResult
+    )
 }
 /// nvrtcCompileProgram compiles the given program.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::compile_program`](crate::api::compile_program). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -120,13 +136,15 @@ pub unsafe fn nvrtcCompileProgram(
     options: *const *const c_char,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcCompileProgram", fn (prog : nvrtcProgram, numOptions : c_int, options : *
-        const * const c_char) -> nvrtcResult
+        c"nvrtcCompileProgram", 0, fn (prog : nvrtcProgram, numOptions : c_int, options :
+        * const * const c_char) -> nvrtcResult
     )
 }
 /// nvrtcGetPTXSize sets the value of `ptxSizeRet` with the size of the PTX generated by the previous compilation of `prog` (including the trailing `NULL`).
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_ptx_size`](crate::api::get_ptx_size). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -137,13 +155,15 @@ pub unsafe fn nvrtcGetPTXSize(
     ptxSizeRet: *mut usize,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetPTXSize", fn (prog : nvrtcProgram, ptxSizeRet : * mut usize) ->
+        c"nvrtcGetPTXSize", 0, fn (prog : nvrtcProgram, ptxSizeRet : * mut usize) ->
         nvrtcResult
     )
 }
 /// nvrtcGetPTX stores the PTX generated by the previous compilation of `prog` in the memory pointed by `ptx`.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_ptx`](crate::api::get_ptx). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -154,12 +174,14 @@ pub unsafe fn nvrtcGetPTX(
     ptx: *mut c_char,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetPTX", fn (prog : nvrtcProgram, ptx : * mut c_char) -> nvrtcResult
+        c"nvrtcGetPTX", 0, fn (prog : nvrtcProgram, ptx : * mut c_char) -> nvrtcResult
     )
 }
 /// nvrtcGetCUBINSize sets the value of `cubinSizeRet` with the size of the cubin generated by the previous compilation of `prog`. The value of cubinSizeRet is set to 0 if the value specified to `-arch` is a virtual architecture instead of an actual architecture.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_cubin_size`](crate::api::get_cubin_size). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -170,13 +192,15 @@ pub unsafe fn nvrtcGetCUBINSize(
     cubinSizeRet: *mut usize,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetCUBINSize", fn (prog : nvrtcProgram, cubinSizeRet : * mut usize) ->
+        c"nvrtcGetCUBINSize", 0, fn (prog : nvrtcProgram, cubinSizeRet : * mut usize) ->
         nvrtcResult
     )
 }
-/// nvrtcGetCUBIN stores the cubin generated by the previous compilation of `prog` in the memory pointed by `cubin`. No cubin is available if the value specified to `-arch` is a virtual architecture instead of an actual architecture.
+/// nvrtcGetCUBIN stores the cubin generated by the previous compilation of `prog` in the memory pointed by `cubin`. No cubin is available if the value specified to `-arch` is a virtual architecture instead of an actual architecture. The cubin does not contain code for the Tile functions (`__tile__` / `__tile_global__`) or variables (`__tile__`); use `nvrtcGetTileIR()` to extract the cuda_tile IR generated for Tile code.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_cubin`](crate::api::get_cubin). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -187,12 +211,15 @@ pub unsafe fn nvrtcGetCUBIN(
     cubin: *mut c_char,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetCUBIN", fn (prog : nvrtcProgram, cubin : * mut c_char) -> nvrtcResult
+        c"nvrtcGetCUBIN", 0, fn (prog : nvrtcProgram, cubin : * mut c_char) ->
+        nvrtcResult
     )
 }
 /// nvrtcGetLTOIRSize sets the value of `LTOIRSizeRet` with the size of the LTO IR generated by the previous compilation of `prog`. The value of LTOIRSizeRet is set to 0 if the program was not compiled with `-dlto`.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_ltoir_size`](crate::api::get_ltoir_size). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -203,13 +230,15 @@ pub unsafe fn nvrtcGetLTOIRSize(
     LTOIRSizeRet: *mut usize,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetLTOIRSize", fn (prog : nvrtcProgram, LTOIRSizeRet : * mut usize) ->
+        c"nvrtcGetLTOIRSize", 0, fn (prog : nvrtcProgram, LTOIRSizeRet : * mut usize) ->
         nvrtcResult
     )
 }
 /// nvrtcGetLTOIR stores the LTO IR generated by the previous compilation of `prog` in the memory pointed by `LTOIR`. No LTO IR is available if the program was compiled without `-dlto`.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_ltoir`](crate::api::get_ltoir). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -220,12 +249,15 @@ pub unsafe fn nvrtcGetLTOIR(
     LTOIR: *mut c_char,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetLTOIR", fn (prog : nvrtcProgram, LTOIR : * mut c_char) -> nvrtcResult
+        c"nvrtcGetLTOIR", 0, fn (prog : nvrtcProgram, LTOIR : * mut c_char) ->
+        nvrtcResult
     )
 }
 /// nvrtcGetOptiXIRSize sets the value of `optixirSizeRet` with the size of the OptiX IR generated by the previous compilation of `prog`. The value of nvrtcGetOptiXIRSize is set to 0 if the program was compiled with options incompatible with OptiX IR generation.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_opti_xir_size`](crate::api::get_opti_xir_size). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -236,13 +268,15 @@ pub unsafe fn nvrtcGetOptiXIRSize(
     optixirSizeRet: *mut usize,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetOptiXIRSize", fn (prog : nvrtcProgram, optixirSizeRet : * mut usize) ->
-        nvrtcResult
+        c"nvrtcGetOptiXIRSize", 0, fn (prog : nvrtcProgram, optixirSizeRet : * mut usize)
+        -> nvrtcResult
     )
 }
 /// nvrtcGetOptiXIR stores the OptiX IR generated by the previous compilation of `prog` in the memory pointed by `optixir`. No OptiX IR is available if the program was compiled with options incompatible with OptiX IR generation.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_opti_xir`](crate::api::get_opti_xir). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -253,13 +287,15 @@ pub unsafe fn nvrtcGetOptiXIR(
     optixir: *mut c_char,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetOptiXIR", fn (prog : nvrtcProgram, optixir : * mut c_char) ->
+        c"nvrtcGetOptiXIR", 0, fn (prog : nvrtcProgram, optixir : * mut c_char) ->
         nvrtcResult
     )
 }
 /// nvrtcGetProgramLogSize sets `logSizeRet` with the size of the log generated by the previous compilation of `prog` (including the trailing `NULL`).
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_program_log_size`](crate::api::get_program_log_size). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -270,13 +306,15 @@ pub unsafe fn nvrtcGetProgramLogSize(
     logSizeRet: *mut usize,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetProgramLogSize", fn (prog : nvrtcProgram, logSizeRet : * mut usize) ->
-        nvrtcResult
+        c"nvrtcGetProgramLogSize", 0, fn (prog : nvrtcProgram, logSizeRet : * mut usize)
+        -> nvrtcResult
     )
 }
 /// nvrtcGetProgramLog stores the log generated by the previous compilation of `prog` in the memory pointed by `log`.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_program_log`](crate::api::get_program_log). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -287,13 +325,15 @@ pub unsafe fn nvrtcGetProgramLog(
     log: *mut c_char,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetProgramLog", fn (prog : nvrtcProgram, log : * mut c_char) ->
+        c"nvrtcGetProgramLog", 0, fn (prog : nvrtcProgram, log : * mut c_char) ->
         nvrtcResult
     )
 }
 /// nvrtcAddNameExpression notes the given name expression denoting the address of a __global__ function or __device__/__constant__ variable.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::add_name_expression`](crate::api::add_name_expression). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -304,13 +344,15 @@ pub unsafe fn nvrtcAddNameExpression(
     name_expression: *const c_char,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcAddNameExpression", fn (prog : nvrtcProgram, name_expression : * const
+        c"nvrtcAddNameExpression", 0, fn (prog : nvrtcProgram, name_expression : * const
         c_char) -> nvrtcResult
     )
 }
 /// nvrtcGetLoweredName extracts the lowered (mangled) name for a __global__ function or __device__/__constant__ variable, and updates *lowered_name to point to it. The memory containing the name is released when the NVRTC program is destroyed by nvrtcDestroyProgram. The identical name expression must have been previously provided to nvrtcAddNameExpression.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_lowered_name`](crate::api::get_lowered_name). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -322,7 +364,7 @@ pub unsafe fn nvrtcGetLoweredName(
     lowered_name: *mut *const c_char,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetLoweredName", fn (prog : nvrtcProgram, name_expression : * const
+        c"nvrtcGetLoweredName", 0, fn (prog : nvrtcProgram, name_expression : * const
         c_char, lowered_name : * mut * const c_char) -> nvrtcResult
     )
 }
@@ -330,38 +372,46 @@ pub unsafe fn nvrtcGetLoweredName(
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_pch_heap_size`](crate::api::get_pch_heap_size). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
 ///
+/// In every CUDA 13.x release.
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn nvrtcGetPCHHeapSize(ret: *mut usize) -> crate::Result<nvrtcResult> {
-    dynamic_call!(c"nvrtcGetPCHHeapSize", fn (ret : * mut usize) -> nvrtcResult)
+    dynamic_call!(c"nvrtcGetPCHHeapSize", 0, fn (ret : * mut usize) -> nvrtcResult)
 }
 /// set the size of the PCH Heap.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::set_pch_heap_size`](crate::api::set_pch_heap_size). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn nvrtcSetPCHHeapSize(size: usize) -> crate::Result<nvrtcResult> {
-    dynamic_call!(c"nvrtcSetPCHHeapSize", fn (size : usize) -> nvrtcResult)
+    dynamic_call!(c"nvrtcSetPCHHeapSize", 0, fn (size : usize) -> nvrtcResult)
 }
 /// returns the PCH creation status.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_pch_create_status`](crate::api::get_pch_create_status). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> crate::Result<nvrtcResult> {
-    dynamic_call!(c"nvrtcGetPCHCreateStatus", fn (prog : nvrtcProgram) -> nvrtcResult)
+    dynamic_call!(c"nvrtcGetPCHCreateStatus", 0, fn (prog : nvrtcProgram) -> nvrtcResult)
 }
 /// retrieve the required size of the PCH heap required to compile the given program.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_pch_heap_size_required`](crate::api::get_pch_heap_size_required). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -372,13 +422,15 @@ pub unsafe fn nvrtcGetPCHHeapSizeRequired(
     size: *mut usize,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetPCHHeapSizeRequired", fn (prog : nvrtcProgram, size : * mut usize) ->
-        nvrtcResult
+        c"nvrtcGetPCHHeapSizeRequired", 0, fn (prog : nvrtcProgram, size : * mut usize)
+        -> nvrtcResult
     )
 }
 /// nvrtcSetFlowCallback registers a callback function that the compiler will invoke at different points during a call to nvrtcCompileProgram, and the callback function can decide whether to cancel compilation by returning specific values.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::set_flow_callback`](crate::api::set_flow_callback). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// In every CUDA 13.x release.
 ///
 /// # Safety
 ///
@@ -392,17 +444,16 @@ pub unsafe fn nvrtcSetFlowCallback(
     payload: *mut c_void,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcSetFlowCallback", fn (prog : nvrtcProgram, callback : Option < unsafe
+        c"nvrtcSetFlowCallback", 0, fn (prog : nvrtcProgram, callback : Option < unsafe
         extern "C" fn (arg1 : * mut c_void, arg2 : * mut c_void) -> c_int >, payload : *
         mut c_void) -> nvrtcResult
     )
 }
-/// The C function `nvrtcGetTileIRSize`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// nvrtcGetTileIRSize sets the value of `TileIRSizeRet` with the size of the cuda_tile IR generated by the previous compilation of `prog`.
 ///
-/// # Arguments
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_tile_ir_size`](crate::api::get_tile_ir_size). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
 ///
-/// - `prog`: `nvrtcProgram`
-/// - `TileIRSizeRet`: `size_t*`
+/// Available since CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -413,16 +464,15 @@ pub unsafe fn nvrtcGetTileIRSize(
     TileIRSizeRet: *mut usize,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetTileIRSize", fn (prog : nvrtcProgram, TileIRSizeRet : * mut usize) ->
-        nvrtcResult
+        c"nvrtcGetTileIRSize", 13020, fn (prog : nvrtcProgram, TileIRSizeRet : * mut
+        usize) -> nvrtcResult
     )
 }
-/// The C function `nvrtcGetTileIR`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// nvrtcGetTileIR stores the cuda_tile IR generated by the previous compilation of `prog` in the memory pointed by `TileIR`.
 ///
-/// # Arguments
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_tile_ir`](crate::api::get_tile_ir). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
 ///
-/// - `prog`: `nvrtcProgram`
-/// - `TileIR`: `char*`
+/// Available since CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -433,6 +483,65 @@ pub unsafe fn nvrtcGetTileIR(
     TileIR: *mut c_char,
 ) -> crate::Result<nvrtcResult> {
     dynamic_call!(
-        c"nvrtcGetTileIR", fn (prog : nvrtcProgram, TileIR : * mut c_char) -> nvrtcResult
+        c"nvrtcGetTileIR", 13020, fn (prog : nvrtcProgram, TileIR : * mut c_char) ->
+        nvrtcResult
+    )
+}
+/// nvrtcInstallBundledHeaders extracts CUDA headers bundled with NVRTC to a specified directory for use during compilation.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::install_bundled_headers`](crate::api::install_bundled_headers). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// Available since CUDA 13.3.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn nvrtcInstallBundledHeaders(
+    installPath: *const c_char,
+    flags: c_uint,
+    errorLog: *mut *const c_char,
+) -> crate::Result<nvrtcResult> {
+    dynamic_call!(
+        c"nvrtcInstallBundledHeaders", 13030, fn (installPath : * const c_char, flags :
+        c_uint, errorLog : * mut * const c_char) -> nvrtcResult
+    )
+}
+/// nvrtcGetBundledHeadersInfo queries information about the bundled headers without extracting them.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_bundled_headers_info`](crate::api::get_bundled_headers_info). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// Available since CUDA 13.3.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn nvrtcGetBundledHeadersInfo(
+    info: *mut nvrtcBundledHeadersInfo,
+    errorLog: *mut *const c_char,
+) -> crate::Result<nvrtcResult> {
+    dynamic_call!(
+        c"nvrtcGetBundledHeadersInfo", 13030, fn (info : * mut nvrtcBundledHeadersInfo,
+        errorLog : * mut * const c_char) -> nvrtcResult
+    )
+}
+/// nvrtcRemoveBundledHeaders removes previously installed bundled headers.
+///
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::remove_bundled_headers`](crate::api::remove_bundled_headers). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
+///
+/// Available since CUDA 13.3.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
+pub unsafe fn nvrtcRemoveBundledHeaders(
+    installPath: *const c_char,
+    errorLog: *mut *const c_char,
+) -> crate::Result<nvrtcResult> {
+    dynamic_call!(
+        c"nvrtcRemoveBundledHeaders", 13030, fn (installPath : * const c_char, errorLog :
+        * mut * const c_char) -> nvrtcResult
     )
 }

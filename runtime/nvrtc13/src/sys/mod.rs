@@ -2,14 +2,14 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-nvrtc-headers-13.2/nvrtc.h (doxygen-header, CUDA 13.2)
-// ABI source: headers of nvidia-cuda-nvrtc 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+//   docs-src/nvidia-nvrtc-headers-13.5/nvrtc.h (doxygen-header, CUDA 13.5)
+// ABI source: headers of nvidia-cuda-nvrtc 13.5.37 via bindgen 0.72.1, libclang 18.1.1
 
 //! The raw layer: every type, constant and function the documentation describes and
 //! the ABI declares, under its C name.
 #![allow(unused_imports)]
 /// The CUDA release these bindings were generated for.
-pub const CUDA_RELEASE: &str = "13.2";
+pub const CUDA_RELEASE: &str = "13.5";
 /// Its major: the NVRTC library this crate opens is `libnvrtc.so.13`.
 pub const CUDA_MAJOR: u32 = 13u32;
 use ::core::ffi::{
@@ -21,6 +21,7 @@ pub(crate) mod errors;
 pub(crate) mod enums;
 pub(crate) mod flags;
 mod functions;
+pub(crate) mod since;
 pub(crate) mod types;
 pub use constants::*;
 pub use enums::*;

@@ -2,8 +2,8 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-nvrtc-headers-13.2/nvrtc.h (doxygen-header, CUDA 13.2)
-// ABI source: headers of nvidia-cuda-nvrtc 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+//   docs-src/nvidia-nvrtc-headers-13.5/nvrtc.h (doxygen-header, CUDA 13.5)
+// ABI source: headers of nvidia-cuda-nvrtc 13.5.37 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -15,15 +15,39 @@
 )]
 use super::*;
 /// `_nvrtcProgram`: not described by the documentation; emitted because other items use it.
+///
+/// In every CUDA 13.x release.
 #[repr(C)]
 pub struct _nvrtcProgram {
     _opaque: [u8; 0],
 }
+/// Structure containing information about bundled headers.
+///
+/// Available since CUDA 13.3.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct nvrtcBundledHeadersInfo {
+    /// Non-zero if bundled headers are available
+    pub available: c_int,
+    /// Size of compressed archive in bytes
+    pub compressedSize: usize,
+    /// Estimated size when extracted in bytes
+    pub uncompressedSize: usize,
+    /// CUDA major version of bundled headers
+    pub cudaVersionMajor: c_int,
+    /// CUDA minor version of bundled headers
+    pub cudaVersionMinor: c_int,
+    /// Number of header files in the bundle
+    pub numFiles: c_uint,
+}
+zeroed_default!(nvrtcBundledHeadersInfo);
 /// nvrtcProgram is the unit of compilation, and an opaque handle for a program.
 ///
 /// To compile a CUDA program string, an instance of nvrtcProgram must be
 /// created first with [`nvrtcCreateProgram`](crate::sys::nvrtcCreateProgram), then compiled with
 /// [`nvrtcCompileProgram`](crate::sys::nvrtcCompileProgram).
+///
+/// In every CUDA 13.x release.
 ///
 /// An opaque handle: a pointer-sized value owned by NVRTC. The null handle is [`Self::null`].
 #[repr(transparent)]

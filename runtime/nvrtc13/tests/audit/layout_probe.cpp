@@ -2,8 +2,8 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-nvrtc-headers-13.2/nvrtc.h (doxygen-header, CUDA 13.2)
-// ABI source: headers of nvidia-cuda-nvrtc 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+//   docs-src/nvidia-nvrtc-headers-13.5/nvrtc.h (doxygen-header, CUDA 13.5)
+// ABI source: headers of nvidia-cuda-nvrtc 13.5.37 via bindgen 0.72.1, libclang 18.1.1
 //
 // Layout probe: prints `key value` for every entry of the LAYOUT table (tables.rs beside it),
 // computed by the C++ compiler from the CUDA headers. Built and run by tests/audit.rs:
@@ -31,6 +31,14 @@ struct Entry {
 };
 
 const Entry entries[] = {
+    {"size nvrtcBundledHeadersInfo", (long long)(SIZE(nvrtcBundledHeadersInfo))},
+    {"align nvrtcBundledHeadersInfo", (long long)(ALIGN(nvrtcBundledHeadersInfo))},
+    {"offset nvrtcBundledHeadersInfo.available", (long long)(OFF(nvrtcBundledHeadersInfo, available))},
+    {"offset nvrtcBundledHeadersInfo.compressedSize", (long long)(OFF(nvrtcBundledHeadersInfo, compressedSize))},
+    {"offset nvrtcBundledHeadersInfo.uncompressedSize", (long long)(OFF(nvrtcBundledHeadersInfo, uncompressedSize))},
+    {"offset nvrtcBundledHeadersInfo.cudaVersionMajor", (long long)(OFF(nvrtcBundledHeadersInfo, cudaVersionMajor))},
+    {"offset nvrtcBundledHeadersInfo.cudaVersionMinor", (long long)(OFF(nvrtcBundledHeadersInfo, cudaVersionMinor))},
+    {"offset nvrtcBundledHeadersInfo.numFiles", (long long)(OFF(nvrtcBundledHeadersInfo, numFiles))},
     {"value nvrtcResult.NVRTC_SUCCESS", (long long)(NVRTC_SUCCESS)},
     {"value nvrtcResult.NVRTC_ERROR_OUT_OF_MEMORY", (long long)(NVRTC_ERROR_OUT_OF_MEMORY)},
     {"value nvrtcResult.NVRTC_ERROR_PROGRAM_CREATION_FAILURE", (long long)(NVRTC_ERROR_PROGRAM_CREATION_FAILURE)},
@@ -49,6 +57,7 @@ const Entry entries[] = {
     {"value nvrtcResult.NVRTC_ERROR_PCH_CREATE", (long long)(NVRTC_ERROR_PCH_CREATE)},
     {"value nvrtcResult.NVRTC_ERROR_CANCELLED", (long long)(NVRTC_ERROR_CANCELLED)},
     {"value nvrtcResult.NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED", (long long)(NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED)},
+    {"value nvrtcResult.NVRTC_ERROR_BUSY", (long long)(NVRTC_ERROR_BUSY)},
 };
 } // namespace
 

@@ -2,8 +2,8 @@
 // (codegen/) or its inputs and run `cargo xtask codegen` again.
 //
 // Documentation inputs:
-//   docs-src/nvidia-nvrtc-headers-13.2/nvrtc.h (doxygen-header, CUDA 13.2)
-// ABI source: headers of nvidia-cuda-nvrtc 13.2.86 via bindgen 0.72.1, libclang 18.1.1
+//   docs-src/nvidia-nvrtc-headers-13.5/nvrtc.h (doxygen-header, CUDA 13.5)
+// ABI source: headers of nvidia-cuda-nvrtc 13.5.37 via bindgen 0.72.1, libclang 18.1.1
 
 //! What the audit test compares, for this crate's release.
 #![allow(dead_code)]
@@ -18,6 +18,14 @@ pub const LIB_VAR: &str = "NVRTC13_AUDIT_LIB";
 /// Most rows are a call of one of the test's macros (`size!`, `align!`, `offset!`,
 /// `value!`, in `tests/audit.rs`), which spell the key from the names.
 pub static LAYOUT: &[(&str, i128)] = &[
+    size!(nvrtcBundledHeadersInfo),
+    align!(nvrtcBundledHeadersInfo),
+    offset!(nvrtcBundledHeadersInfo, available),
+    offset!(nvrtcBundledHeadersInfo, compressedSize),
+    offset!(nvrtcBundledHeadersInfo, uncompressedSize),
+    offset!(nvrtcBundledHeadersInfo, cudaVersionMajor),
+    offset!(nvrtcBundledHeadersInfo, cudaVersionMinor),
+    offset!(nvrtcBundledHeadersInfo, numFiles),
     value!(nvrtcResult, NVRTC_SUCCESS, SUCCESS),
     value!(nvrtcResult, NVRTC_ERROR_OUT_OF_MEMORY, ERROR_OUT_OF_MEMORY),
     value!(
@@ -60,6 +68,7 @@ pub static LAYOUT: &[(&str, i128)] = &[
         nvrtcResult, NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED,
         ERROR_TIME_TRACE_FILE_WRITE_FAILED
     ),
+    value!(nvrtcResult, NVRTC_ERROR_BUSY, ERROR_BUSY),
 ];
 /// `(item, reason)` for what is not compared.
 pub const SKIPPED: &[(&str, &str)] = &[
@@ -94,6 +103,9 @@ pub const FUNCTIONS: &[&str] = &[
     "nvrtcSetFlowCallback",
     "nvrtcGetTileIRSize",
     "nvrtcGetTileIR",
+    "nvrtcInstallBundledHeaders",
+    "nvrtcGetBundledHeadersInfo",
+    "nvrtcRemoveBundledHeaders",
 ];
 /// Every emitted error constant with its C name (its `#[doc(alias)]`).
 pub const ERRORS: &[(krate::sys::nvrtcResult, &str)] = &[
@@ -142,4 +154,5 @@ pub const ERRORS: &[(krate::sys::nvrtcResult, &str)] = &[
         krate::sys::nvrtcResult::ERROR_TIME_TRACE_FILE_WRITE_FAILED,
         "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED",
     ),
+    (krate::sys::nvrtcResult::ERROR_BUSY, "NVRTC_ERROR_BUSY"),
 ];

@@ -658,12 +658,26 @@ nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void*, void*
  *         - \c compute_72
  *         - \c compute_75
  *         - \c compute_80
+ *         - \c compute_86
  *         - \c compute_87
  *         - \c compute_89
  *         - \c compute_90
  *         - \c compute_90a
  *         - \c compute_100
- *         - \c compute_100a 
+ *         - \c compute_100f
+ *         - \c compute_100a
+ *         - \c compute_101
+ *         - \c compute_101f
+ *         - \c compute_101a
+ *         - \c compute_103
+ *         - \c compute_103f
+ *         - \c compute_103a
+ *         - \c compute_120
+ *         - \c compute_120f
+ *         - \c compute_120a
+ *         - \c compute_121
+ *         - \c compute_121f
+ *         - \c compute_121a
  *         - \c sm_50
  *         - \c sm_52
  *         - \c sm_53
@@ -674,12 +688,26 @@ nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void*, void*
  *         - \c sm_72
  *         - \c sm_75
  *         - \c sm_80
+ *         - \c sm_86
  *         - \c sm_87
  *         - \c sm_89
  *         - \c sm_90
  *         - \c sm_90a
  *         - \c sm_100
+ *         - \c sm_100f
  *         - \c sm_100a
+ *         - \c sm_101
+ *         - \c sm_101f
+ *         - \c sm_101a
+ *         - \c sm_103
+ *         - \c sm_103f
+ *         - \c sm_103a
+ *         - \c sm_120
+ *         - \c sm_120f
+ *         - \c sm_120a
+ *         - \c sm_121
+ *         - \c sm_121f
+ *         - \c sm_121a
  *       - Default: \c compute_52
  *   - Separate compilation / whole-program compilation
  *     - \c --device-c (\c -dc)
@@ -712,6 +740,21 @@ nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void*, void*
  *       Enable device code optimization. When specified along with \c -G, enables
  *       limited debug information generation for optimized device code (currently,
  *       only line number information).  When \c -G is not specified, \c -dopt=on is implicit.
+ * 
+ *     - \c --Ofast-compile={0|min|mid|max} (\c -Ofc)
+ *       
+ *       Specify the fast-compile level for device code, which controls the
+ *       tradeoff between compilation speed and runtime performance by disabling
+ *       certain optimizations at varying levels.
+ *       - Levels:
+ *         - \c max: Focus only on the fastest compilation speed, disabling
+ *           many optimizations.
+ *         - \c mid: Balance compile time and runtime, disabling expensive
+ *           optimizations.
+ *         - \c min: More minimal impact on both compile time and runtime,
+ *           minimizing some expensive optimizations.
+ *         - \c 0: Disable fast-compile.
+ *       - The option is disabled by default.
  * 
  *     - \c --ptxas-options \<options\> (\c -Xptxas)
  * 
@@ -809,6 +852,18 @@ nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void*, void*
  *       Enable (disable) the generation of stack canaries in device code.
  * 
  *       - Default: \c false
+ * 
+ *     - \c --no-cache (\c -no-cache)
+ *      
+ *       Disable the use of cache for both ptx and cubin code generation.
+ * 
+ *     - \c --frandom-seed (\c -frandom-seed)
+ *      
+ *      The user specified random seed will be used to replace random numbers used 
+ *      in generating symbol names and variable names. The option can be used to 
+ *      generate deterministicly identical ptx and object files. If the input value
+ *      is a valid number (decimal, octal, or hex), it will be used directly as the
+ *      random seed. Otherwise, the CRC value of the passed string will be used instead.
  * 
  *   - Preprocessing
  *     - \c --define-macro=\<def\> (\c -D)

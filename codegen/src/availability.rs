@@ -1,0 +1,316 @@
+//! Which releases of its CUDA major declare each item of a generated crate: the "since"
+//! marks of the crate's rustdoc ("Available since CUDA 13.4", "In every CUDA 13.x release"),
+//! the release each raw function checks the loaded runtime against, and the records whose
+//! layout changed between minors (reported by the run and in the record's rustdoc).
+//!
+//! Nothing here is kept by hand: the marks come from the ABI snapshots of every minor release
+//! of the major (`abi/<X.Y>.json`, made by `cargo xtask abi`) through [`crate::timeline::build`],
+//! the data `cargo xtask timeline` shows, so a crate's marks and the timeline never disagree.
+//! This module reads the snapshots and annotates a [`Bindings`]; it renders nothing but the
+//! one-line texts of [`Since::sentence`] and [`LayoutChange::sentence`].
+
+use std::path::Path;
+
+use foldhash::HashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::abi::{snapshot, Abi};
+use crate::bind::Bindings;
+use crate::diff::{ChangeKind, Impact, ItemKind};
+use crate::ir::Release;
+use crate::timeline::{self, EventKind, Snapshot, Timeline};
+
+/// The releases of the major that declare an item.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Since {
+    /// The major (`13`).
+    pub major: u32,
+    /// The first release compared that declares it (`13.4`).
+    pub release: String,
+    /// `release` is the oldest release compared: the item may be older still, unless that
+    /// release is the major's first (`13.0`).
+    pub oldest: bool,
+    /// Whether the oldest release compared is the major's first (`X.0`).
+    pub from_first: bool,
+    /// The first release compared after `release` that no longer declares it (NVIDIA removed
+    /// it within the major), when the newest release compared lacks it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removed_in: Option<String>,
+}
+
+impl Since {
+    /// The rustdoc sentence: `In every CUDA 13.x release.`, `Available since CUDA 13.4.`,
+    /// `In CUDA 11.8 and later 11.x releases (11.8 is the oldest release compared).`, each with
+    /// ` Removed in CUDA 13.5.` where that applies.
+    pub fn sentence(&self) -> String {
+        let mut s = match (self.oldest, self.from_first) {
+            (true, true) => format!("In every CUDA {}.x release.", self.major),
+            (true, false) => format!(
+                "In CUDA {r} and later {m}.x releases ({r} is the oldest {m}.x release whose headers were compared).",
+                r = self.release,
+                m = self.major
+            ),
+            (false, _) => format!("Available since CUDA {}.", self.release),
+        };
+        if let Some(r) = &self.removed_in {
+            s.push_str(&format!(" Removed in CUDA {r}."));
+        }
+        s
+    }
+
+    /// The runtime version (`1000 * major + 10 * minor`) a loaded runtime must have for the
+    /// item, or 0 when every runtime of the major has it (or nothing older was compared).
+    pub fn runtime_version(&self) -> i32 {
+        if self.oldest {
+            return 0;
+        }
+        encode(&self.release)
+    }
+}
+
+/// `13.4` → 13040, as `cudaRuntimeGetVersion` reports it (0 for a text that is no release;
+/// `i32::MAX` for one too large for it).
+pub fn encode(release: &str) -> i32 {
+    let mut parts = release.split('.').map(|p| p.parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(major), minor) => {
+            let v = major
+                .saturating_mul(1000)
+                .saturating_add(minor.unwrap_or(0).saturating_mul(10));
+            i32::try_from(v).unwrap_or(i32::MAX)
+        }
+        _ => 0,
+    }
+}
+
+/// A change of a record's size, alignment or field offsets between two minors of the major.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayoutChange {
+    /// The release it changed in (compared with the one before it).
+    pub release: String,
+    /// What changed, as the release diff states it (`size 56 bytes → 64 bytes`, `field
+    /// `ctx` added: cudaExecutionContext_t ctx (offset 56)`).
+    pub what: Vec<String>,
+}
+
+impl LayoutChange {
+    /// `CUDA 13.1: size 56 bytes → 64 bytes; field `ctx` added: ….`
+    pub fn sentence(&self) -> String {
+        format!("CUDA {}: {}.", self.release, self.what.join("; "))
+    }
+}
+
+/// The marks of one major, from the timeline of its snapshots.
+#[derive(Clone, Debug, Default)]
+pub struct Availability {
+    /// The releases compared, oldest first.
+    pub releases: Vec<String>,
+    items: HashMap<(ItemKind, String), Since>,
+    /// Enum members, by (enum, member).
+    members: HashMap<(String, String), Since>,
+    /// Records whose layout changed, by name, in release order.
+    layouts: HashMap<String, Vec<LayoutChange>>,
+}
+
+/// Why the snapshots could not be read.
+pub type Error = snapshot::SnapshotError;
+
+impl Availability {
+    /// The marks for a crate of `release`, whose ABI is `current`, from every snapshot of its
+    /// library's major under `root` (committed ones in `abi/`, cached ones in `target/abi/`;
+    /// see [`snapshot::list_library`]). `current` stands for the crate's own release whether or not a file
+    /// holds it.
+    pub fn load(root: &Path, release: &Release, current: &Abi) -> Result<Availability, Error> {
+        let major = release.0.first().copied();
+        let own = snapshot::short_release(release);
+        // The snapshots of the crate's own library (NVRTC's are in `abi/nvrtc/`).
+        let mut others: Vec<(String, std::path::PathBuf)> =
+            snapshot::list_library(root, current.library)
+                .into_iter()
+                .filter(|(r, _)| r.0.first().copied() == major)
+                .map(|(r, p)| (snapshot::short_release(&r), p))
+                .filter(|(r, _)| *r != own)
+                .collect();
+        let loaded = crate::parallel::map(&others, |(_, p)| snapshot::load(p));
+        let mut abis: Vec<(String, Abi)> = Vec::new();
+        for ((r, _), abi) in others.drain(..).zip(loaded) {
+            let abi = abi.unwrap_or_else(|payload| std::panic::resume_unwind(payload))?;
+            abis.push((r, abi));
+        }
+        let mut snaps: Vec<Snapshot<'_>> = abis
+            .iter()
+            .map(|(r, abi)| Snapshot {
+                release: r.clone(),
+                file: String::new(),
+                abi,
+            })
+            .chain(std::iter::once(Snapshot {
+                release: own.clone(),
+                file: String::new(),
+                abi: current,
+            }))
+            .collect();
+        snaps.sort_by_key(|s| Release::parse(&s.release).map(|r| r.0));
+        Ok(Availability::of(&snaps))
+    }
+
+    /// The marks from `snapshots` (one major, oldest first).
+    pub fn of(snapshots: &[Snapshot<'_>]) -> Availability {
+        Availability::from_timeline(&timeline::build(snapshots, &|_| None))
+    }
+
+    /// The marks a timeline of one major's snapshots gives.
+    pub fn from_timeline(t: &Timeline) -> Availability {
+        let releases: Vec<String> = t.releases.iter().map(|r| r.release.clone()).collect();
+        let major = releases
+            .first()
+            .and_then(|r| r.split('.').next())
+            .and_then(|m| m.parse().ok())
+            .unwrap_or(0);
+        // `13.0`, or `13` alone (the major's first release).
+        let from_first = releases
+            .first()
+            .is_some_and(|r| !matches!(r.split('.').nth(1), Some(m) if m.parse() != Ok(0u32)));
+        let oldest = releases.first().cloned().unwrap_or_default();
+        let since = |release: &str, removed_in: &Option<String>| Since {
+            major,
+            release: release.to_string(),
+            oldest: release == oldest,
+            from_first,
+            removed_in: removed_in.clone(),
+        };
+        let mut out = Availability {
+            releases: releases.clone(),
+            ..Availability::default()
+        };
+        for line in &t.items {
+            out.items.insert(
+                (line.kind, line.name.clone()),
+                since(&line.since, &line.removed_in),
+            );
+            for m in &line.members {
+                out.members.insert(
+                    (line.name.clone(), m.name.clone()),
+                    since(&m.since, &m.removed_in),
+                );
+            }
+            if line.kind == ItemKind::Struct {
+                let changes: Vec<LayoutChange> = line
+                    .events
+                    .iter()
+                    .filter(|e| e.event == EventKind::Changed && e.impact == Impact::Break)
+                    .map(|e| LayoutChange {
+                        release: e.release.clone(),
+                        what: e.changes.iter().map(describe).collect(),
+                    })
+                    .collect();
+                if !changes.is_empty() {
+                    out.layouts.insert(line.name.clone(), changes);
+                }
+            }
+        }
+        out
+    }
+
+    /// The mark of the item `name` of `kind`.
+    pub fn item(&self, kind: ItemKind, name: &str) -> Option<&Since> {
+        self.items.get(&(kind, name.to_string()))
+    }
+
+    /// The mark of the member `member` of the enum `enum_name`.
+    pub fn member(&self, enum_name: &str, member: &str) -> Option<&Since> {
+        self.members
+            .get(&(enum_name.to_string(), member.to_string()))
+    }
+
+    /// The layout changes of the record `name` within the major, oldest first.
+    pub fn layout_changes(&self, name: &str) -> &[LayoutChange] {
+        self.layouts.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every record whose layout changed, by name.
+    pub fn changed_records(&self) -> Vec<(&str, &[LayoutChange])> {
+        let mut out: Vec<(&str, &[LayoutChange])> = self
+            .layouts
+            .iter()
+            .map(|(n, c)| (n.as_str(), c.as_slice()))
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(b.0));
+        out
+    }
+
+    /// Puts the marks on every item of `b`: functions (by C name), records, enums and their
+    /// members, typedefs, constants (a constant the ABI holds as a `#define` alias is marked
+    /// as that alias), and the layout changes on records.
+    pub fn annotate(&self, b: &mut Bindings) {
+        for f in &mut b.functions {
+            f.since = self.item(ItemKind::Function, &f.name).cloned();
+        }
+        for r in &mut b.records {
+            r.since = self.item(ItemKind::Struct, &r.abi.name).cloned();
+            r.layout_changes = self.layout_changes(&r.abi.name).to_vec();
+        }
+        for e in &mut b.enums {
+            e.since = self
+                .item(ItemKind::Enum, &e.abi.name)
+                .or_else(|| self.item(ItemKind::Typedef, &e.name))
+                .cloned();
+            e.alias_since = e
+                .aliases
+                .iter()
+                .map(|a| {
+                    self.item(ItemKind::Typedef, a)
+                        .or_else(|| self.item(ItemKind::Enum, a))
+                        .or_else(|| self.item(ItemKind::Alias, a))
+                        .cloned()
+                })
+                .collect();
+            e.member_since = e
+                .abi
+                .values
+                .iter()
+                .map(|v| self.member(&e.abi.name, &v.name).cloned())
+                .collect();
+        }
+        for t in &mut b.typedefs {
+            t.since = self.item(ItemKind::Typedef, &t.name).cloned();
+        }
+        for k in &mut b.constants {
+            k.since = self
+                .item(ItemKind::Constant, &k.name)
+                .or_else(|| self.item(ItemKind::Alias, &k.name))
+                .cloned();
+        }
+    }
+}
+
+/// One difference of a layout change in words: `size 56 bytes → 64 bytes`, `field ctx
+/// added (cudaExecutionContext_t ctx (offset 56))`.
+fn describe(c: &crate::diff::Change) -> String {
+    let what = match c.change {
+        ChangeKind::SizeChanged => "size",
+        ChangeKind::AlignmentChanged => "alignment",
+        ChangeKind::FieldAdded => "added",
+        ChangeKind::FieldRemoved => "removed",
+        ChangeKind::FieldMoved => "moved",
+        ChangeKind::FieldRetyped => "retyped",
+        ChangeKind::FieldsReordered => "fields reordered",
+        ChangeKind::RecordKindChanged => "struct/union kind",
+        _ => "changed",
+    };
+    let values = match (&c.old, &c.new) {
+        (Some(old), Some(new)) => format!("{old} → {new}"),
+        (Some(old), None) => old.clone(),
+        (None, Some(new)) => new.clone(),
+        (None, None) => String::new(),
+    };
+    let mut s = match &c.part {
+        Some(part) => format!("field `{part}` {what}"),
+        None => what.to_string(),
+    };
+    if !values.is_empty() {
+        s.push_str(if c.part.is_some() { ": " } else { " " });
+        s.push_str(&values);
+    }
+    s
+}

@@ -1,0 +1,458 @@
+//! `cargo xtask release X.Y [--page FILE…]`: release day in one command. For CUDA `X.Y` it
+//! fetches NVIDIA's wheels of the release, makes the ABI snapshot `abi/X.Y.json` (kept when
+//! it is committed already), copies the release's documentation headers into
+//! `docs-src/nvidia-cuda-headers-X.Y/` (byte for byte, with their `[[document]]` entry in
+//! `docs-src/manifest.toml`), points the major's `[[crate]]` at them (and at the pages given)
+//! when `X.Y` is its newest release, regenerates that crate with its since-marks, builds it,
+//! runs its audit (`cargo xtask audit`) and writes a short release report — what changed
+//! since the previous minor, from the ABI diff of the two releases — to
+//! `target/release-X.Y/report.md`, with the whole diff beside it (`changes.md`).
+//!
+//! What it writes in the repository is only what it makes: the snapshot, the header copies,
+//! the manifest entries and the crate. Downloads and builds stay under `target/`. This module
+//! wires the steps together; each lives in its own module.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use codegen::abi::{snapshot, Abi};
+use codegen::diff::{self, AbiPair};
+use codegen::ir::{Api, Release};
+use codegen::report::OutputFormat;
+use toml_edit::Value;
+
+use crate::manifest_edit::Manifest;
+use crate::{abi_cmd, audit_cmd, wheel};
+
+/// The headers whose Doxygen comments document the CUDA Runtime (the source of NVIDIA's
+/// published reference), copied into `docs-src/nvidia-cuda-headers-X.Y/`.
+pub const DOC_HEADERS: [&str; 10] = [
+    "cuda_egl_interop.h",
+    "cuda_gl_interop.h",
+    "cuda_profiler_api.h",
+    "cuda_runtime_api.h",
+    "cuda_vdpau_interop.h",
+    "driver_functions.h",
+    "driver_types.h",
+    "library_types.h",
+    "surface_types.h",
+    "texture_types.h",
+];
+
+#[derive(clap::Args)]
+pub struct ReleaseArgs {
+    /// The CUDA release, major and minor (`13.5`).
+    release: String,
+    /// A page of the release's documentation to make the crate from, in place of the crate's
+    /// current pages: a file under docs-src/ whose manifest entry states a release of the
+    /// same major. Repeatable.
+    #[arg(long)]
+    page: Vec<PathBuf>,
+}
+
+/// Runs the command from the workspace `root`.
+pub fn run(args: ReleaseArgs, root: &Path) -> Result<ExitCode> {
+    let started = Instant::now();
+    let mut timings: Vec<(&str, f64)> = Vec::new();
+    let mut lap = {
+        let mut t = Instant::now();
+        move |name: &'static str, timings: &mut Vec<(&'static str, f64)>| {
+            timings.push((name, t.elapsed().as_secs_f64()));
+            t = Instant::now();
+        }
+    };
+    let release = Release::parse(&args.release)
+        .filter(|r| r.0.len() == 2)
+        .with_context(|| format!("`{}` is not a release such as 13.5", args.release))?;
+    let major = release.0[0];
+    let short = snapshot::short_release(&release);
+    let docs_src = root.join("docs-src");
+    let krate = crate_of_major(&docs_src, major)?;
+    println!("release {short}: crate {} ({})", krate.name, krate.dir);
+
+    // The snapshot of the release, and the very wheels it was made from.
+    let committed = snapshot::path(root, &release);
+    let (abi, made) = if committed.is_file() {
+        (snapshot::load(&committed)?, false)
+    } else {
+        let abi = abi_cmd::make_snapshot(root, &release, &[])?;
+        abi_cmd::write_out(
+            &committed,
+            &snapshot::to_json(&abi),
+            &abi_cmd::summary(&abi),
+        )?;
+        (abi, true)
+    };
+    let pins: Vec<(String, String)> = abi.packages.clone().into_iter().collect();
+    let w = wheel::fetch_pinned(root, &release, &pins)?;
+    println!(
+        "snapshot: {} ({}; {})",
+        shown(root, &committed),
+        if made { "made" } else { "kept" },
+        abi.origin
+    );
+    lap("wheels and snapshot", &mut timings);
+
+    // The documentation headers and the manifest.
+    let folder = format!("nvidia-cuda-headers-{short}");
+    let copied = copy_headers(&w, &docs_src.join(&folder))?;
+    println!(
+        "documentation headers: docs-src/{folder}/ ({})",
+        if copied.is_empty() {
+            "up to date".to_string()
+        } else {
+            format!("wrote {}", copied.join(", "))
+        }
+    );
+    let mut manifest = Manifest::open(&docs_src)?;
+    let origin: Vec<String> = abi
+        .packages
+        .iter()
+        .map(|(n, v)| format!("{n} {v}"))
+        .collect();
+    manifest.ensure_document(
+        &folder,
+        &[
+            ("publisher", Value::from("NVIDIA")),
+            ("module", Value::from("cuda_runtime_api.h")),
+            ("release", Value::from(short.as_str())),
+            ("format", Value::from("doxygen-header")),
+            ("default", Value::from(false)),
+        ],
+    )?;
+    let docs = crate_documents(&docs_src, &krate, &release, &folder, &args.page)?;
+    manifest.set_crate_docs(&krate.name, &docs)?;
+    if manifest.save()? {
+        println!(
+            "docs-src/manifest.toml: {} reads {}",
+            krate.name,
+            docs.join(", ")
+        );
+    }
+    lap("documentation headers", &mut timings);
+
+    // The crate.
+    let opts = codegen::pipeline::Options::workspace(root, false)?
+        .into_iter()
+        .find(|o| o.crate_name.as_deref() == Some(krate.name.as_str()))
+        .with_context(|| format!("no [[crate]] {}", krate.name))?;
+    let report = match codegen::pipeline::run(&opts) {
+        Ok(r) => r,
+        Err(codegen::pipeline::PipelineError::Errors { report, .. }) => {
+            print!("{}", codegen::pipeline::render(&report));
+            bail!("{}: error diagnostics: nothing was written", krate.name);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let summary = codegen::pipeline::render(&report);
+    print!("{summary}");
+    lap("regenerate", &mut timings);
+    cargo(root, &["build", "-p", &krate.name])?;
+    lap("build", &mut timings);
+    audit_cmd::audit(root, &root.join(&krate.dir))?;
+    lap("audit", &mut timings);
+
+    // The report: what changed since the previous minor of the major.
+    let previous = snapshot::list_in(&root.join("abi"))
+        .into_iter()
+        .rfind(|(r, _)| r.0.first() == Some(&major) && *r < release);
+    let out_dir = root.join("target").join(format!("release-{short}"));
+    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let changes = match &previous {
+        Some((prev, path)) => {
+            let old = snapshot::load(path)?;
+            let d = release_diff(&old, &abi, &shown(root, path), &shown(root, &committed));
+            let file = out_dir.join("changes.md");
+            std::fs::write(&file, diff::render::render(&d, OutputFormat::Markdown))
+                .with_context(|| format!("writing {}", file.display()))?;
+            format!(
+                "Since CUDA {prev} (`{}` against `{}`; every row in `changes.md`):\n\n```text\n{}```\n",
+                shown(root, path),
+                shown(root, &committed),
+                diff::render::summary(&d)
+            )
+        }
+        None => format!("CUDA {short} is the first release of CUDA {major} with a snapshot.\n"),
+    };
+    lap("report", &mut timings);
+    let text = format!(
+        "# CUDA {short}: release report\n\n\
+         - wheels: {}\n- ABI snapshot: `{}` ({})\n- documentation headers: `docs-src/{folder}/`\n\
+         - crate: `{}` ({}), built and audited against the release's headers and library\n\n\
+         ## What changed\n\n{changes}\n## The crate\n\n```text\n{summary}```\n\n\
+         Steps: {}; {:.1} s in all.\n",
+        origin.join(", "),
+        shown(root, &committed),
+        if made { "made now" } else { "committed before" },
+        krate.name,
+        krate.dir,
+        timings
+            .iter()
+            .map(|(n, s)| format!("{n} {s:.1} s"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        started.elapsed().as_secs_f64(),
+    );
+    let file = out_dir.join("report.md");
+    std::fs::write(&file, text).with_context(|| format!("writing {}", file.display()))?;
+    println!(
+        "release {short}: done in {:.1} s; report {}",
+        started.elapsed().as_secs_f64(),
+        file.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The manifest's `[[document]]` entries by file (as the `[[crate]]` entries name them).
+struct Entries(Vec<codegen::load::ManifestEntry>);
+
+impl Entries {
+    fn read(docs_src: &Path) -> Result<Entries> {
+        Ok(Entries(codegen::load::documents(docs_src)?))
+    }
+
+    fn get(&self, file: &str) -> Option<&codegen::load::ManifestEntry> {
+        let file = file.trim_end_matches('/');
+        self.0.iter().find(|e| e.file.trim_end_matches('/') == file)
+    }
+
+    /// The release the entry of `file` states, when it states a minor of `major`.
+    fn minor_of(&self, file: &str, major: u32) -> Option<Release> {
+        self.get(file)
+            .and_then(|e| e.release.as_deref().and_then(Release::parse))
+            .filter(|r| r.0.first() == Some(&major) && r.0.len() > 1)
+    }
+
+    fn is_headers(&self, file: &str) -> bool {
+        self.get(file).and_then(|e| e.format.as_deref()) == Some("doxygen-header")
+    }
+
+    /// The newest release the entries of `docs` state (what the crate is generated for).
+    fn release_of(&self, docs: &[String]) -> Option<Release> {
+        docs.iter()
+            .filter_map(|d| self.get(d)?.release.as_deref().and_then(Release::parse))
+            .max()
+    }
+}
+
+/// The `[[crate]]` whose documents are of `major` (by their manifest entries; the files need
+/// not be there yet).
+fn crate_of_major(docs_src: &Path, major: u32) -> Result<codegen::load::CrateEntry> {
+    let crates = codegen::load::crates(docs_src)?;
+    let entries = Entries::read(docs_src)?;
+    let found: Vec<&codegen::load::CrateEntry> = crates
+        .iter()
+        .filter(|c| {
+            entries
+                .release_of(&c.docs)
+                .and_then(|r| r.0.first().copied())
+                == Some(major)
+        })
+        .collect();
+    match found.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => bail!(
+            "docs-src/manifest.toml has no [[crate]] for CUDA {major} (its crates: {}): add one",
+            crates
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => bail!("docs-src/manifest.toml has several [[crate]]s for CUDA {major}"),
+    }
+}
+
+/// The crate's documents after this release: its header folder of the major becomes
+/// `folder` when `release` is at least the crate's release now (added after its pages when
+/// it had none), and `pages`, when given, take the place of its pages of the major
+/// (documents stating a minor release of it). Other documents stay as they are, in order.
+fn crate_documents(
+    docs_src: &Path,
+    krate: &codegen::load::CrateEntry,
+    release: &Release,
+    folder: &str,
+    pages: &[PathBuf],
+) -> Result<Vec<String>> {
+    let major = release.0[0];
+    let entries = Entries::read(docs_src)?;
+    let newest = !matches!(entries.release_of(&krate.docs), Some(r) if r > *release);
+    let mut given = Vec::new();
+    for p in pages {
+        let full = std::fs::canonicalize(p).with_context(|| format!("--page {}", p.display()))?;
+        let base = std::fs::canonicalize(docs_src)?;
+        let rel = full
+            .strip_prefix(&base)
+            .with_context(|| format!("--page {}: not a file under docs-src/", p.display()))?
+            .to_string_lossy()
+            .into_owned();
+        if entries.minor_of(&rel, major).is_none() || entries.is_headers(&rel) {
+            bail!(
+                "--page {}: docs-src/manifest.toml has no [[document]] entry stating a CUDA                  {major} release for it: add one (file, publisher, module, release)",
+                p.display()
+            );
+        }
+        given.push(rel);
+    }
+    let replace_pages = !given.is_empty();
+    let mut out: Vec<String> = Vec::new();
+    let (mut pages_in, mut headers_in) = (false, false);
+    for d in &krate.docs {
+        let of_major = entries.minor_of(d, major).is_some();
+        let headers = of_major && entries.is_headers(d);
+        if of_major && !headers && replace_pages {
+            if !pages_in {
+                out.extend(given.iter().cloned());
+                pages_in = true;
+            }
+            continue;
+        }
+        if headers {
+            out.push(if newest {
+                folder.to_string()
+            } else {
+                d.clone()
+            });
+            headers_in = true;
+            continue;
+        }
+        if !of_major {
+            // Documents of other majors fill gaps only: this major's come first.
+            if replace_pages && !pages_in {
+                out.extend(given.iter().cloned());
+                pages_in = true;
+            }
+            if newest && !headers_in {
+                out.push(folder.to_string());
+                headers_in = true;
+            }
+        }
+        out.push(d.clone());
+    }
+    if replace_pages && !pages_in {
+        out.extend(given.iter().cloned());
+    }
+    if newest && !headers_in {
+        out.push(folder.to_string());
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|d| seen.insert(d.clone()));
+    Ok(out)
+}
+
+/// Copies the documentation headers from the unpacked wheels into `dest`, writing only the
+/// files that differ; returns the names written.
+fn copy_headers(w: &wheel::Wheel, dest: &Path) -> Result<Vec<String>> {
+    std::fs::create_dir_all(dest).with_context(|| format!("creating {}", dest.display()))?;
+    let mut written = Vec::new();
+    for name in DOC_HEADERS {
+        let from = w
+            .include_dirs
+            .iter()
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+            .with_context(|| {
+                format!(
+                    "the wheels in {} hold no {name} (documentation header)",
+                    w.root.display()
+                )
+            })?;
+        let bytes = std::fs::read(&from).with_context(|| format!("reading {}", from.display()))?;
+        let to = dest.join(name);
+        if std::fs::read(&to).ok().as_deref() == Some(bytes.as_slice()) {
+            continue;
+        }
+        std::fs::write(&to, &bytes).with_context(|| format!("writing {}", to.display()))?;
+        written.push(name.to_string());
+    }
+    Ok(written)
+}
+
+/// The C-level diff of two releases' snapshots.
+fn release_diff(old: &Abi, new: &Abi, old_file: &str, new_file: &str) -> diff::ApiDiff {
+    let mut d = diff::diff_with_abi(
+        &Api::default(),
+        &Api::default(),
+        AbiPair {
+            old,
+            new,
+            old_file: Some(old_file),
+            new_file: Some(new_file),
+        },
+        None,
+    );
+    d.old.label = Some(old_file.to_string());
+    d.new.label = Some(new_file.to_string());
+    d
+}
+
+fn shown(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+fn cargo(root: &Path, args: &[&str]) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    println!("$ cargo {}", args.join(" "));
+    let status = Command::new(cargo)
+        .args(args)
+        .current_dir(root)
+        .status()
+        .with_context(|| format!("running cargo {}", args.join(" ")))?;
+    if !status.success() {
+        bail!("`cargo {}` failed ({status})", args.join(" "));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MANIFEST: &str = "[[crate]]\nname = \"c13\"\ndir = \"runtime/c13\"\n\
+        docs = [\"p-13.4.txt\", \"h-13.4\", \"old-12.txt\"]\n\n\
+        [[document]]\nfile = \"p-13.4.txt\"\nrelease = \"13.4\"\n\n\
+        [[document]]\nfile = \"p-13.5.txt\"\nrelease = \"13.5\"\n\n\
+        [[document]]\nfile = \"h-13.4\"\nrelease = \"13.4\"\nformat = \"doxygen-header\"\n\n\
+        [[document]]\nfile = \"old-12.txt\"\nrelease = \"12\"\n";
+
+    #[test]
+    fn the_crate_follows_the_newest_release_and_the_pages_given() {
+        let dir = std::env::temp_dir().join(format!("xtask-release-docs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("manifest.toml"), MANIFEST).unwrap();
+        std::fs::write(dir.join("p-13.5.txt"), "page").unwrap();
+        std::fs::write(dir.join("stray.txt"), "page").unwrap();
+        let krate = crate_of_major(&dir, 13).unwrap();
+        assert_eq!(krate.name, "c13");
+        assert!(crate_of_major(&dir, 11).is_err());
+        let r = |s: &str| Release::parse(s).unwrap();
+        let docs = |release: &str, pages: &[&str]| {
+            let pages: Vec<PathBuf> = pages.iter().map(|p| dir.join(p)).collect();
+            crate_documents(&dir, &krate, &r(release), &format!("h-{release}"), &pages)
+        };
+        // A newer minor: its headers replace the old ones; the page stays.
+        assert_eq!(
+            docs("13.5", &[]).unwrap(),
+            ["p-13.4.txt", "h-13.5", "old-12.txt"]
+        );
+        // With its page.
+        assert_eq!(
+            docs("13.5", &["p-13.5.txt"]).unwrap(),
+            ["p-13.5.txt", "h-13.5", "old-12.txt"]
+        );
+        // An older minor leaves the crate's documents as they are.
+        assert_eq!(
+            docs("13.3", &[]).unwrap(),
+            ["p-13.4.txt", "h-13.4", "old-12.txt"]
+        );
+        // A page without a manifest entry is refused, naming what to add.
+        let err = docs("13.5", &["stray.txt"]).unwrap_err().to_string();
+        assert!(err.contains("no [[document]] entry"), "{err}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

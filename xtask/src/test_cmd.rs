@@ -7,8 +7,8 @@
 //! wheels of the releases in [`ABI_CHECKED`]); install Debian's `chromium` for the HTML report
 //! browser test when it is missing; `cargo clippy --workspace --all-targets -- -D warnings`;
 //! `cargo test --workspace` (the generated crates' freshness is a test there) with
-//! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel, `NVRTC_WHEEL_LIB` to
-//! the `nvidia-cuda-nvrtc` wheel's library, each crate's
+//! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel, `NVRTC_WHEEL_LIB` and
+//! `NVRTC_OLDER_LIB` to the `nvidia-cuda-nvrtc` wheels' libraries (13.5, 13.2), each crate's
 //! `<CRATE>_AUDIT_INCLUDE`/`<CRATE>_AUDIT_LIB`, `CUDART_AUDIT_REQUIRED=1` and
 //! `CUDART_ABI_CHECK=1`; `cargo doc --no-deps` of the generator and xtask, and of the
 //! generated crates with every feature (as docs.rs), with `RUSTDOCFLAGS=-D warnings`;
@@ -37,6 +37,9 @@ pub const OLDEST_LIB_VAR: &str = "CUDART_OLDEST_LIB";
 pub const WHEEL_INCLUDE_VAR: &str = "CUDA_WHEEL_INCLUDE";
 /// Environment variable the tests read: the `nvidia-cuda-nvrtc` wheel's `libnvrtc.so.13`.
 pub const NVRTC_WHEEL_LIB_VAR: &str = "NVRTC_WHEEL_LIB";
+/// Environment variable the tests read: the `libnvrtc.so.13` of NVRTC 13.2 (older than
+/// `nvrtc13`'s release), for the run-time release check of the NVRTC crate.
+pub const NVRTC_OLDER_LIB_VAR: &str = "NVRTC_OLDER_LIB";
 /// Environment variable the ABI snapshot freshness test reads: `1` once its inputs are there.
 pub const ABI_CHECK_VAR: &str = "CUDART_ABI_CHECK";
 /// Environment variable the ABI snapshot freshness test reads: the libclang to load. (Not
@@ -119,6 +122,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         bail!("xtask test: the wheel step returned no wheel");
     };
     let mut abi_libclang = None;
+    let mut nvrtc_older = String::new();
     step(4, "abi inputs", &mut || {
         let lc = libclang::ensure(root)?;
         eprintln!("  libclang: {}", lc.display());
@@ -131,6 +135,9 @@ pub fn run(root: &Path) -> Result<ExitCode> {
             eprintln!("  CUDA {r}: {}", w.root.display());
             let w = crate::audit_cmd::library_wheel(root, Library::Nvrtc, &release)?;
             errln!("  NVRTC of CUDA {r}: {}", w.root.display());
+            if release.0.first() == Some(&13) {
+                nvrtc_older = w.lib.display().to_string();
+            }
         }
         abi_libclang = Some(lc.display().to_string());
         Ok(())
@@ -155,6 +162,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
             (WHEEL_LIB_VAR, lib.as_str()),
             (WHEEL_INCLUDE_VAR, include.as_str()),
             (NVRTC_WHEEL_LIB_VAR, nvrtc_lib.as_str()),
+            (NVRTC_OLDER_LIB_VAR, nvrtc_older.as_str()),
             ("CUDART_AUDIT_REQUIRED", "1"),
             (ABI_CHECK_VAR, "1"),
             (ABI_LIBCLANG_VAR, abi_libclang.as_str()),

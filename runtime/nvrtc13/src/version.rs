@@ -18,6 +18,13 @@ use crate::error::Result;
 
 /// A CUDA release as the runtime reports it: `1000 * major + 10 * minor` (13.2 is `13020`).
 /// Ordered by release; `Display` prints `13.2`.
+///
+/// ```
+/// use nvrtc13::CudaVersion;
+/// let v = CudaVersion::from_raw(13020);
+/// assert_eq!((v.major(), v.minor(), v.to_string()), (13, 2, "13.2".to_string()));
+/// assert!(CudaVersion::new(13, 4) > v);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CudaVersion(i32);
 

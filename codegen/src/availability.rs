@@ -117,14 +117,15 @@ pub type Error = snapshot::SnapshotError;
 
 impl Availability {
     /// The marks for a crate of `release`, whose ABI is `current`, from every snapshot of its
-    /// major under `root` (committed ones in `abi/`, cached ones in `target/abi/`; see
-    /// [`snapshot::list`]). `current` stands for the crate's own release whether or not a file
+    /// library's major under `root` (committed ones in `abi/`, cached ones in `target/abi/`;
+    /// see [`snapshot::list_library`]). `current` stands for the crate's own release whether or not a file
     /// holds it.
     pub fn load(root: &Path, release: &Release, current: &Abi) -> Result<Availability, Error> {
         let major = release.0.first().copied();
         let own = snapshot::short_release(release);
         let mut abis: Vec<(String, Abi)> = Vec::new();
-        for (r, p) in snapshot::list(root) {
+        // The snapshots of the crate's own library (NVRTC's are in `abi/nvrtc/`).
+        for (r, p) in snapshot::list_library(root, current.library) {
             let r_short = snapshot::short_release(&r);
             if r.0.first().copied() == major && r_short != own {
                 abis.push((r_short, snapshot::load(&p)?));

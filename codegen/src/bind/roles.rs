@@ -211,6 +211,9 @@ pub fn resolve_all(b: &mut Bindings) {
     // takes it.
     let mut taken: HashMap<String, String> = HashMap::default();
     let mut all_rulings = Vec::new();
+    // The library's prefix is dropped from Rust names (`nvrtcCreateProgram` →
+    // `create_program`; `snake_case` drops the runtime's `cuda` itself).
+    let prefix = b.library.c_prefix();
     for f in &mut b.functions {
         let mut unsafe_records = Vec::new();
         let result = if f.documented {
@@ -225,7 +228,7 @@ pub fn resolve_all(b: &mut Bindings) {
         let typed = match result {
             Err(reason) => Typed::Skipped { reason },
             Ok(roles) => {
-                let rust_name = snake_case(&f.name);
+                let rust_name = snake_case(f.name.strip_prefix(prefix).unwrap_or(&f.name));
                 match taken.insert(rust_name.clone(), f.name.clone()) {
                     Some(other) => Typed::Skipped {
                         reason: format!("its Rust name `{rust_name}` is taken by `{other}`"),

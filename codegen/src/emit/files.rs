@@ -59,52 +59,18 @@ pub fn print_body(file: &syn::File) -> String {
 }
 
 /// The marker emitters write where the output needs a `//` comment (comments inside `quote!`
-/// never reach the tokens): `__comment!(N);` as a statement or item, `N` the number of its
-/// text in [`COMMENTS`] (a string literal would be escaped into the tokens and parsed back out
-/// for nothing).
+/// never reach the tokens): `__comment!("text");` as a statement or item.
 pub const COMMENT_MARKER: &str = "__comment!";
 
-/// The texts of comment markers, each once (the emitters use a few fixed texts, many times).
-static COMMENTS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-
-/// A `//` comment in the formatted output: `__comment!(N);` tokens, which [`format_file`]
+/// A `//` comment in the formatted output: `__comment!("text");` tokens, which [`print_body`]
 /// turns into `// text` lines after formatting.
 pub fn comment(text: &str) -> TokenStream {
-    let id = comment_id(text);
-    quote::quote! { __comment!(#id); }
+    quote::quote! { __comment!(#text); }
 }
 
 /// [`comment`] as a statement's syntax tree (for code built from templates).
 pub fn comment_stmt(text: &str) -> Result<syn::Stmt, syn::Error> {
-    let mut stmt = super::fill::fill!(syn::Stmt, {
-        __comment!(0);
-    })?;
-    if let syn::Stmt::Macro(m) = &mut stmt {
-        let id = comment_id(text);
-        m.mac.tokens = quote::quote! { #id };
-    }
-    Ok(stmt)
-}
-
-/// The number of `text` in [`COMMENTS`] (added the first time), as a literal.
-fn comment_id(text: &str) -> proc_macro2::Literal {
-    let id = {
-        let mut table = COMMENTS.lock().unwrap_or_else(|e| e.into_inner());
-        match table.iter().position(|t| t == text) {
-            Some(i) => i,
-            None => {
-                table.push(text.to_string());
-                table.len() - 1
-            }
-        }
-    };
-    proc_macro2::Literal::usize_unsuffixed(id)
-}
-
-/// The text of comment marker `id`.
-fn comment_text(id: usize) -> Option<String> {
-    let table = COMMENTS.lock().unwrap_or_else(|e| e.into_inner());
-    table.get(id).cloned()
+    syn::parse2(comment(text))
 }
 
 /// `text` with every [`COMMENT_MARKER`] statement (on one line, or over several as
@@ -145,8 +111,8 @@ fn comments(text: &str) -> String {
         let kept = statement
             .strip_prefix('(')
             .and_then(|s| s.strip_suffix(");"))
-            .and_then(|n| n.trim().parse::<usize>().ok())
-            .and_then(comment_text);
+            .and_then(|lit| syn::parse_str::<syn::LitStr>(lit.trim()).ok())
+            .map(|lit| lit.value());
         match kept {
             Some(kept) => {
                 let width = 100usize.saturating_sub(indent.len() + 3).max(40);
@@ -391,9 +357,8 @@ mod tests {
 
     #[test]
     fn marker_statements_over_several_lines_and_unknown_markers() {
-        let id = comment_id("known text");
         let text = format!(
-            "fn f() {{\n    let x = \"{COMMENT_MARKER}(1);\";\n    {COMMENT_MARKER}(\n        {id}\n    );\n    {COMMENT_MARKER}(999999);\n}}"
+            "fn f() {{\n    let x = \"{COMMENT_MARKER}(1);\";\n    {COMMENT_MARKER}(\n        \"known text\"\n    );\n    {COMMENT_MARKER}(999999);\n}}"
         );
         assert_eq!(
             comments(&text),

@@ -120,10 +120,44 @@ fn doc_lines(markdown: &str) -> Vec<String> {
 /// Converts RST `text` to Markdown, checks it, and records problems under `item`.
 pub fn markdown(text: &str, links: &dyn Links, item: &str, problems: &mut DocProblems) -> String {
     let c = rustdoc::convert(text, links);
-    for p in rustdoc::check(&c.markdown) {
+    let md = without_lost_definitions(&c.markdown);
+    for p in rustdoc::check(&md) {
         problems.0.push(format!("{item}: {p}"));
     }
-    c.markdown
+    md
+}
+
+/// `md` without the sentences that announce a definition the documents do not carry ("The
+/// `cudaChannelFormatDesc` is defined as:" where NVIDIA's pages had a C listing): a paragraph's
+/// last sentence ending "defined as:" or "defined as follows:" with no code block after it is
+/// dropped (the whole paragraph when it is that sentence alone).
+fn without_lost_definitions(md: &str) -> String {
+    const ENDINGS: [&str; 2] = ["defined as:", "defined as follows:"];
+    if !ENDINGS.iter().any(|e| md.contains(e)) {
+        return md.to_string();
+    }
+    let paragraphs: Vec<&str> = md.split("\n\n").collect();
+    let mut kept: Vec<String> = Vec::with_capacity(paragraphs.len());
+    for (i, para) in paragraphs.iter().enumerate() {
+        let next_is_code = paragraphs
+            .get(i + 1)
+            .is_some_and(|n| n.starts_with("```") || n.starts_with("    "));
+        let announces = ENDINGS.iter().any(|e| para.trim_end().ends_with(e));
+        if !announces || next_is_code || para.starts_with("```") {
+            kept.push((*para).to_string());
+            continue;
+        }
+        // The sentence starts after the last full stop followed by white space.
+        let start = para
+            .char_indices()
+            .filter(|&(k, c)| c == '.' && para[k + 1..].starts_with(char::is_whitespace))
+            .map(|(k, _)| k + 1)
+            .last();
+        if let Some(start) = start {
+            kept.push(para[..start].to_string());
+        }
+    }
+    kept.join("\n\n")
 }
 
 /// The first sentence of `text` (for short descriptions such as error meanings).
@@ -171,5 +205,18 @@ mod tests {
         );
         assert!(doc_lines(" \n\n").is_empty());
         assert_eq!(attr_syntax("a\n\nb").len(), 3);
+    }
+
+    #[test]
+    fn a_definition_the_documents_lost_is_not_announced() {
+        let md = "Allocates an array.\n\nThe `desc` is defined as:\n\nwhere `kind` is one of A or B.";
+        assert_eq!(
+            without_lost_definitions(md),
+            "Allocates an array.\n\nwhere `kind` is one of A or B."
+        );
+        let md = "It takes a `desc`. The `desc` is defined as follows:\n\nNext.";
+        assert_eq!(without_lost_definitions(md), "It takes a `desc`.\n\nNext.");
+        let kept = "The `desc` is defined as:\n\n```c\nstruct desc;\n```";
+        assert_eq!(without_lost_definitions(kept), kept);
     }
 }

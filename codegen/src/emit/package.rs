@@ -241,8 +241,7 @@ fn nvrtc_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         #[rustfmt::skip]
         pub mod sys;
 
-        /// The typed layer, generated from the documentation: one function per documented C
-        /// function whose parameters could all be given a Rust role (see the crate docs).
+        // Documented by its own `//!` lines (an outer doc here would print before them).
         #[rustfmt::skip]
         pub mod api;
 
@@ -280,8 +279,7 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         #[rustfmt::skip]
         pub mod sys;
 
-        /// The typed layer, generated from the documentation: one function per documented C
-        /// function whose parameters could all be given a Rust role (see the crate docs).
+        // Documented by its own `//!` lines (an outer doc here would print before them).
         #[rustfmt::skip]
         pub mod api;
 

@@ -132,9 +132,15 @@ fn head(functions: &[BoundFunction]) -> TokenStream {
         #doc
         #ffi
         use crate::sys::*;
+        // Re-exported without copying `sys`'s pages into this module's docs: its index lists
+        // the functions, and each type's page stays in `sys`.
+        #[doc(no_inline)]
         pub use crate::sys::constants::*;
+        #[doc(no_inline)]
         pub use crate::sys::enums::*;
+        #[doc(no_inline)]
         pub use crate::sys::flags::*;
+        #[doc(no_inline)]
         pub use crate::sys::types::*;
     }
 }

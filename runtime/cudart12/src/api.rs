@@ -90,9 +90,13 @@ use ::core::ffi::{
     c_ulonglong, c_ushort, c_void,
 };
 use crate::sys::*;
+#[doc(no_inline)]
 pub use crate::sys::constants::*;
+#[doc(no_inline)]
 pub use crate::sys::enums::*;
+#[doc(no_inline)]
 pub use crate::sys::flags::*;
+#[doc(no_inline)]
 pub use crate::sys::types::*;
 /// Destroy all allocations and reset all state on the current device in the current process.
 ///
@@ -1173,8 +1177,7 @@ pub fn get_device_count() -> crate::Result<c_int> {
 }
 /// Returns information about the compute-device.
 ///
-/// Returns as `prop`, the properties of device `dev`. The
-/// [`cudaDeviceProp`](crate::sys::cudaDeviceProp) structure is defined as:
+/// Returns as `prop`, the properties of device `dev`.
 ///
 /// where:
 ///
@@ -4821,12 +4824,10 @@ pub unsafe fn event_elapsed_time_v2(
 /// that in the returned `ext_mem_out`.
 ///
 /// The properties of the handle being imported must be described in
-/// `mem_handle_desc`. The [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc) structure
-/// is defined as follows:
+/// `mem_handle_desc`.
 ///
 /// where `type` specifies the type
-/// of handle being imported. [`cudaExternalMemoryHandleType`](crate::sys::cudaExternalMemoryHandleType) is
-/// defined as:
+/// of handle being imported.
 ///
 /// If `type` is
 /// [`cudaExternalMemoryHandleTypeOpaqueFd`](crate::sys::cudaExternalMemoryHandleType::OPAQUE_FD), then
@@ -4987,8 +4988,7 @@ pub unsafe fn import_external_memory(
 /// pointer in the returned `dev_ptr`.
 ///
 /// The properties of the buffer being mapped must be described in
-/// `buffer_desc`. The [`cudaExternalMemoryBufferDesc`](crate::sys::cudaExternalMemoryBufferDesc) structure is
-/// defined as follows:
+/// `buffer_desc`.
 ///
 /// where `offset` is the offset in
 /// the memory object where the buffer's base address is.
@@ -5062,8 +5062,7 @@ pub unsafe fn external_memory_get_mapped_buffer(
 /// handle to it in the returned `mipmap`.
 ///
 /// The properties of the CUDA mipmapped array being mapped must be
-/// described in `mipmap_desc`. The structure
-/// [`cudaExternalMemoryMipmappedArrayDesc`](crate::sys::cudaExternalMemoryMipmappedArrayDesc) is defined as follows:
+/// described in `mipmap_desc`.
 ///
 /// where `offset` is the
 /// offset in the memory object where the base level of the mipmap chain
@@ -5181,12 +5180,10 @@ pub unsafe fn destroy_external_memory(
 /// handle to that in the returned `ext_sem_out`.
 ///
 /// The properties of the handle being imported must be described in
-/// `sem_handle_desc`. The [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc) is
-/// defined as follows:
+/// `sem_handle_desc`.
 ///
 /// where `type` specifies the
 /// type of handle being imported.
-/// [`cudaExternalSemaphoreHandleType`](crate::sys::cudaExternalSemaphoreHandleType) is defined as:
 ///
 /// If `type` is
 /// [`cudaExternalSemaphoreHandleTypeOpaqueFd`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_FD), then
@@ -6447,8 +6444,6 @@ pub fn malloc_pitch(width: usize, height: usize) -> crate::Result<(*mut c_void, 
 /// [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) structure `desc` and returns a handle
 /// to the new CUDA array in the returned `array`.
 ///
-/// The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) is defined as:
-///
 /// where [`cudaChannelFormatKind`](crate::sys::cudaChannelFormatKind) is one of
 /// [`cudaChannelFormatKindSigned`](crate::sys::cudaChannelFormatKind::SIGNED),
 /// [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED), or
@@ -7167,8 +7162,6 @@ pub fn malloc3d(extent: cudaExtent) -> crate::Result<cudaPitchedPtr> {
 /// [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) structure `desc` and returns a handle
 /// to the new CUDA array in the returned `array`.
 ///
-/// The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) is defined as:
-///
 /// where [`cudaChannelFormatKind`](crate::sys::cudaChannelFormatKind) is one of
 /// [`cudaChannelFormatKindSigned`](crate::sys::cudaChannelFormatKind::SIGNED),
 /// [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED), or
@@ -7309,8 +7302,6 @@ pub fn malloc3d_array(
 /// to the new CUDA mipmapped array in the returned `mipmapped_array`. `num_levels`
 /// specifies the number of mipmap levels to be allocated. This value is
 /// clamped to the range \[1, 1 + floor(log2(max(width, height, depth)))\].
-///
-/// The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) is defined as:
 ///
 /// where [`cudaChannelFormatKind`](crate::sys::cudaChannelFormatKind) is one of
 /// [`cudaChannelFormatKindSigned`](crate::sys::cudaChannelFormatKind::SIGNED),
@@ -11543,8 +11534,6 @@ pub unsafe fn mem_pool_import_pointer(
 /// supporting unified addressing [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is
 /// returned.
 ///
-/// The [`cudaPointerAttributes`](crate::sys::cudaPointerAttributes) structure is defined as:
-///
 /// In this structure, the individual fields mean
 ///
 /// - `type` identifies type of memory. It
@@ -12623,8 +12612,6 @@ pub unsafe fn egl_stream_producer_disconnect(
 }
 /// Present a CUDA eglFrame to the EGLStream with CUDA as a producer.
 ///
-/// The [`cudaEglFrame`](crate::sys::cudaEglFrame) is defined as:
-///
 /// For [`cudaEglFrame`](crate::sys::cudaEglFrame) of type [`cudaEglFrameTypePitch`](crate::sys::cudaEglFrameType::PITCH),
 /// the application may present sub-region of a memory allocation. In that
 /// case, `ptr` will specify the start address of
@@ -13306,8 +13293,7 @@ pub unsafe fn get_channel_desc(
 /// Returns a channel descriptor using the specified format.
 ///
 /// Returns a channel descriptor with format `f` and number of bits of each
-/// component `x`, `y`, `z`, and `w`. The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc)
-/// is defined as:
+/// component `x`, `y`, `z`, and `w`.
 ///
 /// where [`cudaChannelFormatKind`](crate::sys::cudaChannelFormatKind) is one of
 /// [`cudaChannelFormatKindSigned`](crate::sys::cudaChannelFormatKind::SIGNED),
@@ -13372,12 +13358,10 @@ pub fn create_channel_desc(
 /// or higher. Additionally, a texture object is an opaque value, and, as
 /// such, should only be accessed through CUDA API calls.
 ///
-/// The [`cudaResourceDesc`](crate::sys::cudaResourceDesc) structure is defined as:
-///
 /// where:
 ///
 /// - `resType` specifies the type of resource
-///   to texture from. CUresourceType is defined as:
+///   to texture from.
 ///
 /// - **View CUDA Toolkit Documentation for a C++ code example**
 ///
@@ -13428,7 +13412,6 @@ pub fn create_channel_desc(
 ///
 /// - `addressMode` specifies the addressing mode
 ///   for each dimension of the texture data.
-///   [`cudaTextureAddressMode`](crate::sys::cudaTextureAddressMode) is defined as:
 ///
 /// - **View CUDA Toolkit Documentation for a C++ code example**
 ///
@@ -13441,7 +13424,6 @@ pub fn create_channel_desc(
 ///
 /// - `filterMode` specifies the filtering mode
 ///   to be used when fetching from the texture.
-///   [`cudaTextureFilterMode`](crate::sys::cudaTextureFilterMode) is defined as:
 ///
 /// - **View CUDA Toolkit Documentation for a C++ code example**
 ///
@@ -13450,7 +13432,6 @@ pub fn create_channel_desc(
 ///
 /// - `readMode` specifies whether integer data
 ///   should be converted to floating point or not.
-///   [`cudaTextureReadMode`](crate::sys::cudaTextureReadMode) is defined as:
 ///
 /// - **View CUDA Toolkit Documentation for a C++ code example**
 ///
@@ -14036,8 +14017,6 @@ pub fn graph_create(flags: c_uint) -> crate::Result<cudaGraph_t> {
 /// the length of `p_dependencies` to be 0, in which case the node will be placed at the
 /// root of the graph. `p_dependencies` may not have any duplicate entries.
 /// A handle to the new node will be returned as `p_graph_node`.
-///
-/// The [`cudaKernelNodeParams`](crate::sys::cudaKernelNodeParams) structure is defined as:
 ///
 /// When the graph is launched, the node will invoke kernel `func` on a
 /// (`gridDim.x` x `gridDim.y` x `gridDim.z`) grid of blocks. Each block
@@ -18043,7 +18022,6 @@ pub unsafe fn graph_instantiate_with_flags(
 /// `instantiate_params` controls the behavior of instantiation and
 /// subsequent graph launches, as well as returning more detailed
 /// information in the event of an error.
-/// [`cudaGraphInstantiateParams`](crate::sys::cudaGraphInstantiateParams) is defined as:
 ///
 /// The `flags` field controls the behavior of instantiation and subsequent
 /// graph launches. Valid flags are:

@@ -31,9 +31,13 @@ use ::core::ffi::{
     c_ulonglong, c_ushort, c_void,
 };
 use crate::sys::*;
+#[doc(no_inline)]
 pub use crate::sys::constants::*;
+#[doc(no_inline)]
 pub use crate::sys::enums::*;
+#[doc(no_inline)]
 pub use crate::sys::flags::*;
+#[doc(no_inline)]
 pub use crate::sys::types::*;
 /// nvrtcGetErrorString is a helper function that returns a string describing the given nvrtcResult code, e.g., NVRTC_SUCCESS to `"NVRTC_SUCCESS`". For unrecognized enumeration values, it returns `"NVRTC_ERROR` unknown".
 ///

@@ -122,8 +122,6 @@ pub mod version;
 #[allow(missing_docs)]
 #[rustfmt::skip]
 pub mod sys;
-/// The typed layer, generated from the documentation: one function per documented C
-/// function whose parameters could all be given a Rust role (see the crate docs).
 #[rustfmt::skip]
 pub mod api;
 pub mod program;

@@ -8,8 +8,10 @@
 #                 prettyplease and compared with the committed files)
 #                 against bindgen turning the same release's `cuda_runtime_api.h` (from NVIDIA's
 #                 wheel) into FFI;
-#   both crates:  `xtask codegen --check` (cudart13 and cudart12)
-#                 against bindgen run on each crate's release headers, one after the other.
+#   both crates:  `xtask codegen --check --crate cudart13`, then `--crate cudart12` (the two
+#                 runtime crates: `codegen --check` alone also checks the NVRTC crates, which
+#                 bindgen's pair does not make) against bindgen run on each crate's release
+#                 headers, one after the other.
 # The releases are the generated crates' own (`CUDA_RELEASE` in runtime/cudart1?/src/sys/mod.rs).
 # bindgen is codegen/examples/bindgen_ffi.rs (bindgen 0.72: every `cuda*` item, no doc
 # comments, prettyplease) with the pip libclang 18.1.1 that `cargo xtask abi` installs into
@@ -55,6 +57,8 @@ PY
 ffi=(env LIBCLANG_PATH=target/libclang/libclang.so target/release/examples/bindgen_ffi)
 # bindgen on the cudart13 release's headers, then on cudart12's, as one timed command.
 both="${ffi[*]} $tmp/ffi13.rs ${inc13[*]} && ${ffi[*]} $tmp/ffi12.rs ${inc12[*]}"
+# cudart13, then cudart12, as one timed command.
+both_codegen="target/release/xtask codegen --check --crate cudart13 && target/release/xtask codegen --check --crate cudart12"
 before="${BEFORE_XTASK:-}"
 declare -A runs
 one_only="${ONE_RELEASE:-}"
@@ -71,7 +75,7 @@ for i in $(seq 1 "$rounds"); do
   runs[one_codegen]+="$(secs target/release/xtask codegen --check --crate cudart13),"
   runs[one_bindgen]+="$(secs "${ffi[@]}" "$tmp/ffi13.rs" "${inc13[@]}"),"
   if [ -z "$one_only" ]; then
-    runs[both_codegen]+="$(secs target/release/xtask codegen --check),"
+    runs[both_codegen]+="$(secs bash -c "$both_codegen"),"
     runs[both_bindgen]+="$(secs bash -c "$both"),"
   fi
   if [ -n "$before" ] && [ -z "$one_only" ]; then

@@ -17,7 +17,7 @@
 use pulldown_cmark::{Event, Parser, Tag};
 
 /// Resolves a documentation name (`cudaMalloc`) to a Rust path for an intra-doc link
-/// (`crate::raw::cudaMalloc`), or `None` when no item exists.
+/// (`crate::sys::cudaMalloc`), or `None` when no item exists.
 pub trait Links {
     /// The Rust path for `name`, if an item exists.
     fn resolve(&self, name: &str) -> Option<String>;

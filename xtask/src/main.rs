@@ -41,7 +41,8 @@ struct Cli {
 enum Command {
     /// Read documentation files into the IR and write it as JSON.
     Ir(IrArgs),
-    /// Regenerate runtime/src/generated/ from the docs and the ABI (or check it is fresh).
+    /// Regenerate the generated crates (`runtime/*`, listed in `docs-src/manifest.toml`) from the
+    /// docs and the ABI snapshots, or check that they are fresh.
     Codegen(codegen_cmd::CodegenArgs),
     /// Read one CUDA release's headers (NVIDIA's wheels, bindgen) into the committed ABI
     /// snapshot abi/<X.Y>.json, or check it (`--check`); `--cudarc` reads cudarc's bindings.

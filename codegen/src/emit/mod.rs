@@ -48,6 +48,9 @@ fn sys_head() -> TokenStream {
     }
 }
 
+/// How one generated Rust file is built, its documentation's problems recorded as it goes.
+type Build<'a> = &'a (dyn Fn(&mut DocProblems) -> Result<syn::File, syn::Error> + Sync);
+
 /// A raw-layer file: the head, then `items`.
 fn sys_file(items: Result<Vec<syn::Item>, syn::Error>) -> Result<syn::File, syn::Error> {
     let mut file: syn::File = syn::parse2(sys_head())?;
@@ -179,48 +182,57 @@ pub fn generate(
     let pre = preamble(inputs, &b.abi_source);
     let names = Names::for_bindings(b);
     let tables = probe::tables(b);
-    let mut problems = DocProblems::default();
-    let p = &mut problems;
-    let rust: [(&str, Result<syn::File, syn::Error>); 10] = [
-        (
-            "src/sys/enums.rs",
-            sys_file(enums::emit(&b.enums, &names, p)),
-        ),
-        (
-            "src/sys/types.rs",
-            sys_file(types::emit(&b.records, &b.typedefs, &names, p)),
-        ),
-        (
-            "src/sys/functions.rs",
-            sys_file(functions::emit(&b.functions, &names, p)),
-        ),
-        (
-            "src/sys/errors.rs",
-            sys_file(enums::emit_error_table(&b.enums, b.library.status_type())),
-        ),
-        (
-            "src/sys/flags.rs",
-            sys_file(flags::emit(&b.flag_groups, &b.constants, &names, p)),
-        ),
-        (
-            "src/sys/constants.rs",
-            sys_file(flags::emit_constants(&b.constants, &names, p)),
-        ),
-        ("src/api.rs", api_file(b, &names, p)),
-        ("src/sys/since.rs", syn::parse2(since_table(b))),
-        ("src/sys/mod.rs", syn::parse2(sys_module(pkg, b.library))),
-        ("tests/audit/tables.rs", audit_tables(b, pkg, &tables)),
+    let names = &names;
+    let tables = &tables;
+    // Each file is built and printed on its own (the files are independent), the files on
+    // every core, the largest (`src/api.rs`, most of the crate) started first.
+    let rust: [(&str, Build<'_>); 10] = [
+        ("src/sys/enums.rs", &|p| {
+            sys_file(enums::emit(&b.enums, names, p))
+        }),
+        ("src/sys/types.rs", &|p| {
+            sys_file(types::emit(&b.records, &b.typedefs, names, p))
+        }),
+        ("src/sys/functions.rs", &|p| {
+            sys_file(functions::emit(&b.functions, names, p))
+        }),
+        ("src/sys/errors.rs", &|_| {
+            sys_file(enums::emit_error_table(&b.enums, b.library.status_type()))
+        }),
+        ("src/sys/flags.rs", &|p| {
+            sys_file(flags::emit(&b.flag_groups, &b.constants, names, p))
+        }),
+        ("src/sys/constants.rs", &|p| {
+            sys_file(flags::emit_constants(&b.constants, names, p))
+        }),
+        ("src/api.rs", &|p| api_file(b, names, p)),
+        ("src/sys/since.rs", &|_| syn::parse2(since_table(b))),
+        ("src/sys/mod.rs", &|_| {
+            syn::parse2(sys_module(pkg, b.library))
+        }),
+        ("tests/audit/tables.rs", &|_| audit_tables(b, pkg, tables)),
     ];
-    let mut files = Vec::new();
-    for (name, file) in rust {
-        let file = file.map_err(|e| EmitError::Syntax {
+    let api_first = |(name, _): &(&str, Build<'_>)| u64::from(*name == "src/api.rs");
+    let rendered = crate::parallel::map_largest_first(&rust, api_first, |(name, build)| {
+        let mut problems = DocProblems::default();
+        let file = build(&mut problems).map_err(|e| EmitError::Syntax {
             file: name.to_string(),
             message: e.to_string(),
         })?;
+        Ok::<_, EmitError>((files::print_body(&file), problems.0))
+    });
+    let mut files = Vec::new();
+    let mut doc_problems = Vec::new();
+    for ((name, _), r) in rust.iter().zip(rendered) {
+        let (body, problems) = r.map_err(|_| EmitError::Syntax {
+            file: name.to_string(),
+            message: "making it panicked (a bug: please report it)".into(),
+        })??;
         files.push(GeneratedFile {
             name: name.to_string(),
-            contents: format!("{pre}\n{}", files::print_body(&file)),
+            contents: format!("{pre}\n{body}"),
         });
+        doc_problems.extend(problems);
     }
     files.push(GeneratedFile {
         name: "tests/audit/layout_probe.cpp".into(),
@@ -236,6 +248,6 @@ pub fn generate(
     files.extend(package::files(pkg, &pre, &b.abi_source)?);
     Ok(Output {
         files,
-        doc_problems: problems.0,
+        doc_problems,
     })
 }

@@ -12,40 +12,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::diag::Diagnostic;
+/// Where an item was read (defined beside the diagnostics, which point at it too).
+pub use crate::diag::Source;
 use crate::doctype::TypeRef;
-
-/// Where an item was read: a file and a 1-based line, or, for HTML input, an element path.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Source {
-    /// Path of the document as it was given (relative paths stay relative).
-    pub file: String,
-    /// 1-based line of the item's first line (0 when the format has no lines).
-    pub line: u32,
-    /// For formats without meaningful lines (HTML): a path to the element, such as
-    /// `section[3]/dl[12]`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-}
-
-impl Source {
-    /// A source at `file:line`.
-    pub fn new(file: impl Into<String>, line: u32) -> Self {
-        Source {
-            file: file.into(),
-            line,
-            path: None,
-        }
-    }
-}
-
-impl std::fmt::Display for Source {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.path {
-            Some(p) => write!(f, "{}:{}", self.file, p),
-            None => write!(f, "{}:{}", self.file, self.line),
-        }
-    }
-}
 
 /// The documentation formats the parsers understand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

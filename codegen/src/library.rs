@@ -10,6 +10,16 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The runtime's headers the ABI is read from, in the order the wrapper includes them: the
+/// runtime API, the profiler API, and the OpenGL, EGL and VDPAU interop APIs.
+pub const CUDART_API_HEADERS: [&str; 5] = [
+    "cuda_runtime_api.h",
+    "cuda_profiler_api.h",
+    "cuda_gl_interop.h",
+    "cuda_egl_interop.h",
+    "cuda_vdpau_interop.h",
+];
+
 /// A C library the generator binds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -137,7 +147,7 @@ impl Library {
     /// the API's own header (the layout probe of an emitted crate includes them all).
     pub fn api_headers(self) -> &'static [&'static str] {
         match self {
-            Library::Cudart => &crate::abi::stubs::API_HEADERS,
+            Library::Cudart => &CUDART_API_HEADERS,
             Library::Nvrtc => &["nvrtc.h"],
         }
     }

@@ -26,6 +26,8 @@ mod elf_inspect;
 mod ir_json;
 #[path = "join.rs"]
 mod join;
+#[path = "module_cycles.rs"]
+mod module_cycles;
 #[path = "parse_autodoc.rs"]
 mod parse_autodoc;
 #[path = "parse_cudart_text.rs"]

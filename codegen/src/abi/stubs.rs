@@ -20,15 +20,8 @@ pub const WRAPPER_PATH: &str = "/cudart-abi-virtual/cudart_abi_wrapper.h";
 pub const STAND_IN_DIR: &str = "/cudart-abi-virtual/stand-in";
 pub const LIBC_DIR: &str = "/cudart-abi-virtual/stand-in/libc";
 
-/// The headers the wrapper includes, in order: the runtime API, the profiler API, and the
-/// OpenGL, EGL and VDPAU interop APIs.
-pub const API_HEADERS: [&str; 5] = [
-    "cuda_runtime_api.h",
-    "cuda_profiler_api.h",
-    "cuda_gl_interop.h",
-    "cuda_egl_interop.h",
-    "cuda_vdpau_interop.h",
-];
+/// The runtime's headers the wrapper includes, in order ([`Library::api_headers`]).
+pub const API_HEADERS: [&str; 5] = crate::library::CUDART_API_HEADERS;
 
 /// The wrapper's text: `library`'s API headers ([`Library::api_headers`]).
 pub fn wrapper(library: Library) -> String {

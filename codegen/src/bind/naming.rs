@@ -35,7 +35,7 @@ pub fn member_names(members: &[&str]) -> Vec<String> {
     for (i, n) in out.iter_mut().enumerate() {
         if counts[n.as_str()] > 1
             || n.starts_with(|c: char| c.is_ascii_digit())
-            || !crate::emit::names::is_plain_ident(n)
+            || !is_plain_ident(n)
         {
             *n = members[i].to_shouty_snake_case();
         }
@@ -103,6 +103,87 @@ pub fn snake_case(c_name: &str) -> String {
 /// The Rust name of a parameter (`devPtr` → `dev_ptr`, `_x` → `x`).
 pub fn param_name(c_name: &str) -> String {
     snake_case(c_name).trim_start_matches('_').to_string()
+}
+
+/// Whether `name` is an identifier that is no Rust keyword (what `syn` accepts as an `Ident`),
+/// checked without a parser: a codegen run asks this for every name it emits.
+pub fn is_plain_ident(name: &str) -> bool {
+    if name.is_ascii() {
+        // The common case, without the Unicode tables (which agree with this on ASCII).
+        let mut bytes = name.bytes();
+        let start = bytes
+            .next()
+            .is_some_and(|c| c == b'_' || c.is_ascii_alphabetic());
+        return start
+            && bytes.all(|c| c == b'_' || c.is_ascii_alphanumeric())
+            && name != "_"
+            && !is_keyword(name);
+    }
+    let mut chars = name.chars();
+    let start = chars
+        .next()
+        .is_some_and(|c| c == '_' || unicode_ident::is_xid_start(c));
+    start && chars.all(unicode_ident::is_xid_continue) && name != "_" && !is_keyword(name)
+}
+
+/// Rust's strict and reserved keywords (2018 edition and later), as `syn` rejects them.
+fn is_keyword(name: &str) -> bool {
+    // None is longer than 8 bytes: most names are, and need no comparison.
+    name.len() <= 8
+        && matches!(
+            name,
+            "abstract"
+                | "as"
+                | "async"
+                | "await"
+                | "become"
+                | "box"
+                | "break"
+                | "const"
+                | "continue"
+                | "crate"
+                | "do"
+                | "dyn"
+                | "else"
+                | "enum"
+                | "extern"
+                | "false"
+                | "final"
+                | "fn"
+                | "for"
+                | "if"
+                | "impl"
+                | "in"
+                | "let"
+                | "loop"
+                | "macro"
+                | "match"
+                | "mod"
+                | "move"
+                | "mut"
+                | "override"
+                | "priv"
+                | "pub"
+                | "ref"
+                | "return"
+                | "self"
+                | "Self"
+                | "static"
+                | "struct"
+                | "super"
+                | "trait"
+                | "true"
+                | "try"
+                | "type"
+                | "typeof"
+                | "unsafe"
+                | "unsized"
+                | "use"
+                | "virtual"
+                | "where"
+                | "while"
+                | "yield"
+        )
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
 use crate::abi::CType;
-use crate::bind::Bindings;
+pub use crate::bind::naming::is_plain_ident;
+use crate::bind::{Bindings, BoundFunction, Typed};
 
 /// Rust types of C types for items built as syntax trees: each distinct type's tokens made
 /// and parsed once (`void` is `()`).
@@ -47,87 +48,6 @@ pub fn ident(name: &str) -> Ident {
     } else {
         Ident::new_raw(name, Span::call_site())
     }
-}
-
-/// Whether `name` is an identifier that is no Rust keyword (what `syn` accepts as an `Ident`),
-/// checked without a parser: a codegen run asks this for every name it emits.
-pub fn is_plain_ident(name: &str) -> bool {
-    if name.is_ascii() {
-        // The common case, without the Unicode tables (which agree with this on ASCII).
-        let mut bytes = name.bytes();
-        let start = bytes
-            .next()
-            .is_some_and(|c| c == b'_' || c.is_ascii_alphabetic());
-        return start
-            && bytes.all(|c| c == b'_' || c.is_ascii_alphanumeric())
-            && name != "_"
-            && !is_keyword(name);
-    }
-    let mut chars = name.chars();
-    let start = chars
-        .next()
-        .is_some_and(|c| c == '_' || unicode_ident::is_xid_start(c));
-    start && chars.all(unicode_ident::is_xid_continue) && name != "_" && !is_keyword(name)
-}
-
-/// Rust's strict and reserved keywords (2018 edition and later), as `syn` rejects them.
-fn is_keyword(name: &str) -> bool {
-    // None is longer than 8 bytes: most names are, and need no comparison.
-    name.len() <= 8
-        && matches!(
-            name,
-            "abstract"
-                | "as"
-                | "async"
-                | "await"
-                | "become"
-                | "box"
-                | "break"
-                | "const"
-                | "continue"
-                | "crate"
-                | "do"
-                | "dyn"
-                | "else"
-                | "enum"
-                | "extern"
-                | "false"
-                | "final"
-                | "fn"
-                | "for"
-                | "if"
-                | "impl"
-                | "in"
-                | "let"
-                | "loop"
-                | "macro"
-                | "match"
-                | "mod"
-                | "move"
-                | "mut"
-                | "override"
-                | "priv"
-                | "pub"
-                | "ref"
-                | "return"
-                | "self"
-                | "Self"
-                | "static"
-                | "struct"
-                | "super"
-                | "trait"
-                | "true"
-                | "try"
-                | "type"
-                | "typeof"
-                | "unsafe"
-                | "unsized"
-                | "use"
-                | "virtual"
-                | "where"
-                | "while"
-                | "yield"
-        )
 }
 
 /// The Rust type for a C type of the ABI, naming emitted items by their emitted names.
@@ -247,7 +167,7 @@ pub struct Names {
 }
 
 impl Names {
-    /// C function name → the path of its typed wrapper ([`super::typed::paths`]).
+    /// C function name → the path of its typed wrapper ([`paths`]).
     pub fn typed_paths(&self) -> &HashMap<String, String> {
         &self.typed
     }
@@ -265,7 +185,7 @@ impl Names {
     /// Builds the table for `b`: every emitted item, enum member, flag member and constant.
     pub fn for_bindings(b: &Bindings) -> Names {
         let mut n = Names {
-            typed: super::typed::paths(&b.functions),
+            typed: paths(&b.functions),
             library: b.library,
             ..Names::default()
         };
@@ -347,6 +267,22 @@ impl crate::rustdoc::Links for Names {
     fn resolve(&self, name: &str) -> Option<String> {
         self.path(name).map(str::to_string)
     }
+}
+
+/// The module path of the typed layer.
+pub const API: &str = "crate::api";
+
+/// The typed paths of the functions that have a wrapper (for links from every file).
+pub fn paths(functions: &[BoundFunction]) -> HashMap<String, String> {
+    functions
+        .iter()
+        .filter_map(|f| match &f.typed {
+            Typed::Wrapper { rust_name, .. } => {
+                Some((f.name.clone(), format!("{API}::{rust_name}")))
+            }
+            Typed::Skipped { .. } => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]

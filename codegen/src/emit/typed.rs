@@ -16,14 +16,11 @@ use quote::quote;
 use super::docs::{self, DocProblems};
 use super::files::{comment, comment_stmt};
 use super::fill::fill;
-use super::names::{ident, rust_type, Names};
+use super::names::{ident, rust_type, Names, API};
 use crate::abi::CType;
 use crate::bind::naming::param_name;
 use crate::bind::{BoundFunction, BoundParam, Constructor, Role, StrLifetime, Typed, UnsafeRuling};
 use crate::rustdoc::Links;
-
-/// The module path of the typed layer.
-pub const API: &str = "crate::api";
 
 /// Links that prefer the typed item of a C function, then the raw item.
 pub struct TypedLinks<'a> {
@@ -38,19 +35,6 @@ impl Links for TypedLinks<'_> {
             .cloned()
             .or_else(|| self.names.resolve(name))
     }
-}
-
-/// The typed paths of the functions that have a wrapper (for links from every file).
-pub fn paths(functions: &[BoundFunction]) -> HashMap<String, String> {
-    functions
-        .iter()
-        .filter_map(|f| match &f.typed {
-            Typed::Wrapper { rust_name, .. } => {
-                Some((f.name.clone(), format!("{API}::{rust_name}")))
-            }
-            Typed::Skipped { .. } => None,
-        })
-        .collect()
 }
 
 /// The `api.rs` items: a module doc listing the wrappers by documentation section, then the

@@ -5,6 +5,7 @@
 mod out;
 
 mod abi_cmd;
+mod allocator;
 mod audit_cmd;
 mod codegen_cmd;
 mod coverage_cmd;
@@ -18,6 +19,13 @@ mod report_out;
 mod test_cmd;
 mod timeline_cmd;
 mod wheel;
+
+/// mimalloc instead of the C library's allocator: the generator builds and drops millions of
+/// small token and string values, and glibc's `malloc` and `free` are about a sixth of a
+/// `cargo xtask codegen --check` run without it (`perf record`, 2026-11-26): the piece of the
+/// speed work that `codegen --check` against bindgen needs most (BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: allocator::Mimalloc = allocator::Mimalloc;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

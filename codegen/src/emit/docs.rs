@@ -209,7 +209,8 @@ mod tests {
 
     #[test]
     fn a_definition_the_documents_lost_is_not_announced() {
-        let md = "Allocates an array.\n\nThe `desc` is defined as:\n\nwhere `kind` is one of A or B.";
+        let md =
+            "Allocates an array.\n\nThe `desc` is defined as:\n\nwhere `kind` is one of A or B.";
         assert_eq!(
             without_lost_definitions(md),
             "Allocates an array.\n\nwhere `kind` is one of A or B."

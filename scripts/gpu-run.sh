@@ -40,7 +40,7 @@ for lib in wheel system; do
     envs=(env -u CUDART_PATH -u VIRTUAL_ENV -u CONDA_PREFIX)  # the loader looks in activated Python environments first
   fi
   for t in gpu gpu_safe gpu_peer gpu_multi; do
-    run "$t ($lib cudart)" "${envs[@]}" CUDA_GPU_TESTS=1 "./device-bin/$t" --include-ignored --test-threads=1
+    run "$t ($lib cudart)" "${envs[@]}" "./device-bin/$t" --include-ignored --test-threads=1
     grep -E 'test result|FAILED|panicked' "$log" | head -20
   done
   for ex in device_query vector_add stream_timing graph_capture pool_stats simple_streams peer_copy ipc_handoff \

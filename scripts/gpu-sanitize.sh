@@ -30,7 +30,7 @@ for tool in $tools; do
   for bin in $bins; do
     args=()
     case "$bin" in examples/*) ;; *) args=(--include-ignored --test-threads=1) ;; esac
-    CUDA_GPU_TESTS=1 compute-sanitizer --tool "$tool" "${extra[@]}" --report-api-errors no \
+    compute-sanitizer --tool "$tool" "${extra[@]}" --report-api-errors no \
       --error-exitcode 97 "./device-bin/$bin" "${args[@]}" > "$log" 2>&1
     rc=$?
     # memcheck, synccheck and initcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK

@@ -1,5 +1,6 @@
 //! Workspace-level integration tests; see the files under `tests/tests/`. The library holds
 //! what several of them share: [`emulator`], the CUDA emulator's build and child-process
-//! harness.
+//! harness; and [`contracts`], the generated crate's compile-time contracts as doc tests.
 
+pub mod contracts;
 pub mod emulator;

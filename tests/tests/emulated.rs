@@ -887,7 +887,7 @@ class_test! {
 
 // Class 11 (safe `api::device_reset`, `api::destroy_texture_object`, … invalidating what the
 // safe layer owns) cannot be written any more: those functions are `unsafe fn`, which the
-// compile-fail tests of `tests/tests/compile_fail.rs` prove.
+// compile-fail doc tests of `tests/src/contracts.rs` prove.
 
 class_test! {
     /// Class 12: `Module::from_bytes` hands CUDA a cubin without its length; given the first

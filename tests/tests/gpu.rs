@@ -1,8 +1,8 @@
 //! End-to-end tests of the typed API (`cudart13::api`) on a real GPU.
 //!
-//! They run only with `CUDA_GPU_TESTS=1` (each test otherwise returns at once after printing
-//! "skipped: no GPU"); `scripts/gpu-test.sh` builds this binary and says how to run it on a
-//! GPU machine (`CUDA_GPU_TESTS=1 ./device-bin/gpu --test-threads=1`). Every test checks
+//! They are ignored off the GPU machine (`#[ignore = "needs a GPU: …"]`); `scripts/gpu-test.sh`
+//! builds this binary and says how to run it on a GPU machine
+//! (`./device-bin/gpu --include-ignored --test-threads=1`). Every test checks
 //! results — data copied back, counters, values read two ways — not just return codes.
 
 use std::ffi::{c_void, CString};
@@ -16,15 +16,9 @@ use cudart13::sys::{
 };
 use cudart13::Error;
 
-/// Whether GPU tests are enabled; prints the skip line otherwise.
-fn gpu() -> bool {
-    if std::env::var("CUDA_GPU_TESTS").as_deref() == Ok("1") {
-        api::set_device(0).expect("cudaSetDevice(0)");
-        true
-    } else {
-        println!("skipped: no GPU");
-        false
-    }
+/// Makes device 0 current (the GPU tests are ignored off the GPU machine).
+fn gpu() {
+    api::set_device(0).expect("cudaSetDevice(0)");
 }
 
 fn code_of(e: &Error) -> Option<i32> {
@@ -39,10 +33,9 @@ const N: usize = 1 << 16;
 const BYTES: usize = N * 4;
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn device_count_and_properties_match_attributes() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let count = api::get_device_count().expect("device count");
     assert!(count >= 1, "{count} devices");
     let props = api::get_device_properties(0).expect("properties");
@@ -79,10 +72,9 @@ fn device_count_and_properties_match_attributes() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn malloc_memset_memcpy_round_trips() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let a = api::malloc(BYTES).expect("malloc a");
     let b = api::malloc(BYTES).expect("malloc b");
     let host: Vec<u32> = (0..N as u32)
@@ -116,10 +108,9 @@ fn malloc_memset_memcpy_round_trips() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn pinned_host_memory_with_async_copies() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let pinned = api::malloc_host(BYTES).expect("malloc_host").cast::<u32>();
     let dev = api::malloc(BYTES).expect("malloc");
     let stream = api::stream_create().expect("stream");
@@ -165,10 +156,9 @@ fn pinned_host_memory_with_async_copies() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn streams_with_flags_and_priorities() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let s = api::stream_create_with_flags(StreamFlags::NON_BLOCKING).expect("stream");
     // SAFETY: `s` is live until destroyed below.
     unsafe {
@@ -191,10 +181,9 @@ fn streams_with_flags_and_priorities() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn events_measure_elapsed_time() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let start = api::event_create_with_flags(EventFlags::DEFAULT).expect("start");
     let end = api::event_create_with_flags(EventFlags::BLOCKING_SYNC).expect("end");
     let stream = api::stream_create().expect("stream");
@@ -230,10 +219,9 @@ fn events_measure_elapsed_time() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn stream_ordered_allocator_and_memory_pools() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let stream = api::stream_create_with_flags(StreamFlags::NON_BLOCKING).expect("stream");
     let mut back = vec![0u32; N];
     // SAFETY: every pointer is used within its allocation and before its free; handles live.
@@ -352,10 +340,9 @@ fn copy_1d(
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn graph_with_host_and_memcpy_nodes() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let counter = AtomicU32::new(0);
     let host: Vec<u32> = (0..N as u32).rev().collect();
     let mut back = vec![0u32; N];
@@ -453,10 +440,9 @@ DONE:
 ";
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn ptx_kernel_through_library_and_graph_kernel_node() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let ptx = CString::new(ADD_ONE_PTX).expect("PTX has no NUL");
     let host: Vec<u32> = (0..N as u32).map(|i| i * 3).collect();
     let mut back = vec![0u32; N];
@@ -516,10 +502,9 @@ fn ptx_kernel_through_library_and_graph_kernel_node() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn ptx_kernel_launched_through_the_typed_launch_kernel() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let ptx = CString::new(ADD_ONE_PTX).expect("PTX has no NUL");
     let host: Vec<u32> = (0..N as u32).map(|i| i * 7 + 1).collect();
     let mut back = vec![0u32; N];
@@ -569,10 +554,9 @@ fn ptx_kernel_launched_through_the_typed_launch_kernel() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn error_paths_return_the_documented_codes() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let count = api::get_device_count().expect("count");
     let err = api::set_device(count).expect_err("device past the last one");
     assert_eq!(
@@ -650,10 +634,9 @@ fn error_paths_return_the_documented_codes() {
 /// binary passes with either library; `CUDA_EXPECT_RUNTIME=13.0` (or `13.2`, …) makes the
 /// test also require that release.
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn a_function_newer_than_the_runtime_is_refused_or_works() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let loaded = cudart13::runtime_version().expect("runtime version");
     if let Ok(expected) = std::env::var("CUDA_EXPECT_RUNTIME") {
         assert_eq!(loaded.to_string(), expected, "the loaded runtime");

@@ -10,9 +10,10 @@
 //!   compares with NVRTC's version, which this crate does not bind, so it checks the runtime
 //!   version against the crate's release instead.
 //!
-//! Tests that need a GPU run only with `CUDA_GPU_TESTS=1` (otherwise they print "skipped: no
-//! GPU" and return); the few that only build records run everywhere. `scripts/gpu-test.sh`
-//! stages this binary as `device-bin/gpu_peer` and `scripts/gpu-run.sh` runs it.
+//! Tests that need a GPU are ignored off the GPU machine (`#[ignore = "needs a GPU: …"]`); the
+//! few that only build records run everywhere (`cudart_make_api`'s and two others' record parts
+//! are tests of their own). `scripts/gpu-test.sh` stages this binary as `device-bin/gpu_peer`
+//! and `scripts/gpu-run.sh` runs it with `--include-ignored`.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -20,15 +21,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use cudart13::api::{self, *};
 use cudart13::Error;
 
-/// Whether GPU tests are enabled; prints the skip line otherwise.
-fn gpu() -> bool {
-    if std::env::var("CUDA_GPU_TESTS").as_deref() == Ok("1") {
-        api::set_device(0).expect("cudaSetDevice(0)");
-        true
-    } else {
-        println!("skipped: no GPU");
-        false
-    }
+/// Makes device 0 current (the GPU tests are ignored off the GPU machine).
+fn gpu() {
+    api::set_device(0).expect("cudaSetDevice(0)");
 }
 
 fn code(c: cudaError_t) -> Option<i32> {
@@ -73,10 +68,9 @@ const SIZE: usize = 1024;
 // ---------------------------------------------------------------- test_cudart.py
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_memcpy() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let d = api::malloc(SIZE).expect("malloc");
     let h1 = host(SIZE, 1);
     let mut h2 = host(SIZE, 2);
@@ -91,10 +85,9 @@ fn cudart_memcpy() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_host_register() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     // Two overlapping ranges of one host buffer, as the peer test registers them.
     let page = 80usize;
     let mut buffer = host(page * 3, 1);
@@ -191,6 +184,13 @@ fn signal_params(flags: u32) -> cudaExternalSemaphoreSignalParams {
     p
 }
 
+/// The record part of `cudart_class_inline` and `cudart_get_device_properties`, which need a
+/// GPU for the rest: it runs everywhere.
+#[test]
+fn semaphore_node_params_build_everywhere() {
+    semaphore_node_params();
+}
+
 fn semaphore_node_params() {
     let mut sems = [
         cudaExternalSemaphore_t::null(),
@@ -220,11 +220,10 @@ fn semaphore_node_params() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_class_inline() {
     semaphore_node_params();
-    if !gpu() {
-        return;
-    }
+    gpu();
     if attribute(cudaDeviceAttr::SPARSE_CUDA_ARRAY_SUPPORTED) == 0 {
         println!("skipped: no sparse CUDA arrays on device 0");
         return;
@@ -272,10 +271,9 @@ fn cudart_class_inline() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_graphs() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let graph = api::graph_create(0).expect("graph");
     // SAFETY: the graph and its nodes are live until the graph is destroyed.
     unsafe {
@@ -309,10 +307,9 @@ fn cudart_graphs() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_list_access() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let mut prop = api::get_device_properties(0).expect("properties");
     let name = prop
         .name_str()
@@ -339,10 +336,9 @@ fn cudart_class_setters() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_both_type() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let exchange = |m: cudaStreamCaptureMode| {
         let mut mode = m;
         api::thread_exchange_stream_capture_mode(&mut mode).expect("exchange");
@@ -364,11 +360,10 @@ fn cudart_both_type() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_get_device_properties() {
     semaphore_node_params();
-    if !gpu() {
-        return;
-    }
+    gpu();
     let prop = api::get_device_properties(0).expect("properties");
     // The fields the peer test lists exist (this compiles) and hold device values.
     let _ = (
@@ -471,10 +466,9 @@ fn cudart_get_device_properties() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_mem_pool_attr() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     if !driver_at_least(11030) || attribute(cudaDeviceAttr::MEMORY_POOLS_SUPPORTED) == 0 {
         println!("skipped: no memory pools");
         return;
@@ -567,19 +561,22 @@ fn cudart_make_api() {
     assert_eq!((pos.x, pos.y, pos.z), (1, 2, 3));
     let e = api::make_cuda_extent(1, 2, 3);
     assert_eq!((e.width, e.height, e.depth), (1, 2, 3));
-    if !gpu() {
-        return;
-    }
+}
+
+/// The GPU part of `cudart_make_api`: a channel description made by the runtime.
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn cudart_make_api_channel_desc() {
+    gpu();
     let desc = api::create_channel_desc(32, 0, 0, 0, cudaChannelFormatKind::FLOAT).expect("desc");
     assert_eq!((desc.x, desc.y, desc.z, desc.w), (32, 0, 0, 0));
     assert_eq!(desc.f, cudaChannelFormatKind::FLOAT);
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_stream_get_capture_info() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let stream = api::stream_create().expect("stream");
     // SAFETY: `stream` is live until destroyed; the captured graph is destroyed.
     unsafe {
@@ -603,10 +600,9 @@ fn cudart_stream_get_capture_info() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_array_get_info() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let desc = u8_desc();
     let (width, height) = (10, 0);
     let in_flags = ArrayFlags::empty();
@@ -622,10 +618,9 @@ fn cudart_array_get_info() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_memcpy2d_to_array() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let h1 = host(SIZE, 1);
     let mut h2 = host(SIZE, 2);
     let arr = api::malloc_array(&u8_desc(), SIZE, 0, ArrayFlags::empty()).expect("array");
@@ -642,10 +637,9 @@ fn cudart_memcpy2d_to_array() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_memcpy2d_to_array_dtod() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let d1 = api::malloc(SIZE).expect("d1");
     let d2 = api::malloc(SIZE).expect("d2");
     let h1 = host(SIZE, 1);
@@ -666,10 +660,9 @@ fn cudart_memcpy2d_to_array_dtod() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_memcpy2d_array_to_array() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let h1 = host(SIZE, 1);
     let mut h2 = host(SIZE, 2);
     let desc = u8_desc();
@@ -691,10 +684,9 @@ fn cudart_memcpy2d_array_to_array() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_memcpy_array_to_array() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let h1 = host(SIZE, 1);
     let mut h2 = host(SIZE, 2);
     let desc = u8_desc();
@@ -716,10 +708,9 @@ fn cudart_memcpy_array_to_array() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_get_channel_desc() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let desc = u8_desc();
     let arr = api::malloc_array(&desc, 10, 0, ArrayFlags::empty()).expect("array");
     // SAFETY: `arr` is live until freed.
@@ -731,10 +722,9 @@ fn cudart_get_channel_desc() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_get_texture_object_texture_desc() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let arr = api::malloc_array(&u8_desc(), 1024, 0, ArrayFlags::empty()).expect("array");
     let mut res = cudaResourceDesc {
         resType: cudaResourceType::ARRAY,
@@ -790,26 +780,23 @@ fn memset3d(alloc: cudaExtent, set_width: Option<usize>, check: usize) {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_memset3d() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     memset3d(api::make_cuda_extent(32, 32, 1), None, SIZE);
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_memset3d_2d() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     memset3d(api::make_cuda_extent(1024, 1, 1), Some(512), 512);
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_memcpy_to_array() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let h1 = host(SIZE, 1);
     let mut h2 = host(SIZE, 2);
     let arr = api::malloc_array(&u8_desc(), SIZE, 0, ArrayFlags::empty()).expect("array");
@@ -832,10 +819,9 @@ fn cudart_memcpy_to_array() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_memcpy_to_array_dtod() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let d1 = api::malloc(SIZE).expect("d1");
     let d2 = api::malloc(SIZE).expect("d2");
     let h1 = host(SIZE, 1);
@@ -856,10 +842,9 @@ fn cudart_memcpy_to_array_dtod() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_memcpy3d_async() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let mut h1 = host(SIZE, 1);
     let mut h2 = host(SIZE, 2);
     let arr = api::malloc_array(&u8_desc(), SIZE, 0, ArrayFlags::empty()).expect("array");
@@ -894,10 +879,9 @@ fn cudart_memcpy3d_async() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_graph_add_memcpy_node1d() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let d = api::malloc(SIZE).expect("malloc");
     let h1 = host(SIZE, 1);
     let mut h2 = host(SIZE, 2);
@@ -923,10 +907,9 @@ fn cudart_graph_add_memcpy_node1d() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_graph_add_memset_node() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let d = api::malloc(SIZE).expect("malloc");
     let h1 = host(SIZE, 1);
     let mut h2 = host(SIZE, 2);
@@ -1005,26 +988,23 @@ fn memcpy3d_peer(asynchronous: bool) {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_memcpy3d_peer() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     memcpy3d_peer(false);
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_memcpy3d_peer_async() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     memcpy3d_peer(true);
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_profiler() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     api::profiler_start().expect("start");
     api::profiler_stop().expect("stop");
 }
@@ -1081,10 +1061,9 @@ unsafe extern "C" fn stream_callback(_: cudaStream_t, status: cudaError_t, user_
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_func_callback() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let data = Triple {
         a: 1,
         b: 2,
@@ -1104,10 +1083,9 @@ fn cudart_func_callback() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_conditional() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     if !driver_at_least(12030) {
         println!("skipped: conditional nodes need a 12.3 driver");
         return;
@@ -1165,10 +1143,9 @@ fn cudart_struct_pointer_comparison() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cudart_get_local_runtime_version() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     for _ in 0..10 {
         let v = api::runtime_get_version().expect("runtime version");
         assert!(v >= 12000, "{v}");
@@ -1185,8 +1162,10 @@ fn skip_before_13_1() -> bool {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_graph_get_id() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     // SAFETY: both graphs are live until destroyed.
@@ -1203,8 +1182,10 @@ fn cuda_graph_get_id() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_graph_exec_get_id() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     // SAFETY: graphs and executables are live until destroyed.
@@ -1230,8 +1211,10 @@ fn cuda_graph_exec_get_id() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_graph_node_get_local_id() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     // SAFETY: the graph and its nodes are live until the graph is destroyed.
@@ -1253,8 +1236,10 @@ fn cuda_graph_node_get_local_id() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_graph_node_get_tools_id() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     // SAFETY: the graph and its nodes are live until the graph is destroyed.
@@ -1270,8 +1255,10 @@ fn cuda_graph_node_get_tools_id() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_graph_node_get_containing_graph() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     // SAFETY: the graphs and their nodes are live until destroyed; the child graph is
@@ -1316,8 +1303,10 @@ fn sm_resource() -> cudaDevResource {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_stream_get_dev_resource() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     let stream = api::stream_create().expect("stream");
@@ -1332,8 +1321,10 @@ fn cuda_stream_get_dev_resource() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_device_get_dev_resource() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     let r = sm_resource();
@@ -1343,8 +1334,10 @@ fn cuda_device_get_dev_resource() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_execution_ctx_get_dev_resource() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     let ctx = api::device_get_execution_ctx(0).expect("execution context");
@@ -1356,8 +1349,10 @@ fn cuda_execution_ctx_get_dev_resource() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_execution_ctx_get_device() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     let ctx = api::device_get_execution_ctx(0).expect("execution context");
@@ -1369,8 +1364,10 @@ fn cuda_execution_ctx_get_device() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_execution_ctx_get_id() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     let ctx = api::device_get_execution_ctx(0).expect("execution context");
@@ -1385,8 +1382,10 @@ fn cuda_execution_ctx_get_id() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_dev_sm_resource_split() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     let input = sm_resource();
@@ -1410,8 +1409,10 @@ fn cuda_dev_sm_resource_split() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_dev_sm_resource_split_by_count() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     let input = sm_resource();
@@ -1424,8 +1425,10 @@ fn cuda_dev_sm_resource_split_by_count() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_dev_resource_generate_desc() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     let resources = [sm_resource()];
@@ -1435,8 +1438,10 @@ fn cuda_dev_resource_generate_desc() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_green_ctx_create() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     let resources = [sm_resource()];
@@ -1451,8 +1456,10 @@ fn cuda_green_ctx_create() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_execution_ctx_stream_create() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     let ctx = api::device_get_execution_ctx(0).expect("execution context");
@@ -1467,8 +1474,10 @@ fn cuda_execution_ctx_stream_create() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cuda_graph_conditional_handle_create_v2() {
-    if !gpu() || skip_before_13_1() {
+    gpu();
+    if skip_before_13_1() {
         return;
     }
     let ctx = api::device_get_execution_ctx(0).expect("execution context");
@@ -1483,10 +1492,9 @@ fn cuda_graph_conditional_handle_create_v2() {
 // ---------------------------------------------------------------- cython/test_ccudart.pyx
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn ccudart_memcpy() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let mut h1 = [1u8; SIZE];
     let mut h2 = [2u8; SIZE];
     assert_ne!(h1, h2);
@@ -1529,10 +1537,9 @@ fn ccudart_interoperable() {
 // ---------------------------------------------------------------- test_graphics_apis.py
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn graphics_register_image_invalid() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     // No OpenGL context and a made-up texture: registration must fail with an error.
     let flags = cudaGraphicsRegisterFlags::WRITE_DISCARD.as_raw();
     match api::graphics_gl_register_image(1, 0x0DE1, flags) {
@@ -1565,10 +1572,9 @@ fn cupy_exception_picklable() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cupy_malloc_from_pool_async() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     if attribute(cudaDeviceAttr::MEMORY_POOLS_SUPPORTED) == 0 {
         println!("skipped: no memory pools on device 0");
         return;
@@ -1595,10 +1601,9 @@ fn cupy_malloc_from_pool_async() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cupy_assumed_runtime_version() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     // CuPy checks the runtime version against NVRTC's; this crate checks it against the
     // release it was generated for (the same major).
     let v = api::runtime_get_version().expect("runtime version");
@@ -1606,19 +1611,17 @@ fn cupy_assumed_runtime_version() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cupy_major_version() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let major = api::runtime_get_version().expect("runtime version") / 1000;
     assert!(10 < major && major < 20, "{major}");
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn cupy_get_local_runtime_version_after_import() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let v = api::runtime_get_version().expect("runtime version");
     assert!(v > 0);
     assert_eq!(api::runtime_get_version().expect("again"), v);

@@ -3,9 +3,9 @@
 //! `Module`/`Kernel`/`Launch`, `Graph`/`GraphExec`/`CaptureGuard`, textures and surfaces,
 //! the profiler) on a real GPU.
 //!
-//! They run only with `CUDA_GPU_TESTS=1` (each test otherwise prints "skipped: no GPU" and
-//! returns); `scripts/gpu-test.sh` builds this binary and `scripts/gpu-run.sh` runs it on
-//! the GPU machine with `--test-threads=1`. Every test checks results: data read back,
+//! They are ignored off the GPU machine (`#[ignore = "needs a GPU: …"]`): `scripts/gpu-test.sh`
+//! builds this binary and `scripts/gpu-run.sh` runs it there with `--include-ignored
+//! --test-threads=1`. Every test checks results: data read back,
 //! counters, statistics, error codes.
 
 use std::ffi::c_void;
@@ -35,17 +35,11 @@ const MEMORY_ALLOCATION: i32 = 2;
 const INVALID_RESOURCE_HANDLE: i32 = 400;
 const SYMBOL_NOT_FOUND: i32 = 500;
 
-/// Whether GPU tests are enabled; prints the skip line otherwise.
-fn gpu() -> bool {
-    if std::env::var("CUDA_GPU_TESTS").as_deref() == Ok("1") {
-        Device::get(0)
-            .and_then(|d| d.set_current())
-            .expect("device 0");
-        true
-    } else {
-        println!("skipped: no GPU");
-        false
-    }
+/// Makes device 0 current (the GPU tests are ignored off the GPU machine).
+fn gpu() {
+    Device::get(0)
+        .and_then(|d| d.set_current())
+        .expect("device 0");
 }
 
 /// Drop errors seen by the hook during a test (the hook is process-wide; tests run one at a
@@ -202,10 +196,9 @@ fn sum20_ptx() -> String {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn device_properties_attributes_guard_and_limits() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let count = Device::count().expect("count");
     assert!(count >= 1);
     let d = Device::get(0).expect("device 0");
@@ -269,10 +262,9 @@ fn device_properties_attributes_guard_and_limits() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn an_invalid_device_gives_cuda_error_invalid_device() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let count = Device::count().expect("count");
     let e = Device::get(count).expect_err("past the last device");
     assert_eq!(e.cuda_code(), Some(INVALID_DEVICE), "{e}");
@@ -292,10 +284,9 @@ fn an_invalid_device_gives_cuda_error_invalid_device() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn streams_flags_priorities_events_waits_and_host_callbacks() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let previous_hook = set_drop_error_hook(Some(record_drop_error));
     take_drop_errors();
     let (least, greatest) = Device::get(0).unwrap().stream_priority_range().unwrap();
@@ -411,10 +402,9 @@ fn streams_flags_priorities_events_waits_and_host_callbacks() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn device_buffers_copies_views_memset_and_raw_parts() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let stream = Stream::non_blocking().expect("stream");
     let host: Vec<u32> = (0..100_000u32)
         .map(|i| i.wrapping_mul(2_654_435_761))
@@ -481,10 +471,9 @@ fn device_buffers_copies_views_memset_and_raw_parts() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn pinned_buffers_async_copies_are_waited_for_and_pools_reuse_blocks() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let stream = Stream::non_blocking().expect("stream");
     const N: usize = 8 << 20;
     let src: Vec<f32> = (0..N).map(|i| i as f32 * 0.5).collect();
@@ -534,10 +523,9 @@ fn pinned_buffers_async_copies_are_waited_for_and_pools_reuse_blocks() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn managed_buffers_are_shared_by_host_and_kernels() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let kernel = Module::from_ptx(ADD_ONE_PTX)
         .unwrap()
         .kernel("add_one")
@@ -561,10 +549,9 @@ fn managed_buffers_are_shared_by_host_and_kernels() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn memory_pools_statistics_threshold_trim_and_limit() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     const MIB: usize = 1 << 20;
     let device = Device::get(0).unwrap();
     let stream = Stream::non_blocking().unwrap();
@@ -634,10 +621,9 @@ impl MemoryHook for Counts {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn allocators_global_scoped_and_hooked() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let stream = Stream::non_blocking().unwrap();
     let counts = Arc::new(Counts::default());
     let hooked: Arc<dyn DeviceAllocator> =
@@ -684,10 +670,9 @@ fn allocators_global_scoped_and_hooked() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn kernels_from_ptx_bytes_and_files_attributes_occupancy_and_launch_forms() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let module = Module::from_ptx(ADD_ONE_PTX).expect("PTX");
     let kernel = module.kernel("add_one").expect("kernel");
     assert_eq!(kernel.name().expect("name"), "add_one");
@@ -796,10 +781,9 @@ fn kernels_from_ptx_bytes_and_files_attributes_occupancy_and_launch_forms() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn graphs_captured_and_explicit_replayed_updated_and_kept_alive() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let add_one = Module::from_ptx(ADD_ONE_PTX)
         .unwrap()
         .kernel("add_one")
@@ -934,10 +918,9 @@ fn graphs_captured_and_explicit_replayed_updated_and_kept_alive() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn textures_surfaces_and_their_descriptors() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let stream = Stream::non_blocking().unwrap();
     let (w, h) = (64usize, 16usize);
     let texels: Vec<f32> = (0..w * h).map(|i| i as f32 * 0.25).collect();
@@ -1063,10 +1046,9 @@ fn textures_surfaces_and_their_descriptors() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn profiler_start_stop_and_scope() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     profiler::start().expect("start");
     profiler::stop().expect("stop");
     let scope = profiler::profile().expect("scope");
@@ -1075,10 +1057,9 @@ fn profiler_start_stop_and_scope() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn dropping_everything_returns_the_memory_and_reports_nothing() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let previous_hook = set_drop_error_hook(Some(record_drop_error));
     take_drop_errors();
     let device = Device::get(0).unwrap();
@@ -1174,10 +1155,9 @@ DONE:
 ";
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn pinned_chunks_are_copied_on_several_streams() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     const N: usize = 4 << 20;
     let streams: Vec<Stream> = (0..4).map(|_| Stream::non_blocking().unwrap()).collect();
     let data: Vec<u32> = (0..N as u32).collect();
@@ -1234,10 +1214,9 @@ fn pinned_chunks_are_copied_on_several_streams() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn launches_are_checked_against_the_kernel_and_occupancy_suggests_a_block() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let kernel = Module::from_ptx(ADD_ONE_PTX)
         .unwrap()
         .kernel("add_one")
@@ -1295,10 +1274,9 @@ fn launches_are_checked_against_the_kernel_and_occupancy_suggests_a_block() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn module_globals_are_read_written_and_used_by_kernels() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let module = Module::from_ptx(GLOBALS_PTX).unwrap();
     let kernel = module.kernel("count_add").unwrap();
     let mut calls = module
@@ -1341,10 +1319,9 @@ fn module_globals_are_read_written_and_used_by_kernels() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn executable_graph_nodes_are_updated_and_event_nodes_recorded() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let kernel = Module::from_ptx(ADD_ONE_PTX)
         .unwrap()
         .kernel("add_one")
@@ -1424,10 +1401,9 @@ fn executable_graph_nodes_are_updated_and_event_nodes_recorded() {
 const IPC_CHILD: &str = "CUDART_TEST_IPC_CHILD";
 
 #[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn ipc_hands_a_buffer_and_an_event_to_another_process() {
-    if !gpu() {
-        return;
-    }
+    gpu();
     let stream = Stream::non_blocking().unwrap();
     let shared = DeviceBuffer::from_slice_shareable(&vec![7u32; 1 << 20], &stream).unwrap();
     let pooled = DeviceBuffer::<u32>::new(16, &stream).unwrap();
@@ -1452,7 +1428,6 @@ fn ipc_hands_a_buffer_and_an_event_to_another_process() {
             "--nocapture",
         ])
         .env(IPC_CHILD, handles)
-        .env("CUDA_GPU_TESTS", "1")
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -1476,9 +1451,7 @@ fn ipc_child_opens_the_handles() {
     let Ok(handles) = std::env::var(IPC_CHILD) else {
         return;
     };
-    if !gpu() {
-        return;
-    }
+    gpu();
     let bytes = |h: &str| -> Vec<u8> {
         (0..h.len() / 2)
             .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).unwrap())

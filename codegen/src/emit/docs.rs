@@ -150,9 +150,9 @@ fn without_lost_definitions(md: &str) -> String {
         // The sentence starts after the last full stop followed by white space.
         let start = para
             .char_indices()
-            .filter(|&(k, c)| c == '.' && para[k + 1..].starts_with(char::is_whitespace))
-            .map(|(k, _)| k + 1)
-            .last();
+            .rev()
+            .find(|&(k, c)| c == '.' && para[k + 1..].starts_with(char::is_whitespace))
+            .map(|(k, _)| k + 1);
         if let Some(start) = start {
             kept.push(para[..start].to_string());
         }

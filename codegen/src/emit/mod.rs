@@ -236,7 +236,7 @@ pub fn generate(
     }
     files.push(GeneratedFile {
         name: "tests/audit/layout_probe.cpp".into(),
-        contents: probe::cpp_source(&pre, &tables, b.library),
+        contents: probe::cpp_source(&pre, tables, b.library),
     });
     let stand_ins = b.library.needs_platform_stand_ins();
     for (path, text) in crate::abi::stubs::platform_stand_ins().filter(|_| stand_ins) {

@@ -78,7 +78,9 @@ fn parent() -> Result<()> {
     let device = device()?;
     let stream = device.stream(StreamFlags::NON_BLOCKING)?;
     let kernel = Module::from_ptx(PTX)?.kernel("iota_add")?;
-    let buffer = DeviceBuffer::<u32>::new_shareable(N, &stream)?;
+    let mut buffer = DeviceBuffer::<u32>::new_shareable(N, &stream)?;
+    // Shareable memory comes uninitialised, and iota_add reads before it writes.
+    buffer.fill_zero(&stream)?;
     let (n, fill) = (N as u32, 0u32);
     // SAFETY: iota_add(unsigned*, unsigned, unsigned) over `n` elements of `buffer`.
     unsafe {

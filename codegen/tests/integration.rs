@@ -44,6 +44,8 @@ mod safe_layer_docs;
 mod redteam_2026_11_25;
 #[path = "sphinx_forms.rs"]
 mod sphinx_forms;
+#[path = "themes.rs"]
+mod themes;
 #[path = "timeline.rs"]
 mod timeline;
 #[path = "typed_safety.rs"]

@@ -156,6 +156,22 @@ fn start_of<'a>(page: &Page<'_, 'a>, i: usize, in_class: bool) -> Option<Start<'
     None
 }
 
+/// What an object line is, for [`inferred_headings`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// A data object with an unqualified name (`X = 0`): a member of the class above.
+    Member,
+    /// Another data object (`m.X = 0`).
+    Data,
+    /// A class or a function.
+    Other,
+}
+
+/// Whether a data signature `lhs = value` names a member (an unqualified name).
+fn is_member(sig: &str) -> bool {
+    !sig.split(" = ").next().unwrap_or("").contains('.')
+}
+
 /// Whether a marked line between blank lines is a heading by its text.
 fn heading_shaped(title: &str) -> bool {
     !title.is_empty() && title.len() <= MAX_HEADING && !title.starts_with([':', '.', '*', '-'])
@@ -187,7 +203,7 @@ fn data_by_value(lhs: &str, value: &str, in_class: bool) -> bool {
 ///   are the section's intro paragraphs.
 ///
 /// Linear in the number of lines. `objects` says which lines start an object.
-fn inferred_headings(lines: &[&str], objects: &[bool], members: &[bool]) -> Vec<bool> {
+fn inferred_headings(lines: &[&str], objects: &[Option<Shape>]) -> Vec<bool> {
     let n = lines.len();
     let mut headings = vec![false; n];
     let first = lines.iter().position(|l| !is_blank(l));
@@ -196,7 +212,7 @@ fn inferred_headings(lines: &[&str], objects: &[bool], members: &[bool]) -> Vec<
     let mut last = None;
     for i in 0..n {
         prev_object[i] = last;
-        if objects[i] {
+        if objects[i].is_some() {
             last = Some(i);
         }
     }
@@ -208,7 +224,7 @@ fn inferred_headings(lines: &[&str], objects: &[bool], members: &[bool]) -> Vec<
     for i in (0..n).rev() {
         next_object[i] = next;
         raw_ahead[i] = raw;
-        if objects[i] {
+        if objects[i].is_some() {
             next = Some(i);
             raw = false;
         } else {
@@ -220,7 +236,7 @@ fn inferred_headings(lines: &[&str], objects: &[bool], members: &[bool]) -> Vec<
     let mut last_heading: Option<usize> = None;
     for i in 0..n {
         let l = lines[i];
-        if objects[i] || is_blank(l) || l.starts_with([' ', '\t']) {
+        if objects[i].is_some() || is_blank(l) || l.starts_with([' ', '\t']) {
             continue;
         }
         let prev_blank = i == 0 || is_blank(lines[i - 1]);
@@ -243,7 +259,7 @@ fn inferred_headings(lines: &[&str], objects: &[bool], members: &[bool]) -> Vec<
             continue;
         }
         let before = (0..i).rev().find(|&k| !is_blank(lines[k]));
-        if before.is_some_and(|k| objects[k]) {
+        if before.is_some_and(|k| objects[k].is_some()) {
             continue;
         }
         let after = next_object[i];
@@ -251,7 +267,16 @@ fn inferred_headings(lines: &[&str], objects: &[bool], members: &[bool]) -> Vec<
             continue;
         }
         let before_object = prev_object[i];
-        if before_object.is_some_and(|k| members[k]) && after.is_some_and(|k| members[k]) {
+        let shape = |k: Option<usize>| k.and_then(|k| objects[k]);
+        if shape(before_object) == Some(Shape::Member) && shape(after) == Some(Shape::Member) {
+            continue;
+        }
+        // A data object's docs are paragraphs: a line right before the next object, with no
+        // paragraph of a section's intro between them, is the last of them.
+        let next_line = (i + 1..n).find(|&k| !is_blank(lines[k]));
+        if matches!(shape(before_object), Some(Shape::Member | Shape::Data))
+            && next_line.is_some_and(|k| objects[k].is_some())
+        {
             continue;
         }
         let here = (before_object, after);
@@ -324,14 +349,16 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
     if mark == Permalink::Absent {
         // Which lines start objects (a member's place in a class is not known yet: any
         // integer-valued unqualified line may be one), then the headings around them.
-        let mut objects = vec![false; lines.len()];
-        let mut members = vec![false; lines.len()];
-        for i in 0..lines.len() {
-            let start = start_of(&page, i, true);
-            objects[i] = start.is_some();
-            members[i] = matches!(start, Some(Start::Data(sig)) if !sig.split(" = ").next().unwrap_or("").contains('.'));
-        }
-        page.headings = inferred_headings(&lines, &objects, &members);
+        let objects: Vec<Option<Shape>> = (0..lines.len())
+            .map(|i| {
+                start_of(&page, i, true).map(|start| match start {
+                    Start::Data(sig) if is_member(sig) => Shape::Member,
+                    Start::Data(_) => Shape::Data,
+                    _ => Shape::Other,
+                })
+            })
+            .collect();
+        page.headings = inferred_headings(&lines, &objects);
         let count = page.headings.iter().filter(|h| **h).count();
         diags.warning(
             1,
@@ -353,7 +380,7 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
             seen_content = true;
         }
         let in_class = matches!(blocks.last(), Some(Block::Object(o)) if o.kind == ObjectKind::Class
-            || (o.kind == ObjectKind::Data && !o.signature.split(" = ").next().unwrap_or("").contains('.')));
+            || (o.kind == ObjectKind::Data && is_member(&o.signature)));
         let Some(start) = start_of(&page, i, in_class) else {
             match blocks.last_mut() {
                 Some(Block::Heading(h)) => h.intro.push(DocLine::new(lines[i], line_no(i))),

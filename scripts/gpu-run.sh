@@ -4,7 +4,8 @@
 # projects' tests ported to the typed layer: gpu_peer; the safe layer on two GPUs: gpu_multi,
 # whose tests say so and pass on one GPU) and
 # the example applications, each against the wheel's libcudart (the release the crate
-# was generated for) and against the machine's own CUDA runtime. Everything goes to one file,
+# was generated for) and against the machine's own CUDA runtime (nvrtc_kernel uses the
+# machine's own libnvrtc.so.13 in both: the wheel's is too big to stage). Everything goes to one file,
 # $OUT/gpu-run.log (or ./gpu-run.log): the machine, then each run's whole output under a
 # `== label: exit N` line; the exit status is non-zero when anything failed.
 set -uo pipefail
@@ -42,7 +43,8 @@ for lib in wheel system; do
     run "$t ($lib cudart)" "${envs[@]}" CUDA_GPU_TESTS=1 "./device-bin/$t" --include-ignored --test-threads=1
     grep -E 'test result|FAILED|panicked' "$log" | head -20
   done
-  for ex in device_query vector_add stream_timing graph_capture pool_stats simple_streams peer_copy ipc_handoff; do
+  for ex in device_query vector_add stream_timing graph_capture pool_stats simple_streams peer_copy ipc_handoff \
+            nvrtc_kernel; do
     run "example $ex ($lib cudart)" "${envs[@]}" "./device-bin/examples/$ex"
     grep -E 'checked|passed|FAILED|expected|Error|error' "$log" | head -20
   done

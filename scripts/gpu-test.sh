@@ -8,6 +8,10 @@
 #   device-bin/examples/<name>            the example applications of examples/examples/
 #   device-bin/gpu-bench                  the GPU call benchmark (bench/src/bin/gpu-bench.rs,
 #                                         release build; scripts/gpu-bench.sh runs it beside C)
+#   device-bin/nvrtc-bench                NVRTC compile + load + launch (bench/src/bin/
+#                                         nvrtc-bench.rs, release; scripts/nvrtc-bench.sh runs it
+#                                         beside C). NVRTC itself is not staged (the wheel's
+#                                         libnvrtc is 115 MB): the GPU machine's own is used
 #   device-bin/libcudart.so.13            the wheel's runtime, when `cargo xtask fetch-wheel` ran
 #   device-bin/COMMIT                     the commit the binaries were built from (`-dirty` with
 #                                         uncommitted changes), for the benchmark's record
@@ -49,7 +53,7 @@ stage() { # from to
 
 tests="$(build test -p workspace-tests --test gpu --test gpu_safe --test gpu_peer --test gpu_multi --no-run)"
 examples="$(build build -p cudart-examples --examples)"
-benches="$(build build --release -p cudart-bench --bin gpu-bench)"
+benches="$(build build --release -p cudart-bench --bin gpu-bench --bin nvrtc-bench)"
 rm -rf device-bin
 mkdir -p device-bin/examples
 { git rev-parse HEAD 2>/dev/null || echo unknown; } | tr -d '\n' > device-bin/COMMIT
@@ -70,9 +74,9 @@ while IFS=$'\t' read -r name path; do
   stage "$path" "device-bin/$name"
   staged+=("$name")
 done <<< "$benches"
-for want in gpu gpu_safe gpu_peer gpu_multi gpu-bench examples/device_query examples/vector_add examples/stream_timing \
-            examples/graph_capture examples/pool_stats examples/simple_streams examples/peer_copy \
-            examples/ipc_handoff; do
+for want in gpu gpu_safe gpu_peer gpu_multi gpu-bench nvrtc-bench examples/device_query examples/vector_add \
+            examples/stream_timing examples/graph_capture examples/pool_stats examples/simple_streams \
+            examples/peer_copy examples/ipc_handoff examples/nvrtc_kernel; do
   if [ ! -x "device-bin/$want" ]; then
     echo "gpu-test: $want was not built" >&2
     exit 1
@@ -100,3 +104,6 @@ echo "  bash scripts/gpu-sanitize.sh"
 echo "  ${prefix}./device-bin/examples/vector_add"
 echo "the call benchmark beside C (builds bench/c/gpu_bench.cu with nvcc; result in \$OUT):"
 echo "  bash scripts/gpu-bench.sh"
+echo "NVRTC (the machine's libnvrtc.so.13): the example, and compile + load + launch beside C:"
+echo "  ${prefix}./device-bin/examples/nvrtc_kernel"
+echo "  bash scripts/nvrtc-bench.sh"

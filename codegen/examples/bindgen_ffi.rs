@@ -31,7 +31,10 @@ fn main() -> ExitCode {
         "#include <cuda_runtime_api.h>\n",
     );
     // The stand-ins after the main file are `-include`d; their include guards make that harmless.
-    for (path, text) in stubs::unsaved_files().iter().skip(1) {
+    for (path, text) in stubs::unsaved_files(codegen::library::Library::Cudart)
+        .iter()
+        .skip(1)
+    {
         b = b.header_contents(path, text);
     }
     let generated = b

@@ -117,18 +117,20 @@ pub type Error = snapshot::SnapshotError;
 
 impl Availability {
     /// The marks for a crate of `release`, whose ABI is `current`, from every snapshot of its
-    /// major under `root` (committed ones in `abi/`, cached ones in `target/abi/`; see
-    /// [`snapshot::list`]). `current` stands for the crate's own release whether or not a file
+    /// library's major under `root` (committed ones in `abi/`, cached ones in `target/abi/`;
+    /// see [`snapshot::list_library`]). `current` stands for the crate's own release whether or not a file
     /// holds it.
     pub fn load(root: &Path, release: &Release, current: &Abi) -> Result<Availability, Error> {
         let major = release.0.first().copied();
         let own = snapshot::short_release(release);
-        let mut others: Vec<(String, std::path::PathBuf)> = snapshot::list(root)
-            .into_iter()
-            .filter(|(r, _)| r.0.first().copied() == major)
-            .map(|(r, p)| (snapshot::short_release(&r), p))
-            .filter(|(r, _)| *r != own)
-            .collect();
+        // The snapshots of the crate's own library (NVRTC's are in `abi/nvrtc/`).
+        let mut others: Vec<(String, std::path::PathBuf)> =
+            snapshot::list_library(root, current.library)
+                .into_iter()
+                .filter(|(r, _)| r.0.first().copied() == major)
+                .map(|(r, p)| (snapshot::short_release(&r), p))
+                .filter(|(r, _)| *r != own)
+                .collect();
         let loaded = crate::parallel::map(&others, |(_, p)| snapshot::load(p));
         let mut abis: Vec<(String, Abi)> = Vec::new();
         for ((r, _), abi) in others.drain(..).zip(loaded) {

@@ -22,6 +22,7 @@ pub mod diff;
 pub mod doctype;
 pub mod emit;
 pub mod ir;
+pub mod library;
 pub mod load;
 pub mod merge;
 pub mod output;

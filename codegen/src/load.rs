@@ -215,6 +215,9 @@ pub struct ManifestEntry {
 pub struct CrateEntry {
     /// Package and library name (`cudart13`).
     pub name: String,
+    /// The C library it binds (`library = "nvrtc"`; absent: the runtime, `cudart`).
+    #[serde(default)]
+    pub library: crate::library::Library,
     /// The crate folder, relative to the workspace root (`runtime/cudart13`).
     pub dir: String,
     /// Its documents, relative to the manifest's folder; the newest release they state is the

@@ -16,6 +16,7 @@ use crate::diag::{Counts, Diagnostic, Severity};
 use crate::emit;
 use crate::emit::package::Package;
 use crate::ir::{Api, Release};
+use crate::library::Library;
 
 /// A failure that stops the run (as opposed to diagnostics, which are reported).
 #[derive(Debug, thiserror::Error)]
@@ -50,9 +51,11 @@ pub enum PipelineError {
 pub struct Options {
     /// Documentation files or folders.
     pub docs: Vec<PathBuf>,
+    /// The C library the crate binds: its ABI snapshots, status type and hand-written files.
+    pub library: Library,
     /// The crate folder to write.
     pub out_dir: PathBuf,
-    /// The crate's name (default: `cudart<major>`).
+    /// The crate's name (default: `<library><major>`, `cudart13`).
     pub crate_name: Option<String>,
     /// The CUDA release (default: the newest one the documents state).
     pub release: Option<Release>,
@@ -73,6 +76,7 @@ impl Options {
     pub fn standalone(docs: Vec<PathBuf>, out_dir: PathBuf) -> Options {
         Options {
             docs,
+            library: Library::Cudart,
             out_dir,
             crate_name: None,
             release: None,
@@ -91,6 +95,7 @@ impl Options {
             .into_iter()
             .map(|c| Options {
                 docs: c.docs.iter().map(|d| docs_src.join(d)).collect(),
+                library: c.library,
                 out_dir: root.join(&c.dir),
                 crate_name: Some(c.name),
                 release: None,
@@ -182,7 +187,7 @@ pub fn run(opts: &Options) -> Result<Report, PipelineError> {
                 .clone()
                 .or_else(|| crate::load::manifest_release(&opts.docs))?;
             let from = crate::clock::run_ms();
-            let abi = abi::load_snapshot(&opts.abi_root, &release);
+            let abi = abi::load_library_snapshot(&opts.abi_root, opts.library, &release);
             if std::env::var_os("CODEGEN_TIMES").is_some() {
                 let to = crate::clock::run_ms();
                 eprintln!(
@@ -210,7 +215,8 @@ pub fn run(opts: &Options) -> Result<Report, PipelineError> {
     let (api, abi) = match early {
         Some((forecast, abi)) if forecast == release => (crate::merge::merge(docs), abi),
         _ => std::thread::scope(|scope| {
-            let abi = scope.spawn(|| abi::load_snapshot(&opts.abi_root, &release));
+            let abi =
+                scope.spawn(|| abi::load_library_snapshot(&opts.abi_root, opts.library, &release));
             let api = crate::merge::merge(docs);
             (
                 api,
@@ -231,11 +237,12 @@ pub fn package_for(release: &Release, opts: &Options) -> Package {
         name: opts
             .crate_name
             .clone()
-            .unwrap_or_else(|| format!("cudart{major}")),
+            .unwrap_or_else(|| format!("{}{major}", opts.library.name())),
         version: emit::package::version_for(release),
         release: release.to_string(),
         major,
         standalone: opts.standalone,
+        library: opts.library,
     }
 }
 

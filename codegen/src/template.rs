@@ -1,8 +1,14 @@
 //! The hand-written files of every emitted crate, kept in `codegen/template/` and embedded
 //! in the generator, so that `cargo xtask codegen --out DIR` writes a complete crate from any
-//! checkout. They may hold the placeholders `@CRATE@`, `@MAJOR@`, `@RELEASE@`, `@VERSION@`
-//! and `@ABI@` (in comments and Markdown only), which [`render`] fills in; nothing else
-//! changes between the template and its copies.
+//! checkout. They may hold the placeholders `@CRATE@`, `@MAJOR@`, `@RELEASE@`, `@VERSION@`,
+//! `@ABI@`, `@LIBRARY@`, `@LIBFILE@`, `@PATHVAR@`, `@EXAMPLEFN@` and `@WHEELDIR12@` (in
+//! comments and Markdown only), which [`render`] fills in; nothing else changes between the
+//! template and its copies.
+//!
+//! Each library has its own set ([`files_for`]): the runtime's crates get [`COPIED`] and
+//! [`CRATE_DOCS`], NVRTC's get [`NVRTC_COPIED`] and [`NVRTC_CRATE_DOCS`] (its files are in
+//! `codegen/template/nvrtc/`). The ELF check, the macros and the loader are the same files in
+//! both; each set has its own `src/library.rs`, which names the library the loader looks for.
 
 /// `(path in the emitted crate, template text)` of every file copied into the crate.
 pub const COPIED: &[(&str, &str)] = &[
@@ -11,6 +17,7 @@ pub const COPIED: &[(&str, &str)] = &[
     ("src/elf.rs", include_str!("../template/src/elf.rs")),
     ("src/error.rs", include_str!("../template/src/error.rs")),
     ("src/loader.rs", include_str!("../template/src/loader.rs")),
+    ("src/library.rs", include_str!("../template/src/library.rs")),
     ("src/macros.rs", include_str!("../template/src/macros.rs")),
     (
         "src/python_env.rs",
@@ -70,6 +77,10 @@ pub const COPIED: &[(&str, &str)] = &[
     ),
     ("src/nvtx.rs", include_str!("../template/src/nvtx.rs")),
     ("tests/audit.rs", include_str!("../template/tests/audit.rs")),
+    (
+        "tests/audit/probe.rs",
+        include_str!("../template/tests/audit/probe.rs"),
+    ),
 ];
 
 /// The workspace's licence texts (the crates are MIT OR Apache-2.0), copied as they are into
@@ -82,6 +93,52 @@ pub const LICENCES: &[(&str, &str)] = &[
 /// The crate documentation (the body of the generated `src/lib.rs`'s `//!` comment).
 pub const CRATE_DOCS: &str = include_str!("../template/lib.md");
 
+/// `(path in the emitted crate, template text)` of every file copied into an NVRTC crate: the
+/// loader, ELF check and macros of the runtime's crates, and its own files.
+pub const NVRTC_COPIED: &[(&str, &str)] = &[
+    ("README.md", include_str!("../template/nvrtc/README.md")),
+    ("NOTICE", include_str!("../template/nvrtc/NOTICE")),
+    ("src/elf.rs", include_str!("../template/src/elf.rs")),
+    ("src/macros.rs", include_str!("../template/src/macros.rs")),
+    ("src/loader.rs", include_str!("../template/src/loader.rs")),
+    (
+        "src/python_env.rs",
+        include_str!("../template/src/python_env.rs"),
+    ),
+    ("src/version.rs", include_str!("../template/src/version.rs")),
+    (
+        "src/library.rs",
+        include_str!("../template/nvrtc/src/library.rs"),
+    ),
+    (
+        "src/error.rs",
+        include_str!("../template/nvrtc/src/error.rs"),
+    ),
+    (
+        "src/program.rs",
+        include_str!("../template/nvrtc/src/program.rs"),
+    ),
+    (
+        "tests/audit.rs",
+        include_str!("../template/nvrtc/tests/audit.rs"),
+    ),
+    (
+        "tests/audit/probe.rs",
+        include_str!("../template/tests/audit/probe.rs"),
+    ),
+];
+
+/// The crate documentation of an NVRTC crate.
+pub const NVRTC_CRATE_DOCS: &str = include_str!("../template/nvrtc/lib.md");
+
+/// The files copied into a crate of `library`, and its crate documentation.
+pub fn files_for(library: Library) -> (&'static [(&'static str, &'static str)], &'static str) {
+    match library {
+        Library::Cudart => (COPIED, CRATE_DOCS),
+        Library::Nvrtc => (NVRTC_COPIED, NVRTC_CRATE_DOCS),
+    }
+}
+
 /// The values of the placeholders for one emitted crate.
 #[derive(Clone, Debug)]
 pub struct Values<'a> {
@@ -90,16 +147,32 @@ pub struct Values<'a> {
     pub release: &'a str,
     pub version: &'a str,
     pub abi: &'a str,
+    /// The library the crate binds.
+    pub library: Library,
 }
 
 /// `text` with every placeholder replaced.
 pub fn render(text: &str, v: &Values<'_>) -> String {
+    let (kind, example, wheel_dir_12) = match v.library {
+        Library::Cudart => ("CUDA runtime", "cudaMallocAsync", "cuda_runtime"),
+        Library::Nvrtc => ("NVRTC", "nvrtcGetLTOIR", "cuda_nvrtc"),
+    };
     text.replace("@CRATE@", v.crate_name)
         .replace("@MAJOR@", &v.major.to_string())
         .replace("@RELEASE@", v.release)
         .replace("@VERSION@", v.version)
         .replace("@ABI@", v.abi)
+        .replace("@LIBRARY@", kind)
+        .replace("@LIBFILE@", v.library.file_stem())
+        .replace(
+            "@PATHVAR@",
+            &format!("{}_PATH", v.library.name().to_uppercase()),
+        )
+        .replace("@EXAMPLEFN@", example)
+        .replace("@WHEELDIR12@", wheel_dir_12)
 }
+
+use crate::library::Library;
 
 #[cfg(test)]
 mod tests {
@@ -124,6 +197,14 @@ mod tests {
         on_disk.sort();
         let mut embedded: Vec<String> = COPIED.iter().map(|(p, _)| p.to_string()).collect();
         embedded.push("lib.md".into());
+        // NVRTC's own files are under nvrtc/; the files it shares with the runtime's crates
+        // are the runtime's.
+        for (path, text) in NVRTC_COPIED {
+            if !COPIED.iter().any(|(p, t)| p == path && t == text) {
+                embedded.push(format!("nvrtc/{path}"));
+            }
+        }
+        embedded.push("nvrtc/lib.md".into());
         embedded.sort();
         assert_eq!(
             on_disk, embedded,
@@ -136,10 +217,16 @@ mod tests {
         // The copies are checked by `cargo fmt --all --check`; checking the template itself
         // says which file to format (`rustfmt --edition 2021 codegen/template/...`).
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("template");
+        let nvrtc = NVRTC_COPIED
+            .iter()
+            .filter(|(p, t)| !COPIED.iter().any(|(q, u)| q == p && u == t))
+            .map(|(p, _)| format!("nvrtc/{p}"));
         let files: Vec<std::path::PathBuf> = COPIED
             .iter()
-            .filter(|(p, _)| p.ends_with(".rs"))
-            .map(|(p, _)| dir.join(p))
+            .map(|(p, _)| p.to_string())
+            .chain(nvrtc)
+            .filter(|p| p.ends_with(".rs"))
+            .map(|p| dir.join(p))
             .collect();
         let out = std::process::Command::new("rustfmt")
             .args(["--edition", "2021", "--check"])
@@ -157,17 +244,25 @@ mod tests {
 
     #[test]
     fn placeholders_are_filled() {
-        let v = Values {
-            crate_name: "cudart12",
-            major: 12,
-            release: "12.8",
-            version: "0.2.0",
-            abi: "x",
-        };
-        for (path, text) in COPIED {
-            let out = render(text, &v);
-            for p in ["@CRATE@", "@MAJOR@", "@RELEASE@", "@VERSION@", "@ABI@"] {
-                assert!(!out.contains(p), "{path} keeps {p}");
+        for library in Library::ALL {
+            let v = Values {
+                crate_name: "cudart12",
+                major: 12,
+                release: "12.8",
+                version: "0.2.0",
+                abi: "x",
+                library,
+            };
+            let (files, docs) = files_for(library);
+            for (path, text) in files.iter().chain([&("lib.md", docs)]) {
+                let out = render(text, &v);
+                // `@NAME@` with NAME in capitals: a placeholder `render` does not know.
+                let left = out.split('@').skip(1).find(|part| {
+                    !part.is_empty()
+                        && part.bytes().all(|b| b.is_ascii_uppercase())
+                        && out.contains(&format!("@{part}@"))
+                });
+                assert_eq!(left, None, "{path} ({library}) keeps a placeholder");
             }
         }
     }

@@ -38,10 +38,10 @@ mod parse_html;
 mod parse_sphinx_text;
 #[path = "redteam.rs"]
 mod redteam;
-#[path = "safe_layer_docs.rs"]
-mod safe_layer_docs;
 #[path = "redteam_2026_11_25.rs"]
 mod redteam_2026_11_25;
+#[path = "safe_layer_docs.rs"]
+mod safe_layer_docs;
 #[path = "sphinx_forms.rs"]
 mod sphinx_forms;
 #[path = "themes.rs"]

@@ -1,24 +1,39 @@
-//! The typed layer's safety rules over both generated crates (every `[[crate]]` of
+//! The typed layer's safety rules over the generated crates (every `[[crate]]` of
 //! `docs-src/manifest.toml`): every pointer of every wrapper proven by the storage check or
 //! listed as the reason its wrapper is `unsafe`; the rule tables name functions that exist;
-//! and the cases that once let safe code write past C storage or keep dangling strings.
+//! and the cases that once let safe code write past C storage or keep dangling strings (in
+//! the runtime's crates, and in NVRTC's).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use codegen::abi::CType;
 use codegen::bind::{storage, unsafe_rules, Bindings, BoundFunction, Role, StrLifetime, Typed};
+use codegen::library::Library;
 
-fn crates() -> Vec<(String, Bindings)> {
+/// Every workspace crate of `library`'s (at least two of each: a release of each major).
+fn crates_of(library: Library) -> Vec<(String, Bindings)> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let runs = codegen::pipeline::Options::workspace(&root, true).expect("the manifest reads");
-    assert!(runs.len() >= 2, "the manifest lists {} crates", runs.len());
-    runs.iter()
+    let crates: Vec<(String, Bindings)> = runs
+        .iter()
+        .filter(|opts| opts.library == library)
         .map(|opts| match codegen::pipeline::run(opts) {
             Ok(report) => (report.package.name, report.bindings),
             Err(e) => panic!("{}: {e}", opts.out_dir.display()),
         })
-        .collect()
+        .collect();
+    assert!(
+        crates.len() >= 2,
+        "the manifest lists {} crates of {library}",
+        crates.len()
+    );
+    crates
+}
+
+/// The runtime's crates.
+fn crates() -> Vec<(String, Bindings)> {
+    crates_of(Library::Cudart)
 }
 
 fn wrapper<'a>(b: &'a Bindings, name: &str) -> (&'a BoundFunction, &'a [Role]) {
@@ -34,8 +49,8 @@ fn wrapper<'a>(b: &'a Bindings, name: &str) -> (&'a BoundFunction, &'a [Role]) {
 }
 
 #[test]
-fn every_pointer_of_both_crates_is_proven_or_listed() {
-    for (name, b) in crates() {
+fn every_pointer_of_every_crate_is_proven_or_listed() {
+    for (name, b) in crates().into_iter().chain(crates_of(Library::Nvrtc)) {
         let listed = b.safety_rulings().join("\n");
         let mut counts = [0usize; 3];
         for f in &b.functions {
@@ -93,7 +108,59 @@ fn every_pointer_of_both_crates_is_proven_or_listed() {
             "{name}: {} safe, {} unsafe, {} without a typed wrapper",
             counts[0], counts[1], counts[2]
         );
-        assert!(counts[0] > 50 && counts[1] > 200, "{name}: {counts:?}");
+        match b.library {
+            Library::Cudart => assert!(counts[0] > 50 && counts[1] > 200, "{name}: {counts:?}"),
+            Library::Nvrtc => assert!(counts[0] >= 5 && counts[1] >= 15, "{name}: {counts:?}"),
+        }
+    }
+}
+
+#[test]
+fn nvrtc_outputs_without_a_stated_size_are_raw_and_strings_copied() {
+    for (name, b) in crates_of(Library::Nvrtc) {
+        // Once `api::get_supported_archs()` let NVRTC write its whole array into one `int`:
+        // the parameter's text says "array of", and no parameter is its count.
+        let (f, roles) = wrapper(&b, "nvrtcGetSupportedArchs");
+        assert!(
+            matches!(roles[0], Role::Unproven { .. }),
+            "{name}: {roles:?}"
+        );
+        assert!(f.typed.is_unsafe(), "{name}");
+        // PTX, CUBIN, LTO-IR and log buffers are sized by another call: raw, unsafe.
+        for get in [
+            "nvrtcGetPTX",
+            "nvrtcGetCUBIN",
+            "nvrtcGetLTOIR",
+            "nvrtcGetProgramLog",
+        ] {
+            let (f, roles) = wrapper(&b, get);
+            assert!(
+                matches!(roles[1], Role::Unproven { .. }),
+                "{name}: {get}: {roles:?}"
+            );
+            assert!(f.typed.is_unsafe(), "{name}: {get}");
+        }
+        // The version is two outputs, safe.
+        let (f, roles) = wrapper(&b, "nvrtcVersion");
+        assert_eq!(roles, [Role::Out, Role::Out], "{name}");
+        assert!(!f.typed.is_unsafe(), "{name}");
+        // The lowered name lives as long as the program: copied. Error strings are static.
+        let (_, roles) = wrapper(&b, "nvrtcGetLoweredName");
+        assert_eq!(
+            roles[2],
+            Role::OutCStr {
+                lifetime: StrLifetime::Copied
+            },
+            "{name}"
+        );
+        let (f, _) = wrapper(&b, "nvrtcGetErrorString");
+        assert!(matches!(
+            f.typed,
+            Typed::Wrapper {
+                ret_string: Some(StrLifetime::Static),
+                ..
+            }
+        ));
     }
 }
 
@@ -170,8 +237,10 @@ fn returned_strings_are_static_only_by_rule() {
 #[test]
 fn the_unsafe_rules_name_functions_that_exist_and_make_them_unsafe() {
     let crates = crates();
+    let nvrtc = crates_of(Library::Nvrtc);
     let all: BTreeSet<&str> = crates
         .iter()
+        .chain(&nvrtc)
         .flat_map(|(_, b)| b.functions.iter().map(|f| f.name.as_str()))
         .collect();
     for rule in unsafe_rules::RULES {

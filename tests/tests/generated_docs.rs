@@ -1,4 +1,5 @@
-//! Walks the doc comments of every generated file (`cudart13/src/sys/*.rs`, `src/api.rs`) and
+//! Walks the doc comments of every generated file (`src/sys/*.rs`, `src/api.rs` of `cudart13`
+//! and `nvrtc13`) and
 //! fails on
 //! reStructuredText left over from the documentation: roles (`:py:obj:`, `:obj:`,
 //! `:py:func:`), field lists (`:param`, `:type`, `:returns:`) and directives (`.. seealso`,
@@ -21,13 +22,20 @@ const LEFTOVERS: &[&str] = &[
 ];
 
 fn generated_files() -> Vec<PathBuf> {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../runtime/cudart13/src");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(src.join("sys"))
-        .expect("cudart13/src/sys")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        .collect();
-    files.push(src.join("api.rs"));
+    let mut files = Vec::new();
+    for krate in ["cudart13", "nvrtc13"] {
+        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../runtime")
+            .join(krate)
+            .join("src");
+        files.extend(
+            std::fs::read_dir(src.join("sys"))
+                .expect("src/sys of a generated crate")
+                .map(|e| e.expect("dir entry").path())
+                .filter(|p| p.extension().is_some_and(|e| e == "rs")),
+        );
+        files.push(src.join("api.rs"));
+    }
     files.sort();
     files
 }

@@ -18,6 +18,7 @@ use codegen::abi::headers::{read_headers, HeaderSpec};
 use codegen::abi::{snapshot, Abi};
 use codegen::diag::{Counts, Severity};
 use codegen::ir::Release;
+use codegen::library::Library;
 
 use crate::{libclang, wheel};
 
@@ -37,6 +38,20 @@ pub struct AbiArgs {
     /// Read cudarc's bindings for the release instead of the headers (the cross-check).
     #[arg(long, conflicts_with = "check")]
     cudarc: bool,
+    /// The library whose headers are read: `cudart` (the runtime, `abi/<X.Y>.json`) or
+    /// `nvrtc` (`abi/nvrtc/<X.Y>.json`, from the `nvidia-cuda-nvrtc` wheel).
+    #[arg(long, default_value = "cudart", value_parser = parse_library)]
+    library: Library,
+}
+
+/// A `--library` value: a library the generator knows.
+pub fn parse_library(name: &str) -> std::result::Result<Library, String> {
+    Library::from_name(name).ok_or_else(|| {
+        format!(
+            "unknown library `{name}` (known: {})",
+            Library::known_names()
+        )
+    })
 }
 
 /// Runs the command; `root` is the workspace root.
@@ -47,9 +62,13 @@ pub fn run(args: AbiArgs, root: &Path) -> Result<ExitCode> {
         None => wheel::newest_release(&root.join("docs-src"))?,
     };
     if args.cudarc {
+        if !args.library.is_cudart() {
+            bail!("--cudarc reads cudarc's runtime bindings: it takes no --library");
+        }
         return cudarc(&release, args.out, root);
     }
-    let committed = snapshot::path(root, &release);
+    let library = args.library;
+    let committed = snapshot::library_path(root, library, &release);
     let pins: Vec<(String, String)> = if args.check {
         let old = snapshot::load(&committed)?;
         old.packages.into_iter().collect()
@@ -58,13 +77,13 @@ pub fn run(args: AbiArgs, root: &Path) -> Result<ExitCode> {
     };
 
     let start = Instant::now();
-    let w = wheel::fetch_pinned(root, &release, &pins)?;
+    let w = wheel::fetch_library(root, library, &release, &pins)?;
     let fetched = start.elapsed();
     let start = Instant::now();
     let libclang = libclang::ensure(root)?;
     let found = start.elapsed();
     let start = Instant::now();
-    let abi = read_with(&release, &w, &libclang)?;
+    let abi = read_with(library, &release, &w, &libclang)?;
     let read = start.elapsed();
 
     let mut report = summary(&abi);
@@ -117,16 +136,26 @@ pub fn run(args: AbiArgs, root: &Path) -> Result<ExitCode> {
 /// nobody committed a snapshot of). The repository's `abi/` folder is never written here:
 /// committing a snapshot is `cargo xtask abi` and `cargo xtask release`. Returns its path.
 pub fn ensure_snapshot(root: &Path, release: &Release) -> Result<PathBuf> {
-    let found = snapshot::find(root, release);
+    ensure_library_snapshot(root, Library::Cudart, release)
+}
+
+/// [`ensure_snapshot`] for `library`'s headers (`abi/nvrtc/<release>.json`, else
+/// `target/abi/nvrtc/<release>.json`).
+pub fn ensure_library_snapshot(
+    root: &Path,
+    library: Library,
+    release: &Release,
+) -> Result<PathBuf> {
+    let found = snapshot::find_library(root, library, release);
     if found.is_file() {
         return Ok(found);
     }
-    let path = snapshot::cache_path(root, release);
+    let path = snapshot::library_cache_path(root, library, release);
     errln!(
-        "no ABI snapshot for CUDA {release}: making {} from the release's wheels",
+        "no ABI snapshot of {library} for CUDA {release}: making {} from the release's wheels",
         path.display()
     );
-    let abi = make_snapshot(root, release, &[])?;
+    let abi = make_library_snapshot(root, library, release, &[])?;
     write_out(&path, &snapshot::to_json(&abi), &summary(&abi))?;
     Ok(path)
 }
@@ -135,9 +164,19 @@ pub fn ensure_snapshot(root: &Path, release: &Release) -> Result<PathBuf> {
 /// newest of the release) with libclang (installed when missing); an error when the read has
 /// error diagnostics.
 pub fn make_snapshot(root: &Path, release: &Release, pins: &[(String, String)]) -> Result<Abi> {
-    let w = wheel::fetch_pinned(root, release, pins)?;
+    make_library_snapshot(root, Library::Cudart, release, pins)
+}
+
+/// [`make_snapshot`] of `library`'s headers.
+pub fn make_library_snapshot(
+    root: &Path,
+    library: Library,
+    release: &Release,
+    pins: &[(String, String)],
+) -> Result<Abi> {
+    let w = wheel::fetch_library(root, library, release, pins)?;
     let libclang = libclang::ensure(root)?;
-    let abi = read_with(release, &w, &libclang)?;
+    let abi = read_with(library, release, &w, &libclang)?;
     let errors = Counts::of(&abi.diagnostics).errors;
     if errors > 0 {
         err!("{}", summary(&abi));
@@ -146,9 +185,15 @@ pub fn make_snapshot(root: &Path, release: &Release, pins: &[(String, String)]) 
     Ok(abi)
 }
 
-/// Reads `release`'s headers from the unpacked wheels `w` with `libclang`.
-pub fn read_with(release: &Release, w: &wheel::Wheel, libclang: &Path) -> Result<Abi> {
+/// Reads the headers of `library`'s `release` from the unpacked wheels `w` with `libclang`.
+pub fn read_with(
+    library: Library,
+    release: &Release,
+    w: &wheel::Wheel,
+    libclang: &Path,
+) -> Result<Abi> {
     let spec = HeaderSpec {
+        library,
         release: release.clone(),
         include_dirs: w.include_dirs.clone(),
         libclang: libclang.to_path_buf(),
@@ -165,7 +210,11 @@ pub fn summary(abi: &Abi) -> String {
         .as_ref()
         .map(ToString::to_string)
         .unwrap_or_default();
-    s.push_str(&format!("ABI of CUDA {release}: {}\n", abi.origin));
+    s.push_str(&format!(
+        "ABI of {} of CUDA {release}: {}\n",
+        abi.library.title(),
+        abi.origin
+    ));
     s.push_str(&format!(
         "{} functions, {} records ({} structs, {} unions; {} with layout), {} enums, {} typedefs, \
          {} constants, {} renames, {} macro aliases\n",
@@ -251,7 +300,8 @@ mod tests {
 
     use crate::test_cmd::{ABI_CHECKED, ABI_CHECK_VAR as CHECK_VAR, ABI_LIBCLANG_VAR};
 
-    /// The committed snapshots of 12.8 and 13.2 are what the headers give now, byte for byte.
+    /// The committed snapshots of 12.8 and 13.2, of the runtime and of NVRTC, are what the
+    /// headers give now, byte for byte.
     /// Needs the unpacked wheels and libclang (`cargo xtask test` provides both); skipped with
     /// a reason otherwise, unless `CUDART_AUDIT_REQUIRED=1`.
     #[test]
@@ -271,20 +321,25 @@ mod tests {
             .filter(|p| p.is_file())
             .or_else(|| libclang::find(root))
             .expect("no libclang: CUDART_ABI_LIBCLANG and LIBCLANG_PATH unset and target/libclang/ empty (`cargo xtask abi` installs it)");
-        for release in ABI_CHECKED {
+        let checked = ABI_CHECKED
+            .iter()
+            .flat_map(|r| [(Library::Cudart, *r), (Library::Nvrtc, *r)]);
+        for (library, release) in checked {
             let release = Release::parse(release).unwrap();
-            let path = snapshot::path(root, &release);
+            let path = snapshot::library_path(root, library, &release);
             let committed = snapshot::load(&path).unwrap_or_else(|e| panic!("{e}"));
-            let w = wheel::open(root, &release).unwrap_or_else(|e| panic!("{e:#}"));
+            let w =
+                wheel::open_library(root, library, &release).unwrap_or_else(|e| panic!("{e:#}"));
             assert_eq!(
                 w.versions(),
                 committed.packages.clone().into_iter().collect::<Vec<_>>(),
-                "the unpacked wheels are not the snapshot's (run `cargo xtask abi --release {release} --check`)"
+                "the unpacked wheels are not the snapshot's (run `cargo xtask abi --library {library} --release {release} --check`)"
             );
             let start = Instant::now();
-            let abi = read_with(&release, &w, &libclang).unwrap_or_else(|e| panic!("{e:#}"));
+            let abi =
+                read_with(library, &release, &w, &libclang).unwrap_or_else(|e| panic!("{e:#}"));
             eprintln!(
-                "{release}: read in {:.2} s: {} functions, {} records",
+                "{library} {release}: read in {:.2} s: {} functions, {} records",
                 start.elapsed().as_secs_f64(),
                 abi.functions.len(),
                 abi.records.len()
@@ -294,7 +349,7 @@ mod tests {
             if now != text {
                 let diffs = snapshot::differences(&committed, &abi, 40);
                 panic!(
-                    "{} is stale; run `cargo xtask abi --release {release}`: {diffs:#?}",
+                    "{} is stale; run `cargo xtask abi --library {library} --release {release}`: {diffs:#?}",
                     path.display()
                 );
             }

@@ -16,6 +16,7 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{bail, Context, Result};
 use codegen::ir::Release;
+use codegen::library::Library;
 
 use crate::wheel;
 
@@ -31,6 +32,8 @@ pub struct AuditArgs {
 pub struct CrateUnderAudit {
     pub name: String,
     pub release: Release,
+    /// The library it binds (`[package.metadata.cudart] library`; absent: the runtime).
+    pub library: Library,
     pub dir: PathBuf,
 }
 
@@ -62,9 +65,24 @@ pub fn read_crate(dir: &Path) -> Result<CrateUnderAudit> {
         })?;
     let release = Release::parse(release)
         .with_context(|| format!("{}: `{release}` is not a release", manifest.display()))?;
+    let library = match package
+        .get("metadata")
+        .and_then(|m| m.get("cudart"))
+        .and_then(|c| c.get("library"))
+    {
+        None => Library::Cudart,
+        Some(v) => v.as_str().and_then(Library::from_name).with_context(|| {
+            format!(
+                "{}: [package.metadata.cudart] library is `{v}`, not one of {}",
+                manifest.display(),
+                Library::known_names()
+            )
+        })?,
+    };
     Ok(CrateUnderAudit {
         name: name.to_string(),
         release,
+        library,
         dir: dir.to_path_buf(),
     })
 }
@@ -72,15 +90,21 @@ pub fn read_crate(dir: &Path) -> Result<CrateUnderAudit> {
 /// The wheels of `release` at the package versions its committed ABI snapshot names (so an
 /// audit reads the very headers the snapshot was made from), fetched unless already there.
 pub fn release_wheel(root: &Path, release: &Release) -> Result<wheel::Wheel> {
-    let snapshot = codegen::abi::snapshot::load(&codegen::abi::snapshot::find(root, release))?;
+    library_wheel(root, Library::Cudart, release)
+}
+
+/// [`release_wheel`] for the wheels of `library` (its snapshot under `abi/<library>/`).
+pub fn library_wheel(root: &Path, library: Library, release: &Release) -> Result<wheel::Wheel> {
+    let path = codegen::abi::snapshot::find_library(root, library, release);
+    let snapshot = codegen::abi::snapshot::load(&path)?;
     let pins: Vec<(String, String)> = snapshot.packages.into_iter().collect();
-    wheel::fetch_pinned(root, release, &pins)
+    wheel::fetch_library(root, library, release, &pins)
 }
 
 /// The audit variables of crate `c`: its include folders and library, from the wheels of its
 /// release ([`release_wheel`]).
 pub fn audit_env(root: &Path, c: &CrateUnderAudit) -> Result<Vec<(String, String)>> {
-    let w = release_wheel(root, &c.release)?;
+    let w = library_wheel(root, c.library, &c.release)?;
     let includes = std::env::join_paths(&w.include_dirs)?
         .to_string_lossy()
         .into_owned();

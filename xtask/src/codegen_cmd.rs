@@ -29,13 +29,17 @@ pub struct CodegenArgs {
     /// The CUDA release of that crate (default: the newest release its documents state).
     #[arg(long, requires = "out")]
     pub release: Option<String>,
-    /// The crate's name (default: `cudart<major>`).
+    /// The crate's name (default: `<library><major>`, `cudart13`).
     #[arg(long, requires = "out")]
     pub name: Option<String>,
     /// Write into `--out DIR` although it holds files that the generator did not write (it has
     /// no `.codegen-manifest`): the generated files replace theirs, every other file stays.
     #[arg(long, requires = "out")]
     pub adopt: bool,
+    /// The C library that crate binds: `cudart` (the runtime) or `nvrtc` (the runtime
+    /// compiler; its ABI snapshots are `abi/nvrtc/<X.Y>.json`).
+    #[arg(long, requires = "out", default_value = "cudart", value_parser = crate::abi_cmd::parse_library)]
+    pub library: codegen::library::Library,
     /// Print every documented item that got no binding, with the reason.
     #[arg(long)]
     pub list_unbound: bool,
@@ -66,6 +70,7 @@ pub fn run(args: CodegenArgs, root: &Path) -> Result<ExitCode> {
                 };
             vec![Options {
                 docs: args.docs.clone(),
+                library: args.library,
                 out_dir: out.clone(),
                 crate_name: args.name.clone(),
                 release,
@@ -123,7 +128,7 @@ pub fn run(args: CodegenArgs, root: &Path) -> Result<ExitCode> {
                     }
                 }
             };
-            crate::abi_cmd::ensure_snapshot(root, &release)?;
+            crate::abi_cmd::ensure_library_snapshot(root, opts.library, &release)?;
         }
     }
     let several = runs.len() > 1;

@@ -273,6 +273,7 @@ fn links(root: &Path, new: &Side, out: &Path, base: Option<&str>) -> Option<Rust
     let entry = codegen::load::crates(&docs_src)
         .ok()?
         .into_iter()
+        .filter(|c| c.library.is_cudart())
         .find(|c| {
             let docs: Vec<PathBuf> = c.docs.iter().map(|d| docs_src.join(d)).collect();
             codegen::load::manifest_release(&docs).and_then(|r| r.0.first().copied()) == Some(major)

@@ -87,6 +87,10 @@ struct FetchWheelArgs {
     /// CUDA release (default: the newest release named in docs-src/manifest.toml).
     #[arg(long)]
     release: Option<String>,
+    /// The library whose wheels to fetch: `cudart` (the runtime's set) or `nvrtc` (the
+    /// `nvidia-cuda-nvrtc` wheel, into `target/nvrtc-wheel-<X.Y>/`).
+    #[arg(long, default_value = "cudart", value_parser = abi_cmd::parse_library)]
+    library: codegen::library::Library,
 }
 
 #[derive(clap::Args)]
@@ -192,7 +196,7 @@ fn fetch_wheel(args: FetchWheelArgs) -> Result<ExitCode> {
             .with_context(|| format!("--release `{text}` is not a release such as 13.2"))?,
         None => wheel::newest_release(&root.join("docs-src"))?,
     };
-    let w = wheel::fetch(&root, &release)?;
+    let w = wheel::fetch_library(&root, args.library, &release, &[])?;
     outln!("CUDA {release} wheels in {}", w.root.display())?;
     for p in &w.packages {
         outln!("package: {} {}", p.name, p.version)?;

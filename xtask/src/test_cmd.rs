@@ -7,7 +7,8 @@
 //! wheels of the releases in [`ABI_CHECKED`]); install Debian's `chromium` for the HTML report
 //! browser test when it is missing; `cargo clippy --workspace --all-targets -- -D warnings`;
 //! `cargo test --workspace` (the generated crates' freshness is a test there) with
-//! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel, each crate's
+//! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel, `NVRTC_WHEEL_LIB` and
+//! `NVRTC_OLDER_LIB` to the `nvidia-cuda-nvrtc` wheels' libraries (13.5, 13.2), each crate's
 //! `<CRATE>_AUDIT_INCLUDE`/`<CRATE>_AUDIT_LIB`, `CUDART_AUDIT_REQUIRED=1` and
 //! `CUDART_ABI_CHECK=1`; `cargo doc --no-deps` of the generator and xtask, and of the
 //! generated crates with every feature (as docs.rs), with `RUSTDOCFLAGS=-D warnings`;
@@ -20,6 +21,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use codegen::library::Library;
 
 use crate::{libclang, wheel};
 
@@ -33,6 +35,11 @@ pub const WHEEL_LIB_VAR: &str = "CUDART_WHEEL_LIB";
 pub const OLDEST_LIB_VAR: &str = "CUDART_OLDEST_LIB";
 /// Environment variable the tests read: the wheel's include folder.
 pub const WHEEL_INCLUDE_VAR: &str = "CUDA_WHEEL_INCLUDE";
+/// Environment variable the tests read: the `nvidia-cuda-nvrtc` wheel's `libnvrtc.so.13`.
+pub const NVRTC_WHEEL_LIB_VAR: &str = "NVRTC_WHEEL_LIB";
+/// Environment variable the tests read: the `libnvrtc.so.13` of NVRTC 13.2 (older than
+/// `nvrtc13`'s release), for the run-time release check of the NVRTC crate.
+pub const NVRTC_OLDER_LIB_VAR: &str = "NVRTC_OLDER_LIB";
 /// Environment variable the ABI snapshot freshness test reads: `1` once its inputs are there.
 pub const ABI_CHECK_VAR: &str = "CUDART_ABI_CHECK";
 /// Environment variable the ABI snapshot freshness test reads: the libclang to load. (Not
@@ -60,10 +67,11 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         cargo(root, &["fmt", "--all", "--check"], &[])
     })?;
     let mut fetched = None;
+    let mut nvrtc_lib = String::new();
     let mut audits: Vec<(String, String)> = Vec::new();
     step(3, "fetch wheels", &mut || {
         // Each crate of the workspace is audited against its own release's headers and
-        // library (`<CRATE>_AUDIT_INCLUDE`, `<CRATE>_AUDIT_LIB`); the first crate's
+        // library (`<CRATE>_AUDIT_INCLUDE`, `<CRATE>_AUDIT_LIB`); the first runtime crate's
         // (`cudart13`) is also the wheel the workspace's tests use.
         for opts in codegen::pipeline::Options::workspace(root, true)? {
             let docs = codegen::load::load_all(&opts.docs, None)?;
@@ -71,8 +79,8 @@ pub fn run(root: &Path) -> Result<ExitCode> {
             let release = codegen::pipeline::release_of(&api)
                 .with_context(|| format!("{}: no release", opts.out_dir.display()))?;
             let pkg = codegen::pipeline::package_for(&release, &opts);
-            let w = crate::audit_cmd::release_wheel(root, &release)?;
-            if fetched.is_none() {
+            let w = crate::audit_cmd::library_wheel(root, opts.library, &release)?;
+            if fetched.is_none() && opts.library.is_cudart() {
                 errln!("  include: {}", w.include.display());
                 errln!("  library: {}", w.lib.display());
             }
@@ -83,7 +91,12 @@ pub fn run(root: &Path) -> Result<ExitCode> {
             errln!("  {}: CUDA {release}, {}", pkg.name, w.root.display());
             audits.push((include_var, includes));
             audits.push((lib_var, w.lib.display().to_string()));
-            if fetched.is_none() {
+            // The first NVRTC crate's (`nvrtc13`) library is the one `tests/tests/nvrtc.rs`
+            // compiles with.
+            if opts.library == Library::Nvrtc && nvrtc_lib.is_empty() {
+                nvrtc_lib = w.lib.display().to_string();
+            }
+            if fetched.is_none() && opts.library.is_cudart() {
                 fetched = Some(w);
             }
             // The oldest runtime of the crate's major with a snapshot (13.0): the tests that a
@@ -109,6 +122,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         bail!("xtask test: the wheel step returned no wheel");
     };
     let mut abi_libclang = None;
+    let mut nvrtc_older = String::new();
     step(4, "abi inputs", &mut || {
         let lc = libclang::ensure(root)?;
         errln!("  libclang: {}", lc.display());
@@ -119,6 +133,11 @@ pub fn run(root: &Path) -> Result<ExitCode> {
             let pins: Vec<(String, String)> = snapshot.packages.into_iter().collect();
             let w = wheel::fetch_pinned(root, &release, &pins)?;
             errln!("  CUDA {r}: {}", w.root.display());
+            let w = crate::audit_cmd::library_wheel(root, Library::Nvrtc, &release)?;
+            errln!("  NVRTC of CUDA {r}: {}", w.root.display());
+            if release.0.first() == Some(&13) {
+                nvrtc_older = w.lib.display().to_string();
+            }
         }
         abi_libclang = Some(lc.display().to_string());
         Ok(())
@@ -142,6 +161,8 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         let mut env = vec![
             (WHEEL_LIB_VAR, lib.as_str()),
             (WHEEL_INCLUDE_VAR, include.as_str()),
+            (NVRTC_WHEEL_LIB_VAR, nvrtc_lib.as_str()),
+            (NVRTC_OLDER_LIB_VAR, nvrtc_older.as_str()),
             ("CUDART_AUDIT_REQUIRED", "1"),
             (ABI_CHECK_VAR, "1"),
             (ABI_LIBCLANG_VAR, abi_libclang.as_str()),

@@ -88,7 +88,7 @@ pub fn run(args: TimelineArgs, root: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The rustdoc links of each generated crate of the workspace, by CUDA major.
+/// The rustdoc links of each generated runtime crate of the workspace, by CUDA major.
 fn crate_links(root: &Path, base: &str) -> Vec<(u32, RustdocLinks)> {
     let docs_src = root.join("docs-src");
     let Ok(crates) = codegen::load::crates(&docs_src) else {
@@ -96,6 +96,7 @@ fn crate_links(root: &Path, base: &str) -> Vec<(u32, RustdocLinks)> {
     };
     crates
         .iter()
+        .filter(|c| c.library.is_cudart())
         .filter_map(|c| {
             let docs: Vec<PathBuf> = c.docs.iter().map(|d| docs_src.join(d)).collect();
             let major = codegen::load::manifest_release(&docs)?.0.first().copied()?;

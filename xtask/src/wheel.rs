@@ -21,6 +21,7 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use codegen::ir::Release;
+use codegen::library::Library;
 use serde::{Deserialize, Serialize};
 
 /// The manifest of an unpacked set.
@@ -104,41 +105,66 @@ pub fn unpack_root(workspace: &Path, release: &Release) -> PathBuf {
         .join(format!("cuda-wheel-{}", short_release(release)))
 }
 
-/// The unpacked wheels of `release` as they are now, without fetching anything (the
-/// snapshot freshness test).
+/// The unpacked wheels of `library`'s `release` as they are now, without fetching anything
+/// (the snapshot freshness test).
 #[cfg_attr(not(test), allow(dead_code))]
-pub fn open(workspace: &Path, release: &Release) -> Result<Wheel> {
-    let root = unpack_root(workspace, release);
+pub fn open_library(workspace: &Path, library: Library, release: &Release) -> Result<Wheel> {
+    let root = library_unpack_root(workspace, library, release);
     let packages = read_manifest(&root).with_context(|| {
         format!(
-            "the CUDA {release} wheels are not unpacked in {} (run `cargo xtask fetch-wheel \
-             --release {release}` or `cargo xtask abi --release {release}`)",
+            "the CUDA {release} wheels of {library} are not unpacked in {} (run `cargo xtask \
+             abi --library {library} --release {release}`)",
             root.display()
         )
     })?;
-    locate(&root, major_of(release), packages)
+    match library {
+        Library::Cudart => locate(&root, major_of(release), packages),
+        other => locate_single(&root, other, major_of(release), packages),
+    }
 }
 
-/// The newest wheels of `release` (`==X.Y.*`), downloaded and unpacked unless already there.
-pub fn fetch(workspace: &Path, release: &Release) -> Result<Wheel> {
-    fetch_pinned(workspace, release, &[])
-}
-
-/// Like [`fetch`], but each package named in `pins` (`(name, version)`, e.g. from a snapshot's
+/// The wheels of `release` (`==X.Y.*`, the newest), downloaded and unpacked unless already
+/// there; each package named in `pins` (`(name, version)`, e.g. from a snapshot's
 /// `packages`) is taken at exactly that version, and a pinned crt source is used as it is.
 pub fn fetch_pinned(
     workspace: &Path,
     release: &Release,
     pins: &[(String, String)],
 ) -> Result<Wheel> {
-    let root = unpack_root(workspace, release);
+    fetch_library(workspace, Library::Cudart, release, pins)
+}
+
+/// The folder the wheels of `library`'s `release` are unpacked into: [`unpack_root`] for the
+/// runtime, `target/<library>-wheel-<X.Y>` for another (`target/nvrtc-wheel-13.2`).
+pub fn library_unpack_root(workspace: &Path, library: Library, release: &Release) -> PathBuf {
+    match library {
+        Library::Cudart => unpack_root(workspace, release),
+        other => workspace
+            .join("target")
+            .join(format!("{other}-wheel-{}", short_release(release))),
+    }
+}
+
+/// [`fetch_pinned`] for the wheels of `library`: the runtime's set, or for NVRTC its one
+/// wheel (`nvidia-cuda-nvrtc[-cuNN]`, holding `nvrtc.h` and `libnvrtc.so.<major>`).
+pub fn fetch_library(
+    workspace: &Path,
+    library: Library,
+    release: &Release,
+    pins: &[(String, String)],
+) -> Result<Wheel> {
+    let root = library_unpack_root(workspace, library, release);
+    let locate = |root: &Path, packages| match library {
+        Library::Cudart => locate(root, major_of(release), packages),
+        other => locate_single(root, other, major_of(release), packages),
+    };
     if let Ok(packages) = read_manifest(&root) {
         let pinned_match = pins
             .iter()
             .all(|(n, v)| packages.iter().any(|p| &p.name == n && &p.version == v))
             && (pins.is_empty() || packages.len() == pins.len());
         if pinned_match {
-            if let Ok(w) = locate(&root, major_of(release), packages) {
+            if let Ok(w) = locate(&root, packages) {
                 return Ok(w);
             }
         }
@@ -146,19 +172,94 @@ pub fn fetch_pinned(
     let mut source = Pip {
         wheels: workspace.join("target").join("wheels"),
     };
-    let tmp = root.with_file_name(format!("cuda-wheel-{}.partial", short_release(release)));
+    let mut tmp = root.clone().into_os_string();
+    tmp.push(".partial");
+    let tmp = PathBuf::from(tmp);
     for dir in [&tmp, &root] {
         if dir.exists() {
             std::fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
         }
     }
-    let packages = assemble(&mut source, &tmp, release, pins)?;
+    let packages = match library {
+        Library::Cudart => assemble(&mut source, &tmp, release, pins)?,
+        other => assemble_single(&mut source, &tmp, other, release, pins)?,
+    };
     let manifest = serde_json::to_string_pretty(&packages)? + "\n";
     std::fs::write(tmp.join(MANIFEST), manifest)
         .with_context(|| format!("writing {}", tmp.join(MANIFEST).display()))?;
     std::fs::rename(&tmp, &root)
         .with_context(|| format!("renaming {} to {}", tmp.display(), root.display()))?;
-    locate(&root, major_of(release), packages)
+    locate(&root, packages)
+}
+
+/// The one wheel of a library other than the runtime (its header and library together),
+/// unpacked into `dest`.
+fn assemble_single(
+    source: &mut dyn Source,
+    dest: &Path,
+    library: Library,
+    release: &Release,
+    pins: &[(String, String)],
+) -> Result<Vec<Package>> {
+    let name = package_name(library.wheel_package(), major_of(release));
+    let version = pins
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or_else(|| pip_pattern(release), |(_, v)| v.clone());
+    let Some(file) = source.wheel(&name, &version)? else {
+        bail!(
+            "PyPI has no {name}=={version} wheel: {} of CUDA {release} is not published there \
+             (or the name changed); check `pip index versions {name}`",
+            library.file_stem()
+        );
+    };
+    source.unpack(&file, dest, None)?;
+    Ok(vec![Package {
+        name,
+        version: wheel_version(&file).unwrap_or_default(),
+        wheel: file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        only: None,
+    }])
+}
+
+/// Finds the API header and the library of a library other than the runtime in its unpacked
+/// wheel: the `nvidia/*/include` holding its first API header (`nvrtc.h`) and
+/// `nvidia/*/lib/<stem>.so.<major>` beside it.
+fn locate_single(
+    root: &Path,
+    library: Library,
+    major: u32,
+    packages: Vec<Package>,
+) -> Result<Wheel> {
+    let header = library.api_headers().first().copied().unwrap_or_default();
+    let include_dirs = include_dirs(root);
+    let include = include_dirs
+        .iter()
+        .find(|d| d.join(header).is_file())
+        .cloned();
+    let lib_name = format!("{}.so.{major}", library.file_stem());
+    let lib = include
+        .as_ref()
+        .and_then(|d| d.parent())
+        .map(|p| p.join("lib").join(&lib_name))
+        .filter(|l| l.is_file());
+    match (include, lib) {
+        (Some(include), Some(lib)) => Ok(Wheel {
+            root: root.to_path_buf(),
+            include,
+            include_dirs,
+            lib,
+            packages,
+        }),
+        _ => bail!(
+            "{}: no nvidia/*/include/{header} beside nvidia/*/lib/{lib_name} (found: {})",
+            root.display(),
+            packages_names(root)
+        ),
+    }
 }
 
 fn major_of(release: &Release) -> u32 {

@@ -224,3 +224,67 @@ fn codegen_crate_names_one_workspace_crate_or_lists_them() {
         "only the crate named is made: {stdout}"
     );
 }
+
+/// `--library` names the library a crate of its own binds: NVRTC's header with `--library
+/// nvrtc` is a complete crate; the same header bound as the runtime (or the runtime's headers
+/// as NVRTC) is an error naming the mismatch, with nothing written; an unknown library is a
+/// usage error listing the known ones.
+#[test]
+fn codegen_library_names_the_abi_the_documents_must_match() {
+    let out_dir = tmp("nvrtc12-of-its-own");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let dir = out_dir.to_string_lossy().into_owned();
+    let header = "docs-src/nvidia-nvrtc-headers-12.8";
+    let out = xtask(&[
+        "codegen",
+        "--docs",
+        header,
+        "--out",
+        &dir,
+        "--library",
+        "nvrtc",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("nvrtc12: CUDA 12.8"), "{stdout}");
+    let manifest = std::fs::read_to_string(out_dir.join("Cargo.toml")).expect("Cargo.toml");
+    assert!(manifest.contains("name = \"nvrtc12\""), "{manifest}");
+    assert!(manifest.contains("library = \"nvrtc\""), "{manifest}");
+    assert!(out_dir.join("src/program.rs").is_file());
+
+    let wrong = tmp("nvrtc-as-cudart");
+    let _ = std::fs::remove_dir_all(&wrong);
+    let out = xtask(&[
+        "codegen",
+        "--docs",
+        header,
+        "--out",
+        &wrong.to_string_lossy(),
+    ]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("documented functions is one the ABI of cudart declares"),
+        "{text}"
+    );
+    assert!(
+        !wrong.exists(),
+        "a crate was written for mismatched documents"
+    );
+
+    let out = xtask(&["abi", "--library", "cublas"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("unknown library `cublas` (known: cudart, nvrtc)"),
+        "{stderr}"
+    );
+}

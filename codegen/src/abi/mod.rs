@@ -34,6 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diag::Diagnostic;
 use crate::ir::Release;
+use crate::library::Library;
 
 pub use ctype::{AbiType, CType};
 pub use locate::{locate_cudarc_runtime, workspace_manifest, AbiSource, LocateError};
@@ -42,6 +43,10 @@ pub use read::{read_abi, read_bindgen_output};
 /// Everything the ABI source declares for one CUDA release.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Abi {
+    /// The library whose headers these are; absent (the runtime) in snapshots of `libcudart`,
+    /// which were made before the generator bound a second library.
+    #[serde(default, skip_serializing_if = "Library::is_cudart")]
+    pub library: Library,
     /// The release described (for cudarc: the one its `#[cfg]`s were evaluated for).
     pub release: Option<Release>,
     /// Where the facts come from, for people: `headers of nvidia-cuda-runtime 13.2.86, … via
@@ -411,6 +416,26 @@ pub fn load_snapshot(
     release: &Release,
 ) -> Result<Abi, snapshot::SnapshotError> {
     snapshot::load(&snapshot::find(root, release))
+}
+
+/// The snapshot of `library`'s `release` in the workspace `root`, committed
+/// (`abi/nvrtc/13.2.json`) or else cached (`target/abi/nvrtc/13.2.json`); a snapshot of
+/// another library is [`snapshot::SnapshotError::Library`].
+pub fn load_library_snapshot(
+    root: &std::path::Path,
+    library: Library,
+    release: &Release,
+) -> Result<Abi, snapshot::SnapshotError> {
+    let path = snapshot::find_library(root, library, release);
+    let abi = snapshot::load(&path)?;
+    if abi.library != library {
+        return Err(snapshot::SnapshotError::Library {
+            path,
+            expected: library,
+            found: abi.library,
+        });
+    }
+    Ok(abi)
 }
 
 #[cfg(test)]

@@ -11,17 +11,23 @@ use std::path::{Path, PathBuf};
 
 use super::Abi;
 use crate::ir::Release;
+use crate::library::Library;
 
 /// Why a snapshot could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
     /// No snapshot for the release.
     #[error(
-        "no ABI snapshot {path} for CUDA {release}: run `cargo xtask abi --release {release}` \
-         (it downloads the release's wheels from PyPI, reads their headers and writes the file), \
-         then commit it"
+        "no ABI snapshot {path} for CUDA {release}: run `cargo xtask abi {library}--release \
+         {release}` (it downloads the release's wheels from PyPI, reads their headers and writes \
+         the file), then commit it"
     )]
-    Missing { path: PathBuf, release: String },
+    Missing {
+        path: PathBuf,
+        release: String,
+        /// `--library X ` for a snapshot of another library than the runtime, else empty.
+        library: String,
+    },
     /// The file exists but could not be read.
     #[error("cannot read the ABI snapshot {path}: {source}")]
     Read {
@@ -40,6 +46,16 @@ pub enum SnapshotError {
         #[source]
         source: serde_json::Error,
     },
+    /// The file describes another library than the one asked for.
+    #[error(
+        "the ABI snapshot {path} describes {found}, not {expected}: it is in the wrong folder \
+         (see abi/README.md)"
+    )]
+    Library {
+        path: PathBuf,
+        expected: Library,
+        found: Library,
+    },
 }
 
 /// `13.2.1` → `13.2`: snapshots are per minor release, like NVIDIA's wheels (`==13.2.*`).
@@ -51,6 +67,19 @@ pub fn short_release(release: &Release) -> String {
 /// The snapshot of `release` under the workspace `root`: `<root>/abi/<major>.<minor>.json`.
 pub fn path(root: &Path, release: &Release) -> PathBuf {
     root.join("abi")
+        .join(format!("{}.json", short_release(release)))
+}
+
+/// The snapshot of `library`'s `release`: [`path`] for the runtime, and
+/// `<root>/abi/<folder>/<major>.<minor>.json` for another library
+/// ([`Library::snapshot_folder`]: `abi/nvrtc/13.2.json`).
+pub fn library_path(root: &Path, library: Library, release: &Release) -> PathBuf {
+    let folder = library.snapshot_folder();
+    if folder.is_empty() {
+        return path(root, release);
+    }
+    root.join("abi")
+        .join(folder)
         .join(format!("{}.json", short_release(release)))
 }
 
@@ -109,18 +138,70 @@ pub fn list(root: &Path) -> Vec<(Release, PathBuf)> {
     all
 }
 
-/// Reads the snapshot at `path` (its release, for messages, is taken from the file name).
+/// [`list`] for `library`'s snapshots: `abi/<folder>/` and `target/abi/<folder>/` for a
+/// library other than the runtime.
+pub fn list_library(root: &Path, library: Library) -> Vec<(Release, PathBuf)> {
+    let folder = library.snapshot_folder();
+    if folder.is_empty() {
+        return list(root);
+    }
+    let mut all = list_in(&root.join("abi").join(folder));
+    for (r, p) in list_in(&root.join("target").join("abi").join(folder)) {
+        if !all
+            .iter()
+            .any(|(c, _)| short_release(c) == short_release(&r))
+        {
+            all.push((r, p));
+        }
+    }
+    all.sort();
+    all
+}
+
+/// Where a snapshot of `library` made for a one-off crate is kept: [`cache_path`] for the
+/// runtime, `<root>/target/abi/<folder>/<major>.<minor>.json` for another library.
+pub fn library_cache_path(root: &Path, library: Library, release: &Release) -> PathBuf {
+    let folder = library.snapshot_folder();
+    if folder.is_empty() {
+        return cache_path(root, release);
+    }
+    root.join("target")
+        .join("abi")
+        .join(folder)
+        .join(format!("{}.json", short_release(release)))
+}
+
+/// [`find`] for `library`'s snapshots: the committed one ([`library_path`]) when there is
+/// one, else the cached one ([`library_cache_path`]); the committed path when neither exists.
+pub fn find_library(root: &Path, library: Library, release: &Release) -> PathBuf {
+    let committed = library_path(root, library, release);
+    let cached = library_cache_path(root, library, release);
+    if !committed.is_file() && cached.is_file() {
+        cached
+    } else {
+        committed
+    }
+}
+
+/// Reads the snapshot at `path` (its release and library, for messages, are taken from the file
+/// name and folder).
 pub fn load(path: &Path) -> Result<Abi, SnapshotError> {
     let release = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let folder = path.parent().and_then(Path::file_name);
+    let library = Library::ALL
+        .into_iter()
+        .find(|l| !l.snapshot_folder().is_empty() && folder == Some(l.snapshot_folder().as_ref()))
+        .map_or_else(String::new, |l| format!("--library {l} "));
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(SnapshotError::Missing {
                 path: path.to_path_buf(),
                 release,
+                library,
             })
         }
         Err(source) => {

@@ -8,6 +8,8 @@
 //! stand-in declares exactly the types the CUDA headers use, spelled as the real header
 //! spells them, behind the real header's include guard.
 
+use crate::library::Library;
+
 /// The folder the in-memory files appear in.
 pub const VIRTUAL_ROOT: &str = "/cudart-abi-virtual";
 
@@ -28,10 +30,13 @@ pub const API_HEADERS: [&str; 5] = [
     "cuda_vdpau_interop.h",
 ];
 
-/// The wrapper's text.
-pub fn wrapper() -> String {
-    let mut text = String::from("/* cargo xtask abi: the CUDA Runtime API, read as C. */\n");
-    for h in API_HEADERS {
+/// The wrapper's text: `library`'s API headers ([`Library::api_headers`]).
+pub fn wrapper(library: Library) -> String {
+    let mut text = format!(
+        "/* cargo xtask abi: the {}, read as C. */\n",
+        library.title()
+    );
+    for h in library.api_headers() {
         text.push_str(&format!("#include \"{h}\"\n"));
     }
     text
@@ -157,9 +162,10 @@ pub fn platform_stand_ins() -> impl Iterator<Item = (&'static str, &'static str)
         .filter(|(path, _)| !path.starts_with("libc/"))
 }
 
-/// Every in-memory file: absolute (virtual) path and text, the wrapper first.
-pub fn unsaved_files() -> Vec<(String, String)> {
-    let mut files = vec![(WRAPPER_PATH.to_string(), wrapper())];
+/// Every in-memory file: absolute (virtual) path and text, the wrapper of `library`'s headers
+/// first.
+pub fn unsaved_files(library: Library) -> Vec<(String, String)> {
+    let mut files = vec![(WRAPPER_PATH.to_string(), wrapper(library))];
     for (path, text) in STAND_INS {
         files.push((format!("{STAND_IN_DIR}/{path}"), text.to_string()));
     }

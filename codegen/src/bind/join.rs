@@ -29,8 +29,10 @@ pub fn join(api: &Api, abi: &Abi) -> Bindings {
     };
     j.out.release = abi.release.clone();
     j.out.abi_source = abi.origin.clone();
+    j.out.library = abi.library;
     j.out.documents = api.documents.clone();
     j.functions();
+    j.mismatch();
     j.constants();
     j.types();
     j.out.diagnostics.extend(
@@ -51,6 +53,30 @@ struct Joiner<'a> {
 }
 
 impl<'a> Joiner<'a> {
+    /// An error when the documents describe functions and the ABI declares functions but
+    /// none of the first is one of the second: documents of another library than the ABI's
+    /// (`--library nvrtc` given the runtime's pages), which would make a crate of the ABI's
+    /// functions with no documentation at all.
+    fn mismatch(&mut self) {
+        let documented = self.out.functions.iter().filter(|f| f.documented).count();
+        let Some(first) = self.api.functions.first() else {
+            return;
+        };
+        if documented > 0 || self.abi.functions.is_empty() {
+            return;
+        }
+        let library = self.abi.library;
+        let message = format!(
+            "none of the {} documented functions is one the ABI of {library} declares ({}): \
+             these are not documents of {library} (the `library` of the crate's [[crate]] \
+             entry, or `--library`, names another)",
+            self.api.functions.len(),
+            self.abi.origin
+        );
+        let source = first.source.clone();
+        self.diag(Severity::Error, &source, message);
+    }
+
     fn diag(&mut self, severity: Severity, source: &Source, message: String) {
         self.out
             .diagnostics

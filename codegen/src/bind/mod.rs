@@ -66,6 +66,9 @@ pub fn bind(api: &Api, abi: &Abi) -> Bindings {
 /// Everything the emitter needs, for one CUDA release.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Bindings {
+    /// The C library bound (from the ABI it was joined with).
+    #[serde(default)]
+    pub library: crate::library::Library,
     pub release: Option<Release>,
     /// The ABI source's description (`cudarc 0.19.10, feature cuda-13020`).
     pub abi_source: String,

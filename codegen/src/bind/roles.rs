@@ -225,6 +225,9 @@ pub fn resolve_all(b: &mut Bindings) {
     });
     let mut taken: HashMap<String, String> = HashMap::default();
     let mut all_rulings = Vec::new();
+    // The library's prefix is dropped from Rust names (`nvrtcCreateProgram` →
+    // `create_program`; `snake_case` drops the runtime's `cuda` itself).
+    let prefix = b.library.c_prefix();
     for (f, outcome) in b.functions.iter_mut().zip(outcomes) {
         let (result, unsafe_records, rulings) =
             outcome.unwrap_or_else(|payload| std::panic::resume_unwind(payload));
@@ -232,7 +235,7 @@ pub fn resolve_all(b: &mut Bindings) {
         let typed = match result {
             Err(reason) => Typed::Skipped { reason },
             Ok(roles) => {
-                let rust_name = snake_case(&f.name);
+                let rust_name = snake_case(f.name.strip_prefix(prefix).unwrap_or(&f.name));
                 match taken.insert(rust_name.clone(), f.name.clone()) {
                     Some(other) => Typed::Skipped {
                         reason: format!("its Rust name `{rust_name}` is taken by `{other}`"),

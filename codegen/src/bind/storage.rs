@@ -13,6 +13,9 @@
 //! - `string-buffer`: a `char*` is a buffer C writes a string into, of at most the length an
 //!   integer parameter documented as its length or size gives (by value, or through a pointer
 //!   the call reads and writes back); without one its length is unbounded;
+//! - `documented-array`: a parameter whose own text calls it an "array of" something, with no
+//!   count naming it (`[out] supportedArchs sorted array of supported architectures`): C
+//!   accesses a number of elements no parameter states;
 //! - `one`: anything else is one value of the pointee type (a pointer, for `T**`).
 //!
 //! What the wrapper passes is read from the parameter's [`Role`] ([`provided`]): one local or
@@ -103,6 +106,9 @@ pub fn access(f: &BoundFunction, i: usize) -> Option<Access> {
                 len: length_of(f, i),
             }
         });
+    }
+    if p.doc.to_ascii_lowercase().contains("array of") {
+        return Some(Access::Elements { count: None });
     }
     Some(Access::One)
 }
@@ -254,7 +260,7 @@ fn unproven(f: &BoundFunction, i: usize, need: &Access, given: &Provided) -> Opt
             name(*c)
         )),
         (Access::Elements { count: None }, _) => Some(format!(
-            "{p} is documented as a list, but the wrapper passes one value"
+            "{p} is documented as a list (or an array), but the wrapper passes one value"
         )),
         (Access::ReadsText, Provided::NulTerminated) => None,
         // A `&CStr` holds at least its NUL byte.
@@ -407,6 +413,20 @@ mod tests {
         assert_eq!(access(&func, 0), Some(Access::Elements { count: None }));
         let bad = check(&func, &[Role::Out]);
         assert!(bad[0].reason.contains("documented as a list"), "{bad:?}");
+
+        // An output its own text calls an array, with no count (NVRTC's
+        // `nvrtcGetSupportedArchs`): no more one value than a list.
+        let func = f(
+            vec![p(
+                "supportedArchs",
+                ptr(prim("int"), false),
+                "int",
+                "sorted array of supported architectures.",
+            )],
+            "",
+        );
+        assert_eq!(access(&func, 0), Some(Access::Elements { count: None }));
+        assert!(!check(&func, &[Role::Out]).is_empty());
     }
 
     #[test]

@@ -32,6 +32,13 @@ pub const STATIC: &[StaticString] = &[
         function: "cudaGetErrorString",
         reason: ERROR_TABLE,
     },
+    StaticString {
+        function: "nvrtcGetErrorString",
+        reason:
+            "NVRTC's header documents a message string for each `nvrtcResult` code (\"NVRTC_ERROR \
+                 unknown\" for an unrecognised one), a literal of the library, and the typed \
+                 layer calls the process-wide library, which is never unloaded",
+    },
 ];
 
 /// The rule that makes the strings of `name` static, if any.
@@ -56,6 +63,8 @@ mod tests {
     fn only_error_names_and_strings_are_static() {
         assert!(rule_for("cudaGetErrorName").is_some());
         assert!(rule_for("cudaGetErrorString").is_some());
+        assert!(rule_for("nvrtcGetErrorString").is_some());
+        assert!(rule_for("nvrtcGetLoweredName").is_none());
         assert!(rule_for("cudaFuncGetName").is_none());
         assert!(rule_for("cudaKernelGetName").is_none());
     }

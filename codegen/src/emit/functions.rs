@@ -73,8 +73,8 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
         short.push_str(&format!(
             "\n\nThe raw call: NVIDIA's documentation of it (arguments, results, see also) is \
              on the typed wrapper [`api::{rust_name}`](crate::api::{rust_name}). This returns \
-             the C status as it is; `Err` only when the runtime library or this function \
-             cannot be loaded."
+             the C status as it is; `Err` only when the {} or this function cannot be loaded.",
+            names.library().what()
         ));
         if f.symbol != f.name {
             short.push_str(&format!(
@@ -137,9 +137,10 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
             .collect();
         md.push_str("\n\n# Errors\n\nThe documentation lists these results: ");
         md.push_str(&errs.join(", "));
-        md.push_str(
-            ". `Err` is returned only when the runtime library or this function cannot be loaded.",
-        );
+        md.push_str(&format!(
+            ". `Err` is returned only when the {} or this function cannot be loaded.",
+            names.library().what()
+        ));
     }
     if f.symbol != f.name {
         md.push_str(&format!(

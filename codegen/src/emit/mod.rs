@@ -159,7 +159,10 @@ fn jobs<'a>(
             parts: 1,
             cost: 3,
             build: Box::new(move |part, _| {
-                syntax(part, enums::emit_error_table(&b.enums, "cudaError_t"))
+                syntax(
+                    part,
+                    enums::emit_error_table(&b.enums, b.library.status_type()),
+                )
             }),
         },
         Job {
@@ -205,7 +208,7 @@ fn jobs<'a>(
             name: "src/sys/mod.rs",
             parts: 1,
             cost: 0,
-            build: tokens(move |_, _| sys_module(pkg)),
+            build: tokens(move |_, _| sys_module(pkg, b.library)),
         },
         Job {
             name: "tests/audit/tables.rs",
@@ -245,11 +248,14 @@ fn since_table(b: &Bindings) -> TokenStream {
 }
 
 /// `src/sys/mod.rs`: the raw layer's modules and the crate's release.
-fn sys_module(pkg: &package::Package) -> TokenStream {
+fn sys_module(pkg: &package::Package, lib: crate::library::Library) -> TokenStream {
     let release = pkg.release.as_str();
     let major = pkg.major;
-    let library =
-        format!(" Its major: the runtime library this crate opens is `libcudart.so.{major}`.");
+    let library = format!(
+        " Its major: the {} this crate opens is `{}.so.{major}`.",
+        lib.what(),
+        lib.file_stem()
+    );
     // The modules below take the C scalar types from here (`use super::*`).
     let ffi = names::ffi_imports();
     quote! {
@@ -287,7 +293,14 @@ fn audit_tables(
 ) -> Result<syn::File, syn::Error> {
     let krate = names::ident(&pkg.name.replace('-', "_"));
     let (include_var, lib_var) = pkg.audit_vars();
-    let symbols = probe::symbols_table(b, "cudaError_t")?;
+    let symbols = probe::symbols_table(b, b.library.status_type())?;
+    let header = b.library.api_headers().first().copied().unwrap_or_default();
+    let include_doc =
+        format!(" The variable naming the release's include folder (holding `{header}`).");
+    let lib_doc = format!(
+        " The variable naming the release's `{}` file.",
+        b.library.file_stem()
+    );
     let mut file: syn::File = syn::parse2(quote! {
         //! What the audit test compares, for this crate's release.
         #![allow(dead_code)]
@@ -295,9 +308,9 @@ fn audit_tables(
         /// The crate under audit.
         pub use ::#krate as krate;
 
-        /// The variable naming the release's include folder (holding `cuda_runtime_api.h`).
+        #[doc = #include_doc]
         pub const INCLUDE_VAR: &str = #include_var;
-        /// The variable naming the release's `libcudart` file.
+        #[doc = #lib_doc]
         pub const LIB_VAR: &str = #lib_var;
     })?;
     file.items.extend(probe::rust_table(tables)?);
@@ -436,9 +449,10 @@ pub fn generate_bound(
     }
     files.push(GeneratedFile {
         name: "tests/audit/layout_probe.cpp".into(),
-        contents: probe::cpp_source(pre, &tables),
+        contents: probe::cpp_source(pre, &tables, b.library),
     });
-    for (path, text) in crate::abi::stubs::platform_stand_ins() {
+    let stand_ins = b.library.needs_platform_stand_ins();
+    for (path, text) in crate::abi::stubs::platform_stand_ins().filter(|_| stand_ins) {
         files.push(GeneratedFile {
             name: format!("tests/audit/include/{path}"),
             contents: text.to_string(),

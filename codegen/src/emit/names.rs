@@ -242,12 +242,19 @@ pub struct Names {
     handles: HashMap<String, String>,
     /// C function name → the path of its typed wrapper, for the functions that have one.
     typed: HashMap<String, String>,
+    /// The library bound.
+    library: crate::library::Library,
 }
 
 impl Names {
     /// C function name → the path of its typed wrapper ([`super::typed::paths`]).
     pub fn typed_paths(&self) -> &HashMap<String, String> {
         &self.typed
+    }
+
+    /// The library the names are for (its status type, its error variant).
+    pub fn library(&self) -> crate::library::Library {
+        self.library
     }
 
     /// The handle type over `*mut <record>`, if the crate has exactly one.
@@ -259,6 +266,7 @@ impl Names {
     pub fn for_bindings(b: &Bindings) -> Names {
         let mut n = Names {
             typed: super::typed::paths(&b.functions),
+            library: b.library,
             ..Names::default()
         };
         let mut handles: HashMap<String, Vec<String>> = HashMap::default();

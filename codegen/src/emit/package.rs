@@ -11,6 +11,7 @@ use quote::quote;
 
 use super::docs;
 use super::files::{format_file, EmitError, GeneratedFile};
+use crate::library::Library;
 use crate::template::{self, Values};
 
 /// What names and places an emitted crate.
@@ -26,6 +27,8 @@ pub struct Package {
     pub major: u32,
     /// Write an empty `[workspace]` table (a crate outside the generator's workspace).
     pub standalone: bool,
+    /// The C library it binds.
+    pub library: Library,
 }
 
 /// The revision of the generator's output for one CUDA release: the patch part of an emitted
@@ -81,6 +84,7 @@ impl Package {
             release: &self.release,
             version: &self.version,
             abi,
+            library: self.library,
         }
     }
 
@@ -100,14 +104,18 @@ pub fn files(pkg: &Package, preamble: &str, abi: &str) -> Result<Vec<GeneratedFi
         name: "Cargo.toml".into(),
         contents: cargo_toml(pkg, preamble),
     }];
-    out.push(format_file("src/lib.rs", preamble, lib_rs(pkg, abi))?);
+    let lib = match pkg.library {
+        Library::Cudart => lib_rs(pkg, abi),
+        Library::Nvrtc => nvrtc_lib_rs(pkg, abi),
+    };
+    out.push(format_file("src/lib.rs", preamble, lib)?);
     for (path, text) in template::LICENCES {
         out.push(GeneratedFile {
             name: (*path).to_string(),
             contents: (*text).to_string(),
         });
     }
-    for (path, text) in template::COPIED {
+    for (path, text) in template::files_for(pkg.library).0 {
         let body = template::render(text, &values);
         let contents = if path.ends_with(".rs") {
             format!(
@@ -135,8 +143,10 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
     s.push_str(&format!(
         "description = {}\n",
         quoted(&format!(
-            "CUDA Runtime API bindings for every CUDA {}.x release, generated from NVIDIA's documentation of CUDA {}, loaded at run time",
-            pkg.major, pkg.release
+            "{} bindings for every CUDA {}.x release, generated from NVIDIA's documentation of CUDA {}, loaded at run time",
+            pkg.library.title(),
+            pkg.major,
+            pkg.release
         ))
     ));
     s.push_str("edition = \"2021\"\n");
@@ -147,7 +157,10 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
         "documentation = {}\nreadme = \"README.md\"\n",
         quoted(&format!("https://docs.rs/{}", pkg.name))
     ));
-    s.push_str(
+    if pkg.library == Library::Nvrtc {
+        s.push_str(NVRTC_MANIFEST_REST);
+    } else {
+        s.push_str(
         "keywords = [\"cuda\", \"gpu\", \"ffi\", \"bindings\"]\n\
          categories = [\"external-ffi-bindings\", \"hardware-support\"]\n\
          include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\", \"LICENSE-MIT\", \"LICENSE-APACHE\"]\n\
@@ -170,17 +183,77 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
          all-features = true\n\
          targets = [\"x86_64-unknown-linux-gnu\"]\n",
     );
+    }
     // What `cargo xtask audit DIR` needs to find the release's headers and library.
     s.push_str(&format!(
         "\n[package.metadata.cudart]\nrelease = {}\n",
         quoted(&pkg.release)
     ));
+    if !pkg.library.is_cudart() {
+        s.push_str(&format!("library = {}\n", quoted(pkg.library.name())));
+    }
     if pkg.standalone {
         s.push_str(
             "\n# A crate of its own, not a member of an enclosing workspace.\n[workspace]\n",
         );
     }
     s
+}
+
+/// The rest of an NVRTC crate's `[package]` and its dependencies: `libloading` alone (no
+/// flag type, no NVTX).
+const NVRTC_MANIFEST_REST: &str = "keywords = [\"cuda\", \"nvrtc\", \"gpu\", \"ffi\", \"bindings\"]\n\
+     categories = [\"external-ffi-bindings\", \"hardware-support\"]\n\
+     include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\", \"LICENSE-MIT\", \"LICENSE-APACHE\"]\n\
+     \n\
+     [dependencies]\n\
+     libloading = \"0.8\"\n\
+     \n\
+     [package.metadata.docs.rs]\n\
+     targets = [\"x86_64-unknown-linux-gnu\"]\n";
+
+/// `src/lib.rs` of an NVRTC crate: the crate documentation, the shared loader and version
+/// module, the raw and typed layers, and the safe `Program` of the template.
+fn nvrtc_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
+    let md = template::render(template::files_for(pkg.library).1, &pkg.values(abi));
+    let doc = docs::inner_attrs(&md);
+    quote! {
+        #doc
+        #![deny(missing_docs)]
+
+        // The runtime's crates use every macro; this crate has no flag type or record.
+        #[allow(unused_macros)]
+        #[macro_use]
+        mod macros;
+
+        #[cfg(target_os = "linux")]
+        mod elf;
+        pub mod error;
+        mod library;
+        pub mod loader;
+        mod python_env;
+        pub mod version;
+
+        /// The raw layer, generated from the documentation: every documented type and
+        /// function the ABI declares, under its C name (`sys::nvrtcCompileProgram`,
+        /// `sys::nvrtcResult`).
+        #[allow(missing_docs)]
+        #[rustfmt::skip]
+        pub mod sys;
+
+        /// The typed layer, generated from the documentation: one function per documented C
+        /// function whose parameters could all be given a Rust role (see the crate docs).
+        #[rustfmt::skip]
+        pub mod api;
+
+        pub mod program;
+
+        pub use error::{check, Error, Result};
+        pub use loader::{has_function, is_available, LazySymbol, Library};
+        pub use program::{supported_architectures, CompileOptions, Compiled, Header, Program};
+        pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
+        pub use version::{function_since, runtime_version, CudaVersion};
+    }
 }
 
 fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
@@ -196,6 +269,7 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         #[cfg(target_os = "linux")]
         mod elf;
         pub mod error;
+        mod library;
         pub mod loader;
         mod python_env;
         pub mod version;

@@ -376,16 +376,16 @@ fn start(
     ))
 }
 
-/// The C++ probe source; `preamble` is the `//` comment block of every generated file.
-pub fn cpp_source(preamble: &str, t: &Tables) -> String {
+/// The C++ probe source for `library`'s headers; `preamble` is the `//` comment block of every
+/// generated file.
+pub fn cpp_source(preamble: &str, t: &Tables, library: crate::library::Library) -> String {
     let mut s = String::from(preamble);
     s.push_str(
         "//
 // Layout probe: prints `key value` for every entry of the LAYOUT table (tables.rs beside it),
 // computed by the C++ compiler from the CUDA headers. Built and run by tests/audit.rs:
 //   c++ -std=c++17 -I<the release's include folders> -Iinclude layout_probe.cpp
-// (include/ beside it holds stand-ins for the GL, EGL and VDPAU headers the interop APIs need).
-// C++ rather than C: struct tags and typedef names are both type names, and `decltype`
+@STAND_INS@// C++ rather than C: struct tags and typedef names are both type names, and `decltype`
 // reaches the anonymous records through their parent's fields.
 
 #include <cstddef>
@@ -424,11 +424,18 @@ int main() {
 }
 ",
     );
-    let includes: String = crate::abi::stubs::API_HEADERS
+    let includes: String = library
+        .api_headers()
         .iter()
         .map(|h| format!("#include <{h}>\n"))
         .collect();
+    let stand_ins = if library.needs_platform_stand_ins() {
+        "// (include/ beside it holds stand-ins for the GL, EGL and VDPAU headers the interop APIs need).\n"
+    } else {
+        ""
+    };
     s.replace("@INCLUDES@", &format!("{includes}\n"))
+        .replace("@STAND_INS@", stand_ins)
 }
 
 /// The body of `layout_table.rs`.
@@ -680,7 +687,7 @@ mod tests {
     #[test]
     fn the_probe_prints_every_entry_and_the_count() {
         let t = tables(&sample());
-        let cpp = cpp_source("// header\n", &t);
+        let cpp = cpp_source("// header\n", &t, crate::library::Library::Cudart);
         assert!(cpp.starts_with("// header\n"));
         assert!(cpp.contains("#include <cuda_runtime_api.h>"));
         assert!(cpp.contains(

@@ -321,7 +321,8 @@ fn function<'a>(
     };
     let ret_tokens = rust_type(&f.ret.c, names).to_string();
     let mut status = Vec::new();
-    if let (Some((cid, cty, lists)), true) = (&parts.query, ret_tokens == "cudaError_t") {
+    let is_status = ret_tokens == names.library().status_type();
+    if let (Some((cid, cty, lists)), true) = (&parts.query, is_status) {
         let zero = comment_stmt(ZEROED)?;
         let mut grow = Vec::new();
         let mut truncate = Vec::new();
@@ -382,7 +383,7 @@ fn function<'a>(
             __truncate = truncate,
         )?;
         status.extend(block.stmts);
-    } else if ret_tokens == "cudaError_t" {
+    } else if is_status {
         status.extend(checked()?);
     } else if matches!(&f.ret.c, CType::Primitive { name } if name == "void") {
         status.push(why);
@@ -607,10 +608,11 @@ fn param<'a>(
             parts.params.push(fn_arg(&id, types.of(&p.ty.c, names)?)?);
             parts.args.push(local(&id));
             arg_doc("");
+            let callee = names.library().callee();
             let why = match role {
-                Role::Handle => Some(format!("`{rn}` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).")),
+                Role::Handle => Some(format!("`{rn}` must be a live handle: created by {callee} and not yet destroyed (or null where the documentation allows it).")),
                 Role::RawPointer => Some(format!("`{rn}` is a raw pointer: it must be valid for what the function does with it, as described above.")),
-                Role::Callback => Some(format!("`{rn}` is called by CUDA, possibly from another thread, with the user data; it must be sound to call so.")),
+                Role::Callback => Some(format!("`{rn}` is called by {callee}, possibly from another thread, with the user data; it must be sound to call so.")),
                 Role::UserData => Some(format!("`{rn}` is handed to the callback and must stay valid until the callback has run.")),
                 _ => None,
             };
@@ -812,9 +814,12 @@ fn param<'a>(
         Role::StringCapacity { of } => {
             parts.params.push(fn_arg(&id, types.of(&p.ty.c, names)?)?);
             parts.args.push(local(&id));
+            let lib = names.library();
             arg_doc(&format!(
-                " (the size in bytes of the buffer allocated for the returned `{}`; a negative size is `cudaErrorInvalidValue` without calling CUDA)",
-                param_name(&f.params[*of].c_name)
+                " (the size in bytes of the buffer allocated for the returned `{}`; a negative size is `{}` without calling {})",
+                param_name(&f.params[*of].c_name),
+                lib.invalid_value(),
+                lib.callee(),
             ));
         }
         Role::ByteBuffer { size } => {
@@ -1087,30 +1092,36 @@ fn typed_docs(
         }
     }
     md.push_str("\n\n# Errors\n\n");
+    let lib = links.names.library();
     let errs: Vec<String> = f
         .errors
         .iter()
-        .filter(|e| !e.eq_ignore_ascii_case("cudaSuccess"))
+        .filter(|e| !e.eq_ignore_ascii_case(lib.success()))
         .map(|e| match links.resolve(e) {
             Some(p) => format!("[`{e}`]({p})"),
             None => format!("`{e}`"),
         })
         .collect();
+    let variant = lib.status_variant();
+    md.push_str(&format!(
+        "[`Error::{variant}`](crate::Error::{variant}) with the status the call returns"
+    ));
     if errs.is_empty() {
-        md.push_str("[`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it)");
+        md.push_str(" (the documentation lists no error status for it)");
     } else {
-        md.push_str("[`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists ");
+        md.push_str("; the documentation lists ");
         md.push_str(&errs.join(", "));
     }
-    md.push_str(". [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.");
+    md.push_str(&format!(". [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the {} or this function cannot be loaded.", lib.what()));
     if let Some(since) = f.since.as_ref().filter(|s| s.runtime_version() > 0) {
         md.push_str(&format!(
-            " [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded runtime is older than CUDA {}.",
+            " [`Error::NotInRuntime`](crate::Error::NotInRuntime) when the loaded {} is older than CUDA {}.",
+            lib.loaded(),
             since.release
         ));
     }
     if parts.slices {
-        md.push_str(" Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.");
+        md.push_str(&format!(" Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `{}` without calling {}.", lib.invalid_value(), lib.callee()));
     }
     if is_unsafe {
         md.push_str("\n\n# Safety\n\n");

@@ -418,7 +418,11 @@ fn typedef<'a>(
             } else {
                 quote! { *mut #ptr }
             };
-            md.push_str("\n\nAn opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].");
+            let owner = match names.library() {
+                crate::library::Library::Cudart => "the CUDA runtime",
+                crate::library::Library::Nvrtc => "NVRTC",
+            };
+            md.push_str(&format!("\n\nAn opaque handle: a pointer-sized value owned by {owner}. The null handle is [`Self::null`]."));
             let mut def = fill!(
                 syn::ItemStruct,
                 {

@@ -1,26 +1,26 @@
-//! Finding, opening and querying the CUDA runtime library (`libcudart`) at run time.
+//! Finding, opening and querying the @LIBRARY@ library (`@LIBFILE@`) at run time.
 //!
 //! Nothing here is linked at build time: the library is opened with `libloading` the first
 //! time it is needed ([`Library::get`]), once per process, thread-safely. Every failure is an
 //! [`Error`]; nothing panics or aborts.
 //!
 //! Search order of [`Library::search`] (and so of [`Library::get`]):
-//! 1. `CUDART_PATH`, when set and not empty: a library file, or a folder holding one. It is
-//!    authoritative: when it is set, nothing else is tried, so a wrong setting is an error
-//!    rather than a silent fallback to another library.
-//! 2. The Python environment the user activated: NVIDIA's runtime wheel in
+//! 1. `@PATHVAR@` ([`PATH_VAR`]), when set and not empty: a library file, or a folder holding
+//!    one. It is authoritative: when it is set, nothing else is tried, so a wrong setting is an
+//!    error rather than a silent fallback to another library.
+//! 2. The Python environment the user activated: NVIDIA's wheel of the library in
 //!    `$VIRTUAL_ENV`'s and `$CONDA_PREFIX`'s `site-packages` (`nvidia/cu@MAJOR@/lib`,
-//!    `nvidia/cuda_runtime/lib`), then `$CONDA_PREFIX/lib` (see the private `python_env`
+//!    `nvidia/@WHEELDIR12@/lib`), then `$CONDA_PREFIX/lib` (see the private `python_env`
 //!    module: Python itself is never run).
-//! 3. The system loader: `libcudart.so.@MAJOR@`, then `libcudart.so` (Windows:
-//!    `cudart64_@MAJOR@.dll`); the major is this crate's CUDA release's ([`crate::sys::CUDA_MAJOR`]).
-//! 4. NVIDIA's runtime wheel in the other Python environments in reach: `PYTHONPATH`,
+//! 3. The system loader: `@LIBFILE@.so.@MAJOR@`, then `@LIBFILE@.so` (Windows: the DLL of the
+//!    major); the major is this crate's CUDA release's ([`crate::sys::CUDA_MAJOR`]).
+//! 4. NVIDIA's wheel of the library in the other Python environments in reach: `PYTHONPATH`,
 //!    `PYTHONHOME`, the user site, the interpreters on `PATH`, pyenv's selected version.
 //! 5. The usual install folders: `/usr/local/cuda/lib64`, `$CUDA_PATH/lib64`,
 //!    `$CUDA_HOME/lib64`, `/usr/local/cuda-@MAJOR@*/lib64` (newest first),
 //!    `/usr/lib/<arch>-linux-gnu` (Windows: `%CUDA_PATH%\bin\x64`, `%CUDA_PATH%\bin` and
-//!    `C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v@MAJOR@*\bin[\x64]`, any
-//!    `cudart64_@MAJOR@*.dll`).
+//!    `C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v@MAJOR@*\bin[\x64]`, any DLL of
+//!    the major).
 //!
 //! On Linux a file given by path is checked first (ELF class, byte order, machine, the
 //! loadable segments and the dynamic section; see the private `elf` module), so that a
@@ -29,21 +29,23 @@
 //! opened. A C function is then resolved only to a function symbol the library itself defines
 //! (never to data of that name, nor to a symbol of one of its dependencies).
 //!
-//! Every library opened must be a CUDA runtime of this crate's major release: its
-//! `cudaRuntimeGetVersion` is called once, right after opening, and a runtime of another major
-//! is refused with an error naming both (the crate's functions would pass it records of the
-//! wrong size); the version is kept ([`Library::runtime_version`]). A function whose first
-//! release is newer than that version is [`Error::NotInRuntime`], decided once, when the
-//! function is resolved ([`LazySymbol`]): calls after that cost nothing more.
+//! Every library opened must be the @LIBRARY@ library of this crate's major release: the one
+//! function it identifies itself by (the crate-private `library` module names it) is called
+//! once, right after opening, and a library of another major is refused with an error naming
+//! both (the crate's functions would pass it records of the wrong size); the version is kept
+//! ([`Library::runtime_version`]). A function whose first release is newer than that version
+//! is [`Error::NotInRuntime`], decided once, when the function is resolved ([`LazySymbol`]):
+//! calls after that cost nothing more.
 //!
 //! Calls made inside a CUDA host callback (host functions, stream callbacks, user-object
 //! destructors), where CUDA forbids CUDA calls, return [`Error::InCallback`] without calling
 //! C: the safe layer runs its callbacks inside the crate-private `callback_scope`, which every
 //! [`LazySymbol`] checks.
 //!
-//! This module does not know any CUDA function but the one it needs to identify a runtime
-//! (`cudaRuntimeGetVersion`) and does not cache symbols: [`LazySymbol`] (used by the generated
-//! functions) caches one function pointer each.
+//! This module is the same in every crate the generator writes: what differs between the
+//! libraries (file names, the variable, how a library identifies itself) is in the
+//! crate-private `library` module. It does not cache symbols: [`LazySymbol`] (used by the
+//! generated functions) caches one function pointer each.
 
 use std::cell::Cell;
 use std::ffi::{c_int, c_void, CStr, CString};
@@ -51,27 +53,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
-use crate::error::{check, Error, Result};
-
-/// Environment variable naming the library file, or a folder holding it.
-pub const CUDART_PATH_VAR: &str = "CUDART_PATH";
-
-/// The library names given to the system loader, in order: the major release's file, then
-/// (not on Windows) the unversioned development link.
-fn system_names() -> Vec<String> {
-    let major = crate::sys::CUDA_MAJOR;
-    if cfg!(windows) {
-        vec![format!("cudart64_{major}.dll")]
-    } else {
-        vec![format!("libcudart.so.{major}"), "libcudart.so".to_string()]
-    }
-}
+use crate::error::{Error, Result};
+pub use crate::library::PATH_VAR;
 
 /// The process-wide library, opened on first use; a failure is kept too, so that probing
 /// again is cheap and gives the same answer.
 static GLOBAL: OnceLock<Result<Library>> = OnceLock::new();
 
-/// An opened CUDA runtime library of this crate's major release.
+/// An opened @LIBRARY@ library of this crate's major release.
 ///
 /// The global one ([`Library::get`]) lives for the whole process; one opened explicitly
 /// ([`Library::open`]) is closed when dropped, and function pointers taken from it must not
@@ -80,7 +69,7 @@ static GLOBAL: OnceLock<Result<Library>> = OnceLock::new();
 pub struct Library {
     inner: libloading::Library,
     path: String,
-    /// `cudaRuntimeGetVersion`, read once when the library was opened.
+    /// The version the library reported when it was opened (`1000 * major + 10 * minor`).
     version: i32,
     /// The symbols the library defines, from its ELF dynamic symbol table (on Linux).
     symbols: Option<crate::elf::Symbols>,
@@ -151,13 +140,14 @@ impl Library {
     }
 
     /// Runs the search without caching anything and returns the first library that opens
-    /// and is a CUDA runtime, or [`Error::LibraryNotFound`] listing every candidate tried.
+    /// and is this crate's library, or [`Error::LibraryNotFound`] listing every candidate
+    /// tried.
     pub fn search() -> Result<Library> {
         let mut tried = Vec::new();
-        let cudart_path = std::env::var_os(CUDART_PATH_VAR).filter(|v| !v.is_empty());
-        if let Some(value) = cudart_path {
+        let path_var = std::env::var_os(PATH_VAR).filter(|v| !v.is_empty());
+        if let Some(value) = path_var {
             let path = PathBuf::from(value);
-            let label = format!("{CUDART_PATH_VAR}={}", path.display());
+            let label = format!("{PATH_VAR}={}", path.display());
             if path.is_dir() {
                 if let Some(lib) = try_folder(&path, &mut tried) {
                     return Ok(lib);
@@ -176,7 +166,7 @@ impl Library {
         if let Some(lib) = try_places(crate::python_env::active(), &mut tried) {
             return Ok(lib);
         }
-        for name in system_names() {
+        for name in crate::library::system_names() {
             match Library::try_open(Path::new(&name)) {
                 Ok(lib) => return Ok(lib),
                 Err(why) => tried.push((format!("{name} (system loader)"), why)),
@@ -198,17 +188,17 @@ impl Library {
     }
 
     /// Opens the library at `path` (a file; a bare file name goes through the system loader),
-    /// checks that it is a CUDA runtime of this crate's major release
-    /// ([`crate::sys::CUDA_MAJOR`], read from its `cudaRuntimeGetVersion`), and keeps its
-    /// version. A failure is [`Error::LibraryNotFound`] with this one path and the reason.
+    /// checks that it is the @LIBRARY@ library of this crate's major release
+    /// ([`crate::sys::CUDA_MAJOR`], read from the function it identifies itself by), and keeps
+    /// its version. A failure is [`Error::LibraryNotFound`] with this one path and the reason.
     ///
     /// # Safety
     ///
     /// Opening runs the library's initialisers, and every function of this crate that uses
     /// the library calls its symbols with the C prototypes of this crate's CUDA release. The
-    /// file must be a genuine CUDA runtime: what this function checks (a well-formed ELF
-    /// image for this process, a function `cudaRuntimeGetVersion` reporting the crate's
-    /// major) cannot tell a genuine runtime from code that only claims to be one.
+    /// file must be a genuine @LIBRARY@ library: what this function checks (a well-formed ELF
+    /// image for this process, a version function reporting the crate's major) cannot tell a
+    /// genuine library from code that only claims to be one.
     pub unsafe fn open(path: impl AsRef<Path>) -> Result<Library> {
         let path = path.as_ref();
         Library::try_open(path).map_err(|why| Error::LibraryNotFound {
@@ -234,8 +224,8 @@ impl Library {
         };
         #[cfg(not(target_os = "linux"))]
         let symbols = None;
-        // SAFETY: loading a shared library runs its initialisers; the candidates are CUDA
-        // runtime libraries by name or by the user's explicit choice (see `open`).
+        // SAFETY: loading a shared library runs its initialisers; the candidates are this
+        // crate's library by name or by the user's explicit choice (see `open`).
         let inner = unsafe { libloading::Library::new(path) }.map_err(|e| e.to_string())?;
         // A library the system loader found by name is checked once opened (before any of
         // its functions is called): the file it mapped is read the same way.
@@ -257,24 +247,15 @@ impl Library {
             version: 0,
             symbols,
         };
-        let get_version = lib
-            .raw_symbol(c"cudaRuntimeGetVersion")
-            .map_err(|why| format!("not a CUDA runtime library: {why}"))?;
-        type GetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
-        // SAFETY: `cudaError_t cudaRuntimeGetVersion(int*)` in every CUDA runtime, and the
-        // symbol is a function the library defines; the pointer is non-null.
-        let get_version = unsafe { std::mem::transmute::<*mut c_void, GetVersion>(get_version) };
-        let mut version: c_int = 0;
-        // SAFETY: the function writes one int through a valid pointer.
-        check(unsafe { get_version(&mut version) })
-            .map_err(|e| format!("its cudaRuntimeGetVersion failed: {e}"))?;
+        let version = crate::library::version(&lib)?;
         let major = crate::sys::CUDA_MAJOR;
         if i64::from(version) / 1000 != i64::from(major) {
             return Err(format!(
-                "it is {}, but {} is built for CUDA {major} ({}): calling it with this crate's prototypes would pass records of the wrong size; point CUDART_PATH at a CUDA {major} runtime",
+                "it is {}, but {} is built for CUDA {major} ({}): calling it with this crate's prototypes would pass records of the wrong size; point {PATH_VAR} at {}",
                 crate::error::render_version(Some(version)),
                 env!("CARGO_PKG_NAME"),
                 crate::sys::CUDA_RELEASE,
+                crate::library::of_major(major),
             ));
         }
         lib.version = version;
@@ -288,7 +269,7 @@ impl Library {
 
     /// The address of the function `name`, or why there is none: where the library's
     /// symbol table was read, `name` must be a function the library itself defines.
-    fn raw_symbol(&self, name: &CStr) -> std::result::Result<*mut c_void, String> {
+    pub(crate) fn raw_symbol(&self, name: &CStr) -> std::result::Result<*mut c_void, String> {
         if let Some(symbols) = &self.symbols {
             match symbols.kind(name.to_bytes()) {
                 Some(crate::elf::SymbolKind::Function) => {}
@@ -359,8 +340,8 @@ impl Library {
         }
     }
 
-    /// The runtime's version as its `cudaRuntimeGetVersion` reported it when the library was
-    /// opened: `1000 * major + 10 * minor` (13.2 is `13020`); its major is this crate's.
+    /// The library's version as it reported it when it was opened (the function it identifies
+    /// itself by): `1000 * major + 10 * minor` (13.2 is `13020`); its major is this crate's.
     pub fn runtime_version(&self) -> i32 {
         self.version
     }
@@ -402,16 +383,16 @@ fn loaded_file(inner: libloading::Library) -> (libloading::Library, Option<PathB
     (inner, file)
 }
 
-/// Whether the CUDA runtime library can be loaded (opening it on the first call).
+/// Whether the @LIBRARY@ library can be loaded (opening it on the first call).
 ///
 /// A `false` here lets a caller choose a CPU fallback; [`Library::get`] says why.
 pub fn is_available() -> bool {
     Library::get().is_ok()
 }
 
-/// Whether the CUDA runtime library loads, is at least the first release that declares the
-/// C function `name` (for example `"cudaMallocAsync"`; see [`crate::function_since`]) and
-/// exports it, so that a caller can fall back on an older runtime instead of getting
+/// Whether the @LIBRARY@ library loads, is at least the first release that declares the C
+/// function `name` (for example `"@EXAMPLEFN@"`; see [`crate::function_since`]) and exports
+/// it, so that a caller can fall back on an older release instead of getting
 /// [`Error::NotInRuntime`] or [`Error::SymbolNotFound`].
 pub fn has_function(name: &str) -> bool {
     let Ok(c_name) = CString::new(name) else {
@@ -564,18 +545,17 @@ fn try_folder(dir: &Path, tried: &mut Vec<(String, String)>) -> Option<Library> 
 
 /// What a library file is called here, for messages.
 fn library_file_kinds() -> String {
-    let major = crate::sys::CUDA_MAJOR;
     if cfg!(windows) {
-        format!("cudart64_{major}*.dll")
+        format!("{}*.dll", crate::library::windows_prefix())
     } else {
-        format!("libcudart.so.{major} or libcudart.so")
+        crate::library::system_names().join(" or ")
     }
 }
 
-/// The CUDA runtime library files present in `dir`, best first.
+/// The @LIBRARY@ library files present in `dir`, best first.
 fn library_files_in(dir: &Path) -> Vec<PathBuf> {
     if cfg!(windows) {
-        let prefix = format!("cudart64_{}", crate::sys::CUDA_MAJOR);
+        let prefix = crate::library::windows_prefix();
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Vec::new();
         };
@@ -592,7 +572,7 @@ fn library_files_in(dir: &Path) -> Vec<PathBuf> {
         files.reverse();
         files
     } else {
-        system_names()
+        crate::library::system_names()
             .iter()
             .map(|name| dir.join(name))
             .filter(|p| p.is_file())
@@ -684,55 +664,15 @@ mod tests {
     }
 
     #[test]
-    fn open_of_a_library_that_is_not_cudart_is_refused() {
+    fn open_of_a_library_that_is_not_this_crates_is_refused() {
         // The C library is present on every Linux host and exports no CUDA function.
         if cfg!(target_os = "linux") {
             // SAFETY: the C library is already loaded in this process; opening it again runs
             // no initialiser.
             let err = unsafe { Library::open("libc.so.6") }.unwrap_err();
-            assert!(err.to_string().contains("not a CUDA runtime"), "{err}");
+            let expected = format!("not a {} library", crate::library::KIND);
+            assert!(err.to_string().contains(&expected), "{err}");
         }
-    }
-
-    #[test]
-    fn calls_inside_a_callback_scope_are_refused_without_calling_cuda() {
-        fn refused(result: Result<impl std::fmt::Debug>, function: &str) {
-            match result {
-                Err(Error::InCallback { function: f }) => assert_eq!(f, function),
-                other => panic!("{function}: expected InCallback, got {other:?}"),
-            }
-        }
-        assert!(!in_callback());
-        callback_scope(|| {
-            assert!(in_callback());
-            refused(crate::api::get_device_count(), "cudaGetDeviceCount");
-            let mut n = 0;
-            // SAFETY: one int is written, if anything is called at all.
-            refused(
-                unsafe { crate::sys::cudaGetDeviceCount(&mut n) },
-                "cudaGetDeviceCount",
-            );
-            // Nested scopes, and a panic inside one, leave the outer scope in force.
-            let caught = std::panic::catch_unwind(|| callback_scope(|| panic!("in a callback")));
-            assert!(caught.is_err());
-            assert!(in_callback());
-            refused(crate::api::runtime_get_version(), "cudaRuntimeGetVersion");
-            let err = crate::api::runtime_get_version().unwrap_err();
-            assert_eq!(
-                err.to_string(),
-                "cudaRuntimeGetVersion was called from inside a CUDA host callback, where CUDA forbids CUDA calls"
-            );
-        });
-        assert!(!in_callback());
-        // Outside, the call goes its ordinary way (a library, or the loader's error).
-        assert!(!matches!(
-            crate::api::get_device_count(),
-            Err(Error::InCallback { .. })
-        ));
-        // Other threads never were inside.
-        let other = std::thread::spawn(|| callback_scope(in_callback));
-        assert!(other.join().expect("no panic"));
-        assert!(!in_callback());
     }
 
     #[test]

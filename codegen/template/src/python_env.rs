@@ -1,6 +1,6 @@
-//! Where NVIDIA's pip wheels and conda put the CUDA runtime library, for the loader's search
+//! Where NVIDIA's pip wheels and conda put the @LIBRARY@ library, for the loader's search
 //! ([`crate::loader`]): the `nvidia/cu@MAJOR@/lib` (CUDA 13 and later) and
-//! `nvidia/cuda_runtime/lib` (CUDA 12) folders of the `site-packages` folders of the Python
+//! `nvidia/@WHEELDIR12@/lib` (CUDA 12) folders of the `site-packages` folders of the Python
 //! environments in use, and `$CONDA_PREFIX/lib`.
 //!
 //! Python is never run: the `site-packages` folders are found from the environment, the way
@@ -95,14 +95,14 @@ fn env_path(var: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// The runtime library folders NVIDIA's wheels make under `site_packages`, when it exists.
+/// The library folders NVIDIA's wheels make under `site_packages`, when it exists.
 fn wheel_folders(site_packages: &Path, why: &str, out: &mut Vec<Place>) {
     if !site_packages.is_dir() {
         return;
     }
     let nvidia = site_packages.join("nvidia");
     let major = format!("cu{}", crate::sys::CUDA_MAJOR);
-    for package in [major.as_str(), "cuda_runtime"] {
+    for package in [major.as_str(), crate::library::WHEEL_FOLDER_12] {
         let root = nvidia.join(package);
         let dirs = if cfg!(windows) {
             vec![root.join("bin").join("x64"), root.join("bin")]
@@ -112,7 +112,7 @@ fn wheel_folders(site_packages: &Path, why: &str, out: &mut Vec<Place>) {
         for dir in dirs {
             out.push(Place {
                 dir,
-                why: format!("NVIDIA's runtime wheel in {why}"),
+                why: format!("NVIDIA's {} wheel in {why}", crate::library::KIND),
             });
         }
     }
@@ -262,9 +262,10 @@ mod tests {
         assert!(places.iter().any(|p| p
             .dir
             .ends_with(Path::new("nvidia").join(&major).join("lib"))));
-        assert!(places
-            .iter()
-            .any(|p| p.dir.ends_with("nvidia/cuda_runtime/lib")));
+        let cu12 = Path::new("nvidia")
+            .join(crate::library::WHEEL_FOLDER_12)
+            .join("lib");
+        assert!(places.iter().any(|p| p.dir.ends_with(&cu12)));
         // A folder that does not exist gives nothing.
         let mut none = Vec::new();
         wheel_folders(&root.join("missing"), "test", &mut none);

@@ -98,14 +98,14 @@ fn env_path(var: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// The runtime library folders NVIDIA's wheels make under `site_packages`, when it exists.
+/// The library folders NVIDIA's wheels make under `site_packages`, when it exists.
 fn wheel_folders(site_packages: &Path, why: &str, out: &mut Vec<Place>) {
     if !site_packages.is_dir() {
         return;
     }
     let nvidia = site_packages.join("nvidia");
     let major = format!("cu{}", crate::sys::CUDA_MAJOR);
-    for package in [major.as_str(), "cuda_runtime"] {
+    for package in [major.as_str(), crate::library::WHEEL_FOLDER_12] {
         let root = nvidia.join(package);
         let dirs = if cfg!(windows) {
             vec![root.join("bin").join("x64"), root.join("bin")]
@@ -115,7 +115,7 @@ fn wheel_folders(site_packages: &Path, why: &str, out: &mut Vec<Place>) {
         for dir in dirs {
             out.push(Place {
                 dir,
-                why: format!("NVIDIA's runtime wheel in {why}"),
+                why: format!("NVIDIA's {} wheel in {why}", crate::library::KIND),
             });
         }
     }
@@ -265,9 +265,10 @@ mod tests {
         assert!(places.iter().any(|p| p
             .dir
             .ends_with(Path::new("nvidia").join(&major).join("lib"))));
-        assert!(places
-            .iter()
-            .any(|p| p.dir.ends_with("nvidia/cuda_runtime/lib")));
+        let cu12 = Path::new("nvidia")
+            .join(crate::library::WHEEL_FOLDER_12)
+            .join("lib");
+        assert!(places.iter().any(|p| p.dir.ends_with(&cu12)));
         // A folder that does not exist gives nothing.
         let mut none = Vec::new();
         wheel_folders(&root.join("missing"), "test", &mut none);

@@ -8,61 +8,22 @@
 //! `alignof`, `offsetof` and enumerator values as the C++ compiler sees them in the headers,
 //! the Rust table computes `size_of`, `align_of`, `offset_of!` and `as_raw()` on this crate.
 //! The tests compile and run the probe with the system C++ compiler (`CXX`, else `c++`) and
-//! compare entry by entry, then open the release's `libcudart` and check that every raw
-//! function resolves and that `cudaGetErrorName` agrees with every error constant.
+//! compare entry by entry (`audit/probe.rs`, shared by every generated crate), then open the
+//! release's `libcudart` and check that every raw function resolves and that
+//! `cudaGetErrorName` agrees with every error constant.
 //!
 //! They need the release's include folders (a path list) and library, named by the variables
 //! [`tables::INCLUDE_VAR`] and [`tables::LIB_VAR`] (`cargo xtask test` fetches NVIDIA's wheels
 //! and sets them). Without them each test says what to set and passes, unless
 //! `CUDART_AUDIT_REQUIRED=1` (set by `cargo xtask test`) makes that a failure.
 
-use std::collections::BTreeMap;
 use std::ffi::{c_int, CStr, CString};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-// The rows of `tables::LAYOUT`: each spells its key from the names it is given, as the C++
-// probe prints it, and computes the value on this crate (`krate` is the crate under audit).
-
-/// `("size R", size_of::<R>())`.
-macro_rules! size {
-    ($r:ident) => {
-        (
-            concat!("size ", stringify!($r)),
-            ::core::mem::size_of::<krate::sys::$r>() as i128,
-        )
-    };
-}
-
-/// `("align R", align_of::<R>())`.
-macro_rules! align {
-    ($r:ident) => {
-        (
-            concat!("align ", stringify!($r)),
-            ::core::mem::align_of::<krate::sys::$r>() as i128,
-        )
-    };
-}
-
-/// `("offset R.field", offset_of!(R, field))`.
-macro_rules! offset {
-    ($r:ident, $f:ident) => {
-        (
-            concat!("offset ", stringify!($r), ".", stringify!($f)),
-            ::core::mem::offset_of!(krate::sys::$r, $f) as i128,
-        )
-    };
-}
-
-/// `("value Enum.cudaMember", Enum::MEMBER.as_raw())`.
-macro_rules! value {
-    ($e:ident, $c:ident, $m:ident) => {
-        (
-            concat!("value ", stringify!($e), ".", stringify!($c)),
-            krate::sys::$e::$m.as_raw() as i128,
-        )
-    };
-}
+#[macro_use]
+#[path = "audit/probe.rs"]
+#[rustfmt::skip] // formatted on its own: the template keeps it in another folder
+mod probe;
 
 #[path = "audit/tables.rs"]
 #[rustfmt::skip]
@@ -74,79 +35,7 @@ use tables::{ERRORS, FUNCTIONS, LAYOUT, SKIPPED};
 
 /// The path a variable names, or `None` (with a message) when the audit cannot run here.
 fn path_from(var: &str, what: &str) -> Option<PathBuf> {
-    match std::env::var_os(var) {
-        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
-        _ => {
-            let message = format!(
-                "{var} is not set: it names {what} of CUDA {} (`cargo xtask test` sets it)",
-                tables::krate::CUDA_RELEASE
-            );
-            let required = matches!(std::env::var("CUDART_AUDIT_REQUIRED").as_deref(), Ok("1"));
-            assert!(!required, "{message}");
-            println!("skipped: {message}");
-            None
-        }
-    }
-}
-
-/// Compiles and runs the probe against the include folders `includes` (a path list, as
-/// `PATH` is written); returns its `key → value` lines.
-fn run_probe(includes: &Path) -> BTreeMap<String, i128> {
-    let folders: Vec<PathBuf> = std::env::split_paths(includes).collect();
-    assert!(
-        folders
-            .iter()
-            .any(|f| f.join("cuda_runtime_api.h").is_file()),
-        "none of {} holds cuda_runtime_api.h",
-        includes.display()
-    );
-    let stand_ins = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/audit/include");
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/audit/layout_probe.cpp");
-    let exe = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("layout_probe_{}", env!("CARGO_PKG_NAME")));
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
-    let mut compile = Command::new(&cxx);
-    compile.args(["-std=c++17", "-Wall", "-Werror"]);
-    for folder in folders.iter().chain([&stand_ins]) {
-        compile.arg("-I").arg(folder);
-    }
-    let out = compile
-        .arg(&source)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .unwrap_or_else(|e| panic!("running the C++ compiler `{cxx}`: {e}"));
-    assert!(
-        out.status.success(),
-        "compiling {} failed:\n{}",
-        source.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = Command::new(&exe)
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", exe.display()));
-    assert!(out.status.success(), "the probe failed: {}", out.status);
-    let text = String::from_utf8(out.stdout).expect("the probe prints ASCII");
-    let mut values = BTreeMap::new();
-    let mut count = None;
-    for line in text.lines() {
-        let (key, value) = line.rsplit_once(' ').expect("`key value` lines");
-        let value: i128 = value.parse().expect("an integer value");
-        if key == "entries" {
-            count = Some(value);
-        } else {
-            assert!(
-                values.insert(key.to_string(), value).is_none(),
-                "{key} printed twice"
-            );
-        }
-    }
-    assert_eq!(
-        count,
-        Some(values.len() as i128),
-        "the probe's entry count does not match its lines"
-    );
-    values
+    probe::path_from(var, what, tables::krate::CUDA_RELEASE)
 }
 
 #[test]
@@ -154,48 +43,11 @@ fn layouts_and_enum_values_match_the_c_headers() {
     let Some(includes) = path_from(tables::INCLUDE_VAR, "the include folders") else {
         return;
     };
-    let c = run_probe(&includes);
-    let mut mismatches = Vec::new();
-    let mut missing = Vec::new();
-    let (mut records, mut aligns, mut fields, mut values) = (0, 0, 0, 0);
-    for &(key, rust) in LAYOUT {
-        match c.get(key) {
-            None => missing.push(key),
-            Some(&v) if v != rust => mismatches.push(format!("{key}: C {v}, Rust {rust}")),
-            Some(_) => match key.split_once(' ').map(|(kind, _)| kind) {
-                Some("size") => records += 1,
-                Some("align") => aligns += 1,
-                Some("offset") => fields += 1,
-                Some("value") => values += 1,
-                _ => panic!("unknown entry kind: {key}"),
-            },
-        }
-    }
-    let extra: Vec<&String> = c
-        .keys()
-        .filter(|k| !LAYOUT.iter().any(|(key, _)| key == k))
-        .collect();
-    println!(
-        "compared with the C headers: {records} record sizes, {aligns} alignments, {fields} \
-         field offsets, {values} enum values ({} entries)",
-        LAYOUT.len()
-    );
-    println!("not compared ({}):", SKIPPED.len());
-    for (what, why) in SKIPPED {
-        println!("  {what}: {why}");
-    }
+    let c = probe::run_probe(&includes, "cuda_runtime_api.h");
+    let m = probe::compare(&c, LAYOUT, SKIPPED);
     assert!(
-        mismatches.is_empty(),
-        "{} mismatch(es):\n{}",
-        mismatches.len(),
-        mismatches.join("\n")
-    );
-    assert!(missing.is_empty(), "the probe printed no {missing:?}");
-    assert!(extra.is_empty(), "the Rust table has no {extra:?}");
-    assert!(
-        records > 0 && aligns > 0 && fields > 0 && values > 0,
-        "compared nothing of some kind: {records} sizes, {aligns} alignments, {fields} \
-         offsets, {values} values"
+        m.records > 0 && m.aligns > 0 && m.fields > 0 && m.values > 0,
+        "compared nothing of some kind: {m:?}"
     );
 }
 

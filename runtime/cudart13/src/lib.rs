@@ -121,7 +121,8 @@
 //!     (attributes, parameters, occupancy and a suggested configuration), launches
 //!     ([`Stream::launch`] builder, [`Kernel::launch`], checked against the kernel's
 //!     parameters; clusters, cooperative launches, priorities), and a module's typed globals
-//!     ([`DeviceGlobal`]);
+//!     ([`DeviceGlobal`]); CUDA C++ compiled at run time by the generated `nvrtc13` crate
+//!     (NVRTC) loads with [`Module::from_ptx`] and [`Module::from_bytes`];
 //!   - [`graph`]: capture ([`Stream::begin_capture`], [`Stream::capture`]), explicit
 //!     [`Graph`] construction (kernel, copy, memset, host, child graph and event nodes),
 //!     [`GraphExec`] (upload, launch, update, node parameter updates);
@@ -272,6 +273,7 @@ mod macros;
 #[cfg(target_os = "linux")]
 mod elf;
 pub mod error;
+mod library;
 pub mod loader;
 mod python_env;
 pub mod version;

@@ -18,6 +18,18 @@ use crate::error::Result;
 
 /// A CUDA release as the runtime reports it: `1000 * major + 10 * minor` (13.2 is `13020`).
 /// Ordered by release; `Display` prints `13.2`.
+///
+/// ```no_run
+/// # fn main() -> cudart13::Result<()> {
+/// use cudart13::version::{function_since, runtime_version, CudaVersion};
+/// let loaded = runtime_version()?;
+/// match function_since("cudaDeviceGetExecutionCtx") {
+///     Some(since) if since > loaded => println!("needs CUDA {since}; the runtime is {loaded}"),
+///     _ => println!("available with CUDA {loaded}"),
+/// }
+/// assert_eq!(CudaVersion::new(13, 2).as_raw(), 13020);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CudaVersion(i32);
 

@@ -312,6 +312,7 @@ pub fn run(
                 release: "13.2".into(),
                 major: 13,
                 standalone: true,
+                library: codegen::library::Library::Cudart,
             };
             let _ = codegen::emit::generate(&bindings, &package, std::slice::from_ref(&s.name));
         }

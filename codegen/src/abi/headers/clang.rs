@@ -15,6 +15,7 @@ use std::path::Path;
 use clang_sys::*;
 
 use crate::abi::{stubs, Deprecation};
+use crate::library::Library;
 
 /// A place in a header: its path relative to its include folder (`cuda_runtime_api.h`,
 /// `crt/host_defines.h`, `stand-in/GL/gl.h` for a stand-in) and a 1-based line.
@@ -71,9 +72,9 @@ pub struct Locations {
 #[derive(Debug)]
 pub struct ParseFailure(pub String);
 
-/// Parses the wrapper with `include_dirs` (as `-I`, in order) and walks it. libclang must be
-/// loaded on this thread (`clang_sys::load`).
-pub fn walk(include_dirs: &[&Path]) -> Result<Locations, ParseFailure> {
+/// Parses the wrapper of `library`'s headers with `include_dirs` (as `-I`, in order) and walks
+/// it. libclang must be loaded on this thread (`clang_sys::load`).
+pub fn walk(library: Library, include_dirs: &[&Path]) -> Result<Locations, ParseFailure> {
     let mut args = stubs::clang_args();
     for d in include_dirs {
         args.push(format!("-I{}", d.display()));
@@ -84,7 +85,7 @@ pub fn walk(include_dirs: &[&Path]) -> Result<Locations, ParseFailure> {
         .collect::<Result<_, _>>()
         .map_err(|e| ParseFailure(format!("an argument holds a NUL byte: {e}")))?;
     let arg_ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
-    let files = stubs::unsaved_files();
+    let files = stubs::unsaved_files(library);
     let c_files: Vec<(CString, CString)> = files
         .iter()
         .map(|(p, t)| Ok((CString::new(p.as_str())?, CString::new(t.as_str())?)))

@@ -26,6 +26,7 @@ use super::macros::{self, MacroDef, MacroToken, TokenKind};
 use super::{read_bindgen_output, stubs, Abi};
 use crate::diag::{Diagnostic, Severity};
 use crate::ir::Release;
+use crate::library::Library;
 
 /// The bindgen version this module is built with (checked against Cargo.lock by a test).
 pub const BINDGEN_VERSION: &str = "0.72.1";
@@ -33,16 +34,27 @@ pub const BINDGEN_VERSION: &str = "0.72.1";
 /// The name diagnostics of the read give bindgen's output (never written to disk).
 pub const BINDGEN_OUTPUT: &str = "bindgen-output.rs";
 
-/// Functions bindgen is asked for.
+/// Functions bindgen is asked for (the runtime's).
 pub const ALLOWLIST_FUNCTIONS: &str = "cuda.*|make_cuda.*";
 /// Types bindgen is asked for (and every type they use).
 pub const ALLOWLIST_TYPES: &str = "cuda.*|CU.*|CUDA.*|surfaceReference|textureReference|dim3";
 /// Variables and macro constants bindgen is asked for.
 pub const ALLOWLIST_VARS: &str = "cuda.*|CUDA.*|CU_.*";
 
+/// What bindgen is asked for in `library`'s headers: functions, types, variables and macro
+/// constants (regular expressions over C names), and every type they use.
+fn allowlists(library: Library) -> [&'static str; 3] {
+    match library {
+        Library::Cudart => [ALLOWLIST_FUNCTIONS, ALLOWLIST_TYPES, ALLOWLIST_VARS],
+        Library::Nvrtc => ["nvrtc.*", "nvrtc.*|_nvrtc.*", "nvrtc.*|NVRTC_.*"],
+    }
+}
+
 /// What to read: the release, the include folders of its unpacked wheels, libclang.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HeaderSpec {
+    /// The library whose headers are read.
+    pub library: Library,
     /// The release the headers belong to.
     pub release: Release,
     /// Folders holding the headers (`-I`, in this order): together they must hold
@@ -97,8 +109,8 @@ pub enum HeadersError {
     Clang { release: String, message: String },
 }
 
-/// Headers that must be reachable besides the wrapper's own: `crt/host_defines.h` is
-/// included by `cuda_runtime_api.h` and lives in another wheel.
+/// The runtime's headers that must be reachable: the wrapper's, and `crt/host_defines.h`,
+/// which `cuda_runtime_api.h` includes and which lives in another wheel.
 const REQUIRED: [&str; 6] = [
     "cuda_runtime_api.h",
     "crt/host_defines.h",
@@ -108,12 +120,20 @@ const REQUIRED: [&str; 6] = [
     "cuda_vdpau_interop.h",
 ];
 
+/// The headers of `library` that must be reachable before reading.
+fn required(library: Library) -> &'static [&'static str] {
+    match library {
+        Library::Cudart => &REQUIRED,
+        Library::Nvrtc => library.api_headers(),
+    }
+}
+
 /// Reads the release's ABI from its headers. The result's items carry their header and line;
 /// its diagnostics hold clang's errors, what the read did not understand, what the headers
 /// declare that the ABI leaves out, and macros the model does not hold.
 pub fn read_headers(spec: &HeaderSpec) -> Result<Abi, HeadersError> {
     let release = spec.release.to_string();
-    for header in REQUIRED {
+    for header in required(spec.library) {
         if !spec.include_dirs.iter().any(|d| d.join(header).is_file()) {
             return Err(HeadersError::HeaderMissing {
                 header: header.to_string(),
@@ -154,8 +174,9 @@ pub fn read_headers(spec: &HeaderSpec) -> Result<Abi, HeadersError> {
     };
 
     let mut abi = read_bindgen_output(&text, BINDGEN_OUTPUT, &spec.release);
+    abi.library = spec.library;
     let dirs: Vec<&Path> = spec.include_dirs.iter().map(PathBuf::as_path).collect();
-    let places = clang::walk(&dirs).map_err(|e| HeadersError::Clang {
+    let places = clang::walk(spec.library, &dirs).map_err(|e| HeadersError::Clang {
         release: release.clone(),
         message: e.0,
     })?;
@@ -268,7 +289,8 @@ impl ParseCallbacks for Callbacks {
 }
 
 fn builder(spec: &HeaderSpec, seen: Rc<Recorder>) -> bindgen::Builder {
-    let files = stubs::unsaved_files();
+    let files = stubs::unsaved_files(spec.library);
+    let [functions, types, vars] = allowlists(spec.library);
     let mut b = bindgen::Builder::default();
     // The first in-memory file is the main file; bindgen `-include`s the others (the
     // stand-ins), which their include guards make harmless.
@@ -286,9 +308,9 @@ fn builder(spec: &HeaderSpec, seen: Rc<Recorder>) -> bindgen::Builder {
         .detect_include_paths(false)
         .rust_target(RustTarget::stable(80, 0).unwrap_or_default())
         .formatter(Formatter::Prettyplease)
-        .allowlist_function(ALLOWLIST_FUNCTIONS)
-        .allowlist_type(ALLOWLIST_TYPES)
-        .allowlist_var(ALLOWLIST_VARS)
+        .allowlist_function(functions)
+        .allowlist_type(types)
+        .allowlist_var(vars)
         .default_enum_style(EnumVariation::Rust {
             non_exhaustive: false,
         })
@@ -465,10 +487,12 @@ fn left_out(abi: &Abi, places: &clang::Locations) -> Vec<Diagnostic> {
             clang::DeclKind::StaticFunction => {
                 "static inline functions (no symbol in the library), left out"
             }
-            clang::DeclKind::Function if in_function_allowlist(name) => {
+            clang::DeclKind::Function if in_function_allowlist(abi.library, name) => {
                 "functions bindgen emitted nothing for, left out"
             }
-            _ if in_function_allowlist(name) || in_type_allowlist(name) => {
+            _ if in_function_allowlist(abi.library, name)
+                || in_type_allowlist(abi.library, name) =>
+            {
                 "declarations bindgen emitted nothing for, left out"
             }
             _ => "declarations outside the Runtime API's names (allowlist), left out",
@@ -493,14 +517,24 @@ fn left_out(abi: &Abi, places: &clang::Locations) -> Vec<Diagnostic> {
         .collect()
 }
 
-fn in_function_allowlist(name: &str) -> bool {
-    name.starts_with("cuda") || name.starts_with("make_cuda")
+/// Whether [`allowlists`] asks for the function `name` (by its prefix).
+fn in_function_allowlist(library: Library, name: &str) -> bool {
+    match library {
+        Library::Cudart => name.starts_with("cuda") || name.starts_with("make_cuda"),
+        Library::Nvrtc => name.starts_with("nvrtc"),
+    }
 }
 
-fn in_type_allowlist(name: &str) -> bool {
-    name.starts_with("cuda")
-        || name.starts_with("CU")
-        || matches!(name, "surfaceReference" | "textureReference" | "dim3")
+/// Whether [`allowlists`] asks for the type `name` (by its prefix).
+fn in_type_allowlist(library: Library, name: &str) -> bool {
+    match library {
+        Library::Cudart => {
+            name.starts_with("cuda")
+                || name.starts_with("CU")
+                || matches!(name, "surfaceReference" | "textureReference" | "dim3")
+        }
+        Library::Nvrtc => name.starts_with("nvrtc") || name.starts_with("_nvrtc"),
+    }
 }
 
 #[cfg(test)]
@@ -521,6 +555,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("abi-headers-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let mut spec = HeaderSpec {
+            library: Library::Cudart,
             release: Release(vec![13, 2]),
             include_dirs: vec![dir.clone()],
             libclang: dir.join("libclang.so"),

@@ -1,11 +1,14 @@
 //! Doxygen markup of one comment → its parts, with the text as the reStructuredText the other
 //! front ends produce (so [`crate::rustdoc`] converts all of them alike).
 //!
-//! Paragraph commands split the comment: `\brief`, `\param[dir] name - text`, `\return(s)` /
+//! Paragraph commands split the comment: `\brief`, `\param[dir] name - text` (also written
+//! `\param [dir] name`), `\return(s)` /
 //! `\retval` (the `::code` names become the status codes), `\sa`/`\see`, `\note` (and
 //! `\remark`, `\warning`, `\attention`), `\deprecated`, `\par`, `\section`. A paragraph ends at
 //! a blank line or at the next paragraph command. Inline: `::name` and `\ref name` become
-//! ``:py:obj:`~.name` `` roles, `\p x`/`\c x`/`\a x` and `<tt>` code spans, `\e`/`\b` and
+//! ``:py:obj:`~.name` `` roles (`\link target text \endlink` too: to the item its text names
+//! when that is one identifier, as in `\link #nvrtcResult NVRTC_SUCCESS \endlink`, else to the
+//! target with the text shown), `\p x`/`\c x`/`\a x` and `<tt>` code spans, `\e`/`\b` and
 //! `<i>`/`<b>` emphasis, `\n`/`<br>` line breaks, `<ol>`/`<ul>`/`<li>` list items, HTML and
 //! DocBook tables rows of ` | `-separated cells, `<a href>` links, HTML entities;
 //! `\code … \endcode` becomes a `.. code-block::`. Aliases the header does not define
@@ -237,6 +240,8 @@ const KNOWN: &[&str] = &[
     "em",
     "b",
     "ref",
+    "link",
+    "endlink",
     "anchor",
 ];
 
@@ -1054,6 +1059,10 @@ impl<'a> Builder<'a> {
             }
             "anchor" => return Step::Continue(word_at(s, j).1),
             "ref" => return self.ref_(s, j),
+            "link" => return self.link(s, j),
+            "endlink" => {
+                self.problem(Severity::Warning, "`\\endlink` without a `\\link`");
+            }
             _ => return self.alias_or_unknown(name, j),
         }
         Step::Continue(j)
@@ -1063,6 +1072,14 @@ impl<'a> Builder<'a> {
         let b = s.as_bytes();
         let mut k = j;
         let mut direction = None;
+        // `\param [in] x` (NVRTC's headers) is `\param[in] x`: Doxygen allows the blanks.
+        let blanks = b[k..]
+            .iter()
+            .take_while(|c| **c == b' ' || **c == b'\t')
+            .count();
+        if b.get(k + blanks) == Some(&b'[') {
+            k += blanks;
+        }
         if b.get(k) == Some(&b'[') {
             if let Some(close) = find_within(s, k, b']', 16) {
                 let spec = s[k + 1..k + close].replace(' ', "").to_ascii_lowercase();
@@ -1166,6 +1183,49 @@ impl<'a> Builder<'a> {
             (false, None) => self.push(&format!("``{name}``")),
         }
         Step::Continue(k)
+    }
+
+    /// `\link target text \endlink` (the target may be written `#name` or `::name`): a link
+    /// to the item the text names when the text is one identifier (`\link #nvrtcResult
+    /// NVRTC_SUCCESS \endlink` names a value of the enum it links), else to the target with
+    /// the text shown. The text ends at `\endlink` on the same line, looked for within
+    /// [`MAX_ARG`] bytes; without one, the target is linked and the rest read as text.
+    fn link(&mut self, s: &str, j: usize) -> Step {
+        let (word, k) = word_at(s, j);
+        let target = word
+            .trim_start_matches('#')
+            .trim_start_matches("::")
+            .to_string();
+        if target.is_empty() || !target.bytes().all(is_ident_byte) {
+            self.problem(
+                Severity::Warning,
+                format!("`\\link` without a target name (`{word}`): kept as text"),
+            );
+            return Step::Continue(k);
+        }
+        let mut end = (k + MAX_ARG).min(s.len());
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        let Some((at, after)) = find_cmd(&s[k..end], "endlink") else {
+            self.problem(
+                Severity::Warning,
+                format!(
+                    "`\\link {word}` without `\\endlink` on its line: the rest of the line is text"
+                ),
+            );
+            self.reference(&target, None);
+            return Step::Continue(k);
+        };
+        let text = s[k..k + at].trim();
+        if !text.is_empty() && text.bytes().all(is_ident_byte) {
+            self.reference(text, None);
+        } else if text.is_empty() {
+            self.reference(&target, None);
+        } else {
+            self.reference(&target, Some(text));
+        }
+        Step::Continue(k + after)
     }
 
     fn alias_or_unknown(&mut self, name: &str, j: usize) -> Step {
@@ -1372,5 +1432,54 @@ mod tests {
         assert!(d
             .description
             .contains(":returns: :py:obj:`~.cudaSuccess` if all went well"));
+    }
+
+    #[test]
+    fn nvrtc_param_directions_with_blanks_and_links_to_enum_values() {
+        let d = block(
+            "\\brief Sets the version.\n\n\\param   [out] major Major number.\n\\param   [in]  minor Minor.\n\\return\n  - \\link #nvrtcResult NVRTC_SUCCESS \\endlink\n  - \\link #nvrtcResult NVRTC_ERROR_INVALID_INPUT \\endlink\n\nSee \\link ::nvrtcVersion the version query \\endlink.",
+        );
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        let params: Vec<(&str, Option<Direction>)> = d
+            .params
+            .iter()
+            .map(|p| (p.name.as_str(), p.direction))
+            .collect();
+        assert_eq!(
+            params,
+            [
+                ("major", Some(Direction::Out)),
+                ("minor", Some(Direction::In))
+            ]
+        );
+        assert_eq!(d.params[0].text, "Major number.");
+        assert_eq!(d.errors, ["NVRTC_SUCCESS", "NVRTC_ERROR_INVALID_INPUT"]);
+        assert!(
+            d.description
+                .contains("See :py:obj:`the version query <nvrtcVersion>`."),
+            "{}",
+            d.description
+        );
+    }
+
+    #[test]
+    fn a_link_without_its_end_or_target_is_reported_and_read_as_text() {
+        let d = block(
+            "A \\link #nvrtcResult NVRTC_SUCCESS here.\nThen \\endlink alone, and \\link (x).",
+        );
+        let messages: Vec<&str> = d.problems.iter().map(|p| p.message.as_str()).collect();
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(messages[0].contains("without `\\endlink`"), "{messages:?}");
+        assert!(messages[1].contains("without a `\\link`"), "{messages:?}");
+        assert!(
+            messages[2].contains("without a target name"),
+            "{messages:?}"
+        );
+        assert!(
+            d.description
+                .contains(":py:obj:`~.nvrtcResult` NVRTC_SUCCESS here."),
+            "{}",
+            d.description
+        );
     }
 }

@@ -1,0 +1,199 @@
+//! The C libraries the generator binds, and the facts about each that no document states: the
+//! prefix of its C names, the type its functions return as status, the headers its ABI is read
+//! from, its wheel, the file the emitted crate loads, where its ABI snapshots live.
+//!
+//! `cudart` (NVIDIA's CUDA Runtime, `libcudart`) and `nvrtc` (NVRTC, the CUDA runtime
+//! compiler, `libnvrtc`) are read by the same front ends, joined and bound by the same rules
+//! and emitted by the same emitter; a `[[crate]]` entry of `docs-src/manifest.toml` names its
+//! library (`library = "nvrtc"`; absent: `cudart`), and so does an ABI snapshot (its `library`
+//! key; absent: `cudart`). This module holds facts only: it reads and decides nothing.
+
+use serde::{Deserialize, Serialize};
+
+/// A C library the generator binds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Library {
+    /// NVIDIA's CUDA Runtime API, `libcudart`.
+    #[default]
+    Cudart,
+    /// NVRTC, the CUDA runtime compilation library, `libnvrtc`.
+    Nvrtc,
+}
+
+impl Library {
+    /// Every library, in the order they are listed.
+    pub const ALL: [Library; 2] = [Library::Cudart, Library::Nvrtc];
+
+    /// The name a manifest entry or a command line uses (`cudart`, `nvrtc`); also the stem of
+    /// the emitted crate's default name (`cudart13`, `nvrtc13`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Library::Cudart => "cudart",
+            Library::Nvrtc => "nvrtc",
+        }
+    }
+
+    /// The library named `name`, if the generator knows it.
+    pub fn from_name(name: &str) -> Option<Library> {
+        Library::ALL.into_iter().find(|l| l.name() == name)
+    }
+
+    /// The known names, for messages (`cudart, nvrtc`).
+    pub fn known_names() -> String {
+        Library::ALL.map(Library::name).join(", ")
+    }
+
+    /// Whether this is the default library (snapshots and manifest entries that name none).
+    pub fn is_cudart(&self) -> bool {
+        *self == Library::Cudart
+    }
+
+    /// The API's name, for descriptions (`CUDA Runtime API`).
+    pub fn title(self) -> &'static str {
+        match self {
+            Library::Cudart => "CUDA Runtime API",
+            Library::Nvrtc => "NVRTC (CUDA runtime compilation) API",
+        }
+    }
+
+    /// The prefix of the library's C function names, dropped from the typed layer's Rust
+    /// names (`cudaMalloc` → `malloc`, `nvrtcCreateProgram` → `create_program`).
+    pub fn c_prefix(self) -> &'static str {
+        match self {
+            Library::Cudart => "cuda",
+            Library::Nvrtc => "nvrtc",
+        }
+    }
+
+    /// The enum every function returns as its status; its zero value is success.
+    pub fn status_type(self) -> &'static str {
+        match self {
+            Library::Cudart => "cudaError_t",
+            Library::Nvrtc => "nvrtcResult",
+        }
+    }
+
+    /// The status value of success (the zero member of [`Library::status_type`]).
+    pub fn success(self) -> &'static str {
+        match self {
+            Library::Cudart => "cudaSuccess",
+            Library::Nvrtc => "NVRTC_SUCCESS",
+        }
+    }
+
+    /// What the emitted crate's documentation calls the library (`the runtime library or
+    /// this function cannot be loaded`).
+    pub fn what(self) -> &'static str {
+        match self {
+            Library::Cudart => "runtime library",
+            Library::Nvrtc => "NVRTC library",
+        }
+    }
+
+    /// What the documentation calls the loaded library when it compares releases (`the loaded
+    /// runtime is older than CUDA 13.4`).
+    pub fn loaded(self) -> &'static str {
+        match self {
+            Library::Cudart => "runtime",
+            Library::Nvrtc => "NVRTC",
+        }
+    }
+
+    /// What the documentation calls a call into the library (`without calling CUDA`).
+    pub fn callee(self) -> &'static str {
+        match self {
+            Library::Cudart => "CUDA",
+            Library::Nvrtc => "NVRTC",
+        }
+    }
+
+    /// The emitted crate's error variant for a failed status (`Error::Cuda`).
+    pub fn status_variant(self) -> &'static str {
+        match self {
+            Library::Cudart => "Cuda",
+            Library::Nvrtc => "Nvrtc",
+        }
+    }
+
+    /// The status the typed layer returns for an argument it refuses before calling C (lists
+    /// of different lengths for one count, a length the count's type cannot hold).
+    pub fn invalid_value(self) -> &'static str {
+        match self {
+            Library::Cudart => "cudaErrorInvalidValue",
+            Library::Nvrtc => "NVRTC_ERROR_INVALID_INPUT",
+        }
+    }
+
+    /// The stem of the shared library's file name (`libcudart` → `libcudart.so.13`).
+    pub fn file_stem(self) -> &'static str {
+        match self {
+            Library::Cudart => "libcudart",
+            Library::Nvrtc => "libnvrtc",
+        }
+    }
+
+    /// The headers the ABI is read from, in the order the wrapper includes them; the first is
+    /// the API's own header (the layout probe of an emitted crate includes them all).
+    pub fn api_headers(self) -> &'static [&'static str] {
+        match self {
+            Library::Cudart => &crate::abi::stubs::API_HEADERS,
+            Library::Nvrtc => &["nvrtc.h"],
+        }
+    }
+
+    /// Whether the API's headers include the GL, EGL and VDPAU headers the stand-ins of
+    /// [`crate::abi::stubs`] replace (the interop headers of the runtime).
+    pub fn needs_platform_stand_ins(self) -> bool {
+        self == Library::Cudart
+    }
+
+    /// The folder under `abi/` holding this library's snapshots: `""` for the runtime (the
+    /// snapshots `abi/<X.Y>.json` that every release audit reads), `nvrtc` for NVRTC.
+    pub fn snapshot_folder(self) -> &'static str {
+        match self {
+            Library::Cudart => "",
+            Library::Nvrtc => "nvrtc",
+        }
+    }
+
+    /// The PyPI package of NVIDIA's wheel holding the library and its API header, before the
+    /// `-cu<major>` suffix of majors below 13 (`nvidia-cuda-runtime`).
+    pub fn wheel_package(self) -> &'static str {
+        match self {
+            Library::Cudart => "nvidia-cuda-runtime",
+            Library::Nvrtc => "nvidia-cuda-nvrtc",
+        }
+    }
+}
+
+impl std::fmt::Display for Library {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_are_none() {
+        for l in Library::ALL {
+            assert_eq!(Library::from_name(l.name()), Some(l));
+            assert_eq!(l.to_string(), l.name());
+            assert!(l.status_type().starts_with(l.c_prefix()));
+            assert!(l.file_stem().ends_with(l.name()));
+        }
+        assert_eq!(Library::from_name("cublas"), None);
+        assert_eq!(Library::known_names(), "cudart, nvrtc");
+        assert_eq!(Library::default(), Library::Cudart);
+    }
+
+    #[test]
+    fn serialises_as_its_name() {
+        assert_eq!(serde_json::to_string(&Library::Nvrtc).unwrap(), "\"nvrtc\"");
+        let back: Library = serde_json::from_str("\"cudart\"").unwrap();
+        assert_eq!(back, Library::Cudart);
+    }
+}

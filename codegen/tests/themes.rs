@@ -102,7 +102,10 @@ fn first_difference(a: &Value, b: &Value, at: &str) -> Option<String> {
             keys.sort();
             keys.dedup();
             keys.into_iter().find_map(|k| {
-                let (p, q) = (x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null));
+                let (p, q) = (
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                );
                 first_difference(p, q, &format!("{at}.{k}"))
             })
         }
@@ -193,8 +196,7 @@ fn assert_covers_every_kind(api: &Api, what: &str) {
                 .iter()
                 .filter(|f| {
                     f.params.as_ref().is_some_and(|p| {
-                        p.iter()
-                            .any(|p| p.direction == codegen::ir::Direction::Out)
+                        p.iter().any(|p| p.direction == codegen::ir::Direction::Out)
                     })
                 })
                 .count(),
@@ -253,55 +255,50 @@ fn insert_in_line(
     Some(lines.join("\n"))
 }
 
+/// A change to a page's text; `None` when the page has nothing to change.
+type Mutation = fn(&str) -> Option<String>;
+
 #[test]
 fn a_mutated_theme_page_is_caught() {
     // A parameter renamed in the first signature that has one; a heading without its mark
     // (read as an intro paragraph); a docstring line dropped.
-    let txt: [(&str, Box<dyn Fn(&str) -> Option<String>>); 3] = [
-        (
-            "a parameter renamed",
-            Box::new(|t| {
-                let mut lines: Vec<String> = t.split('\n').map(str::to_string).collect();
-                // The first parameter of a signature written one parameter a line
-                // (`type name: annotation,`), its name.
-                let k = (1..lines.len())
-                    .find(|&k| lines[k - 1].starts_with("cuda.") && lines[k - 1].ends_with('('))?;
-                let at = lines[k].find(':')?;
-                lines[k].insert_str(at, "zz");
-                Some(lines.join("\n"))
-            }),
-        ),
-        (
-            "a heading's mark removed",
-            Box::new(|t| {
-                let mut lines: Vec<&str> = t.split('\n').collect();
-                let k = (1..lines.len()).find(|&k| {
-                    lines[k - 1].is_empty()
-                        && lines[k].ends_with('¶')
-                        && !lines[k].contains('(')
-                        && lines[k].starts_with(char::is_uppercase)
-                })?;
-                lines[k] = lines[k].strip_suffix('¶')?;
-                Some(lines.join("\n"))
-            }),
-        ),
-        (
-            "a docstring line dropped",
-            Box::new(|t| {
-                let mut lines: Vec<&str> = t.split('\n').collect();
-                let k = (1..lines.len()).find(|&k| {
-                    lines[k - 1].starts_with("cuda.") && lines[k].starts_with(char::is_alphabetic)
-                })?;
-                lines.remove(k);
-                Some(lines.join("\n"))
-            }),
-        ),
+    let txt: [(&str, Mutation); 3] = [
+        ("a parameter renamed", |t| {
+            let mut lines: Vec<String> = t.split('\n').map(str::to_string).collect();
+            // The first parameter of a signature written one parameter a line
+            // (`type name: annotation,`), its name.
+            let k = (1..lines.len())
+                .find(|&k| lines[k - 1].starts_with("cuda.") && lines[k - 1].ends_with('('))?;
+            let at = lines[k].find(':')?;
+            lines[k].insert_str(at, "zz");
+            Some(lines.join("\n"))
+        }),
+        ("a heading's mark removed", |t| {
+            let mut lines: Vec<&str> = t.split('\n').collect();
+            let k = (1..lines.len()).find(|&k| {
+                lines[k - 1].is_empty()
+                    && lines[k].ends_with('¶')
+                    && !lines[k].contains('(')
+                    && lines[k].starts_with(char::is_uppercase)
+            })?;
+            lines[k] = lines[k].strip_suffix('¶')?;
+            Some(lines.join("\n"))
+        }),
+        ("a docstring line dropped", |t| {
+            let mut lines: Vec<&str> = t.split('\n').collect();
+            let k = (1..lines.len()).find(|&k| {
+                lines[k - 1].starts_with("cuda.") && lines[k].starts_with(char::is_alphabetic)
+            })?;
+            lines.remove(k);
+            Some(lines.join("\n"))
+        }),
     ];
     let reference = committed("nvidia.txt");
     let want = parse(&reference);
-    for (what, mutate) in &txt {
+    for (what, mutate) in txt {
         let page = committed("furo.txt");
-        let (name, got) = mutated(&page, mutate).unwrap_or_else(|| panic!("{what}: nothing to mutate"));
+        let (name, got) =
+            mutated(&page, mutate).unwrap_or_else(|| panic!("{what}: nothing to mutate"));
         assert!(
             reads_alike((&reference, &want), (&name, &got), Format::BindingsText).is_err(),
             "furo.txt with {what} reads as nvidia.txt"
@@ -313,7 +310,12 @@ fn a_mutated_theme_page_is_caught() {
     let (name, got) = mutated(&page, |t| {
         // A function renamed (the first signature that is not a class's).
         let name = "<span class=\"sig-name descname\"><span class=\"pre\">";
-        insert_in_line(t, |l| l.contains(name) && !l.contains(">class<"), name, "zz")
+        insert_in_line(
+            t,
+            |l| l.contains(name) && !l.contains(">class<"),
+            name,
+            "zz",
+        )
     })
     .expect("rtd.html has a function");
     assert!(
@@ -371,7 +373,12 @@ fn without_marks(text: &str, mark: char) -> String {
 fn assert_unmarked_reads_alike(reference: &Path, path: &Path, mark: char, misplaced: usize) {
     let text = String::from_utf8(read(path)).expect("UTF-8");
     let stripped = without_marks(&text, mark);
-    assert_ne!(stripped, text, "{}: no mark {mark:?} to remove", path.display());
+    assert_ne!(
+        stripped,
+        text,
+        "{}: no mark {mark:?} to remove",
+        path.display()
+    );
     let file = format!("{} without marks", path.display());
     let got = codegen::parse::parse_document(&file, stripped.as_bytes(), None);
     let want = parse(reference);
@@ -403,15 +410,30 @@ fn assert_unmarked_reads_alike(reference: &Path, path: &Path, mark: char, mispla
     if let Some(d) = first_difference(&items(&want_ir), &items(&got_ir), "") {
         panic!("{file} does not read as {}: {d}", reference.display());
     }
-    let titles = |api: &Api| api.sections.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+    let titles = |api: &Api| {
+        api.sections
+            .iter()
+            .map(|s| s.name.clone())
+            .collect::<Vec<_>>()
+    };
     let want_titles = titles(&want);
     let invented: Vec<String> = titles(&got)
         .into_iter()
         .filter(|t| !want_titles.contains(t))
         .collect();
-    assert!(invented.is_empty(), "{file}: paragraphs read as headings: {invented:?}");
+    assert!(
+        invented.is_empty(),
+        "{file}: paragraphs read as headings: {invented:?}"
+    );
     let mut moved = Vec::new();
-    for kind in ["functions", "enums", "structs", "typedefs", "constants", "aliases"] {
+    for kind in [
+        "functions",
+        "enums",
+        "structs",
+        "typedefs",
+        "constants",
+        "aliases",
+    ] {
         let (w, g) = (&want_ir[kind], &got_ir[kind]);
         let n = w.as_array().map_or(0, Vec::len);
         for k in 0..n {
@@ -466,11 +488,15 @@ fn built_pages() -> Option<PathBuf> {
 #[test]
 fn whole_pages_in_every_theme() {
     let Some(dir) = built_pages() else {
-        eprintln!("{PAGES_VAR} is not set (`cargo xtask test` sets it): the whole pages are not read");
+        eprintln!(
+            "{PAGES_VAR} is not set (`cargo xtask test` sets it): the whole pages are not read"
+        );
         return;
     };
     for (ext, format) in FORMATS {
-        let real = root().join(format!("docs-src/nvidia-cuda-bindings-13.4.4/runtime.{ext}"));
+        let real = root().join(format!(
+            "docs-src/nvidia-cuda-bindings-13.4.4/runtime.{ext}"
+        ));
         for theme in std::iter::once("nvidia").chain(THEMES) {
             assert_reads_alike(&real, &dir.join(format!("full/{theme}.{ext}")), format);
         }

@@ -36,7 +36,10 @@ pub fn ensure(root: &Path) -> Result<PathBuf> {
     let inputs = [PAGE, SCRIPT, REQUIREMENTS];
     let fresh = inputs.iter().all(|rel| {
         let name = Path::new(rel).file_name().unwrap_or_default();
-        match (std::fs::read(root.join(rel)), std::fs::read(stamps.join(name))) {
+        match (
+            std::fs::read(root.join(rel)),
+            std::fs::read(stamps.join(name)),
+        ) {
             (Ok(now), Ok(then)) => now == then,
             _ => false,
         }
@@ -49,7 +52,10 @@ pub fn ensure(root: &Path) -> Result<PathBuf> {
     // What the last build was made from goes first: a build killed halfway is redone.
     let _ = std::fs::remove_dir_all(&stamps);
     let page = root.join(PAGE);
-    for (set, extra) in [("full", &[][..]), ("small", &["--objects", SMALL_OBJECTS][..])] {
+    for (set, extra) in [
+        ("full", &[][..]),
+        ("small", &["--objects", SMALL_OBJECTS][..]),
+    ] {
         let out = pages.join(set);
         errln!("  building the {set} theme pages into {}", out.display());
         let status = Command::new(&python)

@@ -223,7 +223,9 @@ fn signature_lines(text: &str) -> Vec<Counted> {
         let object = if absent {
             let value = rest.strip_prefix('=').map(str::trim_start);
             let valued = value.is_some_and(|v| {
-                v.starts_with('<') || v.trim_start_matches('-').starts_with(|c: char| c.is_ascii_digit())
+                v.starts_with('<')
+                    || v.trim_start_matches('-')
+                        .starts_with(|c: char| c.is_ascii_digit())
             });
             (dotted
                 && ((rest.is_empty() && keyword)

@@ -25,7 +25,7 @@ impl Permalink {
 
     /// `line` (end blanks trimmed) without the mark; `None` when a mark is expected and
     /// missing. With [`Permalink::Absent`], the line itself.
-    pub fn strip<'a>(self, line: &'a str) -> Option<&'a str> {
+    pub fn strip(self, line: &str) -> Option<&str> {
         match self {
             Permalink::Mark(m) => line.trim_end().strip_suffix(m),
             Permalink::Absent => Some(line.trim_end()),
@@ -64,7 +64,10 @@ pub fn of_signature(line: &str) -> Option<Permalink> {
     let (body, mark) = if last == ')' {
         (t, Permalink::Absent)
     } else if is_mark(last) {
-        (t[..t.len() - last.len_utf8()].trim_end(), Permalink::Mark(last))
+        (
+            t[..t.len() - last.len_utf8()].trim_end(),
+            Permalink::Mark(last),
+        )
     } else {
         return None;
     };
@@ -108,7 +111,10 @@ mod tests {
     #[test]
     fn marks_of_signature_lines() {
         let m = |l: &str| of_signature(l);
-        assert_eq!(m("cuda.bindings.runtime.f(a, b)#"), Some(Permalink::Mark('#')));
+        assert_eq!(
+            m("cuda.bindings.runtime.f(a, b)#"),
+            Some(Permalink::Mark('#'))
+        );
         assert_eq!(m("class m.E(value: int)¶"), Some(Permalink::Mark('¶')));
         assert_eq!(m("m.f()\u{f0c1}"), Some(Permalink::Mark('\u{f0c1}')));
         assert_eq!(m("m.f(a)"), Some(Permalink::Absent));

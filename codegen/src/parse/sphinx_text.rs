@@ -250,7 +250,10 @@ fn inferred_headings(lines: &[&str], objects: &[Option<Shape>]) -> Vec<bool> {
             last_heading = Some(i);
             continue;
         }
-        let starts = title.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit());
+        let starts = title
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit());
         let title_like = starts
             && title.len() <= MAX_INFERRED_HEADING
             && !title.ends_with(['.', ':', ';', ','])
@@ -456,7 +459,12 @@ fn closer_mark(mark: Permalink) -> String {
 
 /// Reads the parameter lines after `name(` at line `i`; returns the one-line signature and
 /// the index of the first line after it.
-fn multi_line(page: &Page<'_, '_>, i: usize, name: &str, diags: &mut Diagnostics) -> (String, usize) {
+fn multi_line(
+    page: &Page<'_, '_>,
+    i: usize,
+    name: &str,
+    diags: &mut Diagnostics,
+) -> (String, usize) {
     let lines = page.lines;
     let mut params: Vec<&str> = Vec::new();
     let mut j = i + 1;

@@ -480,6 +480,8 @@ def build(page, out, n):
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     with tempfile.TemporaryDirectory() as work:
+        # One Sphinx process per theme, all at once; each writes its own folder.
+        runs = []
         for name, theme in THEMES.items():
             src = os.path.join(work, "src-" + name)
             os.makedirs(src)
@@ -490,7 +492,11 @@ def build(page, out, n):
             dest = os.path.join(work, "html-" + name)
             cmd = [sys.executable, "-m", "sphinx", "-Q", "-b", "html", "-E",
                    "-D", "master_doc=runtime", src, dest]
-            subprocess.run(cmd, check=True)
+            runs.append((name, dest, cmd, subprocess.Popen(cmd)))
+        failed = [cmd for _, _, cmd, p in runs if p.wait() != 0]
+        if failed:
+            raise SystemExit("Sphinx failed: %s" % failed)
+        for name, dest, _, _ in runs:
             html_page = os.path.join(dest, "runtime.html")
             shutil.copyfile(html_page, os.path.join(out, name + ".html"))
             with open(os.path.join(out, name + ".txt"), "w", encoding="utf-8") as f:

@@ -326,8 +326,12 @@ fn a_mutated_theme_page_is_caught() {
 
 /// The names the census counts on the page at `path`, in order.
 fn census(path: &Path, format: Format) -> Vec<String> {
-    let text = String::from_utf8(read(path)).expect("UTF-8");
-    codegen::parse::census::count(format, &text)
+    census_of(&String::from_utf8(read(path)).expect("UTF-8"), format)
+}
+
+/// The names the census counts in `text`, in order.
+fn census_of(text: &str, format: Format) -> Vec<String> {
+    codegen::parse::census::count(format, text)
         .into_iter()
         .map(|c| c.name)
         .collect()
@@ -389,6 +393,12 @@ fn assert_unmarked_reads_alike(reference: &Path, path: &Path, mark: char, mispla
     let (errors, unread) = trouble(&got);
     assert!(errors.is_empty(), "{file}: errors {errors:#?}");
     assert_eq!(unread, 0, "{file}: unread lines");
+    assert_eq!(
+        census_of(&stripped, Format::BindingsText),
+        census(reference, Format::BindingsText),
+        "{file}: the census counts other objects than on {}",
+        reference.display()
+    );
     assert!(
         got.diagnostics
             .iter()

@@ -484,6 +484,29 @@ fn a_page_without_permalink_marks() {
     }
 }
 
+#[test]
+fn a_mark_after_a_blank() {
+    // A renderer may put a blank between a signature or heading and its mark (`f(a) ¶`).
+    let reference = committed("nvidia.txt");
+    let want = parse(&reference);
+    let page = committed("furo.txt");
+    let (name, got) = mutated(&page, |t| {
+        Some(
+            t.split('\n')
+                .map(|l| match l.strip_suffix('¶') {
+                    Some(body) => format!("{body} ¶"),
+                    None => l.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
+    })
+    .expect("a mutation");
+    if let Err(e) = reads_alike((&reference, &want), (&name, &got), Format::BindingsText) {
+        panic!("{e}");
+    }
+}
+
 /// The folder of the pages `cargo xtask test` builds, when it says so.
 fn built_pages() -> Option<PathBuf> {
     let dir = PathBuf::from(std::env::var_os(PAGES_VAR)?);

@@ -23,11 +23,11 @@ impl Permalink {
     /// The mark of the NVIDIA theme, for a page with no line that tells.
     pub const NVIDIA: Permalink = Permalink::Mark('#');
 
-    /// `line` (end blanks trimmed) without the mark; `None` when a mark is expected and
-    /// missing. With [`Permalink::Absent`], the line itself.
+    /// `line` without the mark and the blanks at its end and before the mark; `None` when a
+    /// mark is expected and missing. With [`Permalink::Absent`], the line end-trimmed.
     pub fn strip(self, line: &str) -> Option<&str> {
         match self {
-            Permalink::Mark(m) => line.trim_end().strip_suffix(m),
+            Permalink::Mark(m) => line.trim_end().strip_suffix(m).map(str::trim_end),
             Permalink::Absent => Some(line.trim_end()),
         }
     }
@@ -135,6 +135,7 @@ mod tests {
         assert_eq!(of_lines(["no signatures"]), Permalink::NVIDIA);
         assert_eq!(Permalink::Mark('\u{f0c1}').describe(), "U+F0C1");
         assert_eq!(Permalink::Mark('¶').strip("T¶ "), Some("T"));
+        assert_eq!(Permalink::Mark('¶').strip("m.f(a) ¶"), Some("m.f(a)"));
         assert_eq!(Permalink::Mark('¶').strip("T#"), None);
     }
 }

@@ -8,6 +8,9 @@
 # machine's own libnvrtc.so.13 in both: the wheel's is too big to stage). Everything goes to one file,
 # $OUT/gpu-run.log (or ./gpu-run.log): the machine, then each run's whole output under a
 # `== label: exit N` line; the exit status is non-zero when anything failed.
+# Optional: GPU_EXPECT_WHEEL_RUNTIME=13.2 GPU_EXPECT_SYSTEM_RUNTIME=13.0, the releases the two
+# runtimes must report (then `a_function_newer_than_the_runtime_is_refused_or_works` proves
+# NotInRuntime on the older one and the call on the newer one).
 set -uo pipefail
 out=${OUT:-.}
 {
@@ -36,9 +39,14 @@ for lib in wheel system; do
       continue
     fi
     envs=(env "CUDART_PATH=$wheel_lib")
+    expect=${GPU_EXPECT_WHEEL_RUNTIME:-}
   else
     envs=(env -u CUDART_PATH -u VIRTUAL_ENV -u CONDA_PREFIX)  # the loader looks in activated Python environments first
+    expect=${GPU_EXPECT_SYSTEM_RUNTIME:-}
   fi
+  # The release the loaded runtime must report (tests/tests/gpu.rs checks it, then that a
+  # function newer than it is NotInRuntime, or works when the runtime has it).
+  [ -n "$expect" ] && envs+=("CUDA_EXPECT_RUNTIME=$expect")
   for t in gpu gpu_safe gpu_peer gpu_multi; do
     run "$t ($lib cudart)" "${envs[@]}" "./device-bin/$t" --include-ignored --test-threads=1
     grep -E 'test result|FAILED|panicked' "$log" | head -20

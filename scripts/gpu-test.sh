@@ -92,6 +92,16 @@ else
   echo "gpu-test: no wheel libcudart found (cargo xtask fetch-wheel); the machine's own is used"
   prefix=""
 fi
+# GPU_TEST_PACK=1: everything staged goes into one gzip archive, device-bin/bundle.tar.gz (about
+# a third of the size, for a machine the folder is copied to); unpack it there first with
+# `tar xzf device-bin/bundle.tar.gz -C device-bin`.
+if [ "${GPU_TEST_PACK:-0}" = 1 ]; then
+  tar czf bundle.tar.gz -C device-bin .
+  rm -rf device-bin
+  mkdir device-bin
+  mv bundle.tar.gz device-bin/
+  echo "gpu-test: packed into device-bin/bundle.tar.gz ($(du -h device-bin/bundle.tar.gz | cut -f1)); there: tar xzf device-bin/bundle.tar.gz -C device-bin"
+fi
 echo "run on the GPU machine, from the repository root, everything:"
 echo "  bash scripts/gpu-run.sh"
 echo "or one part:"

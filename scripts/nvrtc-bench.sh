@@ -41,7 +41,7 @@ fi
   echo "# gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
   echo "# C loads: $(ldd "$build/nvrtc_bench_c" 2>/dev/null | grep -oE '/[^ ]*lib(nvrtc|cudart)[^ ]*' | tr '\n' ' ')"
   echo "# Rust: NVRTC_PATH=${NVRTC_PATH:-unset}, CUDART_PATH=${CUDART_PATH:-unset} (else the system loader)"
-  echo "# CUDA_CACHE_DISABLE=$CUDA_CACHE_DISABLE; NVRTC_BENCH_REPS: ${NVRTC_BENCH_REPS:-9}; NVRTC_BENCH_ARCH: ${NVRTC_BENCH_ARCH:-device 0's}"
+  echo "# CUDA_CACHE_DISABLE=$CUDA_CACHE_DISABLE; NVRTC_BENCH_REPS: ${NVRTC_BENCH_REPS:-9}; NVRTC_BENCH_ARCH: ${NVRTC_BENCH_ARCH:-that of device 0}"
 } > "$result"
 
 : > "$raw"

@@ -46,6 +46,8 @@ mod redteam_2026_11_25;
 mod safe_layer_docs;
 #[path = "sphinx_forms.rs"]
 mod sphinx_forms;
+#[path = "themes.rs"]
+mod themes;
 #[path = "timeline.rs"]
 mod timeline;
 #[path = "typed_safety.rs"]

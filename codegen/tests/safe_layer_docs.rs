@@ -283,7 +283,8 @@ fn every_public_type_of_the_safe_layer_has_an_example() {
 
 /// The Rust items `docs/cupy-mapping.md` and `docs/cuda-core-mapping.md` name, checked against
 /// the template and the emitted typed layer, so that a renamed method or type cannot leave
-/// the pages stale: every `` `Type::method` `` names a public type of the safe layer and a
+/// the pages stale: every `` `Type::method` `` names a public type of the safe layer (or of
+/// NVRTC's `Program`) and a
 /// function of that name in it, every `` `api::name` `` a typed function of `cudart13`.
 #[test]
 fn the_mapping_pages_name_items_that_exist() {
@@ -291,7 +292,10 @@ fn the_mapping_pages_name_items_that_exist() {
     let mut types = BTreeSet::new();
     let mut fns = BTreeSet::new();
     let loader = root.join("template/src/loader.rs");
-    for path in safe_layer_files().into_iter().chain([loader]) {
+    // NVRTC's safe layer (`nvrtc13::Program`, `Compiled`, `CompileOptions`), which the pages
+    // name for runtime compilation.
+    let nvrtc = root.join("template/nvrtc/src/program.rs");
+    for path in safe_layer_files().into_iter().chain([loader, nvrtc]) {
         let text = std::fs::read_to_string(&path).expect("template file");
         for line in text.lines().map(str::trim) {
             for kind in [

@@ -78,7 +78,9 @@ fn parent() -> Result<()> {
     let device = device()?;
     let stream = device.stream(StreamFlags::NON_BLOCKING)?;
     let kernel = Module::from_ptx(PTX)?.kernel("iota_add")?;
-    let buffer = DeviceBuffer::<u32>::new_shareable(N, &stream)?;
+    let mut buffer = DeviceBuffer::<u32>::new_shareable(N, &stream)?;
+    // Shareable memory comes uninitialised, and iota_add reads before it writes.
+    buffer.fill_zero(&stream)?;
     let (n, fill) = (N as u32, 0u32);
     // SAFETY: iota_add(unsigned*, unsigned, unsigned) over `n` elements of `buffer`.
     unsafe {
@@ -88,6 +90,10 @@ fn parent() -> Result<()> {
             (&buffer, &n, &fill),
         )?
     };
+    println!(
+        "parent: filling {N} elements on device {}",
+        device.ordinal()
+    );
     let filled = Event::interprocess(device)?;
     filled.record(&stream)?;
 
@@ -96,6 +102,7 @@ fn parent() -> Result<()> {
         hex(&buffer.ipc_handle()?.to_bytes()),
         hex(&filled.ipc_handle()?.to_bytes())
     );
+    println!("parent: handing the buffer and the event to a child process");
     let exe = std::env::current_exe().unwrap_or_else(|e| fail(&format!("this program: {e}")));
     let mut child = Command::new(exe)
         .arg("child")
@@ -146,6 +153,10 @@ fn child() -> Result<()> {
     if shared.len() != N {
         fail("the handle's size");
     }
+    println!(
+        "child: opened the buffer and the event on device {}",
+        device.ordinal()
+    );
     stream.wait_event(&filled)?; // the parent's kernel comes first
     let kernel = Module::from_ptx(PTX)?.kernel("iota_add")?;
     let before = shared.to_vec()?; // on `shared`'s stream, after the wait

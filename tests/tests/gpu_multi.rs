@@ -278,3 +278,57 @@ fn enabling_peer_access_covers_stream_ordered_buffers() {
     // Devices' graph memory pools report separately.
     assert!(d1.graph_mem_stats().is_ok());
 }
+
+/// Set in the child process of [`ipc_handles_of_device1_in_a_process_that_never_used_device0`].
+const FRESH_CHILD: &str = "CUDART_TEST_FRESH_PROCESS";
+
+/// CUDA IPC handles of device 1's memory and event, taken in a process whose current device
+/// (0) was never used: the 13.0 runtime with driver 580 crashed in `cudaIpcGet*Handle` until
+/// the crate made the owner's device current for the call. Run in a child process, so that
+/// no other test has touched device 0 before.
+#[test]
+#[ignore = "needs two GPUs: run on the GPU machine with --include-ignored"]
+fn ipc_handles_of_device1_in_a_process_that_never_used_device0() {
+    if std::env::var_os(FRESH_CHILD).is_some() {
+        let d1 = Device::get(1).unwrap();
+        let stream = d1.stream(StreamFlags::NON_BLOCKING).unwrap();
+        let shared = DeviceBuffer::from_slice_shareable(&[5u32; 1024], &stream).unwrap();
+        let event = Event::interprocess(d1).unwrap();
+        event.record(&stream).unwrap();
+        let (memory, recorded) = (shared.ipc_handle().unwrap(), event.ipc_handle().unwrap());
+        assert_eq!(memory.size_bytes(), 4096);
+        assert_ne!(recorded.to_bytes(), [0u8; 64]);
+        assert_eq!(
+            Device::current().unwrap().ordinal(),
+            0,
+            "the current device is restored"
+        );
+        println!("fresh process: handles of device 1 taken");
+        return;
+    }
+    if two_devices().is_none() {
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args([
+            "ipc_handles_of_device1_in_a_process_that_never_used_device0",
+            "--exact",
+            "--include-ignored",
+            "--nocapture",
+        ])
+        .env(FRESH_CHILD, "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the child failed ({}): {text}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("fresh process: handles of device 1 taken"),
+        "{text}"
+    );
+}

@@ -17,6 +17,7 @@ mod regenerate;
 mod release_cmd;
 mod report_out;
 mod test_cmd;
+mod themes;
 mod timeline_cmd;
 mod wheel;
 

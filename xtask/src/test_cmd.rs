@@ -4,13 +4,14 @@
 //! not); `cargo fmt --all --check`; fetch NVIDIA's wheels ([`crate::wheel`]) of the default
 //! documents' release and of each generated crate's release, at the package versions their
 //! ABI snapshots name; fetch what the ABI snapshot freshness test needs (libclang, and the
-//! wheels of the releases in [`ABI_CHECKED`]); install Debian's `chromium` for the HTML report
+//! wheels of the releases in [`ABI_CHECKED`]); build NVIDIA's 13.4.4 page in other Sphinx themes
+//! ([`crate::themes`], cached under `target/`); install Debian's `chromium` for the HTML report
 //! browser test when it is missing; `cargo clippy --workspace --all-targets -- -D warnings`;
 //! `cargo test --workspace` (the generated crates' freshness is a test there) with
 //! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel, `NVRTC_WHEEL_LIB` and
 //! `NVRTC_OLDER_LIB` to the `nvidia-cuda-nvrtc` wheels' libraries (13.5, 13.2), each crate's
 //! `<CRATE>_AUDIT_INCLUDE`/`<CRATE>_AUDIT_LIB`, `CUDART_AUDIT_REQUIRED=1` and
-//! `CUDART_ABI_CHECK=1`; `cargo doc --no-deps` of the generator and xtask, and of the
+//! `CUDART_ABI_CHECK=1`, `CUDART_THEME_PAGES` (the theme pages); `cargo doc --no-deps` of the generator and xtask, and of the
 //! generated crates with every feature (as docs.rs), with `RUSTDOCFLAGS=-D warnings`;
 //! `cargo publish --dry-run` of each generated crate; the regeneration check ([`crate::regenerate`]: releases written into crates of
 //! their own from their pages alone, built and audited); a one-minute `cargo xtask fuzz` run
@@ -53,7 +54,7 @@ pub const ABI_CHECKED: [&str; 2] = ["12.8", "13.2"];
 pub fn run(root: &Path) -> Result<ExitCode> {
     let started = Instant::now();
     let mut timings: Vec<(&str, f64)> = Vec::new();
-    const STEPS: usize = 11;
+    const STEPS: usize = 12;
     let mut step = |n: usize, name: &'static str, f: &mut dyn FnMut() -> Result<()>| {
         errln!("xtask test: [{n}/{STEPS}] {name}");
         let t = Instant::now();
@@ -143,8 +144,13 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         Ok(())
     })?;
     let abi_libclang = abi_libclang.unwrap_or_default();
-    step(5, "chromium", &mut ensure_chromium)?;
-    step(6, "clippy", &mut || {
+    let mut theme_pages = String::new();
+    step(5, "theme pages", &mut || {
+        theme_pages = crate::themes::ensure(root)?.display().to_string();
+        Ok(())
+    })?;
+    step(6, "chromium", &mut ensure_chromium)?;
+    step(7, "clippy", &mut || {
         let args = [
             "clippy",
             "--workspace",
@@ -157,7 +163,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     })?;
     let lib = w.lib.display().to_string();
     let include = w.include.display().to_string();
-    step(7, "test", &mut || {
+    step(8, "test", &mut || {
         let mut env = vec![
             (WHEEL_LIB_VAR, lib.as_str()),
             (WHEEL_INCLUDE_VAR, include.as_str()),
@@ -166,11 +172,12 @@ pub fn run(root: &Path) -> Result<ExitCode> {
             ("CUDART_AUDIT_REQUIRED", "1"),
             (ABI_CHECK_VAR, "1"),
             (ABI_LIBCLANG_VAR, abi_libclang.as_str()),
+            (crate::themes::PAGES_VAR, theme_pages.as_str()),
         ];
         env.extend(audits.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         cargo(root, &["test", "--workspace"], &env)
     })?;
-    step(8, "doc", &mut || {
+    step(9, "doc", &mut || {
         let env = [("RUSTDOCFLAGS", "-D warnings")];
         // The generator and this tool (their docs link each other's modules: a broken or
         // ambiguous link fails here too).
@@ -199,7 +206,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         ];
         cargo(root, &args, &env)
     })?;
-    step(9, "publish (dry run)", &mut || {
+    step(10, "publish (dry run)", &mut || {
         // Packages each generated crate as crates.io would receive it and builds the package
         // (the registry's index is read: the step needs the network, as the wheels do).
         // `--allow-dirty`: a local run may have uncommitted work; CI's checkout is clean.
@@ -212,10 +219,10 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         }
         Ok(())
     })?;
-    step(10, "regenerate releases", &mut || {
+    step(11, "regenerate releases", &mut || {
         crate::regenerate::check(root)
     })?;
-    step(11, "fuzz (60 s)", &mut || {
+    step(12, "fuzz (60 s)", &mut || {
         // Through cargo, as the other steps: the xtask binary running this may have been
         // rebuilt by the test step, and the fuzz run starts child processes from its file.
         let seconds = FUZZ_SECONDS.to_string();

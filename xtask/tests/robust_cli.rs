@@ -234,7 +234,7 @@ fn codegen_library_names_the_abi_the_documents_must_match() {
     let out_dir = tmp("nvrtc12-of-its-own");
     let _ = std::fs::remove_dir_all(&out_dir);
     let dir = out_dir.to_string_lossy().into_owned();
-    let header = "docs-src/nvidia-nvrtc-headers-12.8";
+    let header = "docs-src/nvidia-nvrtc-headers-12.9";
     let out = xtask(&[
         "codegen",
         "--docs",
@@ -250,7 +250,7 @@ fn codegen_library_names_the_abi_the_documents_must_match() {
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("nvrtc12: CUDA 12.8"), "{stdout}");
+    assert!(stdout.contains("nvrtc12: CUDA 12.9"), "{stdout}");
     let manifest = std::fs::read_to_string(out_dir.join("Cargo.toml")).expect("Cargo.toml");
     assert!(manifest.contains("name = \"nvrtc12\""), "{manifest}");
     assert!(manifest.contains("library = \"nvrtc\""), "{manifest}");

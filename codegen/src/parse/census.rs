@@ -2,7 +2,7 @@
 //!
 //! Each front end is a careful reader; this is a second, simple one. It scans the raw text
 //! once for the marks every object of the format carries — a signature line ending in the
-//! permalink `#` (text pages), an `.. auto…::` or `.. c:…::` directive and the names under
+//! page's permalink mark (text pages: `#`, `¶`, an icon character, or none), an `.. auto…::` or `.. c:…::` directive and the names under
 //! `.. autosummary::` (RST), an `id` on a `<dt>` (HTML), a `/**` comment before a C
 //! declaration or `#define` (headers) — and takes each object's name. A name counted that is
 //! neither in the IR (as an item, member, field, constant, alias or listed entry) nor named by
@@ -178,25 +178,37 @@ fn is_name_char(c: char) -> bool {
 
 /// The lines of a text page that start an object: a signature `NAME(…)#`, a class
 /// `class NAME…#`, a member `NAME = <…>#` or a constant `module.NAME = value#`, or the first
-/// line of a signature written over several (`NAME(` … `)#`). Indentation (blanks or tabs)
-/// does not matter.
+/// line of a signature written over several (`NAME(` … `)#`). `#` is the page's permalink mark
+/// (`#`, `¶`, an icon character: [`super::permalink`]), and indentation (blanks or tabs) does
+/// not matter. On a page with no mark, only lines at column 0 count, each whole: a call
+/// `NAME(…)` or `NAME(`, `class NAME`, or `NAME = ` an integer or `<…>`.
 fn signature_lines(text: &str) -> Vec<Counted> {
+    let mark = super::permalink::of_lines(crate::text::lines(text));
+    let absent = mark == super::permalink::Permalink::Absent;
     let mut out = Vec::new();
     for (i, line) in crate::text::lines(text).enumerate() {
+        if absent && line.starts_with([' ', '\t']) {
+            continue;
+        }
         let t = line.trim();
-        let body = match t.strip_suffix('#') {
-            Some(b) => b.trim_end(),
-            None if t.ends_with('(') => t,
-            None => continue,
+        let body = match mark {
+            super::permalink::Permalink::Mark(m) => match t.strip_suffix(m) {
+                Some(b) => b.trim_end(),
+                None if t.ends_with('(') => t,
+                None => continue,
+            },
+            super::permalink::Permalink::Absent => t,
         };
         // `class …`, `property …`: a lower-case keyword before the name.
         let mut body = body;
+        let mut keyword = false;
         for _ in 0..2 {
             match body.split_once(' ') {
                 Some((kw, rest))
                     if !kw.is_empty() && kw.bytes().all(|b| b.is_ascii_lowercase()) =>
                 {
                     body = rest.trim_start();
+                    keyword = true;
                 }
                 _ => break,
             }
@@ -208,7 +220,19 @@ fn signature_lines(text: &str) -> Vec<Counted> {
         let name = &body[..end];
         let rest = body[end..].trim_start();
         let dotted = name.contains('.') && !name.starts_with('.') && !name.ends_with('.');
-        let object = if dotted {
+        let object = if absent {
+            let value = rest.strip_prefix('=').map(str::trim_start);
+            let valued = value.is_some_and(|v| {
+                v.starts_with('<')
+                    || v.trim_start_matches('-')
+                        .starts_with(|c: char| c.is_ascii_digit())
+            });
+            (dotted
+                && ((rest.is_empty() && keyword)
+                    || (rest.starts_with('(') && body.ends_with([')', '(']))
+                    || valued))
+                || (!dotted && !name.is_empty() && rest.starts_with("= <"))
+        } else if dotted {
             rest.is_empty() || rest.starts_with('(') || rest.starts_with('=')
         } else {
             !name.is_empty() && rest.starts_with("= <")

@@ -1,7 +1,9 @@
 //! Parser for the text rendering of the older `cuda.cudart` Sphinx page (seed `002_…`).
 //!
 //! The page is plain text: headings `Name#`, entries `cuda.cudart.f(sig)#` (or
-//! `class cuda.cudart.T(args)#`) followed by description paragraphs and labelled parts:
+//! `class cuda.cudart.T(args)#`) followed by description paragraphs and labelled parts
+//! (`#` stands for the page's permalink mark, learnt from the page: `¶` in other themes,
+//! [`super::permalink`]; a page with none has entries but no headings):
 //! `Parameters` (`name (type) – description` items, bulleted or plain), `Returns` (status
 //! codes, then for tuple returns one `name (type) – description` bullet per output),
 //! `Return type`, `See also` and `Notes`. Inputs are the signature's parameters in order,
@@ -37,9 +39,14 @@ const LABELS: [&str; 5] = ["Parameters", "Returns", "Return type", "See also", "
 pub fn parse(file: &str, text: &str) -> Api {
     let mut lines: Vec<&str> = crate::text::lines(text).collect();
     let mut diags = Diagnostics::new(file);
+    let mark = Mark::of(super::permalink::of_lines(lines.iter().copied()));
     // An entry written indented (a block pasted with a tab in front) is read as if it were
     // not, and said: left indented, it would be read as the text of the entry above it.
-    let starts = |l: &str| l.trim_end().ends_with(")#") && signature_start(l).is_some();
+    let starts = |l: &str| {
+        mark.mark.is_some()
+            && l.trim_end().ends_with(&mark.closer)
+            && signature_start(l, &mark).is_some()
+    };
     for (first, last) in crate::text::dedent_runs(&mut lines, starts) {
         diags.warning(
             lineno(first),
@@ -50,8 +57,9 @@ pub fn parse(file: &str, text: &str) -> Api {
             ),
         );
     }
-    let blocks = scan(&lines, &mut diags);
+    let blocks = scan(&lines, &mark, &mut diags);
     let mut b = Builder {
+        mark,
         diags,
         api: Api::default(),
         seen: HashMap::default(),
@@ -60,6 +68,23 @@ pub fn parse(file: &str, text: &str) -> Api {
     b.build(&blocks, text.ends_with('\n'));
     b.api.diagnostics = b.diags.into_vec();
     b.api
+}
+
+/// The page's permalink mark, and the `)` and mark that end a signature.
+struct Mark {
+    mark: Option<char>,
+    closer: String,
+}
+
+impl Mark {
+    fn of(permalink: super::permalink::Permalink) -> Mark {
+        let mark = match permalink {
+            super::permalink::Permalink::Mark(m) => Some(m),
+            super::permalink::Permalink::Absent => None,
+        };
+        let closer = mark.map_or_else(|| ")".to_string(), |m| format!("){m}"));
+        Mark { mark, closer }
+    }
 }
 
 /// A signature line (possibly spread over several lines).
@@ -86,7 +111,7 @@ fn lineno(i: usize) -> u32 {
 }
 
 /// Splits the page into headings and entries.
-fn scan<'a>(lines: &[&'a str], diags: &mut Diagnostics) -> Vec<Block<'a>> {
+fn scan<'a>(lines: &[&'a str], mark: &Mark, diags: &mut Diagnostics) -> Vec<Block<'a>> {
     let mut blocks: Vec<Block<'a>> = Vec::new();
     // Text before the first heading or entry belongs to nothing: it is unread.
     let mut preamble = Runs::new();
@@ -94,21 +119,21 @@ fn scan<'a>(lines: &[&'a str], diags: &mut Diagnostics) -> Vec<Block<'a>> {
     while i < lines.len() {
         let line = lines[i];
         let prev_blank = i == 0 || lines[i - 1].trim().is_empty();
-        if let Some(name) = heading(line).filter(|_| prev_blank) {
+        if let Some(name) = heading(line, mark).filter(|_| prev_blank) {
             blocks.push(Block {
                 head: Head::Heading(name.to_string()),
                 line: lineno(i),
                 body: Vec::new(),
             });
-        } else if let Some((class, qualified, rest)) = signature_start(line) {
+        } else if let Some((class, qualified, rest)) = signature_start(line, mark) {
             let start = i;
-            let params = match rest.trim_end().strip_suffix(")#") {
+            let params = match rest.trim_end().strip_suffix(mark.closer.as_str()) {
                 Some(p) => p.to_string(),
                 None => {
                     // A signature spread over lines ends at the first line ending `)#`.
                     let end = (i + 1..lines.len().min(i + 64))
                         .take_while(|&j| !lines[j].trim().is_empty())
-                        .find(|&j| lines[j].trim_end().ends_with(")#"));
+                        .find(|&j| lines[j].trim_end().ends_with(&mark.closer));
                     match end {
                         Some(j) => {
                             let mut p = rest.trim().to_string();
@@ -117,14 +142,18 @@ fn scan<'a>(lines: &[&'a str], diags: &mut Diagnostics) -> Vec<Block<'a>> {
                                 p.push_str(l.trim());
                             }
                             i = j;
-                            p.trim_end().trim_end_matches(")#").to_string()
+                            p.trim_end()
+                                .trim_end_matches(mark.closer.as_str())
+                                .to_string()
                         }
                         None => {
-                            diags.error(lineno(i), format!("signature of `{qualified}` has no closing `)#`; parameters read up to the end of the line"));
-                            rest.trim_end()
-                                .trim_end_matches('#')
-                                .trim_end_matches(')')
-                                .to_string()
+                            diags.error(lineno(i), format!("signature of `{qualified}` has no closing `{}`; parameters read up to the end of the line", mark.closer));
+                            let rest = rest.trim_end();
+                            let rest = match mark.mark {
+                                Some(m) => rest.trim_end_matches(m),
+                                None => rest,
+                            };
+                            rest.trim_end_matches(')').to_string()
                         }
                     }
                 }
@@ -156,19 +185,23 @@ fn scan<'a>(lines: &[&'a str], diags: &mut Diagnostics) -> Vec<Block<'a>> {
     blocks
 }
 
-/// `Name#` at the start of a line (not a signature).
-fn heading(line: &str) -> Option<&str> {
-    if line.starts_with(char::is_whitespace) || line.ends_with(")#") || line.starts_with("class ") {
+/// `Name#` at the start of a line (not a signature); none on a page without marks.
+fn heading<'a>(line: &'a str, mark: &Mark) -> Option<&'a str> {
+    let m = mark.mark?;
+    if line.starts_with(char::is_whitespace)
+        || line.ends_with(&mark.closer)
+        || line.starts_with("class ")
+    {
         return None;
     }
-    let name = line.trim_end().strip_suffix('#')?.trim_end();
-    (!name.is_empty() && !name.ends_with('#') && !name.contains('(')).then_some(name)
+    let name = line.trim_end().strip_suffix(m)?.trim_end();
+    (!name.is_empty() && !name.ends_with(m) && !name.contains('(')).then_some(name)
 }
 
 /// `[class ]a.b.name(rest` at the start of a line: whether a class, the dotted name, and
 /// the text after the opening parenthesis. A dot is required, so prose such as `f() returns`
 /// and class methods (`getPtr()#`) are not entries.
-fn signature_start(line: &str) -> Option<(bool, &str, &str)> {
+fn signature_start<'a>(line: &'a str, mark: &Mark) -> Option<(bool, &'a str, &'a str)> {
     if line.starts_with(char::is_whitespace) {
         return None;
     }
@@ -181,7 +214,7 @@ fn signature_start(line: &str) -> Option<(bool, &str, &str)> {
     let after = &rest[open + 1..];
     let dotted = name.contains('.') && super::signature::is_dotted_ident(name);
     // A prose line naming a call (`a.b.f() does…`) closes its parenthesis without `)#`.
-    let closed_in_prose = !after.trim_end().ends_with(")#") && after.contains(')');
+    let closed_in_prose = !after.trim_end().ends_with(&mark.closer) && after.contains(')');
     (dotted && !closed_in_prose).then_some((class, name, after))
 }
 
@@ -246,6 +279,7 @@ fn items(lines: &[(u32, &str)]) -> Vec<(u32, String, bool)> {
 }
 
 struct Builder {
+    mark: Mark,
     diags: Diagnostics,
     api: Api,
     seen: HashMap<String, u32>,
@@ -356,7 +390,7 @@ impl Builder {
         let own = b
             .body
             .iter()
-            .take_while(|(_, l)| !l.trim_end().ends_with(")#"))
+            .take_while(|(_, l)| !l.trim_end().ends_with(&self.mark.closer))
             .map(|x| x.1);
         self.api.typedefs.push(Typedef {
             name,

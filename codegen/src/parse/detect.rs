@@ -2,10 +2,16 @@
 //!
 //! Looks at the first part of a document for markers each format has and the others lack:
 //! HTML tags, C preprocessor lines with Doxygen comments, autodoc directives, raw RST field
-//! lists (`:param`, `:returns:`) after Sphinx-rendered headings, or processed
-//! `Parameters`/`Returns` blocks.
+//! lists (`:param`, `:returns:`) after Sphinx-rendered signatures (ending in a permalink mark
+//! such as `#` or `¶`, or, on a page without marks, several qualified `m.f(…)` lines), or
+//! processed `Parameters`/`Returns` blocks.
 
 use crate::ir::Format;
+
+use super::permalink::{self, Permalink};
+
+/// Signature lines without a permalink mark (`m.f(a)`) that make a text a rendered page.
+const UNMARKED_SIGNATURES: usize = 3;
 
 /// How much of a document detection reads: enough for every format's first markers.
 const HEAD_BYTES: usize = 200_000;
@@ -30,13 +36,18 @@ pub fn detect(text: &str) -> Option<Format> {
     let mut directive = false;
     let mut rendered_heading = false;
     let mut processed = false;
+    let mut unmarked = 0usize;
     for l in crate::text::lines(head) {
         let t = l.trim_start();
         preprocessor |= ["#include", "#define", "#ifndef", "#if ", "#if("]
             .iter()
             .any(|p| t.starts_with(p));
         directive |= t.starts_with(".. auto") || t.starts_with(".. c:function::");
-        rendered_heading |= l.ends_with(")#");
+        match permalink::of_signature(l) {
+            Some(Permalink::Mark(_)) => rendered_heading = true,
+            Some(Permalink::Absent) => unmarked += 1,
+            None => rendered_heading |= l.ends_with(")#"),
+        }
         processed |= matches!(t.trim_end(), "Parameters" | "Returns" | "Return type");
     }
     if preprocessor && has_doxygen_comment(head) {
@@ -51,6 +62,7 @@ pub fn detect(text: &str) -> Option<Format> {
     if directive && !rendered_heading {
         return Some(Format::AutodocRst);
     }
+    rendered_heading |= unmarked >= UNMARKED_SIGNATURES;
     if rendered_heading {
         let raw_rst = contains(":returns:") || contains(":param ") || contains(".. attribute::");
         if raw_rst {

@@ -755,11 +755,11 @@ fn definition<'s>(lines: &[Ln<'s>], i: usize) -> Option<(&'s str, Option<&'s str
         .then(|| (signature::short_name(term), Some(ty.trim())))
 }
 
-/// `NAME = VALUE` (an optional trailing `#`) where the value is an integer or an enum member
-/// repr `<E.X: 3>`: an enum member written in a class body. Returns the name and the value.
+/// `NAME = VALUE` (an optional trailing permalink mark, `#` or `¶`) where the value is an
+/// integer or an enum member repr `<E.X: 3>`: an enum member written in a class body. Returns
+/// the name and the value.
 fn member_line(text: &str) -> Option<(&str, Result<i64, String>)> {
-    let t = text.trim();
-    let t = t.strip_suffix('#').unwrap_or(t).trim_end();
+    let t = without_mark(text.trim());
     // Most lines have no `=`: they are not members, and need no error text built for them.
     memchr::memchr(b'=', t.as_bytes())?;
     let (name, value) = signature::parse_data(t).ok()?;
@@ -771,16 +771,30 @@ fn member_line(text: &str) -> Option<(&str, Result<i64, String>)> {
     Some((signature::short_name(name), value))
 }
 
+/// `text` without a trailing permalink mark (`#`, `¶`, an icon character), end blanks
+/// trimmed.
+fn without_mark(text: &str) -> &str {
+    let t = text.trim_end();
+    match t.chars().next_back() {
+        Some(c) if super::permalink::is_mark(c) => t[..t.len() - c.len_utf8()].trim_end(),
+        _ => t,
+    }
+}
+
 /// A line that looks like an object's signature line rather than text: `class dotted.Name…`,
-/// or one ending in Sphinx's `)#` permalink marker. Front ends take real signatures out of
-/// docstrings, so one found here is a fragment of a signature they did not recognise.
+/// or one ending in `)` and a permalink mark (`)#`, `)¶`). Front ends take real signatures out
+/// of docstrings, so one found here is a fragment of a signature they did not recognise.
 fn looks_like_signature(text: &str) -> bool {
     let t = text.trim_end();
     if let Some(rest) = t.strip_prefix("class ") {
-        let name = rest.split(['(', '#', ':', ' ']).next().unwrap_or("");
+        let name = rest
+            .split(|c| matches!(c, '(' | ':' | ' ') || super::permalink::is_mark(c))
+            .next()
+            .unwrap_or("");
         return signature::is_dotted_ident(name);
     }
-    t.ends_with(")#")
+    let bare = without_mark(t);
+    bare.len() < t.len() && bare.ends_with(')')
 }
 
 /// Whether a line has the shape of an attribute definition in any form this model reads, or

@@ -15,6 +15,7 @@ pub mod docstring;
 pub mod doxygen;
 pub mod html;
 pub mod names;
+pub mod permalink;
 pub mod signature;
 pub mod sphinx_blocks;
 pub mod sphinx_text;

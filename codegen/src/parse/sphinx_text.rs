@@ -1,9 +1,13 @@
-//! Parser for the text rendering of the `cuda.bindings.runtime` Sphinx page (seed `001_…`).
+//! Parser for the text rendering of the `cuda.bindings.runtime` Sphinx page (seed `001_…`),
+//! in any theme.
 //!
 //! The page is read in two steps:
 //!
 //! 1. **Front end** ([`scan`], this module): the lines are cut into the neutral
-//!    [`Block`] sequence. At column 0 it recognises, by shape only:
+//!    [`Block`] sequence. The page's permalink mark (`#` in the NVIDIA theme, `¶` in furo and
+//!    alabaster, an icon character in `sphinx_rtd_theme`, or none) is learnt from the page
+//!    ([`super::permalink`]); below, `#` stands for it. At column 0 it recognises, by shape
+//!    only:
 //!    - `class dotted.Name(args)#` and `class dotted.Name#` → a class object;
 //!      `class dotted.Name(` alone, one parameter a line, then `)#` → a class with a
 //!      multi-line header (Sphinx writes long enum constructor headers so);
@@ -13,8 +17,16 @@
 //!    - `Title#` between blank lines → a heading (the first line of the page is its title).
 //!
 //!    Every other line belongs to the docstring (or heading intro) above it, with its line
-//!    number; lines before the first heading or object are reported unread. A signature that does not close (`dotted.name(a, b` or a multi-line one with
-//!    no `)#`) is an error diagnostic; the parameters read so far are kept.
+//!    number; lines before the first heading or object are reported unread. A signature that
+//!    does not close (`dotted.name(a, b` or a multi-line one with no `)#`) is an error
+//!    diagnostic; the parameters read so far are kept.
+//!
+//!    A page with no mark at all is read by shape alone, more strictly: classes and
+//!    functions by their qualified name (`m.f(…)`, as the page shows every top-level object),
+//!    data objects by their value (an integer, `<E.X: 3>`, `<enum 'Y'>`; an unqualified name
+//!    with an integer only in a class's body), and headings, which nothing marks, by their
+//!    place ([`inferred_headings`]): one such page is a warning, since a one-line paragraph
+//!    can read as a heading or a heading as a paragraph.
 //! 2. **Builder** ([`super::sphinx_blocks`]) turns blocks into IR items, reading docstrings
 //!    with [`super::docstring`]. Both are shared with the HTML front end.
 //!
@@ -26,12 +38,21 @@ use crate::diag::Diagnostics;
 use crate::ir::Api;
 
 use super::blocks::{Block, DocLine, Heading, Object, ObjectKind};
-use super::signature::is_dotted_ident;
+use super::permalink::{self, Permalink};
+use super::signature::{self, is_dotted_ident, DataValue};
 use super::sphinx_blocks;
 use super::unread::{self, Runs};
 
 /// Longest multi-line signature, in lines, before it counts as unclosed.
 const MAX_SIGNATURE_LINES: usize = 256;
+
+/// Longest heading, in bytes.
+const MAX_HEADING: usize = 200;
+
+/// Longest heading inferred on a page without permalink marks, in bytes; and the longest of a
+/// second heading right after another (an empty section's).
+const MAX_INFERRED_HEADING: usize = 120;
+const MAX_NEXT_HEADING: usize = 60;
 
 /// Parses the text rendering of a `cuda.bindings.runtime` page.
 pub fn parse(file: &str, text: &str) -> Api {
@@ -54,6 +75,14 @@ enum Start<'a> {
     Data(&'a str),
 }
 
+/// The page as the classifier sees it.
+struct Page<'l, 'a> {
+    lines: &'l [&'a str],
+    mark: Permalink,
+    /// With no mark: the lines read as headings ([`inferred_headings`]).
+    headings: Vec<bool>,
+}
+
 fn is_blank(s: &str) -> bool {
     s.trim().is_empty()
 }
@@ -62,52 +91,59 @@ fn line_no(index: usize) -> u32 {
     u32::try_from(index + 1).unwrap_or(u32::MAX)
 }
 
-/// Classifies line `i` of `lines`.
-fn start_of<'a>(lines: &[&'a str], i: usize) -> Option<Start<'a>> {
+/// Classifies line `i` of the page. `in_class`: the object before it is a class or one of
+/// its members (an unqualified `X = 0` is a member there, on a page without marks).
+fn start_of<'a>(page: &Page<'_, 'a>, i: usize, in_class: bool) -> Option<Start<'a>> {
+    let lines = page.lines;
     let l = lines[i];
     if l.is_empty() || l.starts_with([' ', '\t']) {
         return None;
     }
+    let absent = page.mark == Permalink::Absent;
     let l = l.trim_end();
-    if let Some(body) = l.strip_suffix('#') {
+    if let Some(body) = page.mark.strip(l) {
         if let Some(rest) = body.strip_prefix("class ") {
             let rest = rest.trim();
-            let name = rest.split('(').next().unwrap_or("");
-            if is_dotted_ident(name.trim()) {
+            let name = rest.split('(').next().unwrap_or("").trim();
+            // Without marks, `class m.E(` opens a multi-line header (below).
+            let whole = !rest.contains('(') || rest.ends_with(')');
+            if is_dotted_ident(name) && (!absent || (name.contains('.') && whole)) {
                 return Some(Start::Class(rest));
             }
         }
         if body.ends_with(')') {
             if let Some(open) = body.find('(') {
-                if is_dotted_ident(&body[..open]) {
+                let name = &body[..open];
+                if is_dotted_ident(name) && (!absent || name.contains('.')) {
                     return Some(Start::Function(body));
                 }
             }
         }
-        if let Some((lhs, _)) = body.split_once(" = ") {
-            if is_dotted_ident(lhs) {
+        if let Some((lhs, value)) = body.split_once(" = ") {
+            if is_dotted_ident(lhs) && (!absent || data_by_value(lhs, value, in_class)) {
                 return Some(Start::Data(body));
             }
         }
-        let title = body.trim();
-        let prev_blank = i == 0 || is_blank(lines[i - 1]);
-        let next_blank = lines.get(i + 1).is_none_or(|n| is_blank(n));
-        if prev_blank
-            && next_blank
-            && !title.is_empty()
-            && title.len() <= 200
-            && !title.starts_with([':', '.', '*', '-'])
-        {
-            return Some(Start::Heading(title));
+        if absent {
+            if page.headings.get(i) == Some(&true) {
+                return Some(Start::Heading(body.trim()));
+            }
+        } else {
+            let title = body.trim();
+            let prev_blank = i == 0 || is_blank(lines[i - 1]);
+            let next_blank = lines.get(i + 1).is_none_or(|n| is_blank(n));
+            if prev_blank && next_blank && heading_shaped(title) {
+                return Some(Start::Heading(title));
+            }
+            return None;
         }
-        return None;
     }
     let (kind, l) = match l.strip_prefix("class ") {
         Some(rest) => (ObjectKind::Class, rest.trim_start()),
         None => (ObjectKind::Function, l),
     };
     if let Some(name) = l.strip_suffix('(') {
-        if is_dotted_ident(name) {
+        if is_dotted_ident(name) && (!absent || kind == ObjectKind::Class || name.contains('.')) {
             return Some(Start::MultiLine(kind, name));
         }
     }
@@ -120,27 +156,217 @@ fn start_of<'a>(lines: &[&'a str], i: usize) -> Option<Start<'a>> {
     None
 }
 
+/// What an object line is, for [`inferred_headings`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// A data object with an unqualified name (`X = 0`): a member of the class above.
+    Member,
+    /// Another data object (`m.X = 0`).
+    Data,
+    /// A class or a function.
+    Other,
+}
+
+/// Whether a data signature `lhs = value` names a member (an unqualified name).
+fn is_member(sig: &str) -> bool {
+    !sig.split(" = ").next().unwrap_or("").contains('.')
+}
+
+/// Whether a marked line between blank lines is a heading by its text.
+fn heading_shaped(title: &str) -> bool {
+    !title.is_empty() && title.len() <= MAX_HEADING && !title.starts_with([':', '.', '*', '-'])
+}
+
+/// On a page without marks, whether `lhs = value` is a data object by its value: a member
+/// repr `<E.X: 3>` or a type `<enum 'Y'>` whatever the name; an integer where the name is
+/// qualified (`m.X = 3`) or the line is in a class's body.
+fn data_by_value(lhs: &str, value: &str, in_class: bool) -> bool {
+    match signature::parse_data(&format!("{lhs} = {value}")) {
+        Ok((_, DataValue::Member { .. } | DataValue::Alias { .. })) => true,
+        Ok((_, DataValue::Integer(_))) => lhs.contains('.') || in_class,
+        _ => false,
+    }
+}
+
+/// On a page without permalink marks, which lines are headings, read from their shape and
+/// place (the way the themes render a page: a heading and a paragraph are each a line
+/// between blank lines, a docstring follows its signature line with no blank between):
+///
+/// - the first line of the page, followed by a blank line, is its title;
+/// - another heading is a line between blank lines that reads like a title (a capital letter
+///   or digit first; no `.`, `:`, `;` or `,` last; no markup), is not the first paragraph
+///   after an object (its docstring), is not inside a docstring shown verbatim (the next
+///   object's line follows a blank line, and no raw reST field or directive, `:param x:`,
+///   `.. seealso::`, comes before it), and does not stand between two members of an enum;
+/// - of such lines between two objects the first is a heading, and each next one only when it
+///   follows a heading right away and is short (the headings of empty sections): the others
+///   are the section's intro paragraphs.
+///
+/// Linear in the number of lines. `objects` says which lines start an object.
+fn inferred_headings(lines: &[&str], objects: &[Option<Shape>]) -> Vec<bool> {
+    let n = lines.len();
+    let mut headings = vec![false; n];
+    let first = lines.iter().position(|l| !is_blank(l));
+    // The nearest object line before and after each line.
+    let mut prev_object = vec![None; n];
+    let mut last = None;
+    for i in 0..n {
+        prev_object[i] = last;
+        if objects[i].is_some() {
+            last = Some(i);
+        }
+    }
+    // The nearest object line after each line, and whether raw reST lies before it.
+    let mut next_object = vec![None; n];
+    let mut raw_ahead = vec![false; n];
+    let mut next = None;
+    let mut raw = false;
+    for i in (0..n).rev() {
+        next_object[i] = next;
+        raw_ahead[i] = raw;
+        if objects[i].is_some() {
+            next = Some(i);
+            raw = false;
+        } else {
+            raw |= is_raw_rst(lines[i]);
+        }
+    }
+    // The chain (object before, object after) of the last heading, and its line.
+    let mut chain: Option<(Option<usize>, Option<usize>)> = None;
+    let mut last_heading: Option<usize> = None;
+    for i in 0..n {
+        let l = lines[i];
+        if objects[i].is_some() || is_blank(l) || l.starts_with([' ', '\t']) {
+            continue;
+        }
+        let prev_blank = i == 0 || is_blank(lines[i - 1]);
+        let next_blank = lines.get(i + 1).is_none_or(|x| is_blank(x));
+        if !(prev_blank && next_blank) {
+            continue;
+        }
+        let title = l.trim();
+        if Some(i) == first {
+            headings[i] = heading_shaped(title);
+            last_heading = Some(i);
+            continue;
+        }
+        let starts = title
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit());
+        let title_like = starts
+            && title.len() <= MAX_INFERRED_HEADING
+            && !title.ends_with(['.', ':', ';', ','])
+            && !title.contains(['`', '*', '|']);
+        if !title_like {
+            continue;
+        }
+        let before = (0..i).rev().find(|&k| !is_blank(lines[k]));
+        if before.is_some_and(|k| objects[k].is_some()) {
+            continue;
+        }
+        let after = next_object[i];
+        if raw_ahead[i] || after.is_some_and(|k| k > 0 && !is_blank(lines[k - 1])) {
+            continue;
+        }
+        let before_object = prev_object[i];
+        let shape = |k: Option<usize>| k.and_then(|k| objects[k]);
+        if shape(before_object) == Some(Shape::Member) && shape(after) == Some(Shape::Member) {
+            continue;
+        }
+        // A data object's docs are paragraphs: a line right before the next object, with no
+        // paragraph of a section's intro between them, is the last of them.
+        let next_line = (i + 1..n).find(|&k| !is_blank(lines[k]));
+        if matches!(shape(before_object), Some(Shape::Member | Shape::Data))
+            && next_line.is_some_and(|k| objects[k].is_some())
+        {
+            continue;
+        }
+        let here = (before_object, after);
+        if chain != Some(here) {
+            chain = Some(here);
+            headings[i] = true;
+            last_heading = Some(i);
+        } else if last_heading == Some(i.saturating_sub(2)) && title.len() <= MAX_NEXT_HEADING {
+            headings[i] = true;
+            last_heading = Some(i);
+        }
+    }
+    headings
+}
+
+/// Whether a line is raw reST markup a docstring shown verbatim holds, and a rendered intro
+/// paragraph does not: a field `:name …:` or a directive `.. name::` at column 0.
+fn is_raw_rst(line: &str) -> bool {
+    if let Some(rest) = line.strip_prefix(".. ") {
+        return rest.contains("::");
+    }
+    line.strip_prefix(':').is_some_and(|rest| {
+        rest.split_once(':')
+            .is_some_and(|(field, _)| !field.is_empty() && !field.starts_with(' '))
+    })
+}
+
 /// Cuts `text` into blocks; reports unclosed signatures and stray text into `diags`.
 pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
     let mut lines: Vec<&'a str> = crate::text::split_at_newlines(text)
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .collect();
-    // An object written indented (a block pasted with a tab in front) is read as if it were
-    // not, and said: left indented, it would be read as the text of the object above it.
-    let starts = |l: &str| {
-        l.trim_end().ends_with('#')
-            && matches!(
-                start_of(&[l], 0),
-                Some(Start::Class(_) | Start::Function(_) | Start::Data(_))
-            )
+    let mark = permalink::of_lines(lines.iter().copied());
+    let mut page = Page {
+        lines: &[],
+        mark,
+        headings: Vec::new(),
     };
-    for (first, last) in crate::text::dedent_runs(&mut lines, starts) {
-        diags.warning(
-            line_no(first),
-            format!(
-                "lines {}–{}: an object written indented; read as if it were not",
+    if let Permalink::Mark(m) = mark {
+        // An object written indented (a block pasted with a tab in front) is read as if it
+        // were not, and said: left indented, it would be read as the text of the object
+        // above it.
+        let starts = |l: &str| {
+            l.trim_end().ends_with(m)
+                && matches!(
+                    start_of(
+                        &Page {
+                            lines: &[l],
+                            mark,
+                            headings: Vec::new()
+                        },
+                        0,
+                        false
+                    ),
+                    Some(Start::Class(_) | Start::Function(_) | Start::Data(_))
+                )
+        };
+        for (first, last) in crate::text::dedent_runs(&mut lines, starts) {
+            diags.warning(
                 line_no(first),
-                line_no(last)
+                format!(
+                    "lines {}–{}: an object written indented; read as if it were not",
+                    line_no(first),
+                    line_no(last)
+                ),
+            );
+        }
+    }
+    page.lines = &lines;
+    if mark == Permalink::Absent {
+        // Which lines start objects (a member's place in a class is not known yet: any
+        // integer-valued unqualified line may be one), then the headings around them.
+        let objects: Vec<Option<Shape>> = (0..lines.len())
+            .map(|i| {
+                start_of(&page, i, true).map(|start| match start {
+                    Start::Data(sig) if is_member(sig) => Shape::Member,
+                    Start::Data(_) => Shape::Data,
+                    _ => Shape::Other,
+                })
+            })
+            .collect();
+        page.headings = inferred_headings(&lines, &objects);
+        let count = page.headings.iter().filter(|h| **h).count();
+        diags.warning(
+            1,
+            format!(
+                "the page shows no permalink marks (`#`, `¶`) after its headings and signatures: its {count} heading(s) were told from one-line paragraphs by their place, which can take a paragraph for a heading or a heading for a paragraph"
             ),
         );
     }
@@ -156,7 +382,9 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
         if !is_blank(lines[i]) {
             seen_content = true;
         }
-        let Some(start) = start_of(&lines, i) else {
+        let in_class = matches!(blocks.last(), Some(Block::Object(o)) if o.kind == ObjectKind::Class
+            || (o.kind == ObjectKind::Data && is_member(&o.signature)));
+        let Some(start) = start_of(&page, i, in_class) else {
             match blocks.last_mut() {
                 Some(Block::Heading(h)) => h.intro.push(DocLine::new(lines[i], line_no(i))),
                 Some(Block::Object(o)) => o.doc.push(DocLine::new(lines[i], line_no(i))),
@@ -191,7 +419,8 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
                 diags.error(
                     line_no(i),
                     format!(
-                        "signature `{l}` has no closing `)#`; reading it up to the end of the line"
+                        "signature `{l}` has no closing `){}`; reading it up to the end of the line",
+                        closer_mark(mark)
                     ),
                 );
                 let sig = if l.ends_with(')') {
@@ -202,7 +431,7 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
                 blocks.push(object(kind, sig));
             }
             Start::MultiLine(kind, name) => {
-                let (sig, next) = multi_line(&lines, i, name, diags);
+                let (sig, next) = multi_line(&page, i, name, diags);
                 blocks.push(object(kind, Cow::Owned(sig)));
                 i = next;
                 continue;
@@ -220,20 +449,34 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
     blocks
 }
 
+/// The mark as a message shows it after `)`.
+fn closer_mark(mark: Permalink) -> String {
+    match mark {
+        Permalink::Mark(m) => m.to_string(),
+        Permalink::Absent => String::new(),
+    }
+}
+
 /// Reads the parameter lines after `name(` at line `i`; returns the one-line signature and
 /// the index of the first line after it.
-fn multi_line(lines: &[&str], i: usize, name: &str, diags: &mut Diagnostics) -> (String, usize) {
+fn multi_line(
+    page: &Page<'_, '_>,
+    i: usize,
+    name: &str,
+    diags: &mut Diagnostics,
+) -> (String, usize) {
+    let lines = page.lines;
     let mut params: Vec<&str> = Vec::new();
     let mut j = i + 1;
     let closed = loop {
         let Some(l) = lines.get(j) else { break false };
         let t = l.trim();
-        if let Some(last) = t.strip_suffix(")#") {
-            params.push(last);
+        if let Some(last) = page.mark.strip(t).and_then(|b| b.strip_suffix(')')) {
+            params.push(last.trim_end());
             j += 1;
             break true;
         }
-        if t.is_empty() || start_of(lines, j).is_some() || j - i > MAX_SIGNATURE_LINES {
+        if t.is_empty() || start_of(page, j, false).is_some() || j - i > MAX_SIGNATURE_LINES {
             break false;
         }
         params.push(t);
@@ -242,7 +485,10 @@ fn multi_line(lines: &[&str], i: usize, name: &str, diags: &mut Diagnostics) -> 
     if !closed {
         diags.error(
             line_no(i),
-            format!("signature of `{name}` has no closing `)#`; keeping the parameters read"),
+            format!(
+                "signature of `{name}` has no closing `){}`; keeping the parameters read",
+                closer_mark(page.mark)
+            ),
         );
         // Keep the lines that look like parameters (`…,`); the rest is docstring.
         let keep = params.iter().take_while(|p| p.ends_with(',')).count();

@@ -221,8 +221,16 @@ impl Event {
     #[doc(alias = "cudaIpcGetEventHandle")]
     pub fn ipc_handle(&self) -> Result<IpcEventHandle> {
         let mut raw = sys::cudaIpcEventHandle_t::default();
-        // SAFETY: the event is alive; one 64-byte record is written.
-        status(unsafe { sys::cudaIpcGetEventHandle(&mut raw, self.inner.raw) })?;
+        let mut get = || {
+            // SAFETY: the event is alive; one 64-byte record is written.
+            status(unsafe { sys::cudaIpcGetEventHandle(&mut raw, self.inner.raw) })
+        };
+        // With the event's device current: the runtime of CUDA 13.0 (driver 580) crashes
+        // in `cudaIpcGetEventHandle` for an event of another device than the current one.
+        match self.inner.device {
+            Some(device) => crate::device::with_device(device, get)?,
+            None => get()?,
+        }
         Ok(IpcEventHandle {
             bytes: raw.reserved.map(|b| b as u8),
         })

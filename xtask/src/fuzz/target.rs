@@ -1,7 +1,8 @@
 //! One fuzz case: a mutant through every front end and the library calls behind the commands.
 //!
 //! The seeds are the real documents of `docs-src/` (every format, HTML included, default or
-//! not), the red-team inputs kept in `codegen/tests/redteam/`, and the IR JSON of two small
+//! not), the red-team inputs kept in `codegen/tests/redteam/`, the pages of other Sphinx
+//! themes (`codegen/tests/themes/13.4.4/`, their text also without permalink marks), and the IR JSON of two small
 //! documents (what `diff` accepts instead of a document). A case runs `parse_document` with
 //! format detection and with each format forced, `merge`, the IR JSON and summary of
 //! `cargo xtask ir`, the usable-input check of `diff`/`coverage`, `diff` against the seed's
@@ -17,6 +18,7 @@ use anyhow::{Context as _, Result};
 use codegen::abi::Abi;
 use codegen::coverage::Exports;
 use codegen::ir::{Api, Format, Release};
+use codegen::parse::permalink::{self, Permalink};
 use codegen::report::OutputFormat;
 
 /// Output may be at most this many bytes per input byte (plus [`SIZE_SLACK`]). Pretty IR JSON
@@ -51,11 +53,15 @@ pub struct Seed {
     pub bytes: Vec<u8>,
 }
 
+/// The pages of other Sphinx themes (`codegen/tests/themes.rs`), relative to the workspace.
+const THEME_PAGES: &str = "codegen/tests/themes/13.4.4";
+
 /// Lists the seeds under the workspace `root`.
 pub fn seeds(root: &Path) -> Result<Vec<Seed>> {
     let mut files = Vec::new();
     collect(&root.join("docs-src"), &mut files)?;
     collect(&root.join("codegen/tests/redteam"), &mut files)?;
+    collect(&root.join(THEME_PAGES), &mut files)?;
     files.sort();
     let mut out = Vec::new();
     for path in files {
@@ -73,6 +79,30 @@ pub fn seeds(root: &Path) -> Result<Vec<Seed>> {
             bytes,
         });
     }
+    // The theme pages' text renderings without their permalink marks (read by shape, their
+    // headings by place).
+    let unmarked: Vec<Seed> = out
+        .iter()
+        .filter(|s| s.name.starts_with(THEME_PAGES) && s.name.ends_with(".txt"))
+        .filter_map(|s| {
+            let text = std::str::from_utf8(&s.bytes).ok()?;
+            let Permalink::Mark(mark) = permalink::of_lines(text.split('\n')) else {
+                return None;
+            };
+            let bytes = text
+                .split('\n')
+                .map(|l| l.strip_suffix(mark).unwrap_or(l))
+                .collect::<Vec<_>>()
+                .join("\n")
+                .into_bytes();
+            Some(Seed {
+                name: format!("{} without marks", s.name),
+                kind: s.kind,
+                bytes,
+            })
+        })
+        .collect();
+    out.extend(unmarked);
     // IR JSON of the two smallest documents.
     let mut small: Vec<&Seed> = out
         .iter()

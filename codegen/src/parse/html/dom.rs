@@ -119,6 +119,42 @@ impl<'a, 't> El<'a, 't> {
         })
     }
 
+    /// [`Self::text`] without the permalinks (`a.headerlink`: `#`, `¶` or an icon, as the
+    /// theme writes them) inside the element, and whether it held one.
+    pub fn text_without_permalinks(self) -> (String, bool) {
+        let mut out = String::new();
+        let mut found = false;
+        // Inside a permalink: the number of its elements open.
+        let mut skipping = 0usize;
+        for edge in self.node.traverse() {
+            match edge {
+                ego_tree::iter::Edge::Open(n) => {
+                    if skipping > 0 {
+                        skipping += usize::from(El::wrap(n).is_some());
+                    } else if El::wrap(n).is_some_and(El::is_permalink) {
+                        found = true;
+                        skipping = 1;
+                    } else if let Node::Text(t) = n.value() {
+                        push_collapsed(&mut out, t);
+                    }
+                }
+                ego_tree::iter::Edge::Close(n) => {
+                    if skipping > 0 && El::wrap(n).is_some() {
+                        skipping -= 1;
+                    }
+                }
+            }
+        }
+        let trimmed = out.trim_end().len();
+        out.truncate(trimmed);
+        (out, found)
+    }
+
+    /// Whether this is a Sphinx permalink (`a.headerlink`).
+    pub fn is_permalink(self) -> bool {
+        self.is("a") && self.has_class("headerlink")
+    }
+
     /// The text of the element and its descendants, whitespace collapsed and trimmed.
     pub fn text(self) -> String {
         let mut out = String::new();
@@ -157,15 +193,21 @@ pub fn find<'a, 't>(
         .find(|e| pick(*e))
 }
 
-/// The element holding the page's article: the first `article`, else the first element with
-/// `role="main"`, else the first `div.body`, else `body`.
+/// The element holding the page's article: the first `article` (the PyData/NVIDIA theme,
+/// furo), else the first element with `itemprop="articleBody"` (`sphinx_rtd_theme`), else the
+/// first with `role="main"`, else the first `div.body` (alabaster and the classic themes), else
+/// `body`.
 pub fn main_content<'a, 't>(page: &'a Page<'t>) -> Option<El<'a, 't>> {
+    let mut article_body = None;
     let mut role_main = None;
     let mut div_body = None;
     let mut body = None;
     for el in page.root().descendants().filter_map(El::wrap) {
         if el.is("article") {
             return Some(el);
+        }
+        if article_body.is_none() && el.attr("itemprop") == Some("articleBody") {
+            article_body = Some(el);
         }
         if role_main.is_none() && el.attr("role") == Some("main") {
             role_main = Some(el);
@@ -177,7 +219,7 @@ pub fn main_content<'a, 't>(page: &'a Page<'t>) -> Option<El<'a, 't>> {
             body = Some(el);
         }
     }
-    role_main.or(div_body).or(body)
+    article_body.or(role_main).or(div_body).or(body)
 }
 
 #[cfg(test)]

@@ -1,11 +1,15 @@
 //! The walk over a Sphinx page: article → sections, headings and `dl.py` objects → blocks.
 //!
-//! The main content is the first `article` (the PyData/NVIDIA theme), else the element with
-//! `role="main"`, else `div.body` (classic themes), else `body` with a warning; everything
-//! outside it (navigation, sidebars, search, header and footer) is never visited.
+//! The main content is the first `article` (the PyData/NVIDIA theme, furo), else the element
+//! with `itemprop="articleBody"` (`sphinx_rtd_theme`), else the one with `role="main"`, else
+//! `div.body` (alabaster, classic themes), else `body` with a warning; everything outside it
+//! (navigation, sidebars, search, header and footer) is never visited.
 //!
 //! Inside it, in document order:
-//! - `h1`…`h6` → a [`Heading`] of that level;
+//! - `h1`…`h6` → a [`Heading`] of that level, its title without the permalink
+//!   (`a.headerlink`, whatever mark the theme puts in it);
+//! - `section`, `div.section`, and any other `div` that holds headings, sections or objects
+//!   (a theme's wrapper) → walked into;
 //! - `dl.py` (function, method, class, exception, data, attribute, property) → an [`Object`]
 //!   per `dt.sig`; the `dd` gives its docstring. In a `dd`, a nested `dl.py` that shows a
 //!   value (`X = <E.X: 3>`, enum members) or is a class becomes an object of its own after its
@@ -103,6 +107,15 @@ fn following<'a, 't>(node: NodeRef<'a, Node<'t>>) -> Vec<NodeRef<'a, Node<'t>>> 
         at = n.parent();
     }
     out
+}
+
+/// Whether `div` is a section (`div.section`, docutils' HTML 4) or a wrapper a theme puts
+/// around sections and objects: it holds a heading, a `section` or an API object.
+fn holds_structure(div: El<'_, '_>) -> bool {
+    div.has_class("section")
+        || div.descendant_elements().any(|e| {
+            e.heading_level().is_some() || e.is("section") || (e.is("dt") && e.has_class("sig"))
+        })
 }
 
 /// Whether the subtree of `node` holds an API object (`dl` with a `dt.sig`).
@@ -247,15 +260,20 @@ impl Walker<'_> {
             if let Some(level) = c.heading_level() {
                 self.flush();
                 let source = self.source(&here, c.line());
-                let title = c.text();
-                let title = title.trim_end_matches('#').trim_end().to_string();
+                let (title, permalink) = c.text_without_permalinks();
+                // A mark written as plain text (no `a.headerlink`) is a permalink too.
+                let title = if permalink {
+                    title
+                } else {
+                    title.trim_end_matches(['#', '¶']).trim_end().to_string()
+                };
                 self.blocks.push(Block::Heading(Heading {
                     title: title.into(),
                     level,
                     intro: Vec::new(),
                     source,
                 }));
-            } else if tag == "section" || (tag == "div" && c.has_class("section")) {
+            } else if tag == "section" || (tag == "div" && holds_structure(c)) {
                 self.flush();
                 self.container(c, &here, depth + 1);
             } else if tag == "dl" && is_object(c) {

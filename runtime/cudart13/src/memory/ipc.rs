@@ -154,9 +154,13 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         }
         let mut raw = sys::cudaIpcMemHandle_t::default();
         let ptr = self.as_device_ptr().as_raw();
-        track::relaxed(|| {
-            // SAFETY: the buffer's memory is alive; one 64-byte record is written.
-            status(unsafe { sys::cudaIpcGetMemHandle(&mut raw, ptr) })
+        // With the buffer's device current: the runtime of CUDA 13.0 (driver 580) crashes
+        // when another device, whose context was never used, is current.
+        crate::device::with_device(self.device().ordinal(), || {
+            track::relaxed(|| {
+                // SAFETY: the buffer's memory is alive; one 64-byte record is written.
+                status(unsafe { sys::cudaIpcGetMemHandle(&mut raw, ptr) })
+            })
         })?;
         Ok(IpcMemHandle {
             raw: raw.reserved.map(|b| b as u8),

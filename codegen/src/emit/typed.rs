@@ -109,6 +109,7 @@ fn head(functions: &[BoundFunction]) -> TokenStream {
          re-exported here from [`crate::sys`] (the raw functions are not), so code that uses \
          the typed layer needs no other module.",
     );
+    md.push_str(SAFETY_NOTE);
     let doc = docs::inner_attrs(&md);
     let ffi = super::names::ffi_imports();
     quote! {
@@ -213,9 +214,16 @@ struct Wrapper<'a> {
     ret_string: Option<StrLifetime>,
 }
 
-/// Why zero-initialised outputs are sound.
-const ZEROED: &str = "SAFETY: every type the C API writes through a pointer is plain old data, \
-                      for which all-zero bytes are a valid value.";
+/// Why the `unsafe` blocks of every wrapper's call and zero-initialised outputs are sound,
+/// stated once in the module's documentation instead of before each block.
+const SAFETY_NOTE: &str = "\n\n# Safety of the bodies\n\nEvery wrapper's call of its C function \
+     is an `unsafe` block, sound for the same reasons everywhere, stated here once: in a safe \
+     function every argument is a value, or a pointer made from a Rust reference or slice that is \
+     valid for the call, with counts equal to slice lengths, and the C function reads and writes \
+     nothing else; in an `unsafe` function the caller upholds its `# Safety` section and every \
+     argument it does not cover is as in a safe one. Outputs start as all-zero bytes \
+     (`mem::zeroed`): every type the C API writes through a pointer is plain old data, for \
+     which all-zero bytes are a valid value. Blocks with other reasons say them where they are.";
 
 fn function<'a>(
     w: &Wrapper<'a>,
@@ -274,40 +282,27 @@ fn function<'a>(
     let c_fn = ident(&f.name);
     let c_name = &f.name;
     let is_unsafe = f.typed.is_unsafe();
-    let why = if is_unsafe {
-        "SAFETY: the caller upholds this function's `# Safety` section; every argument it does \
-         not cover is a value, or a pointer made from a Rust reference or slice that is valid \
-         for the call, with counts equal to slice lengths."
-    } else {
-        "SAFETY: every argument is a value, or a pointer made from a Rust reference or slice \
-         that is valid for the call, with counts equal to slice lengths; the function reads and \
-         writes nothing else."
-    };
-    let why = comment_stmt(why)?;
     let call = fill!(
         syn::Expr,
         { unsafe { crate::sys::__f(__args) }? },
         __f = c_fn,
         __args = std::mem::take(&mut parts.args),
     )?;
-    // `#why #call.result()?;`: the call, its status checked.
+    // `#call.result()?;`: the call, its status checked (its `unsafe` block's reasons are
+    // stated once, in the module's documentation: `SAFETY_NOTE`).
     let checked = || -> Result<Vec<syn::Stmt>, syn::Error> {
-        Ok(vec![
-            why.clone(),
-            fill!(
-                syn::Stmt,
-                {
-                    __call.result()?;
-                },
-                __call = call.clone()
-            )?,
-        ])
+        Ok(vec![fill!(
+            syn::Stmt,
+            {
+                __call.result()?;
+            },
+            __call = call.clone()
+        )?])
     };
     let ret_tokens = rust_type(&f.ret.c, names).to_string();
     let mut status = Vec::new();
     let is_status = ret_tokens == names.library().status_type();
     if let (Some((cid, cty, lists)), true) = (&parts.query, is_status) {
-        let zero = comment_stmt(ZEROED)?;
         let mut grow = Vec::new();
         let mut truncate = Vec::new();
         for l in lists {
@@ -317,14 +312,10 @@ fn function<'a>(
                     {
                         __l.try_reserve_exact(n)
                             .map_err(|_| crate::error::memory_allocation())?;
-                        __l.resize_with(n, || {
-                            __zero;
-                            unsafe { ::core::mem::zeroed() }
-                        });
+                        __l.resize_with(n, || unsafe { ::core::mem::zeroed() });
                     }
                 },
-                __l = l.clone(),
-                __zero = vec![zero.clone()]
+                __l = l.clone()
             )?;
             grow.extend(block.stmts);
             truncate.push(fill!(
@@ -370,7 +361,6 @@ fn function<'a>(
     } else if is_status {
         status.extend(checked()?);
     } else if matches!(&f.ret.c, CType::Primitive { name } if name == "void") {
-        status.push(why);
         status.push(fill!(
             syn::Stmt,
             {
@@ -398,7 +388,6 @@ fn function<'a>(
                 .ret_docs
                 .push("the value the C function returns".into());
         }
-        status.push(why);
         status.push(fill!(
             syn::Stmt,
             {
@@ -684,7 +673,6 @@ fn param<'a>(
         }
         Role::Out => {
             let pt = needed(pt, p)?;
-            parts.pre.push(comment_stmt(ZEROED)?);
             parts.pre.push(fill!(
                 syn::Stmt,
                 {

@@ -85,6 +85,10 @@
 //! **Memory Management \[DEPRECATED\]**: [`memcpy_to_array`](crate::api::memcpy_to_array), [`memcpy_from_array`](crate::api::memcpy_from_array), [`memcpy_array_to_array`](crate::api::memcpy_array_to_array), [`memcpy_to_array_async`](crate::api::memcpy_to_array_async), [`memcpy_from_array_async`](crate::api::memcpy_from_array_async)
 //!
 //! The types, enums, flags and constants the functions take and return are re-exported here from [`crate::sys`] (the raw functions are not), so code that uses the typed layer needs no other module.
+//!
+//! # Safety of the bodies
+//!
+//! Every wrapper's call of its C function is an `unsafe` block, sound for the same reasons everywhere, stated here once: in a safe function every argument is a value, or a pointer made from a Rust reference or slice that is valid for the call, with counts equal to slice lengths, and the C function reads and writes nothing else; in an `unsafe` function the caller upholds its `# Safety` section and every argument it does not cover is as in a safe one. Outputs start as all-zero bytes (`mem::zeroed`): every type the C API writes through a pointer is plain old data, for which all-zero bytes are a valid value. Blocks with other reasons say them where they are.
 use ::core::ffi::{
     c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong,
     c_ulonglong, c_ushort, c_void,
@@ -145,9 +149,6 @@ pub use crate::sys::types::*;
 #[doc(alias = "cudaDeviceReset")]
 #[inline]
 pub unsafe fn device_reset() -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceReset() }?.result()?;
     Ok(())
 }
@@ -175,9 +176,6 @@ pub unsafe fn device_reset() -> crate::Result<()> {
 #[doc(alias = "cudaDeviceSynchronize")]
 #[inline]
 pub fn device_synchronize() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceSynchronize() }?.result()?;
     Ok(())
 }
@@ -278,9 +276,6 @@ pub fn device_synchronize() -> crate::Result<()> {
 #[doc(alias = "cudaDeviceSetLimit")]
 #[inline]
 pub fn device_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceSetLimit(limit, value) }?.result()?;
     Ok(())
 }
@@ -338,12 +333,7 @@ pub fn device_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
 #[doc(alias = "cudaDeviceGetLimit")]
 #[inline]
 pub fn device_get_limit(limit: cudaLimit) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_value: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetLimit(&mut p_value, limit) }?.result()?;
     Ok(p_value)
 }
@@ -379,12 +369,7 @@ pub fn device_get_texture1d_linear_max_width(
     fmt_desc: &cudaChannelFormatDesc,
     device: c_int,
 ) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut max_width_in_elements: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaDeviceGetTexture1DLinearMaxWidth(
             &mut max_width_in_elements,
@@ -441,12 +426,7 @@ pub fn device_get_texture1d_linear_max_width(
 #[doc(alias = "cudaDeviceGetCacheConfig")]
 #[inline]
 pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_cache_config: cudaFuncCache = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetCacheConfig(&mut p_cache_config) }?.result()?;
     Ok(p_cache_config)
 }
@@ -492,15 +472,8 @@ pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
 #[doc(alias = "cudaDeviceGetStreamPriorityRange")]
 #[inline]
 pub fn device_get_stream_priority_range() -> crate::Result<(c_int, c_int)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut least_priority: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut greatest_priority: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaDeviceGetStreamPriorityRange(
             &mut least_priority,
@@ -563,9 +536,6 @@ pub fn device_get_stream_priority_range() -> crate::Result<(c_int, c_int)> {
 #[doc(alias = "cudaDeviceSetCacheConfig")]
 #[inline]
 pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceSetCacheConfig(cache_config) }?.result()?;
     Ok(())
 }
@@ -599,12 +569,7 @@ pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 #[doc(alias = "cudaDeviceGetByPCIBusId")]
 #[inline]
 pub fn device_get_by_pci_bus_id(pci_bus_id: &::core::ffi::CStr) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetByPCIBusId(&mut device, pci_bus_id.as_ptr()) }?
         .result()?;
     Ok(device)
@@ -647,9 +612,6 @@ pub fn device_get_pci_bus_id(
     device: c_int,
 ) -> crate::Result<::std::ffi::CString> {
     let mut pci_bus_id = crate::error::string_buffer(len)?;
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaDeviceGetPCIBusId(pci_bus_id.as_mut_ptr().cast(), len, device)
     }?
@@ -716,12 +678,7 @@ pub fn device_get_pci_bus_id(
 pub unsafe fn ipc_get_event_handle(
     event: cudaEvent_t,
 ) -> crate::Result<cudaIpcEventHandle_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut handle: cudaIpcEventHandle_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaIpcGetEventHandle(&mut handle, event) }?.result()?;
     Ok(handle)
 }
@@ -777,12 +734,7 @@ pub unsafe fn ipc_get_event_handle(
 pub fn ipc_open_event_handle(
     handle: cudaIpcEventHandle_t,
 ) -> crate::Result<cudaEvent_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaIpcOpenEventHandle(&mut event, handle) }?.result()?;
     Ok(event)
 }
@@ -839,12 +791,7 @@ pub fn ipc_open_event_handle(
 pub unsafe fn ipc_get_mem_handle(
     dev_ptr: *mut c_void,
 ) -> crate::Result<cudaIpcMemHandle_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut handle: cudaIpcMemHandle_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaIpcGetMemHandle(&mut handle, dev_ptr) }?.result()?;
     Ok(handle)
 }
@@ -924,12 +871,7 @@ pub fn ipc_open_mem_handle(
     handle: cudaIpcMemHandle_t,
     flags: c_uint,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaIpcOpenMemHandle(&mut dev_ptr, handle, flags) }?.result()?;
     Ok(dev_ptr)
 }
@@ -979,9 +921,6 @@ pub fn ipc_open_mem_handle(
 #[doc(alias = "cudaIpcCloseMemHandle")]
 #[inline]
 pub unsafe fn ipc_close_mem_handle(dev_ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaIpcCloseMemHandle(dev_ptr) }?.result()?;
     Ok(())
 }
@@ -1023,9 +962,6 @@ pub fn device_flush_gpu_direct_rdma_writes(
     target: cudaFlushGPUDirectRDMAWritesTarget,
     scope: cudaFlushGPUDirectRDMAWritesScope,
 ) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceFlushGPUDirectRDMAWrites(target, scope) }?.result()?;
     Ok(())
 }
@@ -1082,12 +1018,7 @@ pub unsafe fn device_register_async_notification(
     callback_func: cudaAsyncCallback,
     user_data: *mut c_void,
 ) -> crate::Result<cudaAsyncCallbackHandle_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut callback: cudaAsyncCallbackHandle_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaDeviceRegisterAsyncNotification(
             device,
@@ -1131,9 +1062,6 @@ pub unsafe fn device_unregister_async_notification(
     device: c_int,
     callback: cudaAsyncCallbackHandle_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceUnregisterAsyncNotification(device, callback) }?
         .result()?;
     Ok(())
@@ -1166,12 +1094,7 @@ pub unsafe fn device_unregister_async_notification(
 #[doc(alias = "cudaGetDeviceCount")]
 #[inline]
 pub fn get_device_count() -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut count: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGetDeviceCount(&mut count) }?.result()?;
     Ok(count)
 }
@@ -1506,12 +1429,7 @@ pub fn get_device_count() -> crate::Result<c_int> {
 #[doc(alias = "cudaGetDeviceProperties")]
 #[inline]
 pub fn get_device_properties(device: c_int) -> crate::Result<cudaDeviceProp> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut prop: cudaDeviceProp = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGetDeviceProperties(&mut prop, device) }?.result()?;
     Ok(prop)
 }
@@ -1895,12 +1813,7 @@ pub fn device_get_attribute(
     attr: cudaDeviceAttr,
     device: c_int,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut value: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetAttribute(&mut value, attr, device) }?.result()?;
     Ok(value)
 }
@@ -1937,12 +1850,7 @@ pub fn device_get_attribute(
 #[doc(alias = "cudaDeviceGetDefaultMemPool")]
 #[inline]
 pub fn device_get_default_mem_pool(device: c_int) -> crate::Result<cudaMemPool_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetDefaultMemPool(&mut mem_pool, device) }?.result()?;
     Ok(mem_pool)
 }
@@ -1989,9 +1897,6 @@ pub unsafe fn device_set_mem_pool(
     device: c_int,
     mem_pool: cudaMemPool_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceSetMemPool(device, mem_pool) }?.result()?;
     Ok(())
 }
@@ -2028,12 +1933,7 @@ pub unsafe fn device_set_mem_pool(
 #[doc(alias = "cudaDeviceGetMemPool")]
 #[inline]
 pub fn device_get_mem_pool(device: c_int) -> crate::Result<cudaMemPool_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetMemPool(&mut mem_pool, device) }?.result()?;
     Ok(mem_pool)
 }
@@ -2125,9 +2025,6 @@ pub unsafe fn device_get_nv_sci_sync_attributes(
     device: c_int,
     flags: c_int,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaDeviceGetNvSciSyncAttributes(
             nv_sci_sync_attr_list,
@@ -2195,12 +2092,7 @@ pub fn device_get_p2p_attribute(
     src_device: c_int,
     dst_device: c_int,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut value: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaDeviceGetP2PAttribute(&mut value, attr, src_device, dst_device)
     }?
@@ -2238,12 +2130,7 @@ pub fn device_get_p2p_attribute(
 #[doc(alias = "cudaChooseDevice")]
 #[inline]
 pub fn choose_device(prop: &cudaDeviceProp) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaChooseDevice(&mut device, ::core::ptr::from_ref(prop)) }?
         .result()?;
     Ok(device)
@@ -2292,9 +2179,6 @@ pub fn init_device(
     device_flags: c_uint,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaInitDevice(device, device_flags, flags) }?.result()?;
     Ok(())
 }
@@ -2353,9 +2237,6 @@ pub fn init_device(
 #[doc(alias = "cudaSetDevice")]
 #[inline]
 pub fn set_device(device: c_int) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaSetDevice(device) }?.result()?;
     Ok(())
 }
@@ -2385,12 +2266,7 @@ pub fn set_device(device: c_int) -> crate::Result<()> {
 #[doc(alias = "cudaGetDevice")]
 #[inline]
 pub fn get_device() -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGetDevice(&mut device) }?.result()?;
     Ok(device)
 }
@@ -2484,9 +2360,6 @@ pub fn get_device() -> crate::Result<c_int> {
 #[doc(alias = "cudaSetDeviceFlags")]
 #[inline]
 pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaSetDeviceFlags(flags.bits()) }?.result()?;
     Ok(())
 }
@@ -2542,9 +2415,6 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 #[inline]
 pub fn get_device_flags() -> crate::Result<crate::sys::DeviceFlags> {
     let mut flags: c_uint = 0;
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGetDeviceFlags(&mut flags) }?.result()?;
     Ok(crate::sys::DeviceFlags::from_bits_retain(flags))
 }
@@ -2575,9 +2445,6 @@ pub fn get_device_flags() -> crate::Result<crate::sys::DeviceFlags> {
 #[doc(alias = "cudaGetLastError")]
 #[inline]
 pub fn get_last_error() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGetLastError() }?.result()?;
     Ok(())
 }
@@ -2609,9 +2476,6 @@ pub fn get_last_error() -> crate::Result<()> {
 #[doc(alias = "cudaPeekAtLastError")]
 #[inline]
 pub fn peek_at_last_error() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaPeekAtLastError() }?.result()?;
     Ok(())
 }
@@ -2649,9 +2513,6 @@ pub fn peek_at_last_error() -> crate::Result<()> {
 #[doc(alias = "cudaGetErrorName")]
 #[inline]
 pub fn get_error_name(error: cudaError_t) -> crate::Result<&'static ::core::ffi::CStr> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     let status = unsafe { crate::sys::cudaGetErrorName(error) }?;
     Ok(
         if status.is_null() {
@@ -2698,9 +2559,6 @@ pub fn get_error_name(error: cudaError_t) -> crate::Result<&'static ::core::ffi:
 pub fn get_error_string(
     error: cudaError_t,
 ) -> crate::Result<&'static ::core::ffi::CStr> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     let status = unsafe { crate::sys::cudaGetErrorString(error) }?;
     Ok(
         if status.is_null() {
@@ -2748,12 +2606,7 @@ pub fn get_error_string(
 #[doc(alias = "cudaStreamCreate")]
 #[inline]
 pub fn stream_create() -> crate::Result<cudaStream_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_stream: cudaStream_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaStreamCreate(&mut p_stream) }?.result()?;
     Ok(p_stream)
 }
@@ -2807,12 +2660,7 @@ pub fn stream_create() -> crate::Result<cudaStream_t> {
 pub fn stream_create_with_flags(
     flags: crate::sys::StreamFlags,
 ) -> crate::Result<cudaStream_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_stream: cudaStream_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaStreamCreateWithFlags(&mut p_stream, flags.bits()) }?
         .result()?;
     Ok(p_stream)
@@ -2879,12 +2727,7 @@ pub fn stream_create_with_priority(
     flags: c_uint,
     priority: c_int,
 ) -> crate::Result<cudaStream_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_stream: cudaStream_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaStreamCreateWithPriority(&mut p_stream, flags, priority) }?
         .result()?;
     Ok(p_stream)
@@ -2928,12 +2771,7 @@ pub fn stream_create_with_priority(
 #[doc(alias = "cudaStreamGetPriority")]
 #[inline]
 pub unsafe fn stream_get_priority(h_stream: cudaStream_t) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut priority: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetPriority(h_stream, &mut priority) }?.result()?;
     Ok(priority)
 }
@@ -2975,9 +2813,6 @@ pub unsafe fn stream_get_flags(
     h_stream: cudaStream_t,
 ) -> crate::Result<crate::sys::StreamFlags> {
     let mut flags: c_uint = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetFlags(h_stream, &mut flags) }?.result()?;
     Ok(crate::sys::StreamFlags::from_bits_retain(flags))
 }
@@ -3031,12 +2866,7 @@ pub unsafe fn stream_get_flags(
 #[doc(alias = "cudaStreamGetId")]
 #[inline]
 pub unsafe fn stream_get_id(h_stream: cudaStream_t) -> crate::Result<c_ulonglong> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut stream_id: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetId(h_stream, &mut stream_id) }?.result()?;
     Ok(stream_id)
 }
@@ -3075,12 +2905,7 @@ pub unsafe fn stream_get_id(h_stream: cudaStream_t) -> crate::Result<c_ulonglong
 #[doc(alias = "cudaStreamGetDevice")]
 #[inline]
 pub unsafe fn stream_get_device(h_stream: cudaStream_t) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetDevice(h_stream, &mut device) }?.result()?;
     Ok(device)
 }
@@ -3103,9 +2928,6 @@ pub unsafe fn stream_get_device(h_stream: cudaStream_t) -> crate::Result<c_int> 
 #[doc(alias = "cudaCtxResetPersistingL2Cache")]
 #[inline]
 pub fn ctx_reset_persisting_l2cache() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaCtxResetPersistingL2Cache() }?.result()?;
     Ok(())
 }
@@ -3141,9 +2963,6 @@ pub unsafe fn stream_copy_attributes(
     dst: cudaStream_t,
     src: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamCopyAttributes(dst, src) }?.result()?;
     Ok(())
 }
@@ -3182,12 +3001,7 @@ pub unsafe fn stream_get_attribute(
     h_stream: cudaStream_t,
     attr: cudaLaunchAttributeID,
 ) -> crate::Result<cudaLaunchAttributeValue> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut value_out: cudaLaunchAttributeValue = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetAttribute(h_stream, attr, &mut value_out) }?
         .result()?;
     Ok(value_out)
@@ -3227,9 +3041,6 @@ pub unsafe fn stream_set_attribute(
     attr: cudaLaunchAttributeID,
     value: &cudaLaunchAttributeValue,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamSetAttribute(h_stream, attr, ::core::ptr::from_ref(value))
     }?
@@ -3274,9 +3085,6 @@ pub unsafe fn stream_set_attribute(
 #[doc(alias = "cudaStreamDestroy")]
 #[inline]
 pub unsafe fn stream_destroy(stream: cudaStream_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamDestroy(stream) }?.result()?;
     Ok(())
 }
@@ -3331,9 +3139,6 @@ pub unsafe fn stream_wait_event(
     event: cudaEvent_t,
     flags: crate::sys::EventWaitFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamWaitEvent(stream, event, flags.bits()) }?.result()?;
     Ok(())
 }
@@ -3425,9 +3230,6 @@ pub unsafe fn stream_add_callback(
     user_data: *mut c_void,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamAddCallback(stream, callback, user_data, flags) }?
         .result()?;
     Ok(())
@@ -3467,9 +3269,6 @@ pub unsafe fn stream_add_callback(
 #[doc(alias = "cudaStreamSynchronize")]
 #[inline]
 pub unsafe fn stream_synchronize(stream: cudaStream_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamSynchronize(stream) }?.result()?;
     Ok(())
 }
@@ -3510,9 +3309,6 @@ pub unsafe fn stream_synchronize(stream: cudaStream_t) -> crate::Result<()> {
 #[doc(alias = "cudaStreamQuery")]
 #[inline]
 pub unsafe fn stream_query(stream: cudaStream_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamQuery(stream) }?.result()?;
     Ok(())
 }
@@ -3623,9 +3419,6 @@ pub unsafe fn stream_attach_mem_async(
     length: usize,
     flags: crate::sys::MemAttachFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamAttachMemAsync(stream, dev_ptr, length, flags.bits())
     }?
@@ -3683,9 +3476,6 @@ pub unsafe fn stream_begin_capture(
     stream: cudaStream_t,
     mode: cudaStreamCaptureMode,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamBeginCapture(stream, mode) }?.result()?;
     Ok(())
 }
@@ -3755,9 +3545,6 @@ pub unsafe fn stream_begin_capture_to_graph(
             dependency_data.as_ref().map(|s| s.len()),
         ],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamBeginCaptureToGraph(
             stream,
@@ -3835,9 +3622,6 @@ pub unsafe fn stream_begin_capture_to_graph(
 pub fn thread_exchange_stream_capture_mode(
     mode: &mut cudaStreamCaptureMode,
 ) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaThreadExchangeStreamCaptureMode(::core::ptr::from_mut(mode))
     }?
@@ -3886,12 +3670,7 @@ pub fn thread_exchange_stream_capture_mode(
 #[doc(alias = "cudaStreamEndCapture")]
 #[inline]
 pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGraph_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamEndCapture(stream, &mut p_graph) }?.result()?;
     Ok(p_graph)
 }
@@ -3951,12 +3730,7 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
 pub unsafe fn stream_is_capturing(
     stream: cudaStream_t,
 ) -> crate::Result<cudaStreamCaptureStatus> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_capture_status: cudaStreamCaptureStatus = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamIsCapturing(stream, &mut p_capture_status) }?
         .result()?;
     Ok(p_capture_status)
@@ -4015,22 +3789,13 @@ pub unsafe fn stream_get_capture_info(
 ) -> crate::Result<
     (cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, ::std::vec::Vec<cudaGraphNode_t>),
 > {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut capture_status_out: cudaStreamCaptureStatus = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut id_out: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
     let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
     let mut num_dependencies_out: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamGetCaptureInfo(
             stream,
@@ -4118,23 +3883,14 @@ pub unsafe fn stream_get_capture_info_v3(
         ::std::vec::Vec<cudaGraphEdgeData>,
     ),
 > {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut capture_status_out: cudaStreamCaptureStatus = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut id_out: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
     let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
     let mut edge_data_out: *const cudaGraphEdgeData = ::core::ptr::null();
     let mut num_dependencies_out: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamGetCaptureInfo_v3(
             stream,
@@ -4224,9 +3980,6 @@ pub unsafe fn stream_update_capture_dependencies(
     flags: c_uint,
 ) -> crate::Result<()> {
     let num_dependencies: usize = crate::error::shared_len(&[Some(dependencies.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamUpdateCaptureDependencies(
             stream,
@@ -4294,9 +4047,6 @@ pub unsafe fn stream_update_capture_dependencies_v2(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamUpdateCaptureDependencies_v2(
             stream,
@@ -4343,12 +4093,7 @@ pub unsafe fn stream_update_capture_dependencies_v2(
 #[doc(alias = "cudaEventCreate")]
 #[inline]
 pub fn event_create() -> crate::Result<cudaEvent_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaEventCreate(&mut event) }?.result()?;
     Ok(event)
 }
@@ -4404,12 +4149,7 @@ pub fn event_create() -> crate::Result<cudaEvent_t> {
 pub fn event_create_with_flags(
     flags: crate::sys::EventFlags,
 ) -> crate::Result<cudaEvent_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaEventCreateWithFlags(&mut event, flags.bits()) }?.result()?;
     Ok(event)
 }
@@ -4466,9 +4206,6 @@ pub unsafe fn event_record(
     event: cudaEvent_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventRecord(event, stream) }?.result()?;
     Ok(())
 }
@@ -4534,9 +4271,6 @@ pub unsafe fn event_record_with_flags(
     stream: cudaStream_t,
     flags: crate::sys::EventRecordFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventRecordWithFlags(event, stream, flags.bits()) }?
         .result()?;
     Ok(())
@@ -4582,9 +4316,6 @@ pub unsafe fn event_record_with_flags(
 #[doc(alias = "cudaEventQuery")]
 #[inline]
 pub unsafe fn event_query(event: cudaEvent_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventQuery(event) }?.result()?;
     Ok(())
 }
@@ -4628,9 +4359,6 @@ pub unsafe fn event_query(event: cudaEvent_t) -> crate::Result<()> {
 #[doc(alias = "cudaEventSynchronize")]
 #[inline]
 pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventSynchronize(event) }?.result()?;
     Ok(())
 }
@@ -4672,9 +4400,6 @@ pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
 #[doc(alias = "cudaEventDestroy")]
 #[inline]
 pub unsafe fn event_destroy(event: cudaEvent_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventDestroy(event) }?.result()?;
     Ok(())
 }
@@ -4737,12 +4462,7 @@ pub unsafe fn event_elapsed_time(
     start: cudaEvent_t,
     end: cudaEvent_t,
 ) -> crate::Result<f32> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ms: f32 = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventElapsedTime(&mut ms, start, end) }?.result()?;
     Ok(ms)
 }
@@ -4809,12 +4529,7 @@ pub unsafe fn event_elapsed_time_v2(
     start: cudaEvent_t,
     end: cudaEvent_t,
 ) -> crate::Result<f32> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ms: f32 = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventElapsedTime_v2(&mut ms, start, end) }?.result()?;
     Ok(ms)
 }
@@ -4967,12 +4682,7 @@ pub unsafe fn event_elapsed_time_v2(
 pub unsafe fn import_external_memory(
     mem_handle_desc: &cudaExternalMemoryHandleDesc,
 ) -> crate::Result<cudaExternalMemory_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ext_mem_out: cudaExternalMemory_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaImportExternalMemory(
             &mut ext_mem_out,
@@ -5040,12 +4750,7 @@ pub unsafe fn external_memory_get_mapped_buffer(
     ext_mem: cudaExternalMemory_t,
     buffer_desc: &cudaExternalMemoryBufferDesc,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaExternalMemoryGetMappedBuffer(
             &mut dev_ptr,
@@ -5118,12 +4823,7 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
     ext_mem: cudaExternalMemory_t,
     mipmap_desc: &cudaExternalMemoryMipmappedArrayDesc,
 ) -> crate::Result<cudaMipmappedArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mipmap: cudaMipmappedArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaExternalMemoryGetMappedMipmappedArray(
             &mut mipmap,
@@ -5168,9 +4868,6 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
 pub unsafe fn destroy_external_memory(
     ext_mem: cudaExternalMemory_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroyExternalMemory(ext_mem) }?.result()?;
     Ok(())
 }
@@ -5318,12 +5015,7 @@ pub unsafe fn destroy_external_memory(
 pub unsafe fn import_external_semaphore(
     sem_handle_desc: &cudaExternalSemaphoreHandleDesc,
 ) -> crate::Result<cudaExternalSemaphore_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ext_sem_out: cudaExternalSemaphore_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaImportExternalSemaphore(
             &mut ext_sem_out,
@@ -5440,9 +5132,6 @@ pub unsafe fn signal_external_semaphores_async(
     let num_ext_sems: c_uint = crate::error::shared_len(
         &[Some(ext_sem_array.len()), Some(params_array.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaSignalExternalSemaphoresAsync(
             {
@@ -5556,9 +5245,6 @@ pub unsafe fn wait_external_semaphores_async(
     let num_ext_sems: c_uint = crate::error::shared_len(
         &[Some(ext_sem_array.len()), Some(params_array.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaWaitExternalSemaphoresAsync(
             {
@@ -5609,9 +5295,6 @@ pub unsafe fn wait_external_semaphores_async(
 pub unsafe fn destroy_external_semaphore(
     ext_sem: cudaExternalSemaphore_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroyExternalSemaphore(ext_sem) }?.result()?;
     Ok(())
 }
@@ -5680,9 +5363,6 @@ pub unsafe fn func_set_cache_config(
     func: *const c_void,
     cache_config: cudaFuncCache,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncSetCacheConfig(func, cache_config) }?.result()?;
     Ok(())
 }
@@ -5728,12 +5408,7 @@ pub unsafe fn func_set_cache_config(
 pub unsafe fn func_get_attributes(
     func: *const c_void,
 ) -> crate::Result<cudaFuncAttributes> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut attr: cudaFuncAttributes = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncGetAttributes(&mut attr, func) }?.result()?;
     Ok(attr)
 }
@@ -5821,9 +5496,6 @@ pub unsafe fn func_set_attribute(
     attr: cudaFuncAttribute,
     value: c_int,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncSetAttribute(func, attr, value) }?.result()?;
     Ok(())
 }
@@ -5907,9 +5579,6 @@ pub unsafe fn launch_host_func(
     fn_: cudaHostFn_t,
     user_data: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLaunchHostFunc(stream, fn_, user_data) }?.result()?;
     Ok(())
 }
@@ -5956,12 +5625,7 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
     block_size: c_int,
     dynamic_s_mem_size: usize,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut num_blocks: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &mut num_blocks,
@@ -6015,12 +5679,7 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
     num_blocks: c_int,
     block_size: c_int,
 ) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dynamic_smem_size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock(
             &mut dynamic_smem_size,
@@ -6092,12 +5751,7 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
     dynamic_s_mem_size: usize,
     flags: crate::sys::OccupancyFlags,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut num_blocks: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
             &mut num_blocks,
@@ -6248,12 +5902,7 @@ pub fn malloc_managed(
     size: usize,
     flags: crate::sys::MemAttachFlags,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaMallocManaged(&mut dev_ptr, size, flags.bits()) }?
         .result()?;
     Ok(dev_ptr)
@@ -6299,12 +5948,7 @@ pub fn malloc_managed(
 #[doc(alias = "cudaMalloc")]
 #[inline]
 pub fn malloc(size: usize) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaMalloc(&mut dev_ptr, size) }?.result()?;
     Ok(dev_ptr)
 }
@@ -6361,12 +6005,7 @@ pub fn malloc(size: usize) -> crate::Result<*mut c_void> {
 #[doc(alias = "cudaMallocHost")]
 #[inline]
 pub fn malloc_host(size: usize) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaMallocHost(&mut ptr, size) }?.result()?;
     Ok(ptr)
 }
@@ -6425,15 +6064,8 @@ pub fn malloc_host(size: usize) -> crate::Result<*mut c_void> {
 #[doc(alias = "cudaMallocPitch")]
 #[inline]
 pub fn malloc_pitch(width: usize, height: usize) -> crate::Result<(*mut c_void, usize)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut pitch: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaMallocPitch(&mut dev_ptr, &mut pitch, width, height) }?
         .result()?;
     Ok((dev_ptr, pitch))
@@ -6514,12 +6146,7 @@ pub fn malloc_array(
     height: usize,
     flags: crate::sys::ArrayFlags,
 ) -> crate::Result<cudaArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaMallocArray(
             &mut array,
@@ -6591,9 +6218,6 @@ pub fn malloc_array(
 #[doc(alias = "cudaFree")]
 #[inline]
 pub unsafe fn free(dev_ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFree(dev_ptr) }?.result()?;
     Ok(())
 }
@@ -6634,9 +6258,6 @@ pub unsafe fn free(dev_ptr: *mut c_void) -> crate::Result<()> {
 #[doc(alias = "cudaFreeHost")]
 #[inline]
 pub unsafe fn free_host(ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeHost(ptr) }?.result()?;
     Ok(())
 }
@@ -6675,9 +6296,6 @@ pub unsafe fn free_host(ptr: *mut c_void) -> crate::Result<()> {
 #[doc(alias = "cudaFreeArray")]
 #[inline]
 pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeArray(array) }?.result()?;
     Ok(())
 }
@@ -6718,9 +6336,6 @@ pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
 pub unsafe fn free_mipmapped_array(
     mipmapped_array: cudaMipmappedArray_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeMipmappedArray(mipmapped_array) }?.result()?;
     Ok(())
 }
@@ -6808,12 +6423,7 @@ pub fn host_alloc(
     size: usize,
     flags: crate::sys::HostAllocFlags,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_host: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaHostAlloc(&mut p_host, size, flags.bits()) }?.result()?;
     Ok(p_host)
 }
@@ -6936,9 +6546,6 @@ pub unsafe fn host_register(
     size: usize,
     flags: crate::sys::HostRegisterFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostRegister(ptr, size, flags.bits()) }?.result()?;
     Ok(())
 }
@@ -6974,9 +6581,6 @@ pub unsafe fn host_register(
 #[doc(alias = "cudaHostUnregister")]
 #[inline]
 pub unsafe fn host_unregister(ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostUnregister(ptr) }?.result()?;
     Ok(())
 }
@@ -7042,12 +6646,7 @@ pub unsafe fn host_get_device_pointer(
     p_host: *mut c_void,
     flags: crate::sys::DeviceFlags,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_device: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostGetDevicePointer(&mut p_device, p_host, flags.bits()) }?
         .result()?;
     Ok(p_device)
@@ -7084,12 +6683,7 @@ pub unsafe fn host_get_device_pointer(
 #[doc(alias = "cudaHostGetFlags")]
 #[inline]
 pub unsafe fn host_get_flags(p_host: *mut c_void) -> crate::Result<c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_flags: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostGetFlags(&mut p_flags, p_host) }?.result()?;
     Ok(p_flags)
 }
@@ -7147,12 +6741,7 @@ pub unsafe fn host_get_flags(p_host: *mut c_void) -> crate::Result<c_uint> {
 #[doc(alias = "cudaMalloc3D")]
 #[inline]
 pub fn malloc3d(extent: cudaExtent) -> crate::Result<cudaPitchedPtr> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut pitched_dev_ptr: cudaPitchedPtr = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaMalloc3D(&mut pitched_dev_ptr, extent) }?.result()?;
     Ok(pitched_dev_ptr)
 }
@@ -7278,12 +6867,7 @@ pub fn malloc3d_array(
     extent: cudaExtent,
     flags: crate::sys::ArrayFlags,
 ) -> crate::Result<cudaArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaMalloc3DArray(
             &mut array,
@@ -7420,12 +7004,7 @@ pub fn malloc_mipmapped_array(
     num_levels: c_uint,
     flags: crate::sys::ArrayFlags,
 ) -> crate::Result<cudaMipmappedArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mipmapped_array: cudaMipmappedArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaMallocMipmappedArray(
             &mut mipmapped_array,
@@ -7487,12 +7066,7 @@ pub unsafe fn get_mipmapped_array_level(
     mipmapped_array: cudaMipmappedArray_const_t,
     level: c_uint,
 ) -> crate::Result<cudaArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut level_array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGetMipmappedArrayLevel(&mut level_array, mipmapped_array, level)
     }?
@@ -7596,9 +7170,6 @@ pub unsafe fn get_mipmapped_array_level(
 #[doc(alias = "cudaMemcpy3D")]
 #[inline]
 pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3D(::core::ptr::from_ref(p)) }?.result()?;
     Ok(())
 }
@@ -7642,9 +7213,6 @@ pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> crate::Result<()> {
 #[doc(alias = "cudaMemcpy3DPeer")]
 #[inline]
 pub unsafe fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3DPeer(::core::ptr::from_ref(p)) }?.result()?;
     Ok(())
 }
@@ -7761,9 +7329,6 @@ pub unsafe fn memcpy3d_async(
     p: &cudaMemcpy3DParms,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3DAsync(::core::ptr::from_ref(p), stream) }?
         .result()?;
     Ok(())
@@ -7806,9 +7371,6 @@ pub unsafe fn memcpy3d_peer_async(
     p: &cudaMemcpy3DPeerParms,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3DPeerAsync(::core::ptr::from_ref(p), stream) }?
         .result()?;
     Ok(())
@@ -7853,15 +7415,8 @@ pub unsafe fn memcpy3d_peer_async(
 #[doc(alias = "cudaMemGetInfo")]
 #[inline]
 pub fn mem_get_info() -> crate::Result<(usize, usize)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut free: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut total: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaMemGetInfo(&mut free, &mut total) }?.result()?;
     Ok((free, total))
 }
@@ -7905,16 +7460,9 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 pub unsafe fn array_get_info(
     array: cudaArray_t,
 ) -> crate::Result<(cudaChannelFormatDesc, cudaExtent, crate::sys::ArrayFlags)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut desc: cudaChannelFormatDesc = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut extent: cudaExtent = unsafe { ::core::mem::zeroed() };
     let mut flags: c_uint = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaArrayGetInfo(&mut desc, &mut extent, &mut flags, array) }?
         .result()?;
     Ok((desc, extent, crate::sys::ArrayFlags::from_bits_retain(flags)))
@@ -7967,12 +7515,7 @@ pub unsafe fn array_get_plane(
     h_array: cudaArray_t,
     plane_idx: c_uint,
 ) -> crate::Result<cudaArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_plane_array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaArrayGetPlane(&mut p_plane_array, h_array, plane_idx) }?
         .result()?;
     Ok(p_plane_array)
@@ -8019,14 +7562,9 @@ pub unsafe fn array_get_memory_requirements(
     array: cudaArray_t,
     device: c_int,
 ) -> crate::Result<cudaArrayMemoryRequirements> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut memory_requirements: cudaArrayMemoryRequirements = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaArrayGetMemoryRequirements(
             &mut memory_requirements,
@@ -8079,14 +7617,9 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
     mipmap: cudaMipmappedArray_t,
     device: c_int,
 ) -> crate::Result<cudaArrayMemoryRequirements> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut memory_requirements: cudaArrayMemoryRequirements = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMipmappedArrayGetMemoryRequirements(
             &mut memory_requirements,
@@ -8146,14 +7679,9 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
 pub unsafe fn array_get_sparse_properties(
     array: cudaArray_t,
 ) -> crate::Result<cudaArraySparseProperties> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut sparse_properties: cudaArraySparseProperties = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaArrayGetSparseProperties(&mut sparse_properties, array) }?
         .result()?;
     Ok(sparse_properties)
@@ -8207,14 +7735,9 @@ pub unsafe fn array_get_sparse_properties(
 pub unsafe fn mipmapped_array_get_sparse_properties(
     mipmap: cudaMipmappedArray_t,
 ) -> crate::Result<cudaArraySparseProperties> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut sparse_properties: cudaArraySparseProperties = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMipmappedArrayGetSparseProperties(&mut sparse_properties, mipmap)
     }?
@@ -8303,9 +7826,6 @@ pub unsafe fn memcpy(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy(dst, src, count, kind) }?.result()?;
     Ok(())
 }
@@ -8359,9 +7879,6 @@ pub unsafe fn memcpy_peer(
     src_device: c_int,
     count: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyPeer(dst, dst_device, src, src_device, count) }?
         .result()?;
     Ok(())
@@ -8436,9 +7953,6 @@ pub unsafe fn memcpy2d(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) }?
         .result()?;
     Ok(())
@@ -8514,9 +8028,6 @@ pub unsafe fn memcpy2d_to_array(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DToArray(
             dst,
@@ -8603,9 +8114,6 @@ pub unsafe fn memcpy2d_from_array(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DFromArray(
             dst,
@@ -8692,9 +8200,6 @@ pub unsafe fn memcpy2d_array_to_array(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DArrayToArray(
             dst,
@@ -8786,9 +8291,6 @@ pub unsafe fn memcpy_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyAsync(dst, src, count, kind, stream) }?.result()?;
     Ok(())
 }
@@ -8843,9 +8345,6 @@ pub unsafe fn memcpy_peer_async(
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyPeerAsync(dst, dst_device, src, src_device, count, stream)
     }?
@@ -8969,12 +8468,7 @@ pub unsafe fn memcpy_batch_async(
     let num_attrs: usize = crate::error::shared_len(
         &[Some(attrs.len()), Some(attrs_idxs.len())],
     )?;
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut fail_idx: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyBatchAsync(
             {
@@ -9121,12 +8615,7 @@ pub unsafe fn memcpy3d_batch_async(
     stream: cudaStream_t,
 ) -> crate::Result<usize> {
     let num_ops: usize = crate::error::shared_len(&[Some(op_list.len())])?;
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut fail_idx: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy3DBatchAsync(
             num_ops,
@@ -9225,9 +8714,6 @@ pub unsafe fn memcpy2d_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DAsync(
             dst,
@@ -9323,9 +8809,6 @@ pub unsafe fn memcpy2d_to_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DToArrayAsync(
             dst,
@@ -9422,9 +8905,6 @@ pub unsafe fn memcpy2d_from_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DFromArrayAsync(
             dst,
@@ -9479,9 +8959,6 @@ pub unsafe fn memset(
     value: c_int,
     count: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset(dev_ptr, value, count) }?.result()?;
     Ok(())
 }
@@ -9535,9 +9012,6 @@ pub unsafe fn memset2d(
     width: usize,
     height: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset2D(dev_ptr, pitch, value, width, height) }?.result()?;
     Ok(())
 }
@@ -9602,9 +9076,6 @@ pub unsafe fn memset3d(
     value: c_int,
     extent: cudaExtent,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset3D(pitched_dev_ptr, value, extent) }?.result()?;
     Ok(())
 }
@@ -9660,9 +9131,6 @@ pub unsafe fn memset_async(
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemsetAsync(dev_ptr, value, count, stream) }?.result()?;
     Ok(())
 }
@@ -9725,9 +9193,6 @@ pub unsafe fn memset2d_async(
     height: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemset2DAsync(dev_ptr, pitch, value, width, height, stream)
     }?
@@ -9804,9 +9269,6 @@ pub unsafe fn memset3d_async(
     extent: cudaExtent,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset3DAsync(pitched_dev_ptr, value, extent, stream) }?
         .result()?;
     Ok(())
@@ -9907,9 +9369,6 @@ pub unsafe fn mem_prefetch_async(
     dst_device: c_int,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPrefetchAsync(dev_ptr, count, dst_device, stream) }?
         .result()?;
     Ok(())
@@ -10028,9 +9487,6 @@ pub unsafe fn mem_prefetch_async_v2(
     flags: c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPrefetchAsync_v2(dev_ptr, count, location, flags, stream)
     }?
@@ -10206,9 +9662,6 @@ pub unsafe fn mem_advise(
     advice: cudaMemoryAdvise,
     device: c_int,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemAdvise(dev_ptr, count, advice, device) }?.result()?;
     Ok(())
 }
@@ -10413,9 +9866,6 @@ pub unsafe fn mem_advise_v2(
     advice: cudaMemoryAdvise,
     location: cudaMemLocation,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemAdvise_v2(dev_ptr, count, advice, location) }?.result()?;
     Ok(())
 }
@@ -10567,9 +10017,6 @@ pub unsafe fn mem_range_get_attribute(
     dev_ptr: *const c_void,
     count: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemRangeGetAttribute(data, data_size, attribute, dev_ptr, count)
     }?
@@ -10645,9 +10092,6 @@ pub unsafe fn mem_range_get_attributes(
     let num_attributes: usize = crate::error::shared_len(
         &[Some(data.len()), Some(data_sizes.len()), Some(attributes.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemRangeGetAttributes(
             {
@@ -10725,12 +10169,7 @@ pub unsafe fn malloc_async(
     size: usize,
     h_stream: cudaStream_t,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMallocAsync(&mut dev_ptr, size, h_stream) }?.result()?;
     Ok(dev_ptr)
 }
@@ -10774,9 +10213,6 @@ pub unsafe fn free_async(
     dev_ptr: *mut c_void,
     h_stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeAsync(dev_ptr, h_stream) }?.result()?;
     Ok(())
 }
@@ -10826,9 +10262,6 @@ pub unsafe fn mem_pool_trim_to(
     mem_pool: cudaMemPool_t,
     min_bytes_to_keep: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolTrimTo(mem_pool, min_bytes_to_keep) }?.result()?;
     Ok(())
 }
@@ -10904,9 +10337,6 @@ pub unsafe fn mem_pool_set_attribute(
     attr: cudaMemPoolAttr,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolSetAttribute(mem_pool, attr, value) }?.result()?;
     Ok(())
 }
@@ -10988,9 +10418,6 @@ pub unsafe fn mem_pool_get_attribute(
     attr: cudaMemPoolAttr,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolGetAttribute(mem_pool, attr, value) }?.result()?;
     Ok(())
 }
@@ -11026,9 +10453,6 @@ pub unsafe fn mem_pool_set_access(
     desc_list: Option<&[cudaMemAccessDesc]>,
 ) -> crate::Result<()> {
     let count: usize = crate::error::shared_len(&[desc_list.as_ref().map(|s| s.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolSetAccess(
             mem_pool,
@@ -11075,12 +10499,7 @@ pub unsafe fn mem_pool_get_access(
     mem_pool: cudaMemPool_t,
     location: &mut cudaMemLocation,
 ) -> crate::Result<cudaMemAccessFlags> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut flags: cudaMemAccessFlags = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolGetAccess(
             &mut flags,
@@ -11171,12 +10590,7 @@ pub unsafe fn mem_pool_get_access(
 pub unsafe fn mem_pool_create(
     pool_props: &cudaMemPoolProps,
 ) -> crate::Result<cudaMemPool_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolCreate(&mut mem_pool, ::core::ptr::from_ref(pool_props))
     }?
@@ -11226,9 +10640,6 @@ pub unsafe fn mem_pool_create(
 #[doc(alias = "cudaMemPoolDestroy")]
 #[inline]
 pub unsafe fn mem_pool_destroy(mem_pool: cudaMemPool_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolDestroy(mem_pool) }?.result()?;
     Ok(())
 }
@@ -11283,12 +10694,7 @@ pub unsafe fn malloc_from_pool_async(
     mem_pool: cudaMemPool_t,
     stream: cudaStream_t,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMallocFromPoolAsync(&mut ptr, size, mem_pool, stream) }?
         .result()?;
     Ok(ptr)
@@ -11342,9 +10748,6 @@ pub unsafe fn mem_pool_export_to_shareable_handle(
     handle_type: cudaMemAllocationHandleType,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolExportToShareableHandle(
             shareable_handle,
@@ -11400,12 +10803,7 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
     handle_type: cudaMemAllocationHandleType,
     flags: c_uint,
 ) -> crate::Result<cudaMemPool_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolImportFromShareableHandle(
             &mut mem_pool,
@@ -11455,12 +10853,7 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
 pub unsafe fn mem_pool_export_pointer(
     ptr: *mut c_void,
 ) -> crate::Result<cudaMemPoolPtrExportData> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut export_data: cudaMemPoolPtrExportData = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolExportPointer(&mut export_data, ptr) }?.result()?;
     Ok(export_data)
 }
@@ -11511,12 +10904,7 @@ pub unsafe fn mem_pool_import_pointer(
     mem_pool: cudaMemPool_t,
     export_data: Option<&mut cudaMemPoolPtrExportData>,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolImportPointer(
             &mut ptr,
@@ -11598,12 +10986,7 @@ pub unsafe fn mem_pool_import_pointer(
 pub unsafe fn pointer_get_attributes(
     ptr: *const c_void,
 ) -> crate::Result<cudaPointerAttributes> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut attributes: cudaPointerAttributes = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaPointerGetAttributes(&mut attributes, ptr) }?.result()?;
     Ok(attributes)
 }
@@ -11642,12 +11025,7 @@ pub fn device_can_access_peer(
     device: c_int,
     peer_device: c_int,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut can_access_peer: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaDeviceCanAccessPeer(&mut can_access_peer, device, peer_device)
     }?
@@ -11704,9 +11082,6 @@ pub fn device_enable_peer_access(
     peer_device: c_int,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceEnablePeerAccess(peer_device, flags) }?.result()?;
     Ok(())
 }
@@ -11736,9 +11111,6 @@ pub fn device_enable_peer_access(
 #[doc(alias = "cudaDeviceDisablePeerAccess")]
 #[inline]
 pub fn device_disable_peer_access(peer_device: c_int) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceDisablePeerAccess(peer_device) }?.result()?;
     Ok(())
 }
@@ -11785,13 +11157,8 @@ pub fn gl_get_devices(
     p_cuda_devices: &mut [c_int],
     device_list: cudaGLDeviceList,
 ) -> crate::Result<c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_cuda_device_count: c_uint = unsafe { ::core::mem::zeroed() };
     let device_count: c_uint = crate::error::shared_len(&[Some(p_cuda_devices.len())])?;
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGLGetDevices(
             &mut p_cuda_device_count,
@@ -11889,12 +11256,7 @@ pub fn graphics_gl_register_image(
     target: GLenum,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGraphicsGLRegisterImage(&mut resource, image, target, flags)
     }?
@@ -11949,12 +11311,7 @@ pub fn graphics_gl_register_buffer(
     buffer: GLuint,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGraphicsGLRegisterBuffer(&mut resource, buffer, flags) }?
         .result()?;
     Ok(cudaGraphicsResource_t(resource))
@@ -11994,12 +11351,7 @@ pub unsafe fn vdpau_get_device(
     vdp_device: VdpDevice,
     vdp_get_proc_address: VdpGetProcAddress,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaVDPAUGetDevice(&mut device, vdp_device, vdp_get_proc_address)
     }?
@@ -12050,9 +11402,6 @@ pub unsafe fn vdpau_set_vdpau_device(
     vdp_device: VdpDevice,
     vdp_get_proc_address: VdpGetProcAddress,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaVDPAUSetVDPAUDevice(device, vdp_device, vdp_get_proc_address)
     }?
@@ -12107,12 +11456,7 @@ pub fn graphics_vdpau_register_video_surface(
     vdp_surface: VdpVideoSurface,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGraphicsVDPAURegisterVideoSurface(
             &mut resource,
@@ -12171,12 +11515,7 @@ pub fn graphics_vdpau_register_output_surface(
     vdp_surface: VdpOutputSurface,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGraphicsVDPAURegisterOutputSurface(
             &mut resource,
@@ -12257,14 +11596,9 @@ pub unsafe fn graphics_egl_register_image(
     image: EGLImageKHR,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_cuda_resource: *mut cudaGraphicsResource = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsEGLRegisterImage(&mut p_cuda_resource, image, flags)
     }?
@@ -12309,12 +11643,7 @@ pub unsafe fn graphics_egl_register_image(
 pub unsafe fn egl_stream_consumer_connect(
     egl_stream: EGLStreamKHR,
 ) -> crate::Result<cudaEglStreamConnection> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut conn: cudaEglStreamConnection = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEGLStreamConsumerConnect(&mut conn, egl_stream) }?
         .result()?;
     Ok(conn)
@@ -12361,12 +11690,7 @@ pub unsafe fn egl_stream_consumer_connect_with_flags(
     egl_stream: EGLStreamKHR,
     flags: c_uint,
 ) -> crate::Result<cudaEglStreamConnection> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut conn: cudaEglStreamConnection = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamConsumerConnectWithFlags(&mut conn, egl_stream, flags)
     }?
@@ -12404,9 +11728,6 @@ pub unsafe fn egl_stream_consumer_connect_with_flags(
 pub unsafe fn egl_stream_consumer_disconnect(
     conn: &mut cudaEglStreamConnection,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEGLStreamConsumerDisconnect(::core::ptr::from_mut(conn)) }?
         .result()?;
     Ok(())
@@ -12452,9 +11773,6 @@ pub unsafe fn egl_stream_consumer_acquire_frame(
     p_stream: &mut cudaStream_t,
     timeout: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamConsumerAcquireFrame(
             ::core::ptr::from_mut(conn),
@@ -12505,9 +11823,6 @@ pub unsafe fn egl_stream_consumer_release_frame(
     p_cuda_resource: cudaGraphicsResource_t,
     p_stream: &mut cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamConsumerReleaseFrame(
             ::core::ptr::from_mut(conn),
@@ -12560,12 +11875,7 @@ pub unsafe fn egl_stream_producer_connect(
     width: EGLint,
     height: EGLint,
 ) -> crate::Result<cudaEglStreamConnection> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut conn: cudaEglStreamConnection = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamProducerConnect(&mut conn, egl_stream, width, height)
     }?
@@ -12603,9 +11913,6 @@ pub unsafe fn egl_stream_producer_connect(
 pub unsafe fn egl_stream_producer_disconnect(
     conn: &mut cudaEglStreamConnection,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEGLStreamProducerDisconnect(::core::ptr::from_mut(conn)) }?
         .result()?;
     Ok(())
@@ -12651,9 +11958,6 @@ pub unsafe fn egl_stream_producer_present_frame(
     eglframe: cudaEglFrame,
     p_stream: &mut cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamProducerPresentFrame(
             ::core::ptr::from_mut(conn),
@@ -12703,9 +12007,6 @@ pub unsafe fn egl_stream_producer_return_frame(
     eglframe: &mut cudaEglFrame,
     p_stream: &mut cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamProducerReturnFrame(
             ::core::ptr::from_mut(conn),
@@ -12762,12 +12063,7 @@ pub unsafe fn graphics_resource_get_mapped_egl_frame(
     index: c_uint,
     mip_level: c_uint,
 ) -> crate::Result<cudaEglFrame> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut egl_frame: cudaEglFrame = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsResourceGetMappedEglFrame(
             &mut egl_frame,
@@ -12829,12 +12125,7 @@ pub unsafe fn event_create_from_egl_sync(
     egl_sync: EGLSyncKHR,
     flags: crate::sys::EventFlags,
 ) -> crate::Result<cudaEvent_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ph_event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEventCreateFromEGLSync(&mut ph_event, egl_sync, flags.bits())
     }?
@@ -12879,9 +12170,6 @@ pub unsafe fn event_create_from_egl_sync(
 pub unsafe fn graphics_unregister_resource(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphicsUnregisterResource(resource) }?.result()?;
     Ok(())
 }
@@ -12935,9 +12223,6 @@ pub unsafe fn graphics_resource_set_map_flags(
     resource: cudaGraphicsResource_t,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphicsResourceSetMapFlags(resource, flags) }?.result()?;
     Ok(())
 }
@@ -12990,9 +12275,6 @@ pub unsafe fn graphics_map_resources(
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     let count: c_int = crate::error::shared_len(&[Some(resources.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsMapResources(
             count,
@@ -13051,9 +12333,6 @@ pub unsafe fn graphics_unmap_resources(
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     let count: c_int = crate::error::shared_len(&[Some(resources.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsUnmapResources(
             count,
@@ -13111,15 +12390,8 @@ pub unsafe fn graphics_unmap_resources(
 pub unsafe fn graphics_resource_get_mapped_pointer(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<(*mut c_void, usize)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsResourceGetMappedPointer(
             &mut dev_ptr,
@@ -13177,12 +12449,7 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
     array_index: c_uint,
     mip_level: c_uint,
 ) -> crate::Result<cudaArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsSubResourceGetMappedArray(
             &mut array,
@@ -13233,12 +12500,7 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
 pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<cudaMipmappedArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mipmapped_array: cudaMipmappedArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsResourceGetMappedMipmappedArray(
             &mut mipmapped_array,
@@ -13281,12 +12543,7 @@ pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
 pub unsafe fn get_channel_desc(
     array: cudaArray_const_t,
 ) -> crate::Result<cudaChannelFormatDesc> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut desc: cudaChannelFormatDesc = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetChannelDesc(&mut desc, array) }?.result()?;
     Ok(desc)
 }
@@ -13337,9 +12594,6 @@ pub fn create_channel_desc(
     w: c_int,
     f: cudaChannelFormatKind,
 ) -> crate::Result<cudaChannelFormatDesc> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     let status = unsafe { crate::sys::cudaCreateChannelDesc(x, y, z, w, f) }?;
     Ok(status)
 }
@@ -13575,12 +12829,7 @@ pub unsafe fn create_texture_object(
     p_tex_desc: &cudaTextureDesc,
     p_res_view_desc: Option<&cudaResourceViewDesc>,
 ) -> crate::Result<cudaTextureObject_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_tex_object: cudaTextureObject_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaCreateTextureObject(
             &mut p_tex_object,
@@ -13621,9 +12870,6 @@ pub unsafe fn create_texture_object(
 pub unsafe fn destroy_texture_object(
     tex_object: cudaTextureObject_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroyTextureObject(tex_object) }?.result()?;
     Ok(())
 }
@@ -13657,12 +12903,7 @@ pub unsafe fn destroy_texture_object(
 pub fn get_texture_object_resource_desc(
     tex_object: cudaTextureObject_t,
 ) -> crate::Result<cudaResourceDesc> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_res_desc: cudaResourceDesc = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGetTextureObjectResourceDesc(&mut p_res_desc, tex_object) }?
         .result()?;
     Ok(p_res_desc)
@@ -13697,12 +12938,7 @@ pub fn get_texture_object_resource_desc(
 pub fn get_texture_object_texture_desc(
     tex_object: cudaTextureObject_t,
 ) -> crate::Result<cudaTextureDesc> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_tex_desc: cudaTextureDesc = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGetTextureObjectTextureDesc(&mut p_tex_desc, tex_object) }?
         .result()?;
     Ok(p_tex_desc)
@@ -13738,12 +12974,7 @@ pub fn get_texture_object_texture_desc(
 pub fn get_texture_object_resource_view_desc(
     tex_object: cudaTextureObject_t,
 ) -> crate::Result<cudaResourceViewDesc> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_res_view_desc: cudaResourceViewDesc = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGetTextureObjectResourceViewDesc(
             &mut p_res_view_desc,
@@ -13795,12 +13026,7 @@ pub fn get_texture_object_resource_view_desc(
 pub unsafe fn create_surface_object(
     p_res_desc: &cudaResourceDesc,
 ) -> crate::Result<cudaSurfaceObject_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_surf_object: cudaSurfaceObject_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaCreateSurfaceObject(
             &mut p_surf_object,
@@ -13839,9 +13065,6 @@ pub unsafe fn create_surface_object(
 pub unsafe fn destroy_surface_object(
     surf_object: cudaSurfaceObject_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroySurfaceObject(surf_object) }?.result()?;
     Ok(())
 }
@@ -13872,12 +13095,7 @@ pub unsafe fn destroy_surface_object(
 pub fn get_surface_object_resource_desc(
     surf_object: cudaSurfaceObject_t,
 ) -> crate::Result<cudaResourceDesc> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_res_desc: cudaResourceDesc = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGetSurfaceObjectResourceDesc(&mut p_res_desc, surf_object)
     }?
@@ -13913,12 +13131,7 @@ pub fn get_surface_object_resource_desc(
 #[doc(alias = "cudaDriverGetVersion")]
 #[inline]
 pub fn driver_get_version() -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut driver_version: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDriverGetVersion(&mut driver_version) }?.result()?;
     Ok(driver_version)
 }
@@ -13954,12 +13167,7 @@ pub fn driver_get_version() -> crate::Result<c_int> {
 #[doc(alias = "cudaRuntimeGetVersion")]
 #[inline]
 pub fn runtime_get_version() -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut runtime_version: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaRuntimeGetVersion(&mut runtime_version) }?.result()?;
     Ok(runtime_version)
 }
@@ -14000,12 +13208,7 @@ pub fn runtime_get_version() -> crate::Result<c_int> {
 #[doc(alias = "cudaGraphCreate")]
 #[inline]
 pub fn graph_create(flags: c_uint) -> crate::Result<cudaGraph_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGraphCreate(&mut p_graph, flags) }?.result()?;
     Ok(p_graph)
 }
@@ -14112,15 +13315,10 @@ pub unsafe fn graph_add_kernel_node(
     p_dependencies: &[cudaGraphNode_t],
     p_node_params: &cudaKernelNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddKernelNode(
             &mut p_graph_node,
@@ -14179,12 +13377,7 @@ pub unsafe fn graph_add_kernel_node(
 pub unsafe fn graph_kernel_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaKernelNodeParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_node_params: cudaKernelNodeParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphKernelNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -14223,9 +13416,6 @@ pub unsafe fn graph_kernel_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaKernelNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphKernelNodeSetParams(
             node,
@@ -14267,9 +13457,6 @@ pub unsafe fn graph_kernel_node_copy_attributes(
     h_src: cudaGraphNode_t,
     h_dst: cudaGraphNode_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphKernelNodeCopyAttributes(h_src, h_dst) }?.result()?;
     Ok(())
 }
@@ -14308,12 +13495,7 @@ pub unsafe fn graph_kernel_node_get_attribute(
     h_node: cudaGraphNode_t,
     attr: cudaLaunchAttributeID,
 ) -> crate::Result<cudaLaunchAttributeValue> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut value_out: cudaLaunchAttributeValue = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphKernelNodeGetAttribute(h_node, attr, &mut value_out) }?
         .result()?;
     Ok(value_out)
@@ -14352,9 +13534,6 @@ pub unsafe fn graph_kernel_node_set_attribute(
     attr: cudaLaunchAttributeID,
     value: &cudaLaunchAttributeValue,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphKernelNodeSetAttribute(
             h_node,
@@ -14429,15 +13608,10 @@ pub unsafe fn graph_add_memcpy_node(
     p_dependencies: &[cudaGraphNode_t],
     p_copy_params: &cudaMemcpy3DParms,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNode(
             &mut p_graph_node,
@@ -14532,15 +13706,10 @@ pub unsafe fn graph_add_memcpy_node1d(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNode1D(
             &mut p_graph_node,
@@ -14593,12 +13762,7 @@ pub unsafe fn graph_add_memcpy_node1d(
 pub unsafe fn graph_memcpy_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaMemcpy3DParms> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_node_params: cudaMemcpy3DParms = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemcpyNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -14640,9 +13804,6 @@ pub unsafe fn graph_memcpy_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemcpy3DParms,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParams(
             node,
@@ -14707,9 +13868,6 @@ pub unsafe fn graph_memcpy_node_set_params1d(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) }?
         .result()?;
     Ok(())
@@ -14769,15 +13927,10 @@ pub unsafe fn graph_add_memset_node(
     p_dependencies: &[cudaGraphNode_t],
     p_memset_params: &cudaMemsetParams,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemsetNode(
             &mut p_graph_node,
@@ -14827,12 +13980,7 @@ pub unsafe fn graph_add_memset_node(
 pub unsafe fn graph_memset_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaMemsetParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_node_params: cudaMemsetParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemsetNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -14871,9 +14019,6 @@ pub unsafe fn graph_memset_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemsetParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemsetNodeSetParams(
             node,
@@ -14939,15 +14084,10 @@ pub unsafe fn graph_add_host_node(
     p_dependencies: &[cudaGraphNode_t],
     p_node_params: &cudaHostNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddHostNode(
             &mut p_graph_node,
@@ -14997,12 +14137,7 @@ pub unsafe fn graph_add_host_node(
 pub unsafe fn graph_host_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaHostNodeParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_node_params: cudaHostNodeParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphHostNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -15041,9 +14176,6 @@ pub unsafe fn graph_host_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaHostNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphHostNodeSetParams(
             node,
@@ -15111,15 +14243,10 @@ pub unsafe fn graph_add_child_graph_node(
     p_dependencies: &[cudaGraphNode_t],
     child_graph: cudaGraph_t,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddChildGraphNode(
             &mut p_graph_node,
@@ -15173,12 +14300,7 @@ pub unsafe fn graph_add_child_graph_node(
 pub unsafe fn graph_child_graph_node_get_graph(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaGraph_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphChildGraphNodeGetGraph(node, &mut p_graph) }?
         .result()?;
     Ok(p_graph)
@@ -15236,15 +14358,10 @@ pub unsafe fn graph_add_empty_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddEmptyNode(
             &mut p_graph_node,
@@ -15317,15 +14434,10 @@ pub unsafe fn graph_add_event_record_node(
     p_dependencies: Option<&[cudaGraphNode_t]>,
     event: cudaEvent_t,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[p_dependencies.as_ref().map(|s| s.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddEventRecordNode(
             &mut p_graph_node,
@@ -15374,12 +14486,7 @@ pub unsafe fn graph_add_event_record_node(
 pub unsafe fn graph_event_record_node_get_event(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaEvent_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut event_out: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventRecordNodeGetEvent(node, &mut event_out) }?
         .result()?;
     Ok(event_out)
@@ -15420,9 +14527,6 @@ pub unsafe fn graph_event_record_node_set_event(
     node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventRecordNodeSetEvent(node, event) }?.result()?;
     Ok(())
 }
@@ -15487,15 +14591,10 @@ pub unsafe fn graph_add_event_wait_node(
     p_dependencies: Option<&[cudaGraphNode_t]>,
     event: cudaEvent_t,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[p_dependencies.as_ref().map(|s| s.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddEventWaitNode(
             &mut p_graph_node,
@@ -15544,12 +14643,7 @@ pub unsafe fn graph_add_event_wait_node(
 pub unsafe fn graph_event_wait_node_get_event(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaEvent_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut event_out: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventWaitNodeGetEvent(node, &mut event_out) }?
         .result()?;
     Ok(event_out)
@@ -15590,9 +14684,6 @@ pub unsafe fn graph_event_wait_node_set_event(
     node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventWaitNodeSetEvent(node, event) }?.result()?;
     Ok(())
 }
@@ -15659,15 +14750,10 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
     p_dependencies: &[cudaGraphNode_t],
     node_params: &cudaExternalSemaphoreSignalNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddExternalSemaphoresSignalNode(
             &mut p_graph_node,
@@ -15726,14 +14812,9 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
 pub unsafe fn graph_external_semaphores_signal_node_get_params(
     h_node: cudaGraphNode_t,
 ) -> crate::Result<cudaExternalSemaphoreSignalNodeParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut params_out: cudaExternalSemaphoreSignalNodeParams = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams(
             h_node,
@@ -15780,9 +14861,6 @@ pub unsafe fn graph_external_semaphores_signal_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreSignalNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams(
             h_node,
@@ -15855,15 +14933,10 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
     p_dependencies: &[cudaGraphNode_t],
     node_params: &cudaExternalSemaphoreWaitNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddExternalSemaphoresWaitNode(
             &mut p_graph_node,
@@ -15922,14 +14995,9 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
 pub unsafe fn graph_external_semaphores_wait_node_get_params(
     h_node: cudaGraphNode_t,
 ) -> crate::Result<cudaExternalSemaphoreWaitNodeParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut params_out: cudaExternalSemaphoreWaitNodeParams = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams(h_node, &mut params_out)
     }?
@@ -15973,9 +15041,6 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreWaitNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams(
             h_node,
@@ -16088,15 +15153,10 @@ pub unsafe fn graph_add_mem_alloc_node(
     p_dependencies: &[cudaGraphNode_t],
     node_params: &mut cudaMemAllocNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemAllocNode(
             &mut p_graph_node,
@@ -16148,12 +15208,7 @@ pub unsafe fn graph_add_mem_alloc_node(
 pub unsafe fn graph_mem_alloc_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaMemAllocNodeParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut params_out: cudaMemAllocNodeParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemAllocNodeGetParams(node, &mut params_out) }?
         .result()?;
     Ok(params_out)
@@ -16240,15 +15295,10 @@ pub unsafe fn graph_add_mem_free_node(
     p_dependencies: &[cudaGraphNode_t],
     dptr: *mut c_void,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemFreeNode(
             &mut p_graph_node,
@@ -16296,9 +15346,6 @@ pub unsafe fn graph_mem_free_node_get_params(
     node: cudaGraphNode_t,
     dptr_out: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemFreeNodeGetParams(node, dptr_out) }?.result()?;
     Ok(())
 }
@@ -16331,9 +15378,6 @@ pub unsafe fn graph_mem_free_node_get_params(
 #[doc(alias = "cudaDeviceGraphMemTrim")]
 #[inline]
 pub fn device_graph_mem_trim(device: c_int) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGraphMemTrim(device) }?.result()?;
     Ok(())
 }
@@ -16389,9 +15433,6 @@ pub unsafe fn device_get_graph_mem_attribute(
     attr: cudaGraphMemAttributeType,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceGetGraphMemAttribute(device, attr, value) }?
         .result()?;
     Ok(())
@@ -16441,9 +15482,6 @@ pub unsafe fn device_set_graph_mem_attribute(
     attr: cudaGraphMemAttributeType,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceSetGraphMemAttribute(device, attr, value) }?
         .result()?;
     Ok(())
@@ -16485,12 +15523,7 @@ pub unsafe fn device_set_graph_mem_attribute(
 #[doc(alias = "cudaGraphClone")]
 #[inline]
 pub unsafe fn graph_clone(original_graph: cudaGraph_t) -> crate::Result<cudaGraph_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_clone: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphClone(&mut p_graph_clone, original_graph) }?.result()?;
     Ok(p_graph_clone)
 }
@@ -16536,12 +15569,7 @@ pub unsafe fn graph_node_find_in_clone(
     original_node: cudaGraphNode_t,
     cloned_graph: cudaGraph_t,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeFindInClone(&mut p_node, original_node, cloned_graph)
     }?
@@ -16590,12 +15618,7 @@ pub unsafe fn graph_node_find_in_clone(
 pub unsafe fn graph_node_get_type(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaGraphNodeType> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_type: cudaGraphNodeType = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeGetType(node, &mut p_type) }?.result()?;
     Ok(p_type)
 }
@@ -16644,9 +15667,6 @@ pub unsafe fn graph_get_nodes(
 ) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
     let mut nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut num_nodes: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphGetNodes(
             graph,
@@ -16658,19 +15678,8 @@ pub unsafe fn graph_get_nodes(
     let n = usize::try_from(num_nodes).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         nodes.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-        nodes
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        nodes.resize_with(n, || unsafe { ::core::mem::zeroed() });
         num_nodes = <usize>::try_from(n).map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphGetNodes(
                 graph,
@@ -16733,9 +15742,6 @@ pub unsafe fn graph_get_root_nodes(
 ) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
     let mut p_root_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut p_num_root_nodes: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphGetRootNodes(
             graph,
@@ -16754,20 +15760,9 @@ pub unsafe fn graph_get_root_nodes(
         p_root_nodes
             .try_reserve_exact(n)
             .map_err(|_| crate::error::memory_allocation())?;
-        p_root_nodes
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        p_root_nodes.resize_with(n, || unsafe { ::core::mem::zeroed() });
         p_num_root_nodes = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphGetRootNodes(
                 graph,
@@ -16839,9 +15834,6 @@ pub unsafe fn graph_get_edges(
     let mut from: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut to: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut num_edges: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphGetEdges(
             graph,
@@ -16854,27 +15846,10 @@ pub unsafe fn graph_get_edges(
     let n = usize::try_from(num_edges).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         from.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-        from.resize_with(
-            n,
-            || {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            },
-        );
+        from.resize_with(n, || unsafe { ::core::mem::zeroed() });
         to.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-        to.resize_with(
-            n,
-            || {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            },
-        );
+        to.resize_with(n, || unsafe { ::core::mem::zeroed() });
         num_edges = <usize>::try_from(n).map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphGetEdges(
                 graph,
@@ -16957,9 +15932,6 @@ pub unsafe fn graph_get_edges_v2(
     let mut to: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
     let mut num_edges: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphGetEdges_v2(
             graph,
@@ -16977,37 +15949,12 @@ pub unsafe fn graph_get_edges_v2(
     let n = usize::try_from(num_edges).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         from.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-        from.resize_with(
-            n,
-            || {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            },
-        );
+        from.resize_with(n, || unsafe { ::core::mem::zeroed() });
         to.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-        to.resize_with(
-            n,
-            || {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            },
-        );
+        to.resize_with(n, || unsafe { ::core::mem::zeroed() });
         edge_data.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-        edge_data
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        edge_data.resize_with(n, || unsafe { ::core::mem::zeroed() });
         num_edges = <usize>::try_from(n).map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphGetEdges_v2(
                 graph,
@@ -17079,9 +16026,6 @@ pub unsafe fn graph_node_get_dependencies(
 ) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
     let mut p_dependencies: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut p_num_dependencies: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetDependencies(
             node,
@@ -17100,20 +16044,9 @@ pub unsafe fn graph_node_get_dependencies(
         p_dependencies
             .try_reserve_exact(n)
             .map_err(|_| crate::error::memory_allocation())?;
-        p_dependencies
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        p_dependencies.resize_with(n, || unsafe { ::core::mem::zeroed() });
         p_num_dependencies = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphNodeGetDependencies(
                 node,
@@ -17186,9 +16119,6 @@ pub unsafe fn graph_node_get_dependencies_v2(
     let mut p_dependencies: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
     let mut p_num_dependencies: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetDependencies_v2(
             node,
@@ -17212,30 +16142,11 @@ pub unsafe fn graph_node_get_dependencies_v2(
         p_dependencies
             .try_reserve_exact(n)
             .map_err(|_| crate::error::memory_allocation())?;
-        p_dependencies
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        p_dependencies.resize_with(n, || unsafe { ::core::mem::zeroed() });
         edge_data.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-        edge_data
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        edge_data.resize_with(n, || unsafe { ::core::mem::zeroed() });
         p_num_dependencies = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphNodeGetDependencies_v2(
                 node,
@@ -17305,9 +16216,6 @@ pub unsafe fn graph_node_get_dependent_nodes(
 ) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
     let mut p_dependent_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut p_num_dependent_nodes: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetDependentNodes(
             node,
@@ -17326,20 +16234,9 @@ pub unsafe fn graph_node_get_dependent_nodes(
         p_dependent_nodes
             .try_reserve_exact(n)
             .map_err(|_| crate::error::memory_allocation())?;
-        p_dependent_nodes
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        p_dependent_nodes.resize_with(n, || unsafe { ::core::mem::zeroed() });
         p_num_dependent_nodes = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphNodeGetDependentNodes(
                 node,
@@ -17412,9 +16309,6 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(
     let mut p_dependent_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
     let mut p_num_dependent_nodes: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetDependentNodes_v2(
             node,
@@ -17438,30 +16332,11 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(
         p_dependent_nodes
             .try_reserve_exact(n)
             .map_err(|_| crate::error::memory_allocation())?;
-        p_dependent_nodes
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        p_dependent_nodes.resize_with(n, || unsafe { ::core::mem::zeroed() });
         edge_data.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-        edge_data
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        edge_data.resize_with(n, || unsafe { ::core::mem::zeroed() });
         p_num_dependent_nodes = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphNodeGetDependentNodes_v2(
                 node,
@@ -17530,9 +16405,6 @@ pub unsafe fn graph_add_dependencies(
     let num_dependencies: usize = crate::error::shared_len(
         &[from.as_ref().map(|s| s.len()), Some(to.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddDependencies(
             graph,
@@ -17596,9 +16468,6 @@ pub unsafe fn graph_add_dependencies_v2(
             edge_data.as_ref().map(|s| s.len()),
         ],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddDependencies_v2(
             graph,
@@ -17660,9 +16529,6 @@ pub unsafe fn graph_remove_dependencies(
     let num_dependencies: usize = crate::error::shared_len(
         &[from.as_ref().map(|s| s.len()), Some(to.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphRemoveDependencies(
             graph,
@@ -17729,9 +16595,6 @@ pub unsafe fn graph_remove_dependencies_v2(
             edge_data.as_ref().map(|s| s.len()),
         ],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphRemoveDependencies_v2(
             graph,
@@ -17783,9 +16646,6 @@ pub unsafe fn graph_remove_dependencies_v2(
 #[doc(alias = "cudaGraphDestroyNode")]
 #[inline]
 pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphDestroyNode(node) }?.result()?;
     Ok(())
 }
@@ -17888,12 +16748,7 @@ pub unsafe fn graph_instantiate(
     graph: cudaGraph_t,
     flags: c_ulonglong,
 ) -> crate::Result<cudaGraphExec_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphInstantiate(&mut p_graph_exec, graph, flags) }?
         .result()?;
     Ok(p_graph_exec)
@@ -17999,12 +16854,7 @@ pub unsafe fn graph_instantiate_with_flags(
     graph: cudaGraph_t,
     flags: c_ulonglong,
 ) -> crate::Result<cudaGraphExec_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphInstantiateWithFlags(&mut p_graph_exec, graph, flags)
     }?
@@ -18150,12 +17000,7 @@ pub unsafe fn graph_instantiate_with_params(
     graph: cudaGraph_t,
     instantiate_params: &mut cudaGraphInstantiateParams,
 ) -> crate::Result<cudaGraphExec_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphInstantiateWithParams(
             &mut p_graph_exec,
@@ -18203,12 +17048,7 @@ pub unsafe fn graph_instantiate_with_params(
 pub unsafe fn graph_exec_get_flags(
     graph_exec: cudaGraphExec_t,
 ) -> crate::Result<c_ulonglong> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut flags: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphExecGetFlags(graph_exec, &mut flags) }?.result()?;
     Ok(flags)
 }
@@ -18292,9 +17132,6 @@ pub unsafe fn graph_exec_kernel_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaKernelNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecKernelNodeSetParams(
             h_graph_exec,
@@ -18371,9 +17208,6 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemcpy3DParms,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParams(
             h_graph_exec,
@@ -18454,9 +17288,6 @@ pub unsafe fn graph_exec_memcpy_node_set_params1d(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParams1D(
             h_graph_exec,
@@ -18538,9 +17369,6 @@ pub unsafe fn graph_exec_memset_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemsetParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemsetNodeSetParams(
             h_graph_exec,
@@ -18604,9 +17432,6 @@ pub unsafe fn graph_exec_host_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaHostNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecHostNodeSetParams(
             h_graph_exec,
@@ -18678,9 +17503,6 @@ pub unsafe fn graph_exec_child_graph_node_set_params(
     node: cudaGraphNode_t,
     child_graph: cudaGraph_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecChildGraphNodeSetParams(h_graph_exec, node, child_graph)
     }?
@@ -18743,9 +17565,6 @@ pub unsafe fn graph_exec_event_record_node_set_event(
     h_node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecEventRecordNodeSetEvent(h_graph_exec, h_node, event)
     }?
@@ -18808,9 +17627,6 @@ pub unsafe fn graph_exec_event_wait_node_set_event(
     h_node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecEventWaitNodeSetEvent(h_graph_exec, h_node, event)
     }?
@@ -18876,9 +17692,6 @@ pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreSignalNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams(
             h_graph_exec,
@@ -18948,9 +17761,6 @@ pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreWaitNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams(
             h_graph_exec,
@@ -19012,9 +17822,6 @@ pub unsafe fn graph_node_set_enabled(
     h_node: cudaGraphNode_t,
     is_enabled: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeSetEnabled(h_graph_exec, h_node, is_enabled) }?
         .result()?;
     Ok(())
@@ -19065,12 +17872,7 @@ pub unsafe fn graph_node_get_enabled(
     h_graph_exec: cudaGraphExec_t,
     h_node: cudaGraphNode_t,
 ) -> crate::Result<c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut is_enabled: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetEnabled(h_graph_exec, h_node, &mut is_enabled)
     }?
@@ -19238,14 +18040,9 @@ pub unsafe fn graph_exec_update(
     h_graph_exec: cudaGraphExec_t,
     h_graph: cudaGraph_t,
 ) -> crate::Result<cudaGraphExecUpdateResultInfo> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut result_info: cudaGraphExecUpdateResultInfo = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphExecUpdate(h_graph_exec, h_graph, &mut result_info) }?
         .result()?;
     Ok(result_info)
@@ -19287,9 +18084,6 @@ pub unsafe fn graph_upload(
     graph_exec: cudaGraphExec_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphUpload(graph_exec, stream) }?.result()?;
     Ok(())
 }
@@ -19336,9 +18130,6 @@ pub unsafe fn graph_launch(
     graph_exec: cudaGraphExec_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphLaunch(graph_exec, stream) }?.result()?;
     Ok(())
 }
@@ -19371,9 +18162,6 @@ pub unsafe fn graph_launch(
 #[doc(alias = "cudaGraphExecDestroy")]
 #[inline]
 pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphExecDestroy(graph_exec) }?.result()?;
     Ok(())
 }
@@ -19404,9 +18192,6 @@ pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<(
 #[doc(alias = "cudaGraphDestroy")]
 #[inline]
 pub unsafe fn graph_destroy(graph: cudaGraph_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphDestroy(graph) }?.result()?;
     Ok(())
 }
@@ -19442,9 +18227,6 @@ pub unsafe fn graph_debug_dot_print(
     path: &::core::ffi::CStr,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphDebugDotPrint(graph, path.as_ptr(), flags) }?
         .result()?;
     Ok(())
@@ -19501,12 +18283,7 @@ pub unsafe fn user_object_create(
     initial_refcount: c_uint,
     flags: c_uint,
 ) -> crate::Result<cudaUserObject_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut object_out: cudaUserObject_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaUserObjectCreate(
             &mut object_out,
@@ -19557,9 +18334,6 @@ pub unsafe fn user_object_retain(
     object: cudaUserObject_t,
     count: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaUserObjectRetain(object, count) }?.result()?;
     Ok(())
 }
@@ -19605,9 +18379,6 @@ pub unsafe fn user_object_release(
     object: cudaUserObject_t,
     count: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaUserObjectRelease(object, count) }?.result()?;
     Ok(())
 }
@@ -19654,9 +18425,6 @@ pub unsafe fn graph_retain_user_object(
     count: c_uint,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphRetainUserObject(graph, object, count, flags) }?
         .result()?;
     Ok(())
@@ -19702,9 +18470,6 @@ pub unsafe fn graph_release_user_object(
     object: cudaUserObject_t,
     count: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphReleaseUserObject(graph, object, count) }?.result()?;
     Ok(())
 }
@@ -19765,15 +18530,10 @@ pub unsafe fn graph_add_node(
     p_dependencies: &[cudaGraphNode_t],
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddNode(
             &mut p_graph_node,
@@ -19846,15 +18606,10 @@ pub unsafe fn graph_add_node_v2(
     dependency_data: Option<&[cudaGraphEdgeData]>,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len()), dependency_data.as_ref().map(|s| s.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddNode_v2(
             &mut p_graph_node,
@@ -19909,9 +18664,6 @@ pub unsafe fn graph_node_set_params(
     node: cudaGraphNode_t,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeSetParams(node, ::core::ptr::from_mut(node_params))
     }?
@@ -19965,9 +18717,6 @@ pub unsafe fn graph_exec_node_set_params(
     node: cudaGraphNode_t,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecNodeSetParams(
             graph_exec,
@@ -20020,12 +18769,7 @@ pub unsafe fn graph_conditional_handle_create(
     default_launch_value: c_uint,
     flags: c_uint,
 ) -> crate::Result<cudaGraphConditionalHandle> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_handle_out: cudaGraphConditionalHandle = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphConditionalHandleCreate(
             &mut p_handle_out,
@@ -20124,17 +18868,10 @@ pub fn get_driver_entry_point(
     symbol: &::core::ffi::CStr,
     flags: c_ulonglong,
 ) -> crate::Result<(*mut c_void, cudaDriverEntryPointQueryResult)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut func_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut driver_status: cudaDriverEntryPointQueryResult = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGetDriverEntryPoint(
             symbol.as_ptr(),
@@ -20243,17 +18980,10 @@ pub fn get_driver_entry_point_by_version(
     version: c_uint,
     flags: c_ulonglong,
 ) -> crate::Result<(*mut c_void, cudaDriverEntryPointQueryResult)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut func_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut driver_status: cudaDriverEntryPointQueryResult = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGetDriverEntryPointByVersion(
             symbol.as_ptr(),
@@ -20343,8 +19073,6 @@ pub unsafe fn library_load_data(
     library_options: &[cudaLibraryOption],
     library_option_values: &[*mut c_void],
 ) -> crate::Result<cudaLibrary_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut library: cudaLibrary_t = unsafe { ::core::mem::zeroed() };
     let num_jit_options: c_uint = crate::error::shared_len(
         &[Some(jit_options.len()), Some(jit_options_values.len())],
@@ -20352,9 +19080,6 @@ pub unsafe fn library_load_data(
     let num_library_options: c_uint = crate::error::shared_len(
         &[Some(library_options.len()), Some(library_option_values.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryLoadData(
             &mut library,
@@ -20458,8 +19183,6 @@ pub unsafe fn library_load_from_file(
     library_options: &[cudaLibraryOption],
     library_option_values: &[*mut c_void],
 ) -> crate::Result<cudaLibrary_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut library: cudaLibrary_t = unsafe { ::core::mem::zeroed() };
     let num_jit_options: c_uint = crate::error::shared_len(
         &[Some(jit_options.len()), Some(jit_options_values.len())],
@@ -20467,9 +19190,6 @@ pub unsafe fn library_load_from_file(
     let num_library_options: c_uint = crate::error::shared_len(
         &[Some(library_options.len()), Some(library_option_values.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryLoadFromFile(
             &mut library,
@@ -20526,9 +19246,6 @@ pub unsafe fn library_load_from_file(
 #[doc(alias = "cudaLibraryUnload")]
 #[inline]
 pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLibraryUnload(library) }?.result()?;
     Ok(())
 }
@@ -20571,12 +19288,7 @@ pub unsafe fn library_get_kernel(
     library: cudaLibrary_t,
     name: &::core::ffi::CStr,
 ) -> crate::Result<cudaKernel_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_kernel: cudaKernel_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLibraryGetKernel(&mut p_kernel, library, name.as_ptr()) }?
         .result()?;
     Ok(p_kernel)
@@ -20629,15 +19341,8 @@ pub unsafe fn library_get_global(
     library: cudaLibrary_t,
     name: &::core::ffi::CStr,
 ) -> crate::Result<(*mut c_void, usize)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut bytes: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryGetGlobal(&mut dptr, &mut bytes, library, name.as_ptr())
     }?
@@ -20694,15 +19399,8 @@ pub unsafe fn library_get_managed(
     library: cudaLibrary_t,
     name: &::core::ffi::CStr,
 ) -> crate::Result<(*mut c_void, usize)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut bytes: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryGetManaged(&mut dptr, &mut bytes, library, name.as_ptr())
     }?
@@ -20750,12 +19448,7 @@ pub unsafe fn library_get_unified_function(
     library: cudaLibrary_t,
     symbol: &::core::ffi::CStr,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut fptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryGetUnifiedFunction(&mut fptr, library, symbol.as_ptr())
     }?
@@ -20795,12 +19488,7 @@ pub unsafe fn library_get_unified_function(
 #[doc(alias = "cudaLibraryGetKernelCount")]
 #[inline]
 pub unsafe fn library_get_kernel_count(lib: cudaLibrary_t) -> crate::Result<c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut count: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLibraryGetKernelCount(&mut count, lib) }?.result()?;
     Ok(count)
 }
@@ -20839,9 +19527,6 @@ pub unsafe fn library_enumerate_kernels(
     lib: cudaLibrary_t,
 ) -> crate::Result<()> {
     let num_kernels: c_uint = crate::error::shared_len(&[Some(kernels.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryEnumerateKernels(
             {
@@ -20959,9 +19644,6 @@ pub unsafe fn kernel_set_attribute_for_device(
     value: c_int,
     device: c_int,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaKernelSetAttributeForDevice(kernel, attr, value, device) }?
         .result()?;
     Ok(())
@@ -21006,12 +19688,7 @@ pub unsafe fn kernel_set_attribute_for_device(
 #[doc(alias = "cudaGetKernel")]
 #[inline]
 pub unsafe fn get_kernel(entry_func_addr: *const c_void) -> crate::Result<cudaKernel_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut kernel_ptr: cudaKernel_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetKernel(&mut kernel_ptr, entry_func_addr) }?.result()?;
     Ok(kernel_ptr)
 }
@@ -21040,9 +19717,6 @@ pub unsafe fn get_kernel(entry_func_addr: *const c_void) -> crate::Result<cudaKe
 #[doc(alias = "cudaProfilerStart")]
 #[inline]
 pub fn profiler_start() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaProfilerStart() }?.result()?;
     Ok(())
 }
@@ -21071,9 +19745,6 @@ pub fn profiler_start() -> crate::Result<()> {
 #[doc(alias = "cudaProfilerStop")]
 #[inline]
 pub fn profiler_stop() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaProfilerStop() }?.result()?;
     Ok(())
 }
@@ -21109,9 +19780,6 @@ pub fn profiler_stop() -> crate::Result<()> {
 #[doc(alias = "cudaGLSetGLDevice")]
 #[inline]
 pub fn gl_set_gl_device(device: c_int) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGLSetGLDevice(device) }?.result()?;
     Ok(())
 }
@@ -21145,9 +19813,6 @@ pub fn gl_set_gl_device(device: c_int) -> crate::Result<()> {
 #[doc(alias = "cudaGLRegisterBufferObject")]
 #[inline]
 pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGLRegisterBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
@@ -21191,12 +19856,7 @@ pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 #[doc(alias = "cudaGLMapBufferObject")]
 #[inline]
 pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGLMapBufferObject(&mut dev_ptr, buf_obj) }?.result()?;
     Ok(dev_ptr)
 }
@@ -21234,9 +19894,6 @@ pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut c_void> {
 #[doc(alias = "cudaGLUnmapBufferObject")]
 #[inline]
 pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGLUnmapBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
@@ -21275,9 +19932,6 @@ pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 #[doc(alias = "cudaGLUnregisterBufferObject")]
 #[inline]
 pub unsafe fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGLUnregisterBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
@@ -21328,9 +19982,6 @@ pub fn gl_set_buffer_object_map_flags(
     buf_obj: GLuint,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGLSetBufferObjectMapFlags(buf_obj, flags) }?.result()?;
     Ok(())
 }
@@ -21381,12 +20032,7 @@ pub unsafe fn gl_map_buffer_object_async(
     buf_obj: GLuint,
     stream: cudaStream_t,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGLMapBufferObjectAsync(&mut dev_ptr, buf_obj, stream) }?
         .result()?;
     Ok(dev_ptr)
@@ -21432,9 +20078,6 @@ pub unsafe fn gl_unmap_buffer_object_async(
     buf_obj: GLuint,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGLUnmapBufferObjectAsync(buf_obj, stream) }?.result()?;
     Ok(())
 }
@@ -21481,12 +20124,7 @@ pub unsafe fn gl_unmap_buffer_object_async(
 #[doc(alias = "cudaDeviceGetSharedMemConfig")]
 #[inline]
 pub fn device_get_shared_mem_config() -> crate::Result<cudaSharedMemConfig> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_config: cudaSharedMemConfig = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetSharedMemConfig(&mut p_config) }?.result()?;
     Ok(p_config)
 }
@@ -21546,9 +20184,6 @@ pub fn device_get_shared_mem_config() -> crate::Result<cudaSharedMemConfig> {
 #[doc(alias = "cudaDeviceSetSharedMemConfig")]
 #[inline]
 pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceSetSharedMemConfig(config) }?.result()?;
     Ok(())
 }
@@ -21593,9 +20228,6 @@ pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Resul
 #[doc(alias = "cudaThreadExit")]
 #[inline]
 pub unsafe fn thread_exit() -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaThreadExit() }?.result()?;
     Ok(())
 }
@@ -21634,9 +20266,6 @@ pub unsafe fn thread_exit() -> crate::Result<()> {
 #[doc(alias = "cudaThreadSynchronize")]
 #[inline]
 pub fn thread_synchronize() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaThreadSynchronize() }?.result()?;
     Ok(())
 }
@@ -21698,9 +20327,6 @@ pub fn thread_synchronize() -> crate::Result<()> {
 #[doc(alias = "cudaThreadSetLimit")]
 #[inline]
 pub fn thread_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaThreadSetLimit(limit, value) }?.result()?;
     Ok(())
 }
@@ -21749,12 +20375,7 @@ pub fn thread_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
 #[doc(alias = "cudaThreadGetLimit")]
 #[inline]
 pub fn thread_get_limit(limit: cudaLimit) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_value: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaThreadGetLimit(&mut p_value, limit) }?.result()?;
     Ok(p_value)
 }
@@ -21805,12 +20426,7 @@ pub fn thread_get_limit(limit: cudaLimit) -> crate::Result<usize> {
 #[doc(alias = "cudaThreadGetCacheConfig")]
 #[inline]
 pub fn thread_get_cache_config() -> crate::Result<cudaFuncCache> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_cache_config: cudaFuncCache = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaThreadGetCacheConfig(&mut p_cache_config) }?.result()?;
     Ok(p_cache_config)
 }
@@ -21872,9 +20488,6 @@ pub fn thread_get_cache_config() -> crate::Result<cudaFuncCache> {
 #[doc(alias = "cudaThreadSetCacheConfig")]
 #[inline]
 pub fn thread_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaThreadSetCacheConfig(cache_config) }?.result()?;
     Ok(())
 }
@@ -21920,9 +20533,6 @@ pub fn thread_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 #[inline]
 pub fn set_valid_devices(device_arr: &[c_int]) -> crate::Result<()> {
     let len: c_int = crate::error::shared_len(&[Some(device_arr.len())])?;
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaSetValidDevices(
             {
@@ -22002,9 +20612,6 @@ pub unsafe fn launch_kernel(
     shared_mem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLaunchKernel(
             func,
@@ -22095,9 +20702,6 @@ pub unsafe fn launch_kernel_ex_c(
     func: *const c_void,
     args: &mut [*mut c_void],
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLaunchKernelExC(
             ::core::ptr::from_ref(config),
@@ -22186,9 +20790,6 @@ pub unsafe fn launch_cooperative_kernel(
     shared_mem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLaunchCooperativeKernel(
             func,
@@ -22318,9 +20919,6 @@ pub unsafe fn launch_cooperative_kernel_multi_device(
     let num_devices: c_uint = crate::error::shared_len(
         &[Some(launch_params_list.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLaunchCooperativeKernelMultiDevice(
             {
@@ -22378,9 +20976,6 @@ pub unsafe fn launch_cooperative_kernel_multi_device(
 #[inline]
 pub unsafe fn func_get_name(func: *const c_void) -> crate::Result<::std::ffi::CString> {
     let mut name: *const c_char = ::core::ptr::null();
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncGetName(&mut name, func) }?.result()?;
     Ok(
         if name.is_null() {
@@ -22436,15 +21031,8 @@ pub unsafe fn func_get_param_info(
     func: *const c_void,
     param_index: usize,
 ) -> crate::Result<(usize, usize)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut param_offset: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut param_size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaFuncGetParamInfo(
             func,
@@ -22490,9 +21078,6 @@ pub unsafe fn func_get_param_info(
 #[doc(alias = "cudaSetDoubleForDevice")]
 #[inline]
 pub fn set_double_for_device(d: &mut f64) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaSetDoubleForDevice(::core::ptr::from_mut(d)) }?.result()?;
     Ok(())
 }
@@ -22530,9 +21115,6 @@ pub fn set_double_for_device(d: &mut f64) -> crate::Result<()> {
 #[doc(alias = "cudaSetDoubleForHost")]
 #[inline]
 pub fn set_double_for_host(d: &mut f64) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaSetDoubleForHost(::core::ptr::from_mut(d)) }?.result()?;
     Ok(())
 }
@@ -22610,9 +21192,6 @@ pub unsafe fn func_set_shared_mem_config(
     func: *const c_void,
     config: cudaSharedMemConfig,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncSetSharedMemConfig(func, config) }?.result()?;
     Ok(())
 }
@@ -22671,12 +21250,7 @@ pub unsafe fn occupancy_max_potential_cluster_size(
     func: *const c_void,
     launch_config: &cudaLaunchConfig_t,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut cluster_size: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxPotentialClusterSize(
             &mut cluster_size,
@@ -22742,12 +21316,7 @@ pub unsafe fn occupancy_max_active_clusters(
     func: *const c_void,
     launch_config: &cudaLaunchConfig_t,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut num_clusters: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxActiveClusters(
             &mut num_clusters,
@@ -22826,9 +21395,6 @@ pub unsafe fn memcpy_to_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyToSymbol(symbol, src, count, offset, kind) }?
         .result()?;
     Ok(())
@@ -22901,9 +21467,6 @@ pub unsafe fn memcpy_from_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyFromSymbol(dst, symbol, count, offset, kind) }?
         .result()?;
     Ok(())
@@ -22987,9 +21550,6 @@ pub unsafe fn memcpy_to_symbol_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream)
     }?
@@ -23075,9 +21635,6 @@ pub unsafe fn memcpy_from_symbol_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream)
     }?
@@ -23128,12 +21685,7 @@ pub unsafe fn memcpy_from_symbol_async(
 #[doc(alias = "cudaGetSymbolAddress")]
 #[inline]
 pub unsafe fn get_symbol_address(symbol: *const c_void) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetSymbolAddress(&mut dev_ptr, symbol) }?.result()?;
     Ok(dev_ptr)
 }
@@ -23180,12 +21732,7 @@ pub unsafe fn get_symbol_address(symbol: *const c_void) -> crate::Result<*mut c_
 #[doc(alias = "cudaGetSymbolSize")]
 #[inline]
 pub unsafe fn get_symbol_size(symbol: *const c_void) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetSymbolSize(&mut size, symbol) }?.result()?;
     Ok(size)
 }
@@ -23264,9 +21811,6 @@ pub unsafe fn memcpy_to_array(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyToArray(dst, w_offset, h_offset, src, count, kind) }?
         .result()?;
     Ok(())
@@ -23345,9 +21889,6 @@ pub unsafe fn memcpy_from_array(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyFromArray(dst, src, w_offset, h_offset, count, kind)
     }?
@@ -23430,9 +21971,6 @@ pub unsafe fn memcpy_array_to_array(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyArrayToArray(
             dst,
@@ -23534,9 +22072,6 @@ pub unsafe fn memcpy_to_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyToArrayAsync(
             dst,
@@ -23636,9 +22171,6 @@ pub unsafe fn memcpy_from_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyFromArrayAsync(
             dst,
@@ -23738,15 +22270,10 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNodeToSymbol(
             &mut p_graph_node,
@@ -23851,15 +22378,10 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNodeFromSymbol(
             &mut p_graph_node,
@@ -23940,9 +22462,6 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol(
             node,
@@ -24017,9 +22536,6 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol(
             node,
@@ -24112,9 +22628,6 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol(
             h_graph_exec,
@@ -24208,9 +22721,6 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol(
             h_graph_exec,
@@ -24253,12 +22763,7 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
 pub unsafe fn get_func_by_symbol(
     symbol_ptr: *const c_void,
 ) -> crate::Result<cudaFunction_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut function_ptr: cudaFunction_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetFuncBySymbol(&mut function_ptr, symbol_ptr) }?.result()?;
     Ok(function_ptr)
 }
@@ -24307,22 +22812,13 @@ pub unsafe fn stream_get_capture_info_v2(
 ) -> crate::Result<
     (cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, ::std::vec::Vec<cudaGraphNode_t>),
 > {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut capture_status_out: cudaStreamCaptureStatus = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut id_out: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
     let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
     let mut num_dependencies_out: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamGetCaptureInfo_v2(
             stream,

@@ -87,6 +87,10 @@
 //! **Memory Management \[DEPRECATED\]**: [`memcpy_to_array`](crate::api::memcpy_to_array), [`memcpy_from_array`](crate::api::memcpy_from_array), [`memcpy_array_to_array`](crate::api::memcpy_array_to_array), [`memcpy_to_array_async`](crate::api::memcpy_to_array_async), [`memcpy_from_array_async`](crate::api::memcpy_from_array_async)
 //!
 //! The types, enums, flags and constants the functions take and return are re-exported here from [`crate::sys`] (the raw functions are not), so code that uses the typed layer needs no other module.
+//!
+//! # Safety of the bodies
+//!
+//! Every wrapper's call of its C function is an `unsafe` block, sound for the same reasons everywhere, stated here once: in a safe function every argument is a value, or a pointer made from a Rust reference or slice that is valid for the call, with counts equal to slice lengths, and the C function reads and writes nothing else; in an `unsafe` function the caller upholds its `# Safety` section and every argument it does not cover is as in a safe one. Outputs start as all-zero bytes (`mem::zeroed`): every type the C API writes through a pointer is plain old data, for which all-zero bytes are a valid value. Blocks with other reasons say them where they are.
 use ::core::ffi::{
     c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong,
     c_ulonglong, c_ushort, c_void,
@@ -147,9 +151,6 @@ pub use crate::sys::types::*;
 #[doc(alias = "cudaDeviceReset")]
 #[inline]
 pub unsafe fn device_reset() -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceReset() }?.result()?;
     Ok(())
 }
@@ -177,9 +178,6 @@ pub unsafe fn device_reset() -> crate::Result<()> {
 #[doc(alias = "cudaDeviceSynchronize")]
 #[inline]
 pub fn device_synchronize() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceSynchronize() }?.result()?;
     Ok(())
 }
@@ -280,9 +278,6 @@ pub fn device_synchronize() -> crate::Result<()> {
 #[doc(alias = "cudaDeviceSetLimit")]
 #[inline]
 pub fn device_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceSetLimit(limit, value) }?.result()?;
     Ok(())
 }
@@ -340,12 +335,7 @@ pub fn device_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
 #[doc(alias = "cudaDeviceGetLimit")]
 #[inline]
 pub fn device_get_limit(limit: cudaLimit) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_value: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetLimit(&mut p_value, limit) }?.result()?;
     Ok(p_value)
 }
@@ -381,12 +371,7 @@ pub fn device_get_texture1d_linear_max_width(
     fmt_desc: &cudaChannelFormatDesc,
     device: c_int,
 ) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut max_width_in_elements: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaDeviceGetTexture1DLinearMaxWidth(
             &mut max_width_in_elements,
@@ -443,12 +428,7 @@ pub fn device_get_texture1d_linear_max_width(
 #[doc(alias = "cudaDeviceGetCacheConfig")]
 #[inline]
 pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_cache_config: cudaFuncCache = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetCacheConfig(&mut p_cache_config) }?.result()?;
     Ok(p_cache_config)
 }
@@ -494,15 +474,8 @@ pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
 #[doc(alias = "cudaDeviceGetStreamPriorityRange")]
 #[inline]
 pub fn device_get_stream_priority_range() -> crate::Result<(c_int, c_int)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut least_priority: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut greatest_priority: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaDeviceGetStreamPriorityRange(
             &mut least_priority,
@@ -565,9 +538,6 @@ pub fn device_get_stream_priority_range() -> crate::Result<(c_int, c_int)> {
 #[doc(alias = "cudaDeviceSetCacheConfig")]
 #[inline]
 pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceSetCacheConfig(cache_config) }?.result()?;
     Ok(())
 }
@@ -601,12 +571,7 @@ pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 #[doc(alias = "cudaDeviceGetByPCIBusId")]
 #[inline]
 pub fn device_get_by_pci_bus_id(pci_bus_id: &::core::ffi::CStr) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetByPCIBusId(&mut device, pci_bus_id.as_ptr()) }?
         .result()?;
     Ok(device)
@@ -649,9 +614,6 @@ pub fn device_get_pci_bus_id(
     device: c_int,
 ) -> crate::Result<::std::ffi::CString> {
     let mut pci_bus_id = crate::error::string_buffer(len)?;
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaDeviceGetPCIBusId(pci_bus_id.as_mut_ptr().cast(), len, device)
     }?
@@ -718,12 +680,7 @@ pub fn device_get_pci_bus_id(
 pub unsafe fn ipc_get_event_handle(
     event: cudaEvent_t,
 ) -> crate::Result<cudaIpcEventHandle_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut handle: cudaIpcEventHandle_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaIpcGetEventHandle(&mut handle, event) }?.result()?;
     Ok(handle)
 }
@@ -779,12 +736,7 @@ pub unsafe fn ipc_get_event_handle(
 pub fn ipc_open_event_handle(
     handle: cudaIpcEventHandle_t,
 ) -> crate::Result<cudaEvent_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaIpcOpenEventHandle(&mut event, handle) }?.result()?;
     Ok(event)
 }
@@ -841,12 +793,7 @@ pub fn ipc_open_event_handle(
 pub unsafe fn ipc_get_mem_handle(
     dev_ptr: *mut c_void,
 ) -> crate::Result<cudaIpcMemHandle_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut handle: cudaIpcMemHandle_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaIpcGetMemHandle(&mut handle, dev_ptr) }?.result()?;
     Ok(handle)
 }
@@ -926,12 +873,7 @@ pub fn ipc_open_mem_handle(
     handle: cudaIpcMemHandle_t,
     flags: c_uint,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaIpcOpenMemHandle(&mut dev_ptr, handle, flags) }?.result()?;
     Ok(dev_ptr)
 }
@@ -981,9 +923,6 @@ pub fn ipc_open_mem_handle(
 #[doc(alias = "cudaIpcCloseMemHandle")]
 #[inline]
 pub unsafe fn ipc_close_mem_handle(dev_ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaIpcCloseMemHandle(dev_ptr) }?.result()?;
     Ok(())
 }
@@ -1025,9 +964,6 @@ pub fn device_flush_gpu_direct_rdma_writes(
     target: cudaFlushGPUDirectRDMAWritesTarget,
     scope: cudaFlushGPUDirectRDMAWritesScope,
 ) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceFlushGPUDirectRDMAWrites(target, scope) }?.result()?;
     Ok(())
 }
@@ -1084,12 +1020,7 @@ pub unsafe fn device_register_async_notification(
     callback_func: cudaAsyncCallback,
     user_data: *mut c_void,
 ) -> crate::Result<cudaAsyncCallbackHandle_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut callback: cudaAsyncCallbackHandle_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaDeviceRegisterAsyncNotification(
             device,
@@ -1133,9 +1064,6 @@ pub unsafe fn device_unregister_async_notification(
     device: c_int,
     callback: cudaAsyncCallbackHandle_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceUnregisterAsyncNotification(device, callback) }?
         .result()?;
     Ok(())
@@ -1168,12 +1096,7 @@ pub unsafe fn device_unregister_async_notification(
 #[doc(alias = "cudaGetDeviceCount")]
 #[inline]
 pub fn get_device_count() -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut count: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGetDeviceCount(&mut count) }?.result()?;
     Ok(count)
 }
@@ -1210,12 +1133,7 @@ pub fn get_device_count() -> crate::Result<c_int> {
 #[doc(alias = "cudaGetDeviceProperties")]
 #[inline]
 pub fn get_device_properties(device: c_int) -> crate::Result<cudaDeviceProp> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut prop: cudaDeviceProp = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGetDeviceProperties(&mut prop, device) }?.result()?;
     Ok(prop)
 }
@@ -1256,12 +1174,7 @@ pub fn device_get_attribute(
     attr: cudaDeviceAttr,
     device: c_int,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut value: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetAttribute(&mut value, attr, device) }?.result()?;
     Ok(value)
 }
@@ -1311,9 +1224,6 @@ pub fn device_get_host_atomic_capabilities(
     let count: c_uint = crate::error::shared_len(
         &[Some(capabilities.len()), Some(operations.len())],
     )?;
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaDeviceGetHostAtomicCapabilities(
             {
@@ -1364,12 +1274,7 @@ pub fn device_get_host_atomic_capabilities(
 #[doc(alias = "cudaDeviceGetDefaultMemPool")]
 #[inline]
 pub fn device_get_default_mem_pool(device: c_int) -> crate::Result<cudaMemPool_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetDefaultMemPool(&mut mem_pool, device) }?.result()?;
     Ok(mem_pool)
 }
@@ -1416,9 +1321,6 @@ pub unsafe fn device_set_mem_pool(
     device: c_int,
     mem_pool: cudaMemPool_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceSetMemPool(device, mem_pool) }?.result()?;
     Ok(())
 }
@@ -1455,12 +1357,7 @@ pub unsafe fn device_set_mem_pool(
 #[doc(alias = "cudaDeviceGetMemPool")]
 #[inline]
 pub fn device_get_mem_pool(device: c_int) -> crate::Result<cudaMemPool_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetMemPool(&mut mem_pool, device) }?.result()?;
     Ok(mem_pool)
 }
@@ -1552,9 +1449,6 @@ pub unsafe fn device_get_nv_sci_sync_attributes(
     device: c_int,
     flags: c_int,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaDeviceGetNvSciSyncAttributes(
             nv_sci_sync_attr_list,
@@ -1627,12 +1521,7 @@ pub fn device_get_p2p_attribute(
     src_device: c_int,
     dst_device: c_int,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut value: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaDeviceGetP2PAttribute(&mut value, attr, src_device, dst_device)
     }?
@@ -1689,9 +1578,6 @@ pub fn device_get_p2p_atomic_capabilities(
     let count: c_uint = crate::error::shared_len(
         &[Some(capabilities.len()), Some(operations.len())],
     )?;
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaDeviceGetP2PAtomicCapabilities(
             {
@@ -1741,12 +1627,7 @@ pub fn device_get_p2p_atomic_capabilities(
 #[doc(alias = "cudaChooseDevice")]
 #[inline]
 pub fn choose_device(prop: &cudaDeviceProp) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaChooseDevice(&mut device, ::core::ptr::from_ref(prop)) }?
         .result()?;
     Ok(device)
@@ -1795,9 +1676,6 @@ pub fn init_device(
     device_flags: c_uint,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaInitDevice(device, device_flags, flags) }?.result()?;
     Ok(())
 }
@@ -1856,9 +1734,6 @@ pub fn init_device(
 #[doc(alias = "cudaSetDevice")]
 #[inline]
 pub fn set_device(device: c_int) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaSetDevice(device) }?.result()?;
     Ok(())
 }
@@ -1888,12 +1763,7 @@ pub fn set_device(device: c_int) -> crate::Result<()> {
 #[doc(alias = "cudaGetDevice")]
 #[inline]
 pub fn get_device() -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGetDevice(&mut device) }?.result()?;
     Ok(device)
 }
@@ -1987,9 +1857,6 @@ pub fn get_device() -> crate::Result<c_int> {
 #[doc(alias = "cudaSetDeviceFlags")]
 #[inline]
 pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaSetDeviceFlags(flags.bits()) }?.result()?;
     Ok(())
 }
@@ -2045,9 +1912,6 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 #[inline]
 pub fn get_device_flags() -> crate::Result<crate::sys::DeviceFlags> {
     let mut flags: c_uint = 0;
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGetDeviceFlags(&mut flags) }?.result()?;
     Ok(crate::sys::DeviceFlags::from_bits_retain(flags))
 }
@@ -2078,9 +1942,6 @@ pub fn get_device_flags() -> crate::Result<crate::sys::DeviceFlags> {
 #[doc(alias = "cudaGetLastError")]
 #[inline]
 pub fn get_last_error() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGetLastError() }?.result()?;
     Ok(())
 }
@@ -2112,9 +1973,6 @@ pub fn get_last_error() -> crate::Result<()> {
 #[doc(alias = "cudaPeekAtLastError")]
 #[inline]
 pub fn peek_at_last_error() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaPeekAtLastError() }?.result()?;
     Ok(())
 }
@@ -2152,9 +2010,6 @@ pub fn peek_at_last_error() -> crate::Result<()> {
 #[doc(alias = "cudaGetErrorName")]
 #[inline]
 pub fn get_error_name(error: cudaError_t) -> crate::Result<&'static ::core::ffi::CStr> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     let status = unsafe { crate::sys::cudaGetErrorName(error) }?;
     Ok(
         if status.is_null() {
@@ -2201,9 +2056,6 @@ pub fn get_error_name(error: cudaError_t) -> crate::Result<&'static ::core::ffi:
 pub fn get_error_string(
     error: cudaError_t,
 ) -> crate::Result<&'static ::core::ffi::CStr> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     let status = unsafe { crate::sys::cudaGetErrorString(error) }?;
     Ok(
         if status.is_null() {
@@ -2252,12 +2104,7 @@ pub fn get_error_string(
 #[doc(alias = "cudaStreamCreate")]
 #[inline]
 pub fn stream_create() -> crate::Result<cudaStream_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_stream: cudaStream_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaStreamCreate(&mut p_stream) }?.result()?;
     Ok(p_stream)
 }
@@ -2312,12 +2159,7 @@ pub fn stream_create() -> crate::Result<cudaStream_t> {
 pub fn stream_create_with_flags(
     flags: crate::sys::StreamFlags,
 ) -> crate::Result<cudaStream_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_stream: cudaStream_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaStreamCreateWithFlags(&mut p_stream, flags.bits()) }?
         .result()?;
     Ok(p_stream)
@@ -2384,12 +2226,7 @@ pub fn stream_create_with_priority(
     flags: c_uint,
     priority: c_int,
 ) -> crate::Result<cudaStream_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_stream: cudaStream_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaStreamCreateWithPriority(&mut p_stream, flags, priority) }?
         .result()?;
     Ok(p_stream)
@@ -2434,12 +2271,7 @@ pub fn stream_create_with_priority(
 #[doc(alias = "cudaStreamGetPriority")]
 #[inline]
 pub unsafe fn stream_get_priority(h_stream: cudaStream_t) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut priority: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetPriority(h_stream, &mut priority) }?.result()?;
     Ok(priority)
 }
@@ -2481,9 +2313,6 @@ pub unsafe fn stream_get_flags(
     h_stream: cudaStream_t,
 ) -> crate::Result<crate::sys::StreamFlags> {
     let mut flags: c_uint = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetFlags(h_stream, &mut flags) }?.result()?;
     Ok(crate::sys::StreamFlags::from_bits_retain(flags))
 }
@@ -2537,12 +2366,7 @@ pub unsafe fn stream_get_flags(
 #[doc(alias = "cudaStreamGetId")]
 #[inline]
 pub unsafe fn stream_get_id(h_stream: cudaStream_t) -> crate::Result<c_ulonglong> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut stream_id: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetId(h_stream, &mut stream_id) }?.result()?;
     Ok(stream_id)
 }
@@ -2581,12 +2405,7 @@ pub unsafe fn stream_get_id(h_stream: cudaStream_t) -> crate::Result<c_ulonglong
 #[doc(alias = "cudaStreamGetDevice")]
 #[inline]
 pub unsafe fn stream_get_device(h_stream: cudaStream_t) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetDevice(h_stream, &mut device) }?.result()?;
     Ok(device)
 }
@@ -2609,9 +2428,6 @@ pub unsafe fn stream_get_device(h_stream: cudaStream_t) -> crate::Result<c_int> 
 #[doc(alias = "cudaCtxResetPersistingL2Cache")]
 #[inline]
 pub fn ctx_reset_persisting_l2cache() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaCtxResetPersistingL2Cache() }?.result()?;
     Ok(())
 }
@@ -2647,9 +2463,6 @@ pub unsafe fn stream_copy_attributes(
     dst: cudaStream_t,
     src: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamCopyAttributes(dst, src) }?.result()?;
     Ok(())
 }
@@ -2688,12 +2501,7 @@ pub unsafe fn stream_get_attribute(
     h_stream: cudaStream_t,
     attr: cudaLaunchAttributeID,
 ) -> crate::Result<cudaLaunchAttributeValue> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut value_out: cudaLaunchAttributeValue = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetAttribute(h_stream, attr, &mut value_out) }?
         .result()?;
     Ok(value_out)
@@ -2733,9 +2541,6 @@ pub unsafe fn stream_set_attribute(
     attr: cudaLaunchAttributeID,
     value: &cudaLaunchAttributeValue,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamSetAttribute(h_stream, attr, ::core::ptr::from_ref(value))
     }?
@@ -2780,9 +2585,6 @@ pub unsafe fn stream_set_attribute(
 #[doc(alias = "cudaStreamDestroy")]
 #[inline]
 pub unsafe fn stream_destroy(stream: cudaStream_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamDestroy(stream) }?.result()?;
     Ok(())
 }
@@ -2837,9 +2639,6 @@ pub unsafe fn stream_wait_event(
     event: cudaEvent_t,
     flags: crate::sys::EventWaitFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamWaitEvent(stream, event, flags.bits()) }?.result()?;
     Ok(())
 }
@@ -2931,9 +2730,6 @@ pub unsafe fn stream_add_callback(
     user_data: *mut c_void,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamAddCallback(stream, callback, user_data, flags) }?
         .result()?;
     Ok(())
@@ -2973,9 +2769,6 @@ pub unsafe fn stream_add_callback(
 #[doc(alias = "cudaStreamSynchronize")]
 #[inline]
 pub unsafe fn stream_synchronize(stream: cudaStream_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamSynchronize(stream) }?.result()?;
     Ok(())
 }
@@ -3016,9 +2809,6 @@ pub unsafe fn stream_synchronize(stream: cudaStream_t) -> crate::Result<()> {
 #[doc(alias = "cudaStreamQuery")]
 #[inline]
 pub unsafe fn stream_query(stream: cudaStream_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamQuery(stream) }?.result()?;
     Ok(())
 }
@@ -3129,9 +2919,6 @@ pub unsafe fn stream_attach_mem_async(
     length: usize,
     flags: crate::sys::MemAttachFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamAttachMemAsync(stream, dev_ptr, length, flags.bits())
     }?
@@ -3189,9 +2976,6 @@ pub unsafe fn stream_begin_capture(
     stream: cudaStream_t,
     mode: cudaStreamCaptureMode,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamBeginCapture(stream, mode) }?.result()?;
     Ok(())
 }
@@ -3257,9 +3041,6 @@ pub unsafe fn stream_begin_recapture_to_graph(
     graph: cudaGraph_t,
     callback_data: Option<&mut cudaGraphRecaptureCallbackData>,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamBeginRecaptureToGraph(
             stream,
@@ -3337,9 +3118,6 @@ pub unsafe fn stream_begin_capture_to_graph(
             dependency_data.as_ref().map(|s| s.len()),
         ],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamBeginCaptureToGraph(
             stream,
@@ -3417,9 +3195,6 @@ pub unsafe fn stream_begin_capture_to_graph(
 pub fn thread_exchange_stream_capture_mode(
     mode: &mut cudaStreamCaptureMode,
 ) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaThreadExchangeStreamCaptureMode(::core::ptr::from_mut(mode))
     }?
@@ -3468,12 +3243,7 @@ pub fn thread_exchange_stream_capture_mode(
 #[doc(alias = "cudaStreamEndCapture")]
 #[inline]
 pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGraph_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamEndCapture(stream, &mut p_graph) }?.result()?;
     Ok(p_graph)
 }
@@ -3533,12 +3303,7 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
 pub unsafe fn stream_is_capturing(
     stream: cudaStream_t,
 ) -> crate::Result<cudaStreamCaptureStatus> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_capture_status: cudaStreamCaptureStatus = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamIsCapturing(stream, &mut p_capture_status) }?
         .result()?;
     Ok(p_capture_status)
@@ -3608,23 +3373,14 @@ pub unsafe fn stream_get_capture_info(
         ::std::vec::Vec<cudaGraphEdgeData>,
     ),
 > {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut capture_status_out: cudaStreamCaptureStatus = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut id_out: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
     let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
     let mut edge_data_out: *const cudaGraphEdgeData = ::core::ptr::null();
     let mut num_dependencies_out: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamGetCaptureInfo(
             stream,
@@ -3716,9 +3472,6 @@ pub unsafe fn stream_update_capture_dependencies(
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaStreamUpdateCaptureDependencies(
             stream,
@@ -3765,12 +3518,7 @@ pub unsafe fn stream_update_capture_dependencies(
 #[doc(alias = "cudaEventCreate")]
 #[inline]
 pub fn event_create() -> crate::Result<cudaEvent_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaEventCreate(&mut event) }?.result()?;
     Ok(event)
 }
@@ -3826,12 +3574,7 @@ pub fn event_create() -> crate::Result<cudaEvent_t> {
 pub fn event_create_with_flags(
     flags: crate::sys::EventFlags,
 ) -> crate::Result<cudaEvent_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaEventCreateWithFlags(&mut event, flags.bits()) }?.result()?;
     Ok(event)
 }
@@ -3888,9 +3631,6 @@ pub unsafe fn event_record(
     event: cudaEvent_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventRecord(event, stream) }?.result()?;
     Ok(())
 }
@@ -3956,9 +3696,6 @@ pub unsafe fn event_record_with_flags(
     stream: cudaStream_t,
     flags: crate::sys::EventRecordFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventRecordWithFlags(event, stream, flags.bits()) }?
         .result()?;
     Ok(())
@@ -4004,9 +3741,6 @@ pub unsafe fn event_record_with_flags(
 #[doc(alias = "cudaEventQuery")]
 #[inline]
 pub unsafe fn event_query(event: cudaEvent_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventQuery(event) }?.result()?;
     Ok(())
 }
@@ -4050,9 +3784,6 @@ pub unsafe fn event_query(event: cudaEvent_t) -> crate::Result<()> {
 #[doc(alias = "cudaEventSynchronize")]
 #[inline]
 pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventSynchronize(event) }?.result()?;
     Ok(())
 }
@@ -4094,9 +3825,6 @@ pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
 #[doc(alias = "cudaEventDestroy")]
 #[inline]
 pub unsafe fn event_destroy(event: cudaEvent_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventDestroy(event) }?.result()?;
     Ok(())
 }
@@ -4163,12 +3891,7 @@ pub unsafe fn event_elapsed_time(
     start: cudaEvent_t,
     end: cudaEvent_t,
 ) -> crate::Result<f32> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ms: f32 = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEventElapsedTime(&mut ms, start, end) }?.result()?;
     Ok(ms)
 }
@@ -4316,12 +4039,7 @@ pub unsafe fn event_elapsed_time(
 pub unsafe fn import_external_memory(
     mem_handle_desc: &cudaExternalMemoryHandleDesc,
 ) -> crate::Result<cudaExternalMemory_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ext_mem_out: cudaExternalMemory_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaImportExternalMemory(
             &mut ext_mem_out,
@@ -4389,12 +4107,7 @@ pub unsafe fn external_memory_get_mapped_buffer(
     ext_mem: cudaExternalMemory_t,
     buffer_desc: &cudaExternalMemoryBufferDesc,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaExternalMemoryGetMappedBuffer(
             &mut dev_ptr,
@@ -4467,12 +4180,7 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
     ext_mem: cudaExternalMemory_t,
     mipmap_desc: &cudaExternalMemoryMipmappedArrayDesc,
 ) -> crate::Result<cudaMipmappedArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mipmap: cudaMipmappedArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaExternalMemoryGetMappedMipmappedArray(
             &mut mipmap,
@@ -4517,9 +4225,6 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
 pub unsafe fn destroy_external_memory(
     ext_mem: cudaExternalMemory_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroyExternalMemory(ext_mem) }?.result()?;
     Ok(())
 }
@@ -4665,12 +4370,7 @@ pub unsafe fn destroy_external_memory(
 pub unsafe fn import_external_semaphore(
     sem_handle_desc: &cudaExternalSemaphoreHandleDesc,
 ) -> crate::Result<cudaExternalSemaphore_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ext_sem_out: cudaExternalSemaphore_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaImportExternalSemaphore(
             &mut ext_sem_out,
@@ -4803,9 +4503,6 @@ pub unsafe fn signal_external_semaphores_async(
     let num_ext_sems: c_uint = crate::error::shared_len(
         &[Some(ext_sem_array.len()), Some(params_array.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaSignalExternalSemaphoresAsync(
             {
@@ -4918,9 +4615,6 @@ pub unsafe fn wait_external_semaphores_async(
     let num_ext_sems: c_uint = crate::error::shared_len(
         &[Some(ext_sem_array.len()), Some(params_array.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaWaitExternalSemaphoresAsync(
             {
@@ -4971,9 +4665,6 @@ pub unsafe fn wait_external_semaphores_async(
 pub unsafe fn destroy_external_semaphore(
     ext_sem: cudaExternalSemaphore_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroyExternalSemaphore(ext_sem) }?.result()?;
     Ok(())
 }
@@ -5042,9 +4733,6 @@ pub unsafe fn func_set_cache_config(
     func: *const c_void,
     cache_config: cudaFuncCache,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncSetCacheConfig(func, cache_config) }?.result()?;
     Ok(())
 }
@@ -5090,12 +4778,7 @@ pub unsafe fn func_set_cache_config(
 pub unsafe fn func_get_attributes(
     func: *const c_void,
 ) -> crate::Result<cudaFuncAttributes> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut attr: cudaFuncAttributes = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncGetAttributes(&mut attr, func) }?.result()?;
     Ok(attr)
 }
@@ -5183,9 +4866,6 @@ pub unsafe fn func_set_attribute(
     attr: cudaFuncAttribute,
     value: c_int,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncSetAttribute(func, attr, value) }?.result()?;
     Ok(())
 }
@@ -5216,12 +4896,7 @@ pub unsafe fn func_set_attribute(
 #[doc(alias = "cudaFuncGetParamCount")]
 #[inline]
 pub unsafe fn func_get_param_count(func: *const c_void) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut param_count: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncGetParamCount(func, &mut param_count) }?.result()?;
     Ok(param_count)
 }
@@ -5305,9 +4980,6 @@ pub unsafe fn launch_host_func(
     fn_: cudaHostFn_t,
     user_data: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLaunchHostFunc(stream, fn_, user_data) }?.result()?;
     Ok(())
 }
@@ -5393,9 +5065,6 @@ pub unsafe fn launch_host_func_v2(
     user_data: *mut c_void,
     sync_mode: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLaunchHostFunc_v2(stream, fn_, user_data, sync_mode) }?
         .result()?;
     Ok(())
@@ -5443,12 +5112,7 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
     block_size: c_int,
     dynamic_s_mem_size: usize,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut num_blocks: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &mut num_blocks,
@@ -5502,12 +5166,7 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
     num_blocks: c_int,
     block_size: c_int,
 ) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dynamic_smem_size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock(
             &mut dynamic_smem_size,
@@ -5579,12 +5238,7 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
     dynamic_s_mem_size: usize,
     flags: crate::sys::OccupancyFlags,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut num_blocks: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
             &mut num_blocks,
@@ -5735,12 +5389,7 @@ pub fn malloc_managed(
     size: usize,
     flags: crate::sys::MemAttachFlags,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaMallocManaged(&mut dev_ptr, size, flags.bits()) }?
         .result()?;
     Ok(dev_ptr)
@@ -5786,12 +5435,7 @@ pub fn malloc_managed(
 #[doc(alias = "cudaMalloc")]
 #[inline]
 pub fn malloc(size: usize) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaMalloc(&mut dev_ptr, size) }?.result()?;
     Ok(dev_ptr)
 }
@@ -5848,12 +5492,7 @@ pub fn malloc(size: usize) -> crate::Result<*mut c_void> {
 #[doc(alias = "cudaMallocHost")]
 #[inline]
 pub fn malloc_host(size: usize) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaMallocHost(&mut ptr, size) }?.result()?;
     Ok(ptr)
 }
@@ -5912,15 +5551,8 @@ pub fn malloc_host(size: usize) -> crate::Result<*mut c_void> {
 #[doc(alias = "cudaMallocPitch")]
 #[inline]
 pub fn malloc_pitch(width: usize, height: usize) -> crate::Result<(*mut c_void, usize)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut pitch: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaMallocPitch(&mut dev_ptr, &mut pitch, width, height) }?
         .result()?;
     Ok((dev_ptr, pitch))
@@ -6001,12 +5633,7 @@ pub fn malloc_array(
     height: usize,
     flags: crate::sys::ArrayFlags,
 ) -> crate::Result<cudaArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaMallocArray(
             &mut array,
@@ -6078,9 +5705,6 @@ pub fn malloc_array(
 #[doc(alias = "cudaFree")]
 #[inline]
 pub unsafe fn free(dev_ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFree(dev_ptr) }?.result()?;
     Ok(())
 }
@@ -6121,9 +5745,6 @@ pub unsafe fn free(dev_ptr: *mut c_void) -> crate::Result<()> {
 #[doc(alias = "cudaFreeHost")]
 #[inline]
 pub unsafe fn free_host(ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeHost(ptr) }?.result()?;
     Ok(())
 }
@@ -6162,9 +5783,6 @@ pub unsafe fn free_host(ptr: *mut c_void) -> crate::Result<()> {
 #[doc(alias = "cudaFreeArray")]
 #[inline]
 pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeArray(array) }?.result()?;
     Ok(())
 }
@@ -6205,9 +5823,6 @@ pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
 pub unsafe fn free_mipmapped_array(
     mipmapped_array: cudaMipmappedArray_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeMipmappedArray(mipmapped_array) }?.result()?;
     Ok(())
 }
@@ -6295,12 +5910,7 @@ pub fn host_alloc(
     size: usize,
     flags: crate::sys::HostAllocFlags,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_host: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaHostAlloc(&mut p_host, size, flags.bits()) }?.result()?;
     Ok(p_host)
 }
@@ -6423,9 +6033,6 @@ pub unsafe fn host_register(
     size: usize,
     flags: crate::sys::HostRegisterFlags,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostRegister(ptr, size, flags.bits()) }?.result()?;
     Ok(())
 }
@@ -6461,9 +6068,6 @@ pub unsafe fn host_register(
 #[doc(alias = "cudaHostUnregister")]
 #[inline]
 pub unsafe fn host_unregister(ptr: *mut c_void) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostUnregister(ptr) }?.result()?;
     Ok(())
 }
@@ -6529,12 +6133,7 @@ pub unsafe fn host_get_device_pointer(
     p_host: *mut c_void,
     flags: crate::sys::DeviceFlags,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_device: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostGetDevicePointer(&mut p_device, p_host, flags.bits()) }?
         .result()?;
     Ok(p_device)
@@ -6571,12 +6170,7 @@ pub unsafe fn host_get_device_pointer(
 #[doc(alias = "cudaHostGetFlags")]
 #[inline]
 pub unsafe fn host_get_flags(p_host: *mut c_void) -> crate::Result<c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_flags: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaHostGetFlags(&mut p_flags, p_host) }?.result()?;
     Ok(p_flags)
 }
@@ -6634,12 +6228,7 @@ pub unsafe fn host_get_flags(p_host: *mut c_void) -> crate::Result<c_uint> {
 #[doc(alias = "cudaMalloc3D")]
 #[inline]
 pub fn malloc3d(extent: cudaExtent) -> crate::Result<cudaPitchedPtr> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut pitched_dev_ptr: cudaPitchedPtr = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaMalloc3D(&mut pitched_dev_ptr, extent) }?.result()?;
     Ok(pitched_dev_ptr)
 }
@@ -6765,12 +6354,7 @@ pub fn malloc3d_array(
     extent: cudaExtent,
     flags: crate::sys::ArrayFlags,
 ) -> crate::Result<cudaArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaMalloc3DArray(
             &mut array,
@@ -6907,12 +6491,7 @@ pub fn malloc_mipmapped_array(
     num_levels: c_uint,
     flags: crate::sys::ArrayFlags,
 ) -> crate::Result<cudaMipmappedArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mipmapped_array: cudaMipmappedArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaMallocMipmappedArray(
             &mut mipmapped_array,
@@ -6974,12 +6553,7 @@ pub unsafe fn get_mipmapped_array_level(
     mipmapped_array: cudaMipmappedArray_const_t,
     level: c_uint,
 ) -> crate::Result<cudaArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut level_array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGetMipmappedArrayLevel(&mut level_array, mipmapped_array, level)
     }?
@@ -7083,9 +6657,6 @@ pub unsafe fn get_mipmapped_array_level(
 #[doc(alias = "cudaMemcpy3D")]
 #[inline]
 pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3D(::core::ptr::from_ref(p)) }?.result()?;
     Ok(())
 }
@@ -7129,9 +6700,6 @@ pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> crate::Result<()> {
 #[doc(alias = "cudaMemcpy3DPeer")]
 #[inline]
 pub unsafe fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3DPeer(::core::ptr::from_ref(p)) }?.result()?;
     Ok(())
 }
@@ -7248,9 +6816,6 @@ pub unsafe fn memcpy3d_async(
     p: &cudaMemcpy3DParms,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3DAsync(::core::ptr::from_ref(p), stream) }?
         .result()?;
     Ok(())
@@ -7293,9 +6858,6 @@ pub unsafe fn memcpy3d_peer_async(
     p: &cudaMemcpy3DPeerParms,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy3DPeerAsync(::core::ptr::from_ref(p), stream) }?
         .result()?;
     Ok(())
@@ -7340,15 +6902,8 @@ pub unsafe fn memcpy3d_peer_async(
 #[doc(alias = "cudaMemGetInfo")]
 #[inline]
 pub fn mem_get_info() -> crate::Result<(usize, usize)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut free: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut total: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaMemGetInfo(&mut free, &mut total) }?.result()?;
     Ok((free, total))
 }
@@ -7392,16 +6947,9 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 pub unsafe fn array_get_info(
     array: cudaArray_t,
 ) -> crate::Result<(cudaChannelFormatDesc, cudaExtent, crate::sys::ArrayFlags)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut desc: cudaChannelFormatDesc = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut extent: cudaExtent = unsafe { ::core::mem::zeroed() };
     let mut flags: c_uint = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaArrayGetInfo(&mut desc, &mut extent, &mut flags, array) }?
         .result()?;
     Ok((desc, extent, crate::sys::ArrayFlags::from_bits_retain(flags)))
@@ -7454,12 +7002,7 @@ pub unsafe fn array_get_plane(
     h_array: cudaArray_t,
     plane_idx: c_uint,
 ) -> crate::Result<cudaArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_plane_array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaArrayGetPlane(&mut p_plane_array, h_array, plane_idx) }?
         .result()?;
     Ok(p_plane_array)
@@ -7506,14 +7049,9 @@ pub unsafe fn array_get_memory_requirements(
     array: cudaArray_t,
     device: c_int,
 ) -> crate::Result<cudaArrayMemoryRequirements> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut memory_requirements: cudaArrayMemoryRequirements = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaArrayGetMemoryRequirements(
             &mut memory_requirements,
@@ -7566,14 +7104,9 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
     mipmap: cudaMipmappedArray_t,
     device: c_int,
 ) -> crate::Result<cudaArrayMemoryRequirements> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut memory_requirements: cudaArrayMemoryRequirements = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMipmappedArrayGetMemoryRequirements(
             &mut memory_requirements,
@@ -7633,14 +7166,9 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
 pub unsafe fn array_get_sparse_properties(
     array: cudaArray_t,
 ) -> crate::Result<cudaArraySparseProperties> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut sparse_properties: cudaArraySparseProperties = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaArrayGetSparseProperties(&mut sparse_properties, array) }?
         .result()?;
     Ok(sparse_properties)
@@ -7694,14 +7222,9 @@ pub unsafe fn array_get_sparse_properties(
 pub unsafe fn mipmapped_array_get_sparse_properties(
     mipmap: cudaMipmappedArray_t,
 ) -> crate::Result<cudaArraySparseProperties> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut sparse_properties: cudaArraySparseProperties = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMipmappedArrayGetSparseProperties(&mut sparse_properties, mipmap)
     }?
@@ -7790,9 +7313,6 @@ pub unsafe fn memcpy(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy(dst, src, count, kind) }?.result()?;
     Ok(())
 }
@@ -7846,9 +7366,6 @@ pub unsafe fn memcpy_peer(
     src_device: c_int,
     count: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyPeer(dst, dst_device, src, src_device, count) }?
         .result()?;
     Ok(())
@@ -7923,9 +7440,6 @@ pub unsafe fn memcpy2d(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) }?
         .result()?;
     Ok(())
@@ -8001,9 +7515,6 @@ pub unsafe fn memcpy2d_to_array(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DToArray(
             dst,
@@ -8090,9 +7601,6 @@ pub unsafe fn memcpy2d_from_array(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DFromArray(
             dst,
@@ -8179,9 +7687,6 @@ pub unsafe fn memcpy2d_array_to_array(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DArrayToArray(
             dst,
@@ -8273,9 +7778,6 @@ pub unsafe fn memcpy_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyAsync(dst, src, count, kind, stream) }?.result()?;
     Ok(())
 }
@@ -8330,9 +7832,6 @@ pub unsafe fn memcpy_peer_async(
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyPeerAsync(dst, dst_device, src, src_device, count, stream)
     }?
@@ -8448,9 +7947,6 @@ pub unsafe fn memcpy_batch_async(
     let num_attrs: usize = crate::error::shared_len(
         &[Some(attrs.len()), Some(attrs_idxs.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyBatchAsync(
             {
@@ -8588,9 +8084,6 @@ pub unsafe fn memcpy3d_batch_async(
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     let num_ops: usize = crate::error::shared_len(&[Some(op_list.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy3DBatchAsync(
             num_ops,
@@ -8651,9 +8144,6 @@ pub unsafe fn memcpy_with_attributes_async(
     attr: &mut cudaMemcpyAttributes,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyWithAttributesAsync(
             dst,
@@ -8705,9 +8195,6 @@ pub unsafe fn memcpy3d_with_attributes_async(
     flags: c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy3DWithAttributesAsync(
             ::core::ptr::from_mut(op),
@@ -8801,9 +8288,6 @@ pub unsafe fn memcpy2d_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DAsync(
             dst,
@@ -8899,9 +8383,6 @@ pub unsafe fn memcpy2d_to_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DToArrayAsync(
             dst,
@@ -8998,9 +8479,6 @@ pub unsafe fn memcpy2d_from_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpy2DFromArrayAsync(
             dst,
@@ -9055,9 +8533,6 @@ pub unsafe fn memset(
     value: c_int,
     count: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset(dev_ptr, value, count) }?.result()?;
     Ok(())
 }
@@ -9111,9 +8586,6 @@ pub unsafe fn memset2d(
     width: usize,
     height: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset2D(dev_ptr, pitch, value, width, height) }?.result()?;
     Ok(())
 }
@@ -9178,9 +8650,6 @@ pub unsafe fn memset3d(
     value: c_int,
     extent: cudaExtent,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset3D(pitched_dev_ptr, value, extent) }?.result()?;
     Ok(())
 }
@@ -9236,9 +8705,6 @@ pub unsafe fn memset_async(
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemsetAsync(dev_ptr, value, count, stream) }?.result()?;
     Ok(())
 }
@@ -9301,9 +8767,6 @@ pub unsafe fn memset2d_async(
     height: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemset2DAsync(dev_ptr, pitch, value, width, height, stream)
     }?
@@ -9380,9 +8843,6 @@ pub unsafe fn memset3d_async(
     extent: cudaExtent,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemset3DAsync(pitched_dev_ptr, value, extent, stream) }?
         .result()?;
     Ok(())
@@ -9504,9 +8964,6 @@ pub unsafe fn mem_prefetch_async(
     flags: c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPrefetchAsync(dev_ptr, count, location, flags, stream) }?
         .result()?;
     Ok(())
@@ -9582,9 +9039,6 @@ pub unsafe fn mem_prefetch_batch_async(
     let num_prefetch_locs: usize = crate::error::shared_len(
         &[Some(prefetch_locs.len()), Some(prefetch_loc_idxs.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPrefetchBatchAsync(
             {
@@ -9671,9 +9125,6 @@ pub unsafe fn mem_discard_batch_async(
     let count: usize = crate::error::shared_len(
         &[Some(dptrs.len()), Some(sizes.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemDiscardBatchAsync(
             {
@@ -9771,9 +9222,6 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
     let num_prefetch_locs: usize = crate::error::shared_len(
         &[Some(prefetch_locs.len()), Some(prefetch_loc_idxs.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemDiscardAndPrefetchBatchAsync(
             {
@@ -9874,9 +9322,6 @@ pub unsafe fn mem_get_location_info(
     sampling_granularity: usize,
     location_out: &mut cudaMemLocation,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemGetLocationInfo(
             dev_ptr,
@@ -10089,9 +9534,6 @@ pub unsafe fn mem_advise(
     advice: cudaMemoryAdvise,
     location: cudaMemLocation,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemAdvise(dev_ptr, count, advice, location) }?.result()?;
     Ok(())
 }
@@ -10242,9 +9684,6 @@ pub unsafe fn mem_range_get_attribute(
     dev_ptr: *const c_void,
     count: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemRangeGetAttribute(data, data_size, attribute, dev_ptr, count)
     }?
@@ -10320,9 +9759,6 @@ pub unsafe fn mem_range_get_attributes(
     let num_attributes: usize = crate::error::shared_len(
         &[Some(data.len()), Some(data_sizes.len()), Some(attributes.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemRangeGetAttributes(
             {
@@ -10400,12 +9836,7 @@ pub unsafe fn malloc_async(
     size: usize,
     h_stream: cudaStream_t,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMallocAsync(&mut dev_ptr, size, h_stream) }?.result()?;
     Ok(dev_ptr)
 }
@@ -10449,9 +9880,6 @@ pub unsafe fn free_async(
     dev_ptr: *mut c_void,
     h_stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFreeAsync(dev_ptr, h_stream) }?.result()?;
     Ok(())
 }
@@ -10501,9 +9929,6 @@ pub unsafe fn mem_pool_trim_to(
     mem_pool: cudaMemPool_t,
     min_bytes_to_keep: usize,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolTrimTo(mem_pool, min_bytes_to_keep) }?.result()?;
     Ok(())
 }
@@ -10579,9 +10004,6 @@ pub unsafe fn mem_pool_set_attribute(
     attr: cudaMemPoolAttr,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolSetAttribute(mem_pool, attr, value) }?.result()?;
     Ok(())
 }
@@ -10699,9 +10121,6 @@ pub unsafe fn mem_pool_get_attribute(
     attr: cudaMemPoolAttr,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolGetAttribute(mem_pool, attr, value) }?.result()?;
     Ok(())
 }
@@ -10737,9 +10156,6 @@ pub unsafe fn mem_pool_set_access(
     desc_list: Option<&[cudaMemAccessDesc]>,
 ) -> crate::Result<()> {
     let count: usize = crate::error::shared_len(&[desc_list.as_ref().map(|s| s.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolSetAccess(
             mem_pool,
@@ -10786,12 +10202,7 @@ pub unsafe fn mem_pool_get_access(
     mem_pool: cudaMemPool_t,
     location: &mut cudaMemLocation,
 ) -> crate::Result<cudaMemAccessFlags> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut flags: cudaMemAccessFlags = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolGetAccess(
             &mut flags,
@@ -10916,12 +10327,7 @@ pub unsafe fn mem_pool_get_access(
 pub unsafe fn mem_pool_create(
     pool_props: &cudaMemPoolProps,
 ) -> crate::Result<cudaMemPool_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolCreate(&mut mem_pool, ::core::ptr::from_ref(pool_props))
     }?
@@ -10971,9 +10377,6 @@ pub unsafe fn mem_pool_create(
 #[doc(alias = "cudaMemPoolDestroy")]
 #[inline]
 pub unsafe fn mem_pool_destroy(mem_pool: cudaMemPool_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolDestroy(mem_pool) }?.result()?;
     Ok(())
 }
@@ -11025,12 +10428,7 @@ pub fn mem_get_default_mem_pool(
     location: &mut cudaMemLocation,
     type_: cudaMemAllocationType,
 ) -> crate::Result<cudaMemPool_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaMemGetDefaultMemPool(
             &mut mem_pool,
@@ -11095,12 +10493,7 @@ pub fn mem_get_mem_pool(
     location: &mut cudaMemLocation,
     type_: cudaMemAllocationType,
 ) -> crate::Result<cudaMemPool_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaMemGetMemPool(
             &mut mem_pool,
@@ -11177,9 +10570,6 @@ pub unsafe fn mem_set_mem_pool(
     type_: cudaMemAllocationType,
     mem_pool: cudaMemPool_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemSetMemPool(::core::ptr::from_mut(location), type_, mem_pool)
     }?
@@ -11237,12 +10627,7 @@ pub unsafe fn malloc_from_pool_async(
     mem_pool: cudaMemPool_t,
     stream: cudaStream_t,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMallocFromPoolAsync(&mut ptr, size, mem_pool, stream) }?
         .result()?;
     Ok(ptr)
@@ -11296,9 +10681,6 @@ pub unsafe fn mem_pool_export_to_shareable_handle(
     handle_type: cudaMemAllocationHandleType,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolExportToShareableHandle(
             shareable_handle,
@@ -11354,12 +10736,7 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
     handle_type: cudaMemAllocationHandleType,
     flags: c_uint,
 ) -> crate::Result<cudaMemPool_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolImportFromShareableHandle(
             &mut mem_pool,
@@ -11409,12 +10786,7 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
 pub unsafe fn mem_pool_export_pointer(
     ptr: *mut c_void,
 ) -> crate::Result<cudaMemPoolPtrExportData> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut export_data: cudaMemPoolPtrExportData = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemPoolExportPointer(&mut export_data, ptr) }?.result()?;
     Ok(export_data)
 }
@@ -11465,12 +10837,7 @@ pub unsafe fn mem_pool_import_pointer(
     mem_pool: cudaMemPool_t,
     export_data: Option<&mut cudaMemPoolPtrExportData>,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemPoolImportPointer(
             &mut ptr,
@@ -11556,12 +10923,7 @@ pub unsafe fn mem_pool_import_pointer(
 pub unsafe fn pointer_get_attributes(
     ptr: *const c_void,
 ) -> crate::Result<cudaPointerAttributes> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut attributes: cudaPointerAttributes = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaPointerGetAttributes(&mut attributes, ptr) }?.result()?;
     Ok(attributes)
 }
@@ -11600,12 +10962,7 @@ pub fn device_can_access_peer(
     device: c_int,
     peer_device: c_int,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut can_access_peer: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaDeviceCanAccessPeer(&mut can_access_peer, device, peer_device)
     }?
@@ -11662,9 +11019,6 @@ pub fn device_enable_peer_access(
     peer_device: c_int,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceEnablePeerAccess(peer_device, flags) }?.result()?;
     Ok(())
 }
@@ -11694,9 +11048,6 @@ pub fn device_enable_peer_access(
 #[doc(alias = "cudaDeviceDisablePeerAccess")]
 #[inline]
 pub fn device_disable_peer_access(peer_device: c_int) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceDisablePeerAccess(peer_device) }?.result()?;
     Ok(())
 }
@@ -11743,13 +11094,8 @@ pub fn gl_get_devices(
     p_cuda_devices: &mut [c_int],
     device_list: cudaGLDeviceList,
 ) -> crate::Result<c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_cuda_device_count: c_uint = unsafe { ::core::mem::zeroed() };
     let device_count: c_uint = crate::error::shared_len(&[Some(p_cuda_devices.len())])?;
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGLGetDevices(
             &mut p_cuda_device_count,
@@ -11847,12 +11193,7 @@ pub fn graphics_gl_register_image(
     target: GLenum,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGraphicsGLRegisterImage(&mut resource, image, target, flags)
     }?
@@ -11907,12 +11248,7 @@ pub fn graphics_gl_register_buffer(
     buffer: GLuint,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGraphicsGLRegisterBuffer(&mut resource, buffer, flags) }?
         .result()?;
     Ok(cudaGraphicsResource_t(resource))
@@ -11953,12 +11289,7 @@ pub unsafe fn vdpau_get_device(
     vdp_device: VdpDevice,
     vdp_get_proc_address: VdpGetProcAddress,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaVDPAUGetDevice(&mut device, vdp_device, vdp_get_proc_address)
     }?
@@ -12009,9 +11340,6 @@ pub unsafe fn vdpau_set_vdpau_device(
     vdp_device: VdpDevice,
     vdp_get_proc_address: VdpGetProcAddress,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaVDPAUSetVDPAUDevice(device, vdp_device, vdp_get_proc_address)
     }?
@@ -12067,12 +11395,7 @@ pub fn graphics_vdpau_register_video_surface(
     vdp_surface: VdpVideoSurface,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGraphicsVDPAURegisterVideoSurface(
             &mut resource,
@@ -12132,12 +11455,7 @@ pub fn graphics_vdpau_register_output_surface(
     vdp_surface: VdpOutputSurface,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGraphicsVDPAURegisterOutputSurface(
             &mut resource,
@@ -12219,14 +11537,9 @@ pub unsafe fn graphics_egl_register_image(
     image: EGLImageKHR,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_cuda_resource: *mut cudaGraphicsResource = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsEGLRegisterImage(&mut p_cuda_resource, image, flags)
     }?
@@ -12272,12 +11585,7 @@ pub unsafe fn graphics_egl_register_image(
 pub unsafe fn egl_stream_consumer_connect(
     egl_stream: EGLStreamKHR,
 ) -> crate::Result<cudaEglStreamConnection> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut conn: cudaEglStreamConnection = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEGLStreamConsumerConnect(&mut conn, egl_stream) }?
         .result()?;
     Ok(conn)
@@ -12325,12 +11633,7 @@ pub unsafe fn egl_stream_consumer_connect_with_flags(
     egl_stream: EGLStreamKHR,
     flags: c_uint,
 ) -> crate::Result<cudaEglStreamConnection> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut conn: cudaEglStreamConnection = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamConsumerConnectWithFlags(&mut conn, egl_stream, flags)
     }?
@@ -12368,9 +11671,6 @@ pub unsafe fn egl_stream_consumer_connect_with_flags(
 pub unsafe fn egl_stream_consumer_disconnect(
     conn: &mut cudaEglStreamConnection,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEGLStreamConsumerDisconnect(::core::ptr::from_mut(conn)) }?
         .result()?;
     Ok(())
@@ -12416,9 +11716,6 @@ pub unsafe fn egl_stream_consumer_acquire_frame(
     p_stream: &mut cudaStream_t,
     timeout: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamConsumerAcquireFrame(
             ::core::ptr::from_mut(conn),
@@ -12469,9 +11766,6 @@ pub unsafe fn egl_stream_consumer_release_frame(
     p_cuda_resource: cudaGraphicsResource_t,
     p_stream: &mut cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamConsumerReleaseFrame(
             ::core::ptr::from_mut(conn),
@@ -12525,12 +11819,7 @@ pub unsafe fn egl_stream_producer_connect(
     width: EGLint,
     height: EGLint,
 ) -> crate::Result<cudaEglStreamConnection> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut conn: cudaEglStreamConnection = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamProducerConnect(&mut conn, egl_stream, width, height)
     }?
@@ -12568,9 +11857,6 @@ pub unsafe fn egl_stream_producer_connect(
 pub unsafe fn egl_stream_producer_disconnect(
     conn: &mut cudaEglStreamConnection,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaEGLStreamProducerDisconnect(::core::ptr::from_mut(conn)) }?
         .result()?;
     Ok(())
@@ -12616,9 +11902,6 @@ pub unsafe fn egl_stream_producer_present_frame(
     eglframe: cudaEglFrame,
     p_stream: &mut cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamProducerPresentFrame(
             ::core::ptr::from_mut(conn),
@@ -12668,9 +11951,6 @@ pub unsafe fn egl_stream_producer_return_frame(
     eglframe: &mut cudaEglFrame,
     p_stream: &mut cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEGLStreamProducerReturnFrame(
             ::core::ptr::from_mut(conn),
@@ -12727,12 +12007,7 @@ pub unsafe fn graphics_resource_get_mapped_egl_frame(
     index: c_uint,
     mip_level: c_uint,
 ) -> crate::Result<cudaEglFrame> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut egl_frame: cudaEglFrame = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsResourceGetMappedEglFrame(
             &mut egl_frame,
@@ -12794,12 +12069,7 @@ pub unsafe fn event_create_from_egl_sync(
     egl_sync: EGLSyncKHR,
     flags: crate::sys::EventFlags,
 ) -> crate::Result<cudaEvent_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ph_event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaEventCreateFromEGLSync(&mut ph_event, egl_sync, flags.bits())
     }?
@@ -12844,9 +12114,6 @@ pub unsafe fn event_create_from_egl_sync(
 pub unsafe fn graphics_unregister_resource(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphicsUnregisterResource(resource) }?.result()?;
     Ok(())
 }
@@ -12900,9 +12167,6 @@ pub unsafe fn graphics_resource_set_map_flags(
     resource: cudaGraphicsResource_t,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphicsResourceSetMapFlags(resource, flags) }?.result()?;
     Ok(())
 }
@@ -12955,9 +12219,6 @@ pub unsafe fn graphics_map_resources(
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     let count: c_int = crate::error::shared_len(&[Some(resources.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsMapResources(
             count,
@@ -13016,9 +12277,6 @@ pub unsafe fn graphics_unmap_resources(
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     let count: c_int = crate::error::shared_len(&[Some(resources.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsUnmapResources(
             count,
@@ -13076,15 +12334,8 @@ pub unsafe fn graphics_unmap_resources(
 pub unsafe fn graphics_resource_get_mapped_pointer(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<(*mut c_void, usize)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsResourceGetMappedPointer(
             &mut dev_ptr,
@@ -13142,12 +12393,7 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
     array_index: c_uint,
     mip_level: c_uint,
 ) -> crate::Result<cudaArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut array: cudaArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsSubResourceGetMappedArray(
             &mut array,
@@ -13198,12 +12444,7 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
 pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<cudaMipmappedArray_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut mipmapped_array: cudaMipmappedArray_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphicsResourceGetMappedMipmappedArray(
             &mut mipmapped_array,
@@ -13246,12 +12487,7 @@ pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
 pub unsafe fn get_channel_desc(
     array: cudaArray_const_t,
 ) -> crate::Result<cudaChannelFormatDesc> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut desc: cudaChannelFormatDesc = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetChannelDesc(&mut desc, array) }?.result()?;
     Ok(desc)
 }
@@ -13302,9 +12538,6 @@ pub fn create_channel_desc(
     w: c_int,
     f: cudaChannelFormatKind,
 ) -> crate::Result<cudaChannelFormatDesc> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     let status = unsafe { crate::sys::cudaCreateChannelDesc(x, y, z, w, f) }?;
     Ok(status)
 }
@@ -13540,12 +12773,7 @@ pub unsafe fn create_texture_object(
     p_tex_desc: &cudaTextureDesc,
     p_res_view_desc: Option<&cudaResourceViewDesc>,
 ) -> crate::Result<cudaTextureObject_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_tex_object: cudaTextureObject_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaCreateTextureObject(
             &mut p_tex_object,
@@ -13586,9 +12814,6 @@ pub unsafe fn create_texture_object(
 pub unsafe fn destroy_texture_object(
     tex_object: cudaTextureObject_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroyTextureObject(tex_object) }?.result()?;
     Ok(())
 }
@@ -13622,12 +12847,7 @@ pub unsafe fn destroy_texture_object(
 pub fn get_texture_object_resource_desc(
     tex_object: cudaTextureObject_t,
 ) -> crate::Result<cudaResourceDesc> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_res_desc: cudaResourceDesc = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGetTextureObjectResourceDesc(&mut p_res_desc, tex_object) }?
         .result()?;
     Ok(p_res_desc)
@@ -13662,12 +12882,7 @@ pub fn get_texture_object_resource_desc(
 pub fn get_texture_object_texture_desc(
     tex_object: cudaTextureObject_t,
 ) -> crate::Result<cudaTextureDesc> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_tex_desc: cudaTextureDesc = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGetTextureObjectTextureDesc(&mut p_tex_desc, tex_object) }?
         .result()?;
     Ok(p_tex_desc)
@@ -13703,12 +12918,7 @@ pub fn get_texture_object_texture_desc(
 pub fn get_texture_object_resource_view_desc(
     tex_object: cudaTextureObject_t,
 ) -> crate::Result<cudaResourceViewDesc> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_res_view_desc: cudaResourceViewDesc = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGetTextureObjectResourceViewDesc(
             &mut p_res_view_desc,
@@ -13760,12 +12970,7 @@ pub fn get_texture_object_resource_view_desc(
 pub unsafe fn create_surface_object(
     p_res_desc: &cudaResourceDesc,
 ) -> crate::Result<cudaSurfaceObject_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_surf_object: cudaSurfaceObject_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaCreateSurfaceObject(
             &mut p_surf_object,
@@ -13804,9 +13009,6 @@ pub unsafe fn create_surface_object(
 pub unsafe fn destroy_surface_object(
     surf_object: cudaSurfaceObject_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDestroySurfaceObject(surf_object) }?.result()?;
     Ok(())
 }
@@ -13837,12 +13039,7 @@ pub unsafe fn destroy_surface_object(
 pub fn get_surface_object_resource_desc(
     surf_object: cudaSurfaceObject_t,
 ) -> crate::Result<cudaResourceDesc> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_res_desc: cudaResourceDesc = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGetSurfaceObjectResourceDesc(&mut p_res_desc, surf_object)
     }?
@@ -13878,12 +13075,7 @@ pub fn get_surface_object_resource_desc(
 #[doc(alias = "cudaDriverGetVersion")]
 #[inline]
 pub fn driver_get_version() -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut driver_version: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDriverGetVersion(&mut driver_version) }?.result()?;
     Ok(driver_version)
 }
@@ -13924,12 +13116,7 @@ pub fn driver_get_version() -> crate::Result<c_int> {
 #[doc(alias = "cudaRuntimeGetVersion")]
 #[inline]
 pub fn runtime_get_version() -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut runtime_version: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaRuntimeGetVersion(&mut runtime_version) }?.result()?;
     Ok(runtime_version)
 }
@@ -13962,12 +13149,7 @@ pub unsafe fn logs_register_callback(
     callback_func: cudaLogsCallback_t,
     user_data: *mut c_void,
 ) -> crate::Result<cudaLogsCallbackHandle> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut callback_out: cudaLogsCallbackHandle = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLogsRegisterCallback(callback_func, user_data, &mut callback_out)
     }?
@@ -13997,9 +13179,6 @@ pub unsafe fn logs_register_callback(
 pub unsafe fn logs_unregister_callback(
     callback: cudaLogsCallbackHandle,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLogsUnregisterCallback(callback) }?.result()?;
     Ok(())
 }
@@ -14023,12 +13202,7 @@ pub unsafe fn logs_unregister_callback(
 #[doc(alias = "cudaLogsCurrent")]
 #[inline]
 pub fn logs_current(flags: c_uint) -> crate::Result<cudaLogIterator> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut iterator_out: cudaLogIterator = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaLogsCurrent(&mut iterator_out, flags) }?.result()?;
     Ok(iterator_out)
 }
@@ -14064,9 +13238,6 @@ pub fn logs_dump_to_file(
     path_to_file: &::core::ffi::CStr,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaLogsDumpToFile(
             iterator.map_or(::core::ptr::null_mut(), ::core::ptr::from_mut),
@@ -14147,9 +13318,6 @@ pub fn logs_dump_to_memory(
     flags: c_uint,
 ) -> crate::Result<usize> {
     let mut size: usize = crate::error::shared_len(&[Some(buffer.len())])?;
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaLogsDumpToMemory(
             iterator.map_or(::core::ptr::null_mut(), ::core::ptr::from_mut),
@@ -14198,12 +13366,7 @@ pub fn logs_dump_to_memory(
 #[doc(alias = "cudaGraphCreate")]
 #[inline]
 pub fn graph_create(flags: c_uint) -> crate::Result<cudaGraph_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGraphCreate(&mut p_graph, flags) }?.result()?;
     Ok(p_graph)
 }
@@ -14310,15 +13473,10 @@ pub unsafe fn graph_add_kernel_node(
     p_dependencies: &[cudaGraphNode_t],
     p_node_params: &cudaKernelNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddKernelNode(
             &mut p_graph_node,
@@ -14378,12 +13536,7 @@ pub unsafe fn graph_add_kernel_node(
 pub unsafe fn graph_kernel_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaKernelNodeParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_node_params: cudaKernelNodeParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphKernelNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -14422,9 +13575,6 @@ pub unsafe fn graph_kernel_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaKernelNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphKernelNodeSetParams(
             node,
@@ -14466,9 +13616,6 @@ pub unsafe fn graph_kernel_node_copy_attributes(
     h_dst: cudaGraphNode_t,
     h_src: cudaGraphNode_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphKernelNodeCopyAttributes(h_dst, h_src) }?.result()?;
     Ok(())
 }
@@ -14507,12 +13654,7 @@ pub unsafe fn graph_kernel_node_get_attribute(
     h_node: cudaGraphNode_t,
     attr: cudaLaunchAttributeID,
 ) -> crate::Result<cudaLaunchAttributeValue> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut value_out: cudaLaunchAttributeValue = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphKernelNodeGetAttribute(h_node, attr, &mut value_out) }?
         .result()?;
     Ok(value_out)
@@ -14551,9 +13693,6 @@ pub unsafe fn graph_kernel_node_set_attribute(
     attr: cudaLaunchAttributeID,
     value: &cudaLaunchAttributeValue,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphKernelNodeSetAttribute(
             h_node,
@@ -14628,15 +13767,10 @@ pub unsafe fn graph_add_memcpy_node(
     p_dependencies: &[cudaGraphNode_t],
     p_copy_params: &cudaMemcpy3DParms,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNode(
             &mut p_graph_node,
@@ -14731,15 +13865,10 @@ pub unsafe fn graph_add_memcpy_node1d(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNode1D(
             &mut p_graph_node,
@@ -14793,12 +13922,7 @@ pub unsafe fn graph_add_memcpy_node1d(
 pub unsafe fn graph_memcpy_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaMemcpy3DParms> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_node_params: cudaMemcpy3DParms = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemcpyNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -14840,9 +13964,6 @@ pub unsafe fn graph_memcpy_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemcpy3DParms,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParams(
             node,
@@ -14907,9 +14028,6 @@ pub unsafe fn graph_memcpy_node_set_params1d(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) }?
         .result()?;
     Ok(())
@@ -14969,15 +14087,10 @@ pub unsafe fn graph_add_memset_node(
     p_dependencies: &[cudaGraphNode_t],
     p_memset_params: &cudaMemsetParams,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemsetNode(
             &mut p_graph_node,
@@ -15028,12 +14141,7 @@ pub unsafe fn graph_add_memset_node(
 pub unsafe fn graph_memset_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaMemsetParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_node_params: cudaMemsetParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemsetNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -15072,9 +14180,6 @@ pub unsafe fn graph_memset_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemsetParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemsetNodeSetParams(
             node,
@@ -15140,15 +14245,10 @@ pub unsafe fn graph_add_host_node(
     p_dependencies: &[cudaGraphNode_t],
     p_node_params: &cudaHostNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddHostNode(
             &mut p_graph_node,
@@ -15199,12 +14299,7 @@ pub unsafe fn graph_add_host_node(
 pub unsafe fn graph_host_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaHostNodeParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_node_params: cudaHostNodeParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphHostNodeGetParams(node, &mut p_node_params) }?
         .result()?;
     Ok(p_node_params)
@@ -15243,9 +14338,6 @@ pub unsafe fn graph_host_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaHostNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphHostNodeSetParams(
             node,
@@ -15313,15 +14405,10 @@ pub unsafe fn graph_add_child_graph_node(
     p_dependencies: &[cudaGraphNode_t],
     child_graph: cudaGraph_t,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddChildGraphNode(
             &mut p_graph_node,
@@ -15375,12 +14462,7 @@ pub unsafe fn graph_add_child_graph_node(
 pub unsafe fn graph_child_graph_node_get_graph(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaGraph_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphChildGraphNodeGetGraph(node, &mut p_graph) }?
         .result()?;
     Ok(p_graph)
@@ -15438,15 +14520,10 @@ pub unsafe fn graph_add_empty_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddEmptyNode(
             &mut p_graph_node,
@@ -15519,15 +14596,10 @@ pub unsafe fn graph_add_event_record_node(
     p_dependencies: Option<&[cudaGraphNode_t]>,
     event: cudaEvent_t,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[p_dependencies.as_ref().map(|s| s.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddEventRecordNode(
             &mut p_graph_node,
@@ -15576,12 +14648,7 @@ pub unsafe fn graph_add_event_record_node(
 pub unsafe fn graph_event_record_node_get_event(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaEvent_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut event_out: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventRecordNodeGetEvent(node, &mut event_out) }?
         .result()?;
     Ok(event_out)
@@ -15622,9 +14689,6 @@ pub unsafe fn graph_event_record_node_set_event(
     node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventRecordNodeSetEvent(node, event) }?.result()?;
     Ok(())
 }
@@ -15689,15 +14753,10 @@ pub unsafe fn graph_add_event_wait_node(
     p_dependencies: Option<&[cudaGraphNode_t]>,
     event: cudaEvent_t,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[p_dependencies.as_ref().map(|s| s.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddEventWaitNode(
             &mut p_graph_node,
@@ -15746,12 +14805,7 @@ pub unsafe fn graph_add_event_wait_node(
 pub unsafe fn graph_event_wait_node_get_event(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaEvent_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut event_out: cudaEvent_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventWaitNodeGetEvent(node, &mut event_out) }?
         .result()?;
     Ok(event_out)
@@ -15792,9 +14846,6 @@ pub unsafe fn graph_event_wait_node_set_event(
     node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphEventWaitNodeSetEvent(node, event) }?.result()?;
     Ok(())
 }
@@ -15861,15 +14912,10 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
     p_dependencies: &[cudaGraphNode_t],
     node_params: &cudaExternalSemaphoreSignalNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddExternalSemaphoresSignalNode(
             &mut p_graph_node,
@@ -15929,14 +14975,9 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
 pub unsafe fn graph_external_semaphores_signal_node_get_params(
     h_node: cudaGraphNode_t,
 ) -> crate::Result<cudaExternalSemaphoreSignalNodeParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut params_out: cudaExternalSemaphoreSignalNodeParams = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams(
             h_node,
@@ -15983,9 +15024,6 @@ pub unsafe fn graph_external_semaphores_signal_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreSignalNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams(
             h_node,
@@ -16058,15 +15096,10 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
     p_dependencies: &[cudaGraphNode_t],
     node_params: &cudaExternalSemaphoreWaitNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddExternalSemaphoresWaitNode(
             &mut p_graph_node,
@@ -16126,14 +15159,9 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
 pub unsafe fn graph_external_semaphores_wait_node_get_params(
     h_node: cudaGraphNode_t,
 ) -> crate::Result<cudaExternalSemaphoreWaitNodeParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut params_out: cudaExternalSemaphoreWaitNodeParams = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams(h_node, &mut params_out)
     }?
@@ -16177,9 +15205,6 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreWaitNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams(
             h_node,
@@ -16293,15 +15318,10 @@ pub unsafe fn graph_add_mem_alloc_node(
     p_dependencies: &[cudaGraphNode_t],
     node_params: &mut cudaMemAllocNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemAllocNode(
             &mut p_graph_node,
@@ -16354,12 +15374,7 @@ pub unsafe fn graph_add_mem_alloc_node(
 pub unsafe fn graph_mem_alloc_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaMemAllocNodeParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut params_out: cudaMemAllocNodeParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemAllocNodeGetParams(node, &mut params_out) }?
         .result()?;
     Ok(params_out)
@@ -16447,15 +15462,10 @@ pub unsafe fn graph_add_mem_free_node(
     p_dependencies: &[cudaGraphNode_t],
     dptr: *mut c_void,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemFreeNode(
             &mut p_graph_node,
@@ -16504,9 +15514,6 @@ pub unsafe fn graph_mem_free_node_get_params(
     node: cudaGraphNode_t,
     dptr_out: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphMemFreeNodeGetParams(node, dptr_out) }?.result()?;
     Ok(())
 }
@@ -16539,9 +15546,6 @@ pub unsafe fn graph_mem_free_node_get_params(
 #[doc(alias = "cudaDeviceGraphMemTrim")]
 #[inline]
 pub fn device_graph_mem_trim(device: c_int) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGraphMemTrim(device) }?.result()?;
     Ok(())
 }
@@ -16597,9 +15601,6 @@ pub unsafe fn device_get_graph_mem_attribute(
     attr: cudaGraphMemAttributeType,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceGetGraphMemAttribute(device, attr, value) }?
         .result()?;
     Ok(())
@@ -16649,9 +15650,6 @@ pub unsafe fn device_set_graph_mem_attribute(
     attr: cudaGraphMemAttributeType,
     value: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaDeviceSetGraphMemAttribute(device, attr, value) }?
         .result()?;
     Ok(())
@@ -16697,12 +15695,7 @@ pub unsafe fn device_set_graph_mem_attribute(
 #[doc(alias = "cudaGraphClone")]
 #[inline]
 pub unsafe fn graph_clone(original_graph: cudaGraph_t) -> crate::Result<cudaGraph_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_clone: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphClone(&mut p_graph_clone, original_graph) }?.result()?;
     Ok(p_graph_clone)
 }
@@ -16748,12 +15741,7 @@ pub unsafe fn graph_node_find_in_clone(
     original_node: cudaGraphNode_t,
     cloned_graph: cudaGraph_t,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeFindInClone(&mut p_node, original_node, cloned_graph)
     }?
@@ -16802,12 +15790,7 @@ pub unsafe fn graph_node_find_in_clone(
 pub unsafe fn graph_node_get_type(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaGraphNodeType> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_type: cudaGraphNodeType = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeGetType(node, &mut p_type) }?.result()?;
     Ok(p_type)
 }
@@ -16845,12 +15828,7 @@ pub unsafe fn graph_node_get_type(
 pub unsafe fn graph_node_get_containing_graph(
     h_node: cudaGraphNode_t,
 ) -> crate::Result<cudaGraph_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ph_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeGetContainingGraph(h_node, &mut ph_graph) }?
         .result()?;
     Ok(ph_graph)
@@ -16888,12 +15866,7 @@ pub unsafe fn graph_node_get_containing_graph(
 #[doc(alias = "cudaGraphNodeGetLocalId")]
 #[inline]
 pub unsafe fn graph_node_get_local_id(h_node: cudaGraphNode_t) -> crate::Result<c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut node_id: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeGetLocalId(h_node, &mut node_id) }?.result()?;
     Ok(node_id)
 }
@@ -16928,12 +15901,7 @@ pub unsafe fn graph_node_get_local_id(h_node: cudaGraphNode_t) -> crate::Result<
 pub unsafe fn graph_node_get_tools_id(
     h_node: cudaGraphNode_t,
 ) -> crate::Result<c_ulonglong> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut tools_node_id: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeGetToolsId(h_node, &mut tools_node_id) }?
         .result()?;
     Ok(tools_node_id)
@@ -16970,12 +15938,7 @@ pub unsafe fn graph_node_get_tools_id(
 #[doc(alias = "cudaGraphGetId")]
 #[inline]
 pub unsafe fn graph_get_id(h_graph: cudaGraph_t) -> crate::Result<c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut graph_id: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphGetId(h_graph, &mut graph_id) }?.result()?;
     Ok(graph_id)
 }
@@ -17011,12 +15974,7 @@ pub unsafe fn graph_get_id(h_graph: cudaGraph_t) -> crate::Result<c_uint> {
 #[doc(alias = "cudaGraphExecGetId")]
 #[inline]
 pub unsafe fn graph_exec_get_id(h_graph_exec: cudaGraphExec_t) -> crate::Result<c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut graph_id: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphExecGetId(h_graph_exec, &mut graph_id) }?.result()?;
     Ok(graph_id)
 }
@@ -17065,9 +16023,6 @@ pub unsafe fn graph_get_nodes(
 ) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
     let mut nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut num_nodes: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphGetNodes(
             graph,
@@ -17079,19 +16034,8 @@ pub unsafe fn graph_get_nodes(
     let n = usize::try_from(num_nodes).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         nodes.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-        nodes
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        nodes.resize_with(n, || unsafe { ::core::mem::zeroed() });
         num_nodes = <usize>::try_from(n).map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphGetNodes(
                 graph,
@@ -17154,9 +16098,6 @@ pub unsafe fn graph_get_root_nodes(
 ) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
     let mut p_root_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut p_num_root_nodes: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphGetRootNodes(
             graph,
@@ -17175,20 +16116,9 @@ pub unsafe fn graph_get_root_nodes(
         p_root_nodes
             .try_reserve_exact(n)
             .map_err(|_| crate::error::memory_allocation())?;
-        p_root_nodes
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        p_root_nodes.resize_with(n, || unsafe { ::core::mem::zeroed() });
         p_num_root_nodes = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphGetRootNodes(
                 graph,
@@ -17271,9 +16201,6 @@ pub unsafe fn graph_get_edges(
     let mut to: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
     let mut num_edges: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphGetEdges(
             graph,
@@ -17291,37 +16218,12 @@ pub unsafe fn graph_get_edges(
     let n = usize::try_from(num_edges).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         from.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-        from.resize_with(
-            n,
-            || {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            },
-        );
+        from.resize_with(n, || unsafe { ::core::mem::zeroed() });
         to.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-        to.resize_with(
-            n,
-            || {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            },
-        );
+        to.resize_with(n, || unsafe { ::core::mem::zeroed() });
         edge_data.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-        edge_data
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        edge_data.resize_with(n, || unsafe { ::core::mem::zeroed() });
         num_edges = <usize>::try_from(n).map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphGetEdges(
                 graph,
@@ -17404,9 +16306,6 @@ pub unsafe fn graph_node_get_dependencies(
     let mut p_dependencies: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
     let mut p_num_dependencies: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetDependencies(
             node,
@@ -17430,30 +16329,11 @@ pub unsafe fn graph_node_get_dependencies(
         p_dependencies
             .try_reserve_exact(n)
             .map_err(|_| crate::error::memory_allocation())?;
-        p_dependencies
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        p_dependencies.resize_with(n, || unsafe { ::core::mem::zeroed() });
         edge_data.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-        edge_data
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        edge_data.resize_with(n, || unsafe { ::core::mem::zeroed() });
         p_num_dependencies = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphNodeGetDependencies(
                 node,
@@ -17534,9 +16414,6 @@ pub unsafe fn graph_node_get_dependent_nodes(
     let mut p_dependent_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
     let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
     let mut p_num_dependent_nodes: usize = 0;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetDependentNodes(
             node,
@@ -17560,30 +16437,11 @@ pub unsafe fn graph_node_get_dependent_nodes(
         p_dependent_nodes
             .try_reserve_exact(n)
             .map_err(|_| crate::error::memory_allocation())?;
-        p_dependent_nodes
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        p_dependent_nodes.resize_with(n, || unsafe { ::core::mem::zeroed() });
         edge_data.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-        edge_data
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        edge_data.resize_with(n, || unsafe { ::core::mem::zeroed() });
         p_num_dependent_nodes = <usize>::try_from(n)
             .map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaGraphNodeGetDependentNodes(
                 node,
@@ -17658,9 +16516,6 @@ pub unsafe fn graph_add_dependencies(
             edge_data.as_ref().map(|s| s.len()),
         ],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddDependencies(
             graph,
@@ -17730,9 +16585,6 @@ pub unsafe fn graph_remove_dependencies(
             edge_data.as_ref().map(|s| s.len()),
         ],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphRemoveDependencies(
             graph,
@@ -17784,9 +16636,6 @@ pub unsafe fn graph_remove_dependencies(
 #[doc(alias = "cudaGraphDestroyNode")]
 #[inline]
 pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphDestroyNode(node) }?.result()?;
     Ok(())
 }
@@ -17889,12 +16738,7 @@ pub unsafe fn graph_instantiate(
     graph: cudaGraph_t,
     flags: c_ulonglong,
 ) -> crate::Result<cudaGraphExec_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphInstantiate(&mut p_graph_exec, graph, flags) }?
         .result()?;
     Ok(p_graph_exec)
@@ -18000,12 +16844,7 @@ pub unsafe fn graph_instantiate_with_flags(
     graph: cudaGraph_t,
     flags: c_ulonglong,
 ) -> crate::Result<cudaGraphExec_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphInstantiateWithFlags(&mut p_graph_exec, graph, flags)
     }?
@@ -18151,12 +16990,7 @@ pub unsafe fn graph_instantiate_with_params(
     graph: cudaGraph_t,
     instantiate_params: &mut cudaGraphInstantiateParams,
 ) -> crate::Result<cudaGraphExec_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphInstantiateWithParams(
             &mut p_graph_exec,
@@ -18204,12 +17038,7 @@ pub unsafe fn graph_instantiate_with_params(
 pub unsafe fn graph_exec_get_flags(
     graph_exec: cudaGraphExec_t,
 ) -> crate::Result<c_ulonglong> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut flags: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphExecGetFlags(graph_exec, &mut flags) }?.result()?;
     Ok(flags)
 }
@@ -18293,9 +17122,6 @@ pub unsafe fn graph_exec_kernel_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaKernelNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecKernelNodeSetParams(
             h_graph_exec,
@@ -18372,9 +17198,6 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemcpy3DParms,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParams(
             h_graph_exec,
@@ -18455,9 +17278,6 @@ pub unsafe fn graph_exec_memcpy_node_set_params1d(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParams1D(
             h_graph_exec,
@@ -18539,9 +17359,6 @@ pub unsafe fn graph_exec_memset_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemsetParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemsetNodeSetParams(
             h_graph_exec,
@@ -18605,9 +17422,6 @@ pub unsafe fn graph_exec_host_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaHostNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecHostNodeSetParams(
             h_graph_exec,
@@ -18679,9 +17493,6 @@ pub unsafe fn graph_exec_child_graph_node_set_params(
     node: cudaGraphNode_t,
     child_graph: cudaGraph_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecChildGraphNodeSetParams(h_graph_exec, node, child_graph)
     }?
@@ -18744,9 +17555,6 @@ pub unsafe fn graph_exec_event_record_node_set_event(
     h_node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecEventRecordNodeSetEvent(h_graph_exec, h_node, event)
     }?
@@ -18809,9 +17617,6 @@ pub unsafe fn graph_exec_event_wait_node_set_event(
     h_node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecEventWaitNodeSetEvent(h_graph_exec, h_node, event)
     }?
@@ -18877,9 +17682,6 @@ pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreSignalNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams(
             h_graph_exec,
@@ -18949,9 +17751,6 @@ pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreWaitNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams(
             h_graph_exec,
@@ -19013,9 +17812,6 @@ pub unsafe fn graph_node_set_enabled(
     h_node: cudaGraphNode_t,
     is_enabled: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeSetEnabled(h_graph_exec, h_node, is_enabled) }?
         .result()?;
     Ok(())
@@ -19066,12 +17862,7 @@ pub unsafe fn graph_node_get_enabled(
     h_graph_exec: cudaGraphExec_t,
     h_node: cudaGraphNode_t,
 ) -> crate::Result<c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut is_enabled: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeGetEnabled(h_graph_exec, h_node, &mut is_enabled)
     }?
@@ -19239,14 +18030,9 @@ pub unsafe fn graph_exec_update(
     h_graph_exec: cudaGraphExec_t,
     h_graph: cudaGraph_t,
 ) -> crate::Result<cudaGraphExecUpdateResultInfo> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut result_info: cudaGraphExecUpdateResultInfo = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphExecUpdate(h_graph_exec, h_graph, &mut result_info) }?
         .result()?;
     Ok(result_info)
@@ -19288,9 +18074,6 @@ pub unsafe fn graph_upload(
     graph_exec: cudaGraphExec_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphUpload(graph_exec, stream) }?.result()?;
     Ok(())
 }
@@ -19337,9 +18120,6 @@ pub unsafe fn graph_launch(
     graph_exec: cudaGraphExec_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphLaunch(graph_exec, stream) }?.result()?;
     Ok(())
 }
@@ -19372,9 +18152,6 @@ pub unsafe fn graph_launch(
 #[doc(alias = "cudaGraphExecDestroy")]
 #[inline]
 pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphExecDestroy(graph_exec) }?.result()?;
     Ok(())
 }
@@ -19405,9 +18182,6 @@ pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<(
 #[doc(alias = "cudaGraphDestroy")]
 #[inline]
 pub unsafe fn graph_destroy(graph: cudaGraph_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphDestroy(graph) }?.result()?;
     Ok(())
 }
@@ -19443,9 +18217,6 @@ pub unsafe fn graph_debug_dot_print(
     path: &::core::ffi::CStr,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphDebugDotPrint(graph, path.as_ptr(), flags) }?
         .result()?;
     Ok(())
@@ -19502,12 +18273,7 @@ pub unsafe fn user_object_create(
     initial_refcount: c_uint,
     flags: c_uint,
 ) -> crate::Result<cudaUserObject_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut object_out: cudaUserObject_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaUserObjectCreate(
             &mut object_out,
@@ -19558,9 +18324,6 @@ pub unsafe fn user_object_retain(
     object: cudaUserObject_t,
     count: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaUserObjectRetain(object, count) }?.result()?;
     Ok(())
 }
@@ -19606,9 +18369,6 @@ pub unsafe fn user_object_release(
     object: cudaUserObject_t,
     count: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaUserObjectRelease(object, count) }?.result()?;
     Ok(())
 }
@@ -19655,9 +18415,6 @@ pub unsafe fn graph_retain_user_object(
     count: c_uint,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphRetainUserObject(graph, object, count, flags) }?
         .result()?;
     Ok(())
@@ -19703,9 +18460,6 @@ pub unsafe fn graph_release_user_object(
     object: cudaUserObject_t,
     count: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphReleaseUserObject(graph, object, count) }?.result()?;
     Ok(())
 }
@@ -19768,15 +18522,10 @@ pub unsafe fn graph_add_node(
     dependency_data: Option<&[cudaGraphEdgeData]>,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len()), dependency_data.as_ref().map(|s| s.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddNode(
             &mut p_graph_node,
@@ -19832,9 +18581,6 @@ pub unsafe fn graph_node_set_params(
     node: cudaGraphNode_t,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphNodeSetParams(node, ::core::ptr::from_mut(node_params))
     }?
@@ -19889,12 +18635,7 @@ pub unsafe fn graph_node_set_params(
 pub unsafe fn graph_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaGraphNodeParams> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut node_params: cudaGraphNodeParams = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGraphNodeGetParams(node, &mut node_params) }?.result()?;
     Ok(node_params)
 }
@@ -19945,9 +18686,6 @@ pub unsafe fn graph_exec_node_set_params(
     node: cudaGraphNode_t,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecNodeSetParams(
             graph_exec,
@@ -20000,12 +18738,7 @@ pub unsafe fn graph_conditional_handle_create(
     default_launch_value: c_uint,
     flags: c_uint,
 ) -> crate::Result<cudaGraphConditionalHandle> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_handle_out: cudaGraphConditionalHandle = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphConditionalHandleCreate(
             &mut p_handle_out,
@@ -20062,12 +18795,7 @@ pub unsafe fn graph_conditional_handle_create_v2(
     default_launch_value: c_uint,
     flags: c_uint,
 ) -> crate::Result<cudaGraphConditionalHandle> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_handle_out: cudaGraphConditionalHandle = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphConditionalHandleCreate_v2(
             &mut p_handle_out,
@@ -20173,17 +18901,10 @@ pub fn get_driver_entry_point(
     symbol: &::core::ffi::CStr,
     flags: c_ulonglong,
 ) -> crate::Result<(*mut c_void, cudaDriverEntryPointQueryResult)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut func_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut driver_status: cudaDriverEntryPointQueryResult = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGetDriverEntryPoint(
             symbol.as_ptr(),
@@ -20294,17 +19015,10 @@ pub fn get_driver_entry_point_by_version(
     version: c_uint,
     flags: c_ulonglong,
 ) -> crate::Result<(*mut c_void, cudaDriverEntryPointQueryResult)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut func_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut driver_status: cudaDriverEntryPointQueryResult = unsafe {
         ::core::mem::zeroed()
     };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaGetDriverEntryPointByVersion(
             symbol.as_ptr(),
@@ -20394,8 +19108,6 @@ pub unsafe fn library_load_data(
     library_options: &[cudaLibraryOption],
     library_option_values: &[*mut c_void],
 ) -> crate::Result<cudaLibrary_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut library: cudaLibrary_t = unsafe { ::core::mem::zeroed() };
     let num_jit_options: c_uint = crate::error::shared_len(
         &[Some(jit_options.len()), Some(jit_options_values.len())],
@@ -20403,9 +19115,6 @@ pub unsafe fn library_load_data(
     let num_library_options: c_uint = crate::error::shared_len(
         &[Some(library_options.len()), Some(library_option_values.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryLoadData(
             &mut library,
@@ -20510,8 +19219,6 @@ pub unsafe fn library_load_from_file(
     library_options: &[cudaLibraryOption],
     library_option_values: &[*mut c_void],
 ) -> crate::Result<cudaLibrary_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut library: cudaLibrary_t = unsafe { ::core::mem::zeroed() };
     let num_jit_options: c_uint = crate::error::shared_len(
         &[Some(jit_options.len()), Some(jit_options_values.len())],
@@ -20519,9 +19226,6 @@ pub unsafe fn library_load_from_file(
     let num_library_options: c_uint = crate::error::shared_len(
         &[Some(library_options.len()), Some(library_option_values.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryLoadFromFile(
             &mut library,
@@ -20578,9 +19282,6 @@ pub unsafe fn library_load_from_file(
 #[doc(alias = "cudaLibraryUnload")]
 #[inline]
 pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLibraryUnload(library) }?.result()?;
     Ok(())
 }
@@ -20623,12 +19324,7 @@ pub unsafe fn library_get_kernel(
     library: cudaLibrary_t,
     name: &::core::ffi::CStr,
 ) -> crate::Result<cudaKernel_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_kernel: cudaKernel_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLibraryGetKernel(&mut p_kernel, library, name.as_ptr()) }?
         .result()?;
     Ok(p_kernel)
@@ -20681,15 +19377,8 @@ pub unsafe fn library_get_global(
     library: cudaLibrary_t,
     name: &::core::ffi::CStr,
 ) -> crate::Result<(*mut c_void, usize)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut bytes: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryGetGlobal(&mut dptr, &mut bytes, library, name.as_ptr())
     }?
@@ -20746,15 +19435,8 @@ pub unsafe fn library_get_managed(
     library: cudaLibrary_t,
     name: &::core::ffi::CStr,
 ) -> crate::Result<(*mut c_void, usize)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut bytes: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryGetManaged(&mut dptr, &mut bytes, library, name.as_ptr())
     }?
@@ -20802,12 +19484,7 @@ pub unsafe fn library_get_unified_function(
     library: cudaLibrary_t,
     symbol: &::core::ffi::CStr,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut fptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryGetUnifiedFunction(&mut fptr, library, symbol.as_ptr())
     }?
@@ -20847,12 +19524,7 @@ pub unsafe fn library_get_unified_function(
 #[doc(alias = "cudaLibraryGetKernelCount")]
 #[inline]
 pub unsafe fn library_get_kernel_count(lib: cudaLibrary_t) -> crate::Result<c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut count: c_uint = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaLibraryGetKernelCount(&mut count, lib) }?.result()?;
     Ok(count)
 }
@@ -20891,9 +19563,6 @@ pub unsafe fn library_enumerate_kernels(
     lib: cudaLibrary_t,
 ) -> crate::Result<()> {
     let num_kernels: c_uint = crate::error::shared_len(&[Some(kernels.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLibraryEnumerateKernels(
             {
@@ -21011,9 +19680,6 @@ pub unsafe fn kernel_set_attribute_for_device(
     value: c_int,
     device: c_int,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaKernelSetAttributeForDevice(kernel, attr, value, device) }?
         .result()?;
     Ok(())
@@ -21055,12 +19721,7 @@ pub fn device_get_dev_resource(
     device: c_int,
     type_: cudaDevResourceType,
 ) -> crate::Result<cudaDevResource> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut resource: cudaDevResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetDevResource(device, &mut resource, type_) }?
         .result()?;
     Ok(resource)
@@ -21168,12 +19829,7 @@ pub unsafe fn dev_sm_resource_split_by_count(
 ) -> crate::Result<(::std::vec::Vec<cudaDevResource>, cudaDevResource)> {
     let mut result: ::std::vec::Vec<cudaDevResource> = ::std::vec::Vec::new();
     let mut nb_groups: c_uint = 0;
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut remaining: cudaDevResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaDevSmResourceSplitByCount(
             if result.is_empty() {
@@ -21192,19 +19848,8 @@ pub unsafe fn dev_sm_resource_split_by_count(
     let n = usize::try_from(nb_groups).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         result.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-        result
-            .resize_with(
-                n,
-                || {
-                    // SAFETY: every type the C API writes through a pointer is plain old data, for
-                    // which all-zero bytes are a valid value.
-                    unsafe { ::core::mem::zeroed() }
-                },
-            );
+        result.resize_with(n, || unsafe { ::core::mem::zeroed() });
         nb_groups = <c_uint>::try_from(n).map_err(|_| crate::error::invalid_value())?;
-        // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-        // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-        // call, with counts equal to slice lengths.
         unsafe {
             crate::sys::cudaDevSmResourceSplitByCount(
                 if result.is_empty() {
@@ -21371,12 +20016,7 @@ pub unsafe fn dev_sm_resource_split(
     let nb_groups: c_uint = crate::error::shared_len(
         &[result.as_ref().map(|s| s.len()), Some(group_params.len())],
     )?;
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut remainder: cudaDevResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaDevSmResourceSplit(
             result.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
@@ -21448,13 +20088,8 @@ pub unsafe fn dev_sm_resource_split(
 pub unsafe fn dev_resource_generate_desc(
     resources: &[cudaDevResource],
 ) -> crate::Result<cudaDevResourceDesc_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ph_desc: cudaDevResourceDesc_t = unsafe { ::core::mem::zeroed() };
     let nb_resources: c_uint = crate::error::shared_len(&[Some(resources.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaDevResourceGenerateDesc(
             &mut ph_desc,
@@ -21527,12 +20162,7 @@ pub unsafe fn green_ctx_create(
     device: c_int,
     flags: c_uint,
 ) -> crate::Result<cudaExecutionContext_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ph_ctx: cudaExecutionContext_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGreenCtxCreate(&mut ph_ctx, desc, device, flags) }?
         .result()?;
     Ok(ph_ctx)
@@ -21588,9 +20218,6 @@ pub unsafe fn green_ctx_create(
 #[doc(alias = "cudaExecutionCtxDestroy")]
 #[inline]
 pub unsafe fn execution_ctx_destroy(ctx: cudaExecutionContext_t) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaExecutionCtxDestroy(ctx) }?.result()?;
     Ok(())
 }
@@ -21633,12 +20260,7 @@ pub unsafe fn execution_ctx_get_dev_resource(
     ctx: cudaExecutionContext_t,
     type_: cudaDevResourceType,
 ) -> crate::Result<cudaDevResource> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut resource: cudaDevResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaExecutionCtxGetDevResource(ctx, &mut resource, type_) }?
         .result()?;
     Ok(resource)
@@ -21678,12 +20300,7 @@ pub unsafe fn execution_ctx_get_dev_resource(
 pub unsafe fn execution_ctx_get_device(
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut device: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaExecutionCtxGetDevice(&mut device, ctx) }?.result()?;
     Ok(device)
 }
@@ -21724,12 +20341,7 @@ pub unsafe fn execution_ctx_get_device(
 pub unsafe fn execution_ctx_get_id(
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<c_ulonglong> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ctx_id: c_ulonglong = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaExecutionCtxGetId(ctx, &mut ctx_id) }?.result()?;
     Ok(ctx_id)
 }
@@ -21811,12 +20423,7 @@ pub unsafe fn execution_ctx_stream_create(
     flags: crate::sys::StreamFlags,
     priority: c_int,
 ) -> crate::Result<cudaStream_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ph_stream: cudaStream_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaExecutionCtxStreamCreate(
             &mut ph_stream,
@@ -21865,9 +20472,6 @@ pub unsafe fn execution_ctx_stream_create(
 pub unsafe fn execution_ctx_synchronize(
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaExecutionCtxSynchronize(ctx) }?.result()?;
     Ok(())
 }
@@ -21915,12 +20519,7 @@ pub unsafe fn stream_get_dev_resource(
     h_stream: cudaStream_t,
     type_: cudaDevResourceType,
 ) -> crate::Result<cudaDevResource> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut resource: cudaDevResource = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaStreamGetDevResource(h_stream, &mut resource, type_) }?
         .result()?;
     Ok(resource)
@@ -21972,9 +20571,6 @@ pub unsafe fn execution_ctx_record_event(
     ctx: cudaExecutionContext_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaExecutionCtxRecordEvent(ctx, event) }?.result()?;
     Ok(())
 }
@@ -22025,9 +20621,6 @@ pub unsafe fn execution_ctx_wait_event(
     ctx: cudaExecutionContext_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaExecutionCtxWaitEvent(ctx, event) }?.result()?;
     Ok(())
 }
@@ -22066,12 +20659,7 @@ pub unsafe fn execution_ctx_wait_event(
 #[doc(alias = "cudaDeviceGetExecutionCtx")]
 #[inline]
 pub fn device_get_execution_ctx(device: c_int) -> crate::Result<cudaExecutionContext_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ctx: cudaExecutionContext_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetExecutionCtx(&mut ctx, device) }?.result()?;
     Ok(ctx)
 }
@@ -22115,12 +20703,7 @@ pub fn device_get_execution_ctx(device: c_int) -> crate::Result<cudaExecutionCon
 #[doc(alias = "cudaGetKernel")]
 #[inline]
 pub unsafe fn get_kernel(entry_func_addr: *const c_void) -> crate::Result<cudaKernel_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut kernel_ptr: cudaKernel_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetKernel(&mut kernel_ptr, entry_func_addr) }?.result()?;
     Ok(kernel_ptr)
 }
@@ -22149,9 +20732,6 @@ pub unsafe fn get_kernel(entry_func_addr: *const c_void) -> crate::Result<cudaKe
 #[doc(alias = "cudaProfilerStart")]
 #[inline]
 pub fn profiler_start() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaProfilerStart() }?.result()?;
     Ok(())
 }
@@ -22180,9 +20760,6 @@ pub fn profiler_start() -> crate::Result<()> {
 #[doc(alias = "cudaProfilerStop")]
 #[inline]
 pub fn profiler_stop() -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaProfilerStop() }?.result()?;
     Ok(())
 }
@@ -22218,9 +20795,6 @@ pub fn profiler_stop() -> crate::Result<()> {
 #[doc(alias = "cudaGLSetGLDevice")]
 #[inline]
 pub fn gl_set_gl_device(device: c_int) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGLSetGLDevice(device) }?.result()?;
     Ok(())
 }
@@ -22254,9 +20828,6 @@ pub fn gl_set_gl_device(device: c_int) -> crate::Result<()> {
 #[doc(alias = "cudaGLRegisterBufferObject")]
 #[inline]
 pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGLRegisterBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
@@ -22300,12 +20871,7 @@ pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 #[doc(alias = "cudaGLMapBufferObject")]
 #[inline]
 pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGLMapBufferObject(&mut dev_ptr, buf_obj) }?.result()?;
     Ok(dev_ptr)
 }
@@ -22343,9 +20909,6 @@ pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut c_void> {
 #[doc(alias = "cudaGLUnmapBufferObject")]
 #[inline]
 pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGLUnmapBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
@@ -22384,9 +20947,6 @@ pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 #[doc(alias = "cudaGLUnregisterBufferObject")]
 #[inline]
 pub unsafe fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGLUnregisterBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
@@ -22437,9 +20997,6 @@ pub fn gl_set_buffer_object_map_flags(
     buf_obj: GLuint,
     flags: c_uint,
 ) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaGLSetBufferObjectMapFlags(buf_obj, flags) }?.result()?;
     Ok(())
 }
@@ -22490,12 +21047,7 @@ pub unsafe fn gl_map_buffer_object_async(
     buf_obj: GLuint,
     stream: cudaStream_t,
 ) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGLMapBufferObjectAsync(&mut dev_ptr, buf_obj, stream) }?
         .result()?;
     Ok(dev_ptr)
@@ -22541,9 +21093,6 @@ pub unsafe fn gl_unmap_buffer_object_async(
     buf_obj: GLuint,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGLUnmapBufferObjectAsync(buf_obj, stream) }?.result()?;
     Ok(())
 }
@@ -22590,12 +21139,7 @@ pub unsafe fn gl_unmap_buffer_object_async(
 #[doc(alias = "cudaDeviceGetSharedMemConfig")]
 #[inline]
 pub fn device_get_shared_mem_config() -> crate::Result<cudaSharedMemConfig> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_config: cudaSharedMemConfig = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceGetSharedMemConfig(&mut p_config) }?.result()?;
     Ok(p_config)
 }
@@ -22655,9 +21199,6 @@ pub fn device_get_shared_mem_config() -> crate::Result<cudaSharedMemConfig> {
 #[doc(alias = "cudaDeviceSetSharedMemConfig")]
 #[inline]
 pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::cudaDeviceSetSharedMemConfig(config) }?.result()?;
     Ok(())
 }
@@ -22703,9 +21244,6 @@ pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Resul
 #[inline]
 pub fn set_valid_devices(device_arr: &[c_int]) -> crate::Result<()> {
     let len: c_int = crate::error::shared_len(&[Some(device_arr.len())])?;
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::cudaSetValidDevices(
             {
@@ -22785,9 +21323,6 @@ pub unsafe fn launch_kernel(
     shared_mem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLaunchKernel(
             func,
@@ -22878,9 +21413,6 @@ pub unsafe fn launch_kernel_ex_c(
     func: *const c_void,
     args: &mut [*mut c_void],
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLaunchKernelExC(
             ::core::ptr::from_ref(config),
@@ -22968,9 +21500,6 @@ pub unsafe fn launch_cooperative_kernel(
     shared_mem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaLaunchCooperativeKernel(
             func,
@@ -23028,9 +21557,6 @@ pub unsafe fn launch_cooperative_kernel(
 #[inline]
 pub unsafe fn func_get_name(func: *const c_void) -> crate::Result<::std::ffi::CString> {
     let mut name: *const c_char = ::core::ptr::null();
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncGetName(&mut name, func) }?.result()?;
     Ok(
         if name.is_null() {
@@ -23086,15 +21612,8 @@ pub unsafe fn func_get_param_info(
     func: *const c_void,
     param_index: usize,
 ) -> crate::Result<(usize, usize)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut param_offset: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut param_size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaFuncGetParamInfo(
             func,
@@ -23180,9 +21699,6 @@ pub unsafe fn func_set_shared_mem_config(
     func: *const c_void,
     config: cudaSharedMemConfig,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaFuncSetSharedMemConfig(func, config) }?.result()?;
     Ok(())
 }
@@ -23241,12 +21757,7 @@ pub unsafe fn occupancy_max_potential_cluster_size(
     func: *const c_void,
     launch_config: &cudaLaunchConfig_t,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut cluster_size: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxPotentialClusterSize(
             &mut cluster_size,
@@ -23312,12 +21823,7 @@ pub unsafe fn occupancy_max_active_clusters(
     func: *const c_void,
     launch_config: &cudaLaunchConfig_t,
 ) -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut num_clusters: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaOccupancyMaxActiveClusters(
             &mut num_clusters,
@@ -23396,9 +21902,6 @@ pub unsafe fn memcpy_to_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyToSymbol(symbol, src, count, offset, kind) }?
         .result()?;
     Ok(())
@@ -23471,9 +21974,6 @@ pub unsafe fn memcpy_from_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyFromSymbol(dst, symbol, count, offset, kind) }?
         .result()?;
     Ok(())
@@ -23557,9 +22057,6 @@ pub unsafe fn memcpy_to_symbol_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream)
     }?
@@ -23645,9 +22142,6 @@ pub unsafe fn memcpy_from_symbol_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream)
     }?
@@ -23698,12 +22192,7 @@ pub unsafe fn memcpy_from_symbol_async(
 #[doc(alias = "cudaGetSymbolAddress")]
 #[inline]
 pub unsafe fn get_symbol_address(symbol: *const c_void) -> crate::Result<*mut c_void> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetSymbolAddress(&mut dev_ptr, symbol) }?.result()?;
     Ok(dev_ptr)
 }
@@ -23750,12 +22239,7 @@ pub unsafe fn get_symbol_address(symbol: *const c_void) -> crate::Result<*mut c_
 #[doc(alias = "cudaGetSymbolSize")]
 #[inline]
 pub unsafe fn get_symbol_size(symbol: *const c_void) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetSymbolSize(&mut size, symbol) }?.result()?;
     Ok(size)
 }
@@ -23834,9 +22318,6 @@ pub unsafe fn memcpy_to_array(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaMemcpyToArray(dst, w_offset, h_offset, src, count, kind) }?
         .result()?;
     Ok(())
@@ -23915,9 +22396,6 @@ pub unsafe fn memcpy_from_array(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyFromArray(dst, src, w_offset, h_offset, count, kind)
     }?
@@ -24000,9 +22478,6 @@ pub unsafe fn memcpy_array_to_array(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyArrayToArray(
             dst,
@@ -24104,9 +22579,6 @@ pub unsafe fn memcpy_to_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyToArrayAsync(
             dst,
@@ -24206,9 +22678,6 @@ pub unsafe fn memcpy_from_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaMemcpyFromArrayAsync(
             dst,
@@ -24308,15 +22777,10 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNodeToSymbol(
             &mut p_graph_node,
@@ -24421,15 +22885,10 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaGraphNode_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(p_dependencies.len())],
     )?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphAddMemcpyNodeFromSymbol(
             &mut p_graph_node,
@@ -24510,9 +22969,6 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol(
             node,
@@ -24587,9 +23043,6 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol(
             node,
@@ -24682,9 +23135,6 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol(
             h_graph_exec,
@@ -24778,9 +23228,6 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol(
             h_graph_exec,
@@ -24823,12 +23270,7 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
 pub unsafe fn get_func_by_symbol(
     symbol_ptr: *const c_void,
 ) -> crate::Result<cudaFunction_t> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut function_ptr: cudaFunction_t = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::cudaGetFuncBySymbol(&mut function_ptr, symbol_ptr) }?.result()?;
     Ok(function_ptr)
 }

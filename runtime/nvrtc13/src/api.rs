@@ -26,6 +26,10 @@
 //! **Bundled Headers Installation**: [`install_bundled_headers`](crate::api::install_bundled_headers), [`get_bundled_headers_info`](crate::api::get_bundled_headers_info), [`remove_bundled_headers`](crate::api::remove_bundled_headers)
 //!
 //! The types, enums, flags and constants the functions take and return are re-exported here from [`crate::sys`] (the raw functions are not), so code that uses the typed layer needs no other module.
+//!
+//! # Safety of the bodies
+//!
+//! Every wrapper's call of its C function is an `unsafe` block, sound for the same reasons everywhere, stated here once: in a safe function every argument is a value, or a pointer made from a Rust reference or slice that is valid for the call, with counts equal to slice lengths, and the C function reads and writes nothing else; in an `unsafe` function the caller upholds its `# Safety` section and every argument it does not cover is as in a safe one. Outputs start as all-zero bytes (`mem::zeroed`): every type the C API writes through a pointer is plain old data, for which all-zero bytes are a valid value. Blocks with other reasons say them where they are.
 use ::core::ffi::{
     c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong,
     c_ulonglong, c_ushort, c_void,
@@ -63,9 +67,6 @@ pub use crate::sys::types::*;
 pub fn get_error_string(
     result: nvrtcResult,
 ) -> crate::Result<&'static ::core::ffi::CStr> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     let status = unsafe { crate::sys::nvrtcGetErrorString(result) }?;
     Ok(
         if status.is_null() {
@@ -96,15 +97,8 @@ pub fn get_error_string(
 #[doc(alias = "nvrtcVersion")]
 #[inline]
 pub fn version() -> crate::Result<(c_int, c_int)> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut major: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut minor: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::nvrtcVersion(&mut major, &mut minor) }?.result()?;
     Ok((major, minor))
 }
@@ -126,12 +120,7 @@ pub fn version() -> crate::Result<(c_int, c_int)> {
 #[doc(alias = "nvrtcGetNumSupportedArchs")]
 #[inline]
 pub fn get_num_supported_archs() -> crate::Result<c_int> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut num_archs: c_int = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::nvrtcGetNumSupportedArchs(&mut num_archs) }?.result()?;
     Ok(num_archs)
 }
@@ -157,9 +146,6 @@ pub fn get_num_supported_archs() -> crate::Result<c_int> {
 #[doc(alias = "nvrtcGetSupportedArchs")]
 #[inline]
 pub unsafe fn get_supported_archs(supported_archs: *mut c_int) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcGetSupportedArchs(supported_archs) }?.result()?;
     Ok(())
 }
@@ -200,13 +186,8 @@ pub unsafe fn create_program(
     headers: &[*const c_char],
     include_names: *const *const c_char,
 ) -> crate::Result<nvrtcProgram> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut prog: nvrtcProgram = unsafe { ::core::mem::zeroed() };
     let num_headers: c_int = crate::error::shared_len(&[Some(headers.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::nvrtcCreateProgram(
             &mut prog,
@@ -248,9 +229,6 @@ pub unsafe fn create_program(
 #[doc(alias = "nvrtcDestroyProgram")]
 #[inline]
 pub unsafe fn destroy_program(prog: &mut nvrtcProgram) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcDestroyProgram(::core::ptr::from_mut(prog)) }?.result()?;
     Ok(())
 }
@@ -282,9 +260,6 @@ pub unsafe fn compile_program(
     options: &[*const c_char],
 ) -> crate::Result<()> {
     let num_options: c_int = crate::error::shared_len(&[Some(options.len())])?;
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::nvrtcCompileProgram(
             prog,
@@ -326,12 +301,7 @@ pub unsafe fn compile_program(
 #[doc(alias = "nvrtcGetPTXSize")]
 #[inline]
 pub unsafe fn get_ptx_size(prog: nvrtcProgram) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ptx_size_ret: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcGetPTXSize(prog, &mut ptx_size_ret) }?.result()?;
     Ok(ptx_size_ret)
 }
@@ -361,9 +331,6 @@ pub unsafe fn get_ptx_size(prog: nvrtcProgram) -> crate::Result<usize> {
 #[doc(alias = "nvrtcGetPTX")]
 #[inline]
 pub unsafe fn get_ptx(prog: nvrtcProgram, ptx: *mut c_char) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcGetPTX(prog, ptx) }?.result()?;
     Ok(())
 }
@@ -395,12 +362,7 @@ pub unsafe fn get_ptx(prog: nvrtcProgram, ptx: *mut c_char) -> crate::Result<()>
 #[doc(alias = "nvrtcGetCUBINSize")]
 #[inline]
 pub unsafe fn get_cubin_size(prog: nvrtcProgram) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut cubin_size_ret: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcGetCUBINSize(prog, &mut cubin_size_ret) }?.result()?;
     Ok(cubin_size_ret)
 }
@@ -430,9 +392,6 @@ pub unsafe fn get_cubin_size(prog: nvrtcProgram) -> crate::Result<usize> {
 #[doc(alias = "nvrtcGetCUBIN")]
 #[inline]
 pub unsafe fn get_cubin(prog: nvrtcProgram, cubin: *mut c_char) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcGetCUBIN(prog, cubin) }?.result()?;
     Ok(())
 }
@@ -464,12 +423,7 @@ pub unsafe fn get_cubin(prog: nvrtcProgram, cubin: *mut c_char) -> crate::Result
 #[doc(alias = "nvrtcGetLTOIRSize")]
 #[inline]
 pub unsafe fn get_ltoir_size(prog: nvrtcProgram) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ltoir_size_ret: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcGetLTOIRSize(prog, &mut ltoir_size_ret) }?.result()?;
     Ok(ltoir_size_ret)
 }
@@ -499,9 +453,6 @@ pub unsafe fn get_ltoir_size(prog: nvrtcProgram) -> crate::Result<usize> {
 #[doc(alias = "nvrtcGetLTOIR")]
 #[inline]
 pub unsafe fn get_ltoir(prog: nvrtcProgram, ltoir: *mut c_char) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcGetLTOIR(prog, ltoir) }?.result()?;
     Ok(())
 }
@@ -533,12 +484,7 @@ pub unsafe fn get_ltoir(prog: nvrtcProgram, ltoir: *mut c_char) -> crate::Result
 #[doc(alias = "nvrtcGetOptiXIRSize")]
 #[inline]
 pub unsafe fn get_opti_xir_size(prog: nvrtcProgram) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut optixir_size_ret: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcGetOptiXIRSize(prog, &mut optixir_size_ret) }?.result()?;
     Ok(optixir_size_ret)
 }
@@ -571,9 +517,6 @@ pub unsafe fn get_opti_xir(
     prog: nvrtcProgram,
     optixir: *mut c_char,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcGetOptiXIR(prog, optixir) }?.result()?;
     Ok(())
 }
@@ -608,12 +551,7 @@ pub unsafe fn get_opti_xir(
 #[doc(alias = "nvrtcGetProgramLogSize")]
 #[inline]
 pub unsafe fn get_program_log_size(prog: nvrtcProgram) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut log_size_ret: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcGetProgramLogSize(prog, &mut log_size_ret) }?.result()?;
     Ok(log_size_ret)
 }
@@ -646,9 +584,6 @@ pub unsafe fn get_program_log(
     prog: nvrtcProgram,
     log: *mut c_char,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcGetProgramLog(prog, log) }?.result()?;
     Ok(())
 }
@@ -683,9 +618,6 @@ pub unsafe fn add_name_expression(
     prog: nvrtcProgram,
     name_expression: &::core::ffi::CStr,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcAddNameExpression(prog, name_expression.as_ptr()) }?
         .result()?;
     Ok(())
@@ -723,9 +655,6 @@ pub unsafe fn get_lowered_name(
     name_expression: &::core::ffi::CStr,
 ) -> crate::Result<::std::ffi::CString> {
     let mut lowered_name: *const c_char = ::core::ptr::null();
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe {
         crate::sys::nvrtcGetLoweredName(
             prog,
@@ -760,12 +689,7 @@ pub unsafe fn get_lowered_name(
 #[doc(alias = "nvrtcGetPCHHeapSize")]
 #[inline]
 pub fn get_pch_heap_size() -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut ret: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::nvrtcGetPCHHeapSize(&mut ret) }?.result()?;
     Ok(ret)
 }
@@ -789,9 +713,6 @@ pub fn get_pch_heap_size() -> crate::Result<usize> {
 #[doc(alias = "nvrtcSetPCHHeapSize")]
 #[inline]
 pub fn set_pch_heap_size(size: usize) -> crate::Result<()> {
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::nvrtcSetPCHHeapSize(size) }?.result()?;
     Ok(())
 }
@@ -829,9 +750,6 @@ pub fn set_pch_heap_size(size: usize) -> crate::Result<()> {
 #[doc(alias = "nvrtcGetPCHCreateStatus")]
 #[inline]
 pub unsafe fn get_pch_create_status(prog: nvrtcProgram) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcGetPCHCreateStatus(prog) }?.result()?;
     Ok(())
 }
@@ -861,12 +779,7 @@ pub unsafe fn get_pch_create_status(prog: nvrtcProgram) -> crate::Result<()> {
 #[doc(alias = "nvrtcGetPCHHeapSizeRequired")]
 #[inline]
 pub unsafe fn get_pch_heap_size_required(prog: nvrtcProgram) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut size: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcGetPCHHeapSizeRequired(prog, &mut size) }?.result()?;
     Ok(size)
 }
@@ -923,9 +836,6 @@ pub unsafe fn set_flow_callback(
     >,
     payload: *mut c_void,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcSetFlowCallback(prog, callback, payload) }?.result()?;
     Ok(())
 }
@@ -957,12 +867,7 @@ pub unsafe fn set_flow_callback(
 #[doc(alias = "nvrtcGetTileIRSize")]
 #[inline]
 pub unsafe fn get_tile_ir_size(prog: nvrtcProgram) -> crate::Result<usize> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut tile_ir_size_ret: usize = unsafe { ::core::mem::zeroed() };
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcGetTileIRSize(prog, &mut tile_ir_size_ret) }?.result()?;
     Ok(tile_ir_size_ret)
 }
@@ -995,9 +900,6 @@ pub unsafe fn get_tile_ir(
     prog: nvrtcProgram,
     tile_ir: *mut c_char,
 ) -> crate::Result<()> {
-    // SAFETY: the caller upholds this function's `# Safety` section; every argument it does not
-    // cover is a value, or a pointer made from a Rust reference or slice that is valid for the
-    // call, with counts equal to slice lengths.
     unsafe { crate::sys::nvrtcGetTileIR(prog, tile_ir) }?.result()?;
     Ok(())
 }
@@ -1051,9 +953,6 @@ pub fn install_bundled_headers(
     flags: c_uint,
 ) -> crate::Result<::std::ffi::CString> {
     let mut error_log: *const c_char = ::core::ptr::null();
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::nvrtcInstallBundledHeaders(
             install_path.as_ptr(),
@@ -1098,13 +997,8 @@ pub fn install_bundled_headers(
 pub fn get_bundled_headers_info() -> crate::Result<
     (nvrtcBundledHeadersInfo, ::std::ffi::CString),
 > {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
     let mut info: nvrtcBundledHeadersInfo = unsafe { ::core::mem::zeroed() };
     let mut error_log: *const c_char = ::core::ptr::null();
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe { crate::sys::nvrtcGetBundledHeadersInfo(&mut info, &mut error_log) }?
         .result()?;
     Ok((
@@ -1149,9 +1043,6 @@ pub fn remove_bundled_headers(
     install_path: &::core::ffi::CStr,
 ) -> crate::Result<::std::ffi::CString> {
     let mut error_log: *const c_char = ::core::ptr::null();
-    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
-    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
-    // else.
     unsafe {
         crate::sys::nvrtcRemoveBundledHeaders(install_path.as_ptr(), &mut error_log)
     }?

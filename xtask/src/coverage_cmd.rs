@@ -23,8 +23,6 @@ use codegen::coverage::{self, Class, Exports};
 use codegen::ir::Release;
 use codegen::report::OutputFormat;
 
-use crate::report_out;
-
 /// Arguments of `cargo xtask coverage`.
 #[derive(clap::Args)]
 pub struct CoverageArgs {
@@ -75,7 +73,7 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
     if out.as_os_str() != "-" {
         let mut inputs = docs.clone();
         inputs.extend(args.lib.iter().cloned());
-        report_out::refuse_inputs(&out, &inputs)?;
+        codegen::output::refuse_inputs(&out, &inputs)?;
     }
 
     progress(
@@ -140,7 +138,7 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
         out!("{text}")?;
         err!("{}", coverage::render::summary(&report));
     } else {
-        report_out::write(&out, &text)?;
+        codegen::output::write_file(&out, text.as_bytes())?;
         out!("{}", coverage::render::summary(&report))?;
         outln!("report written to {}", out.display())?;
     }

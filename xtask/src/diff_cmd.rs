@@ -22,8 +22,6 @@ use codegen::diff::{self, AbiPair, ApiDiff, RustdocLinks};
 use codegen::ir::{Api, Release};
 use codegen::report::OutputFormat;
 
-use crate::report_out;
-
 #[derive(clap::Args)]
 pub struct DiffArgs {
     /// The old side: a document file or folder, an IR JSON file, an ABI snapshot JSON file, or
@@ -89,7 +87,7 @@ pub fn run(args: DiffArgs, root: &Path) -> Result<ExitCode> {
     let mut new = load_side(&args.new, args.new_abi.as_deref(), args.no_abi, root)?;
     if out.as_os_str() != "-" {
         let inputs: Vec<PathBuf> = old.inputs.iter().chain(&new.inputs).cloned().collect();
-        report_out::refuse_inputs(&out, &inputs)?;
+        codegen::output::refuse_inputs(&out, &inputs)?;
     }
     // Documents on one side only: compare the ABIs alone (the other side's documents would
     // all read as removed or added).
@@ -129,7 +127,7 @@ pub fn run(args: DiffArgs, root: &Path) -> Result<ExitCode> {
         out!("{text}")?;
         err!("{}", diff::render::summary(&d));
     } else {
-        report_out::write(&out, &text)?;
+        codegen::output::write_file(&out, text.as_bytes())?;
         out!("{}", diff::render::summary(&d))?;
         outln!("report written to {}", out.display())?;
     }

@@ -15,7 +15,6 @@ mod libclang;
 mod manifest_edit;
 mod regenerate;
 mod release_cmd;
-mod report_out;
 mod test_cmd;
 mod themes;
 mod timeline_cmd;

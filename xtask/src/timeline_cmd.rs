@@ -15,8 +15,6 @@ use codegen::ir::Release;
 use codegen::report::OutputFormat;
 use codegen::timeline::{self, Snapshot};
 
-use crate::report_out;
-
 #[derive(clap::Args)]
 pub struct TimelineArgs {
     /// Report format: md (default), json or html.
@@ -40,7 +38,7 @@ pub fn run(args: TimelineArgs, root: &Path) -> Result<ExitCode> {
         .unwrap_or_else(|| root.join(format!("target/timeline.{}", format.extension())));
     let dir = root.join("abi");
     if out.as_os_str() != "-" {
-        report_out::refuse_inputs(&out, std::slice::from_ref(&dir))?;
+        codegen::output::refuse_inputs(&out, std::slice::from_ref(&dir))?;
     }
     let found: Vec<(Release, PathBuf)> = snapshot::list_in(&dir);
     if found.is_empty() {
@@ -81,7 +79,7 @@ pub fn run(args: TimelineArgs, root: &Path) -> Result<ExitCode> {
         out!("{text}")?;
         err!("{}", timeline::render::summary(&t));
     } else {
-        report_out::write(&out, &text)?;
+        codegen::output::write_file(&out, text.as_bytes())?;
         out!("{}", timeline::render::summary(&t))?;
         outln!("timeline written to {}", out.display())?;
     }

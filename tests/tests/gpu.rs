@@ -405,39 +405,7 @@ fn graph_with_host_and_memcpy_nodes() {
     }
 }
 
-/// `add_one(u32* data, u32 n)`: `data[i] += 1` for `i < n`, written by hand for sm_90.
-const ADD_ONE_PTX: &str = r"
-.version 8.0
-.target sm_90
-.address_size 64
-
-.visible .entry add_one(
-    .param .u64 add_one_param_0,
-    .param .u32 add_one_param_1
-)
-{
-    .reg .pred %p<2>;
-    .reg .b32 %r<7>;
-    .reg .b64 %rd<5>;
-
-    ld.param.u64 %rd1, [add_one_param_0];
-    ld.param.u32 %r2, [add_one_param_1];
-    mov.u32 %r3, %ctaid.x;
-    mov.u32 %r4, %ntid.x;
-    mov.u32 %r5, %tid.x;
-    mad.lo.s32 %r1, %r3, %r4, %r5;
-    setp.ge.u32 %p1, %r1, %r2;
-    @%p1 bra DONE;
-    cvta.to.global.u64 %rd2, %rd1;
-    mul.wide.u32 %rd3, %r1, 4;
-    add.s64 %rd4, %rd2, %rd3;
-    ld.global.u32 %r6, [%rd4];
-    add.s32 %r6, %r6, 1;
-    st.global.u32 [%rd4], %r6;
-DONE:
-    ret;
-}
-";
+use workspace_tests::kernels::ADD_ONE_PTX;
 
 #[test]
 #[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]

@@ -291,7 +291,10 @@ fn codegen_library_names_the_abi_the_documents_must_match() {
 
 /// Runs xtask with `args` and returns whether it exited 0 and its peak resident memory in
 /// KiB (the `ru_maxrss` that `wait4` gives for that one process).
-#[allow(clippy::zombie_processes, reason = "reaped by wait4, which returns its rusage")]
+#[allow(
+    clippy::zombie_processes,
+    reason = "reaped by wait4, which returns its rusage"
+)]
 fn peak_kib(args: &[&str]) -> (bool, i64) {
     let child = Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args(args)

@@ -640,9 +640,67 @@ pub fn check(markdown: &str) -> Vec<String> {
     check_parsed(markdown)
 }
 
-/// [`check`] without the quick test: every comment is parsed.
+/// The most of a comment parsed at once (outside code blocks). pulldown-cmark holds a tree
+/// node for every inline item of what it parses; a line of escapes (`` \` `` a million
+/// times over) cost about 50 bytes per byte parsed whole. Parsed in pieces of this size the
+/// check's memory stays bounded.
+const CHECK_PIECE: usize = 64 * 1024;
+
+/// `markdown` cut into pieces of [`CHECK_PIECE`] to twice that many bytes, each ending after
+/// the line that reaches the size, never inside a fenced code block (whose text is not parsed
+/// inline); a longer line outside one is cut at its last space before the limit (or at a
+/// character boundary). A cut ends a paragraph, which the check (leftover RST in text runs,
+/// links without a destination) reads the same but for an inline span that crosses the cut.
+fn check_pieces(markdown: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let (mut start, mut offset, mut fenced) = (0, 0, false);
+    for line in markdown.split_inclusive('\n') {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fenced = !fenced;
+        }
+        if !fenced && line.len() > CHECK_PIECE {
+            if offset > start {
+                pieces.push(&markdown[start..offset]);
+            }
+            let (mut at, end) = (offset, offset + line.len());
+            while end - at > CHECK_PIECE {
+                let mut cut = at + CHECK_PIECE;
+                while !markdown.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                if let Some(space) = markdown[at..cut].rfind(' ').filter(|&i| i > 0) {
+                    cut = at + space + 1;
+                }
+                pieces.push(&markdown[at..cut]);
+                at = cut;
+            }
+            start = at;
+        }
+        offset += line.len();
+        if !fenced && offset - start >= CHECK_PIECE {
+            pieces.push(&markdown[start..offset]);
+            start = offset;
+        }
+    }
+    if start < markdown.len() {
+        pieces.push(&markdown[start..]);
+    }
+    pieces
+}
+
+/// [`check`] without the quick test: every comment is parsed, in pieces
+/// ([`check_pieces`]).
 fn check_parsed(markdown: &str) -> Vec<String> {
     let mut problems = Vec::new();
+    for piece in check_pieces(markdown) {
+        check_piece(piece, &mut problems);
+    }
+    problems
+}
+
+/// The check of one piece of a comment, its problems added to `problems`.
+fn check_piece(markdown: &str, problems: &mut Vec<String>) {
     let mut in_code_block = false;
     for event in Parser::new(markdown) {
         match event {
@@ -676,12 +734,42 @@ fn check_parsed(markdown: &str) -> Vec<String> {
             _ => {}
         }
     }
-    problems
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_comments_are_checked_in_pieces_that_cover_them_whole() {
+        let long_line = format!("{}\n", "\\` ".repeat(50_000));
+        let fence = format!("```text\n{}```\n", "code line\n".repeat(20_000));
+        let md = format!(
+            "intro\n\n{long_line}{fence}{}",
+            "para line\n".repeat(20_000)
+        );
+        let pieces = check_pieces(&md);
+        assert_eq!(pieces.concat(), md, "the pieces are the comment, in order");
+        assert!(pieces.len() > 3);
+        for p in &pieces {
+            // A piece ends after the line that reaches the limit (so less than twice it);
+            // only a fenced block, never cut, may be longer.
+            assert!(
+                p.len() < 2 * CHECK_PIECE || p.contains("```text"),
+                "{}",
+                p.len()
+            );
+        }
+        // A problem far into a long comment is still found.
+        let late = format!("{}:param x: the size\n", "plain line\n".repeat(30_000));
+        assert!(
+            check(&late).iter().any(|p| p.contains(":param")),
+            "{:?}",
+            check(&late)
+        );
+        let in_code = format!("```\n{}:param x:\n```\n", "code\n".repeat(30_000));
+        assert!(check(&in_code).is_empty());
+    }
 
     fn links(name: &str) -> Option<String> {
         (name.starts_with("cuda") && !name.contains("Error")).then(|| format!("crate::{name}"))

@@ -288,3 +288,75 @@ fn codegen_library_names_the_abi_the_documents_must_match() {
         "{stderr}"
     );
 }
+
+/// Runs xtask with `args` and returns whether it exited 0 and its peak resident memory in
+/// KiB (the `ru_maxrss` that `wait4` gives for that one process).
+#[allow(
+    clippy::zombie_processes,
+    reason = "reaped by wait4, which returns its rusage"
+)]
+fn peak_kib(args: &[&str]) -> (bool, i64) {
+    let child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(args)
+        .current_dir(root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("running xtask");
+    let mut status = 0;
+    // SAFETY: a plain C struct, written by the kernel for this child, which is reaped here.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32, "wait4");
+    (
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        usage.ru_maxrss,
+    )
+}
+
+/// The red team's `codegen-backtick-memory.py`: a doc line of N MB of backquotes in
+/// `cuda_runtime_api.h` cost `codegen` about 80 bytes per input byte (the Markdown check
+/// parsed each comment whole, a tree node per escaped backquote). Now each MB added costs at
+/// most 50 MB (issue 29's bound; about 16 MB in a release build), measured between 1 and 4 MB.
+#[test]
+fn a_megabyte_line_of_backquotes_costs_codegen_linear_memory() {
+    let header = std::fs::read_to_string(
+        root().join("docs-src/nvidia-cuda-headers-13.5/cuda_runtime_api.h"),
+    )
+    .expect("the 13.5 header");
+    let at = header
+        .find(" * \\brief Wait for compute device to finish")
+        .expect("cudaDeviceSynchronize's comment");
+    let run = |mb: usize| {
+        let doc = tmp(&format!("backquotes-{mb}.h"));
+        let text = format!(
+            "{} * {}\n{}",
+            &header[..at],
+            "`".repeat(mb << 20),
+            &header[at..]
+        );
+        std::fs::write(&doc, text).unwrap();
+        let out = tmp(&format!("backquotes-{mb}-crate"));
+        let _ = std::fs::remove_dir_all(&out);
+        let (ok, kib) = peak_kib(&[
+            "codegen",
+            "--docs",
+            &doc.to_string_lossy(),
+            "--out",
+            &out.to_string_lossy(),
+            "--release",
+            "13.5",
+        ]);
+        assert!(ok, "codegen of {mb} MB of backquotes failed");
+        let _ = std::fs::remove_dir_all(&out);
+        let _ = std::fs::remove_file(&doc);
+        kib
+    };
+    let (one, four) = (run(1), run(4));
+    let per_mb = (four - one) as f64 / 3.0 / 1024.0;
+    println!("peak {one} KiB with 1 MB, {four} KiB with 4 MB: {per_mb:.1} MB per MB");
+    assert!(
+        per_mb <= 50.0,
+        "{per_mb:.1} MB per MB of input (at most 50)"
+    );
+}

@@ -8,7 +8,7 @@
 # `--report-api-errors no`: the tests make CUDA calls that fail on purpose (an invalid
 # device, a symbol that is not there), which are not memory errors. Everything goes to
 # $OUT/gpu-sanitize.log (or ./gpu-sanitize.log), with one summary line per run:
-#   == <tool> <binary>: exit N, errors E
+#   == <tool> <binary>: exit N, errors E, T s
 # The exit status is non-zero when any run failed or reported an error.
 # Optional: SANITIZE_TOOLS="memcheck racecheck" (default all four), SANITIZE_BINS="gpu_safe".
 set -uo pipefail
@@ -35,13 +35,14 @@ for tool in $tools; do
   for bin in $bins; do
     args=()
     case "$bin" in examples/*) ;; *) args=(--include-ignored --test-threads=1) ;; esac
+    started=$(date +%s)
     compute-sanitizer --tool "$tool" "${extra[@]}" --report-api-errors no \
       --error-exitcode 97 "./device-bin/$bin" "${args[@]}" > "$log" 2>&1
     rc=$?
     # memcheck, synccheck and initcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK
     # SUMMARY: N hazards displayed (E errors, W warnings)".
     errors=$(grep -Eo 'ERROR SUMMARY: [0-9]+|\([0-9]+ errors' "$log" | tail -n 1 | grep -Eo '[0-9]+' || echo "?")
-    line="== $tool $bin: exit $rc, errors ${errors:-?}"
+    line="== $tool $bin: exit $rc, errors ${errors:-?}, $(( $(date +%s) - started )) s"
     echo "$line"
     { echo "$line"; cat "$log"; } >> "$logfile"
     if [ "$rc" -ne 0 ] || [ "${errors:-?}" != 0 ]; then failed=1; fi

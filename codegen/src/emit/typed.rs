@@ -228,6 +228,8 @@ const SAFETY_NOTE: &str = "\n\n# Safety of the bodies\n\nEvery wrapper's call of
      (`mem::zeroed`): every type the C API writes through a pointer is plain old data, for \
      which all-zero bytes are a valid value. Blocks with other reasons say them where they are.";
 
+/// The wrapper of one function: its parameters ([`params`]), the call with its status
+/// handled, the returned outputs and the documentation.
 fn function<'a>(
     w: &Wrapper<'a>,
     links: &TypedLinks<'_>,
@@ -243,36 +245,8 @@ fn function<'a>(
         ret_string,
     } = *w;
     let names = links.names;
-    let unproven = crate::bind::storage::check(f, roles);
-    if !f.typed.is_unsafe() && !unproven.is_empty() {
-        return Err(syn::Error::new(
-            proc_macro2::Span::call_site(),
-            format!(
-                "{}: a safe wrapper whose storage the check does not prove ({}; a bug: please report it)",
-                f.name, unproven[0].reason
-            ),
-        ));
-    }
-    let mut parts = Parts {
-        params: Vec::new(),
-        pre: Vec::new(),
-        post: Vec::new(),
-        query: None,
-        args: Vec::new(),
-        outs: Vec::new(),
-        arg_docs: Vec::new(),
-        ret_docs: Vec::new(),
-        safety: unsafe_rule
-            .map(|r| {
-                format!(
-                    "{} The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. {}",
-                    r.reason, r.prefer
-                )
-            })
-            .into_iter()
-            .collect(),
-        slices: false,
-    };
+    storage_proven(f, roles)?;
+    let mut parts = Parts::new(unsafe_rule);
     let ctx = ParamContext {
         f,
         roles,
@@ -283,7 +257,6 @@ fn function<'a>(
         param(&ctx, p, role, problems, &mut parts, types)?;
     }
     let c_fn = ident(&f.name);
-    let c_name = &f.name;
     let is_unsafe = f.typed.is_unsafe();
     let call = fill!(
         syn::Expr,
@@ -291,114 +264,200 @@ fn function<'a>(
         __f = c_fn,
         __args = std::mem::take(&mut parts.args),
     )?;
-    // `#call.result()?;`: the call, its status checked (its `unsafe` block's reasons are
-    // stated once, in the module's documentation: `SAFETY_NOTE`).
-    let checked = || -> Result<Vec<syn::Stmt>, syn::Error> {
-        Ok(vec![fill!(
-            syn::Stmt,
-            {
-                __call.result()?;
-            },
-            __call = call.clone()
-        )?])
-    };
-    let ret_tokens = rust_type(&f.ret.c, names).to_string();
-    let mut status = Vec::new();
-    let is_status = ret_tokens == names.library().status_type();
-    if let (Some((cid, cty, lists)), true) = (&parts.query, is_status) {
-        let mut grow = Vec::new();
-        let mut truncate = Vec::new();
-        for l in lists {
-            let block = fill!(
-                syn::Block,
-                {
-                    {
-                        __l.try_reserve_exact(n)
-                            .map_err(|_| crate::error::memory_allocation())?;
-                        __l.resize_with(n, || unsafe { ::core::mem::zeroed() });
-                    }
-                },
-                __l = l.clone()
-            )?;
-            grow.extend(block.stmts);
-            truncate.push(fill!(
-                syn::Stmt,
-                {
-                    __l.truncate(got);
-                },
-                __l = l.clone()
-            )?);
+    let status = status(f, call, ret_string, names, &mut parts, types)?;
+    record_safety(unsafe_records, &mut parts);
+    debug_assert_eq!(is_unsafe, !parts.safety.is_empty());
+    let md = typed_docs(f, &parts, is_unsafe, links, problems);
+    item(f, rust, &md, is_unsafe, status, parts)
+}
+
+/// An error unless the storage check proves every pointer of a safe wrapper.
+fn storage_proven(f: &BoundFunction, roles: &[Role]) -> Result<(), syn::Error> {
+    let unproven = crate::bind::storage::check(f, roles);
+    if !f.typed.is_unsafe() && !unproven.is_empty() {
+        return Err(syn::Error::new(
+            proc_macro2::Span::call_site(),
+            format!(
+                "{}: a safe wrapper whose storage the check does not prove ({}; a bug: please report it)",
+                f.name, unproven[0].reason
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl Parts {
+    /// No parameters yet; the `# Safety` section starts with the model's ruling, if any.
+    fn new(unsafe_rule: Option<&UnsafeRuling>) -> Parts {
+        Parts {
+            params: Vec::new(),
+            pre: Vec::new(),
+            post: Vec::new(),
+            query: None,
+            args: Vec::new(),
+            outs: Vec::new(),
+            arg_docs: Vec::new(),
+            ret_docs: Vec::new(),
+            safety: unsafe_rule
+                .map(|r| {
+                    format!(
+                        "{} The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. {}",
+                        r.reason, r.prefer
+                    )
+                })
+                .into_iter()
+                .collect(),
+            slices: false,
         }
-        let cty = cty.clone().ok_or_else(|| {
-            syn::Error::new(
-                proc_macro2::Span::call_site(),
-                format!(
-                    "{}: the count of a two-call list is no pointer (a bug: please report it)",
-                    f.name
-                ),
-            )
-        })?;
-        let block = fill!(
-            syn::Block,
-            {
-                {
-                    __first;
-                    let n = usize::try_from(__cid).map_err(|_| crate::error::invalid_value())?;
-                    if n > 0 {
-                        __grow;
-                        __cid = <__T>::try_from(n).map_err(|_| crate::error::invalid_value())?;
-                        __again;
-                        let got = usize::try_from(__cid).map_or(n, |g| g.min(n));
-                        __truncate;
-                    }
-                }
-            },
-            __first = checked()?,
-            __cid = cid.clone(),
-            __grow = grow,
-            __T = cty,
-            __again = checked()?,
-            __truncate = truncate,
-        )?;
-        status.extend(block.stmts);
+    }
+}
+
+/// `#call.result()?;`: the call, its status checked (its `unsafe` block's reasons are
+/// stated once, in the module's documentation: `SAFETY_NOTE`).
+fn checked(call: &syn::Expr) -> Result<Vec<syn::Stmt>, syn::Error> {
+    Ok(vec![fill!(
+        syn::Stmt,
+        {
+            __call.result()?;
+        },
+        __call = call.clone()
+    )?])
+}
+
+/// The statements that make the call and handle what it returns: a status checked (twice
+/// for a two-call list), nothing, or a value added to the outputs.
+fn status<'a>(
+    f: &'a BoundFunction,
+    call: syn::Expr,
+    ret_string: Option<StrLifetime>,
+    names: &Names,
+    parts: &mut Parts,
+    types: &mut Types<'a>,
+) -> Result<Vec<syn::Stmt>, syn::Error> {
+    let ret_tokens = rust_type(&f.ret.c, names).to_string();
+    let is_status = ret_tokens == names.library().status_type();
+    if let (Some(query), true) = (&parts.query, is_status) {
+        two_call(f, &call, query)
     } else if is_status {
-        status.extend(checked()?);
+        checked(&call)
     } else if matches!(&f.ret.c, CType::Primitive { name } if name == "void") {
-        status.push(fill!(
+        Ok(vec![fill!(
             syn::Stmt,
             {
                 __call;
             },
             __call = call
-        )?);
+        )?])
     } else {
-        if let Some(lifetime) = ret_string {
-            let status_id = Ident::new("status", proc_macro2::Span::call_site());
-            parts.outs.push(returned_cstr(&status_id, lifetime)?);
-            parts.ret_docs.push(match lifetime {
-                StrLifetime::Static => {
-                    "the string the C function returns (static; empty if it returns NULL)".into()
+        returned_value(f, call, ret_string, names, parts, types)
+    }
+}
+
+/// The two-call pattern: call with no room to learn the count, grow the lists, call again,
+/// and truncate the lists to what the second call wrote.
+fn two_call(
+    f: &BoundFunction,
+    call: &syn::Expr,
+    (cid, cty, lists): &(Ident, Option<syn::Type>, Vec<Ident>),
+) -> Result<Vec<syn::Stmt>, syn::Error> {
+    let mut grow = Vec::new();
+    let mut truncate = Vec::new();
+    for l in lists {
+        let block = fill!(
+            syn::Block,
+            {
+                {
+                    __l.try_reserve_exact(n)
+                        .map_err(|_| crate::error::memory_allocation())?;
+                    __l.resize_with(n, || unsafe { ::core::mem::zeroed() });
                 }
-                StrLifetime::Copied => {
-                    "the string the C function returns, copied (empty if it returns NULL)".into()
-                }
-            });
-        } else {
-            parts
-                .outs
-                .push((fill!(syn::Expr, { status })?, types.of(&f.ret.c, names)?));
-            parts
-                .ret_docs
-                .push("the value the C function returns".into());
-        }
-        status.push(fill!(
+            },
+            __l = l.clone()
+        )?;
+        grow.extend(block.stmts);
+        truncate.push(fill!(
             syn::Stmt,
             {
-                let status = __call;
+                __l.truncate(got);
             },
-            __call = call
+            __l = l.clone()
         )?);
     }
+    let cty = cty.clone().ok_or_else(|| {
+        syn::Error::new(
+            proc_macro2::Span::call_site(),
+            format!(
+                "{}: the count of a two-call list is no pointer (a bug: please report it)",
+                f.name
+            ),
+        )
+    })?;
+    let block = fill!(
+        syn::Block,
+        {
+            {
+                __first;
+                let n = usize::try_from(__cid).map_err(|_| crate::error::invalid_value())?;
+                if n > 0 {
+                    __grow;
+                    __cid = <__T>::try_from(n).map_err(|_| crate::error::invalid_value())?;
+                    __again;
+                    let got = usize::try_from(__cid).map_or(n, |g| g.min(n));
+                    __truncate;
+                }
+            }
+        },
+        __first = checked(call)?,
+        __cid = cid.clone(),
+        __grow = grow,
+        __T = cty,
+        __again = checked(call)?,
+        __truncate = truncate,
+    )?;
+    Ok(block.stmts)
+}
+
+/// A function that returns a value rather than a status: `let status = call;`, the value
+/// (or the string it points to) added to the outputs.
+fn returned_value<'a>(
+    f: &'a BoundFunction,
+    call: syn::Expr,
+    ret_string: Option<StrLifetime>,
+    names: &Names,
+    parts: &mut Parts,
+    types: &mut Types<'a>,
+) -> Result<Vec<syn::Stmt>, syn::Error> {
+    if let Some(lifetime) = ret_string {
+        let status_id = Ident::new("status", proc_macro2::Span::call_site());
+        parts.outs.push(returned_cstr(&status_id, lifetime)?);
+        parts.ret_docs.push(match lifetime {
+            StrLifetime::Static => {
+                "the string the C function returns (static; empty if it returns NULL)".into()
+            }
+            StrLifetime::Copied => {
+                "the string the C function returns, copied (empty if it returns NULL)".into()
+            }
+        });
+    } else {
+        parts
+            .outs
+            .push((fill!(syn::Expr, { status })?, types.of(&f.ret.c, names)?));
+        parts
+            .ret_docs
+            .push("the value the C function returns".into());
+    }
+    Ok(vec![fill!(
+        syn::Stmt,
+        {
+            let status = __call;
+        },
+        __call = call
+    )?])
+}
+
+/// The `# Safety` conditions for the records (or a list's entries) that hold pointers or
+/// handles, as the model names them (`Type` or `Type@list`).
+fn record_safety(unsafe_records: &[String], parts: &mut Parts) {
     for r in unsafe_records {
         parts.safety.push(match r.split_once('@') {
             Some((ty, list)) => format!(
@@ -410,27 +469,43 @@ fn function<'a>(
             ),
         });
     }
-    debug_assert_eq!(is_unsafe, !parts.safety.is_empty());
-    let (ret_ty, ret_val) = match parts.outs.len() {
+}
+
+/// The wrapper's return type and value: `()`, the one output, or a tuple of them in order.
+fn returned(outs: &[(syn::Expr, syn::Type)]) -> Result<(syn::Type, syn::Expr), syn::Error> {
+    Ok(match outs.len() {
         0 => (fill!(syn::Type, { () })?, fill!(syn::Expr, { () })?),
         1 => {
-            let (v, t) = parts.outs[0].clone();
+            let (v, t) = outs[0].clone();
             (t, v)
         }
         _ => (
             syn::Type::Tuple(syn::TypeTuple {
                 attrs: Vec::new(),
                 paren_token: Default::default(),
-                elems: parts.outs.iter().map(|(_, t)| t.clone()).collect(),
+                elems: outs.iter().map(|(_, t)| t.clone()).collect(),
             }),
             syn::Expr::Tuple(syn::ExprTuple {
                 attrs: Vec::new(),
                 paren_token: Default::default(),
-                elems: parts.outs.iter().map(|(v, _)| v.clone()).collect(),
+                elems: outs.iter().map(|(v, _)| v.clone()).collect(),
             }),
         ),
-    };
-    let md = typed_docs(f, &parts, is_unsafe, links, problems);
+    })
+}
+
+/// The wrapper item: docs `md`, an alias for the C name, the body (locals, the call and
+/// `status`, the copies after it) and the outputs returned.
+fn item(
+    f: &BoundFunction,
+    rust: &str,
+    md: &str,
+    is_unsafe: bool,
+    status: Vec<syn::Stmt>,
+    mut parts: Parts,
+) -> Result<syn::Item, syn::Error> {
+    let c_name = &f.name;
+    let (ret_ty, ret_val) = returned(&parts.outs)?;
     let mut body = std::mem::take(&mut parts.pre);
     body.extend(status);
     body.append(&mut parts.post);
@@ -452,7 +527,7 @@ fn function<'a>(
     if let Some(syn::Meta::List(alias)) = item.attrs.first_mut().map(|a| &mut a.meta) {
         alias.tokens = quote! { alias = #c_name };
     }
-    item.attrs.splice(0..0, docs::attr_syntax(&md));
+    item.attrs.splice(0..0, docs::attr_syntax(md));
     if is_unsafe {
         item.sig.safety = syn::Safety::Unsafe(Default::default());
     }

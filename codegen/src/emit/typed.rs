@@ -8,6 +8,7 @@
 //! lets a caller cause undefined behaviour (raw pointer, handle, callback, user data, a record
 //! holding pointers). This module decides nothing: roles and names come from the model.
 
+mod attrs;
 mod params;
 
 use foldhash::HashMap;
@@ -16,13 +17,14 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use super::docs::{self, DocProblems};
-use super::files::{comment, comment_stmt};
+use super::files::comment_stmt;
 use super::fill::fill;
 use super::names::{ident, rust_type, Names, API};
 use crate::abi::CType;
 use crate::bind::naming::param_name;
 use crate::bind::{BoundFunction, BoundParam, Constructor, Role, StrLifetime, Typed, UnsafeRuling};
 use crate::rustdoc::Links;
+pub use attrs::attributes;
 use params::{param, ParamContext};
 
 /// Links that prefer the typed item of a C function, then the raw item.
@@ -728,193 +730,6 @@ pub fn constructors(
         }
     });
     quote! { #(#items)* }
-}
-
-/// The typed attribute values ([`crate::bind::attrs`]): per attribute enum a Rust enum with
-/// one variant per member whose value type the documentation states, and per accessor a
-/// companion `<wrapper>_typed` that reads (`-> Value`) or writes (`value: Value`) it.
-pub fn attributes(b: &crate::bind::Bindings, names: &Names) -> TokenStream {
-    use heck::ToUpperCamelCase;
-    let mut out = Vec::new();
-    let used: Vec<&str> = b
-        .attr_accessors
-        .iter()
-        .map(|a| a.enum_name.as_str())
-        .collect();
-    for e in b
-        .attr_enums
-        .iter()
-        .filter(|e| used.contains(&e.name.as_str()))
-    {
-        let ty = ident(&e.name);
-        let vty = ident(&value_type_name(&e.name));
-        let variants = e.members.iter().map(|m| {
-            let v = ident(&m.rust_name.to_upper_camel_case());
-            let t = rust_type(&m.ty, names);
-            let member = &m.rust_name;
-            let doc = format!(
-                "[`{0}::{member}`](crate::sys::{0}::{member}) and its value.",
-                e.name
-            );
-            quote! { #[doc = #doc] #v(#t), }
-        });
-        let arms = e.members.iter().map(|m| {
-            let v = ident(&m.rust_name.to_upper_camel_case());
-            let c = ident(&m.rust_name);
-            quote! { Self::#v(_) => #ty::#c, }
-        });
-        let doc = format!(
-            "A value of a [`{0}`](crate::sys::{0}) attribute, typed as the documentation states for each member (members whose value type it does not state are reached through the raw `void*` functions).",
-            e.name
-        );
-        out.push(quote! {
-            #[doc = #doc]
-            #[derive(Clone, Copy, Debug, PartialEq)]
-            pub enum #vty { #(#variants)* }
-            impl #vty {
-                /// The attribute this value belongs to.
-                pub fn attr(&self) -> #ty {
-                    match self { #(#arms)* }
-                }
-            }
-        });
-    }
-    for a in &b.attr_accessors {
-        let Some(f) = b.functions.iter().find(|f| f.name == a.function) else {
-            continue;
-        };
-        let Typed::Wrapper {
-            rust_name,
-            roles,
-            unsafe_rule,
-            ..
-        } = &f.typed
-        else {
-            continue;
-        };
-        let Some(e) = b.attr_enums.iter().find(|e| e.name == a.enum_name) else {
-            continue;
-        };
-        let base = ident(rust_name);
-        let name = ident(&format!("{rust_name}_typed"));
-        let ty = ident(&e.name);
-        let vty = ident(&value_type_name(&e.name));
-        let is_unsafe = unsafe_rule.is_some()
-            || f.params
-                .iter()
-                .enumerate()
-                .any(|(i, _)| i != a.value && i != a.attr && roles[i].is_unsafe());
-        let mut params = Vec::new();
-        let mut args = Vec::new();
-        let attr_id = ident(&param_name(&f.params[a.attr].c_name));
-        for (i, p) in f.params.iter().enumerate() {
-            let id = ident(&param_name(&p.c_name));
-            if i == a.value {
-                args.push(quote! { ::core::ptr::from_mut(&mut v).cast() });
-                continue;
-            }
-            if i == a.attr {
-                args.push(quote! { #attr_id });
-                if a.getter {
-                    params.push(quote! { #id: #ty });
-                }
-                continue;
-            }
-            let t = rust_type(&p.ty.c, names);
-            params.push(quote! { #id: #t });
-            args.push(quote! { #id });
-        }
-        let unsafety = if is_unsafe {
-            quote! { unsafe }
-        } else {
-            quote! {}
-        };
-        let safety = if is_unsafe {
-            "\n\n# Safety\n\nAs for the `void*` wrapper, except the value pointer, which this function makes."
-        } else {
-            ""
-        };
-        let why = comment(
-            "SAFETY: the value pointer points at a local of the type the documentation states \
-             for this attribute; the other arguments are the caller's, as the wrapper documents.",
-        );
-        let zero_why = comment(
-            "SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.",
-        );
-        let body = if a.getter {
-            let arms = e.members.iter().map(|m| {
-                let v = ident(&m.rust_name.to_upper_camel_case());
-                let c = ident(&m.rust_name);
-                let t = rust_type(&m.ty, names);
-                quote! {
-                    if #attr_id == #ty::#c {
-                        #zero_why
-                        let mut v: #t = unsafe { ::core::mem::zeroed() };
-                        #why
-                        unsafe { #base(#(#args),*) }?;
-                        return Ok(#vty::#v(v));
-                    }
-                }
-            });
-            quote! {
-                #(#arms)*
-                Err(crate::error::invalid_value())
-            }
-        } else {
-            let arms = e.members.iter().map(|m| {
-                let v = ident(&m.rust_name.to_upper_camel_case());
-                let c = ident(&m.rust_name);
-                quote! {
-                    #vty::#v(mut v) => {
-                        let #attr_id = #ty::#c;
-                        #why
-                        unsafe { #base(#(#args),*) }
-                    }
-                }
-            });
-            quote! { match value { #(#arms)* } }
-        };
-        let (sig_tail, ret) = if a.getter {
-            (quote! {}, quote! { #vty })
-        } else {
-            (quote! { value: #vty }, quote! { () })
-        };
-        let all_params = if a.getter {
-            quote! { #(#params),* }
-        } else if params.is_empty() {
-            quote! { #sig_tail }
-        } else {
-            quote! { #(#params),*, #sig_tail }
-        };
-        let what = if a.getter { "Reads" } else { "Writes" };
-        let doc = format!(
-            "{what} an attribute through [`{rust_name}`](crate::api::{rust_name}) with the value type the documentation of [`{0}`](crate::sys::{0}) states for it ([`{vname}`](crate::api::{vname})).{note}{safety}",
-            e.name,
-            vname = value_type_name(&e.name),
-            note = if a.getter {
-                " An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA."
-            } else {
-                ""
-            }
-        );
-        let doc = docs::attrs(&docs::with_note(&doc, &docs::since_note(f.since.as_ref())));
-        let c_name = &f.name;
-        out.push(quote! {
-            #doc
-            #[doc(alias = #c_name)]
-            pub #unsafety fn #name(#all_params) -> crate::Result<#ret> {
-                #body
-            }
-        });
-    }
-    quote! { #(#out)* }
-}
-
-/// The Rust name of an attribute enum's value type: `cudaMemPoolAttr` → `MemPoolAttrValue`.
-fn value_type_name(enum_name: &str) -> String {
-    use heck::ToUpperCamelCase;
-    let bare = enum_name.strip_prefix("cuda").unwrap_or(enum_name);
-    format!("{}Value", bare.to_upper_camel_case())
 }
 
 /// What the typed wrapper calls the C parameter at `i` in prose: its Rust name, "the

@@ -471,6 +471,8 @@ fn is_list(t: &TypeExpr) -> bool {
     }
 }
 
+/// The roles of `f`'s parameters (those in `presets` given), the records holding pointers
+/// added to `unsafe_records`; an error names the parameter no role fits.
 fn resolve_inner(
     f: &BoundFunction,
     kinds: &TypeKinds,
@@ -482,26 +484,62 @@ fn resolve_inner(
     for (r, p) in roles.iter_mut().zip(presets) {
         r.clone_from(p);
     }
-    let mut slices: Vec<usize> = Vec::new();
-    // String buffers' length parameters and their roles, set once every role is known.
-    let mut buffers: Vec<(usize, Role)> = Vec::new();
-    let said = said_optional(&f.doc);
-    let has_callback = f.params.iter().any(|p| is_callback(&p.ty.c, kinds));
-    for (i, p) in f.params.iter().enumerate() {
-        if roles[i].is_some() {
-            continue;
+    let mut r = Resolver {
+        f,
+        kinds,
+        groups,
+        said: said_optional(&f.doc),
+        has_callback: f.params.iter().any(|p| is_callback(&p.ty.c, kinds)),
+        unsafe_records,
+        roles,
+        slices: Vec::new(),
+        buffers: Vec::new(),
+    };
+    for i in 0..f.params.len() {
+        if r.roles[i].is_none() {
+            r.param(i)?;
         }
+    }
+    r.pair_lists()?;
+    r.set_buffer_lengths()?;
+    r.finish()
+}
+
+/// The state of resolving one function's roles.
+struct Resolver<'a> {
+    f: &'a BoundFunction,
+    kinds: &'a TypeKinds,
+    groups: &'a [FlagGroup],
+    /// The sentences of the description that call a parameter optional.
+    said: Vec<&'a str>,
+    /// Whether a parameter is a callback (then a `void*` is its user data).
+    has_callback: bool,
+    unsafe_records: &'a mut Vec<String>,
+    /// Each parameter's role, once known.
+    roles: Vec<Option<Role>>,
+    /// The lists, paired with their counts once every other role is known.
+    slices: Vec<usize>,
+    /// String buffers' length parameters and their roles, set once every role is known.
+    buffers: Vec<(usize, Role)>,
+}
+
+impl Resolver<'_> {
+    /// Decides parameter `i`'s role from its C type, direction and documented type, or
+    /// records it as a list; an undocumented one is left for the counts.
+    fn param(&mut self, i: usize) -> Result<(), String> {
+        let (f, kinds) = (self.f, self.kinds);
+        let p = &f.params[i];
         let dt = p.doc_type.as_ref().map(|t| &t.expr);
         if is_callback(&p.ty.c, kinds) {
-            roles[i] = Some(Role::Callback);
-            continue;
+            self.roles[i] = Some(Role::Callback);
+            return Ok(());
         }
         if p.doc_name.is_none() {
             // Undocumented: only a count (decided below) can be resolved without the docs.
-            continue;
+            return Ok(());
         }
         let (inner, optional) = dt.map_or((&TypeExpr::Any, false), unwrap_optional);
-        let optional = optional || documented_optional(p, &said);
+        let optional = optional || documented_optional(p, &self.said);
         // A list by its documented type, or a pointer that a count parameter's text names
         // ("Number of resources to map" for `resources`): never one value.
         let list = dt.is_some_and(is_list)
@@ -509,112 +547,18 @@ fn resolve_inner(
                     if !matches!(**to, CType::Primitive { ref name } if name == "void"))
                 && directions::count_of(f, i).is_some());
         if is_char_buffer(&p.ty.c) && !list {
-            // A string buffer: as long as its length parameter says, or unproven.
-            roles[i] = Some(match storage::length_of(f, i) {
-                Some(len) if f.params[len].ty.c.pointer_depth() > 0 => {
-                    buffers.push((len, Role::ByteBufferSize { of: i }));
-                    Role::ByteBuffer { size: len }
-                }
-                Some(len) => {
-                    buffers.push((len, Role::StringCapacity { of: i }));
-                    Role::OutString { len }
-                }
-                None => Role::Unproven {
-                    reason: format!(
-                        "C writes a string through `{}`, and no parameter is documented as its length",
-                        p.c_name
-                    ),
-                },
-            });
-            continue;
+            self.roles[i] = Some(self.string_buffer(i));
+            return Ok(());
         }
         let role = match (&p.ty.c, p.direction) {
             (CType::Pointer { .. }, _) if list => {
-                slices.push(i);
-                continue;
+                self.slices.push(i);
+                return Ok(());
             }
-            (CType::Pointer { to, .. }, Some(Direction::Out)) => {
-                if to.pointer_depth() == 1 && is_char(to.base()) && to.is_const_pointer() {
-                    Role::OutCStr {
-                        lifetime: super::strings::lifetime(f),
-                    }
-                } else if matches!(**to, CType::Primitive { ref name } if name == "void") {
-                    // `void*` written by the function: a caller buffer of unstated size.
-                    Role::RawPointer
-                } else if matches!(**to, CType::FnPtr { .. }) || is_callback(to, kinds) {
-                    return Err(format!("`{}` returns a function pointer", p.c_name));
-                } else if to.pointer_depth() == 0 {
-                    match flag_group(f, p, groups) {
-                        Some(group) => Role::OutFlags { group },
-                        None => Role::Out,
-                    }
-                } else if to.pointer_depth() <= 1 {
-                    Role::Out
-                } else {
-                    return Err(format!(
-                        "`{}` is an output of pointer depth {} that is not a list",
-                        p.c_name,
-                        p.ty.c.pointer_depth()
-                    ));
-                }
-            }
-            (CType::Pointer { to, is_const }, _) => {
-                if **to
-                    == (CType::Primitive {
-                        name: "char".into(),
-                    })
-                    && *is_const
-                {
-                    Role::CStr
-                } else if matches!(**to, CType::Primitive { ref name } if name == "void") {
-                    if has_callback {
-                        Role::UserData
-                    } else {
-                        Role::RawPointer
-                    }
-                } else if to.pointer_depth() > 0
-                    || (matches!(inner, TypeExpr::Any) && !kinds.is_plain(to))
-                {
-                    Role::RawPointer
-                } else {
-                    if !kinds.is_plain(to) {
-                        if let Some(n) = to.base_name() {
-                            unsafe_records.push(n.to_string());
-                        }
-                    }
-                    let scalar = matches!(**to, CType::Primitive { .. })
-                        || matches!(**to, CType::Named { ref name } if kinds.kind(name) != Some(Kind::Record));
-                    if scalar && !*is_const && !optional {
-                        Role::InOut
-                    } else if optional {
-                        Role::OptionalRef {
-                            mutable: !*is_const,
-                        }
-                    } else {
-                        Role::Ref {
-                            mutable: !*is_const,
-                        }
-                    }
-                }
-            }
-            (CType::Named { name }, _) => match kinds.kind(name) {
-                Some(Kind::Handle | Kind::Pointer) => Role::Handle,
-                Some(Kind::Record) => {
-                    if !kinds.is_plain(&p.ty.c) {
-                        unsafe_records.push(name.clone());
-                    }
-                    Role::Value
-                }
-                Some(Kind::Enum | Kind::Alias) => Role::Value,
-                Some(Kind::Callback) => Role::Callback,
-                None => {
-                    return Err(format!(
-                        "`{}` has type `{name}`, which is not emitted",
-                        p.c_name
-                    ))
-                }
-            },
-            (CType::Primitive { .. }, _) => match flag_group(f, p, groups) {
+            (CType::Pointer { to, .. }, Some(Direction::Out)) => self.output(p, to)?,
+            (CType::Pointer { to, is_const }, _) => self.pointer(to, *is_const, inner, optional),
+            (CType::Named { name }, _) => self.named(p, name)?,
+            (CType::Primitive { .. }, _) => match flag_group(f, p, self.groups) {
                 Some(g) => Role::Flags { group: g },
                 None => Role::Value,
             },
@@ -622,92 +566,231 @@ fn resolve_inner(
                 return Err(format!("`{}` has C type `{}`", p.c_name, p.ty.c_text))
             }
         };
-        roles[i] = Some(role);
+        self.roles[i] = Some(role);
+        Ok(())
     }
-    // Pair every list with its count.
-    let mut counts: HashMap<usize, Vec<usize>> = HashMap::default();
-    let mut in_out_counts: Vec<(usize, Vec<usize>)> = Vec::new();
-    let mut borrowed: Vec<(usize, Vec<usize>)> = Vec::new();
-    for &s in &slices {
-        if let Some(c) = borrowed_count(f, s, &roles) {
-            match borrowed.iter_mut().find(|(k, _)| *k == c) {
-                Some((_, of)) => of.push(s),
-                None => borrowed.push((c, vec![s])),
+
+    /// A string buffer (parameter `i`): as long as its length parameter says, or unproven.
+    fn string_buffer(&mut self, i: usize) -> Role {
+        let f = self.f;
+        match storage::length_of(f, i) {
+            Some(len) if f.params[len].ty.c.pointer_depth() > 0 => {
+                self.buffers.push((len, Role::ByteBufferSize { of: i }));
+                Role::ByteBuffer { size: len }
             }
-            roles[s] = Some(Role::BorrowedList { count: c });
-            continue;
+            Some(len) => {
+                self.buffers.push((len, Role::StringCapacity { of: i }));
+                Role::OutString { len }
+            }
+            None => Role::Unproven {
+                reason: format!(
+                    "C writes a string through `{}`, and no parameter is documented as its length",
+                    f.params[i].c_name
+                ),
+            },
         }
-        let (c, how) = find_count(f, s, &roles, &slices)?;
-        let p = &f.params[s];
-        let in_out = roles[c] == Some(Role::InOut);
-        if in_out {
-            match in_out_counts.iter_mut().find(|(k, _)| *k == c) {
-                Some((_, of)) => of.push(s),
-                None => in_out_counts.push((c, vec![s])),
+    }
+
+    /// A pointer the function writes through, to `to`: a returned value, string or flags,
+    /// or a raw pointer for `void*`.
+    fn output(&self, p: &BoundParam, to: &CType) -> Result<Role, String> {
+        Ok(
+            if to.pointer_depth() == 1 && is_char(to.base()) && to.is_const_pointer() {
+                Role::OutCStr {
+                    lifetime: super::strings::lifetime(self.f),
+                }
+            } else if matches!(*to, CType::Primitive { ref name } if name == "void") {
+                // `void*` written by the function: a caller buffer of unstated size.
+                Role::RawPointer
+            } else if matches!(*to, CType::FnPtr { .. }) || is_callback(to, self.kinds) {
+                return Err(format!("`{}` returns a function pointer", p.c_name));
+            } else if to.pointer_depth() == 0 {
+                match flag_group(self.f, p, self.groups) {
+                    Some(group) => Role::OutFlags { group },
+                    None => Role::Out,
+                }
+            } else if to.pointer_depth() <= 1 {
+                Role::Out
+            } else {
+                return Err(format!(
+                    "`{}` is an output of pointer depth {} that is not a list",
+                    p.c_name,
+                    p.ty.c.pointer_depth()
+                ));
+            },
+        )
+    }
+
+    /// A pointer to `to` the function reads (or reads and writes): a C string, user data, a
+    /// raw pointer, or a reference (`inner` is the documented type without `Optional`).
+    fn pointer(&mut self, to: &CType, is_const: bool, inner: &TypeExpr, optional: bool) -> Role {
+        let kinds = self.kinds;
+        if *to
+            == (CType::Primitive {
+                name: "char".into(),
+            })
+            && is_const
+        {
+            Role::CStr
+        } else if matches!(*to, CType::Primitive { ref name } if name == "void") {
+            if self.has_callback {
+                Role::UserData
+            } else {
+                Role::RawPointer
+            }
+        } else if to.pointer_depth() > 0 || (matches!(inner, TypeExpr::Any) && !kinds.is_plain(to))
+        {
+            Role::RawPointer
+        } else {
+            if !kinds.is_plain(to) {
+                if let Some(n) = to.base_name() {
+                    self.unsafe_records.push(n.to_string());
+                }
+            }
+            let scalar = matches!(*to, CType::Primitive { .. })
+                || matches!(*to, CType::Named { ref name } if kinds.kind(name) != Some(Kind::Record));
+            if scalar && !is_const && !optional {
+                Role::InOut
+            } else if optional {
+                Role::OptionalRef { mutable: !is_const }
+            } else {
+                Role::Ref { mutable: !is_const }
             }
         }
+    }
+
+    /// A value of the named type `name`: a handle, callback or plain value; an error when
+    /// the type is not emitted.
+    fn named(&mut self, p: &BoundParam, name: &str) -> Result<Role, String> {
+        Ok(match self.kinds.kind(name) {
+            Some(Kind::Handle | Kind::Pointer) => Role::Handle,
+            Some(Kind::Record) => {
+                if !self.kinds.is_plain(&p.ty.c) {
+                    self.unsafe_records.push(name.to_string());
+                }
+                Role::Value
+            }
+            Some(Kind::Enum | Kind::Alias) => Role::Value,
+            Some(Kind::Callback) => Role::Callback,
+            None => {
+                return Err(format!(
+                    "`{}` has type `{name}`, which is not emitted",
+                    p.c_name
+                ))
+            }
+        })
+    }
+
+    /// Pairs every list with its count: a borrowed list with the count the function writes,
+    /// others with the count found for them; then gives the counts their roles.
+    fn pair_lists(&mut self) -> Result<(), String> {
+        let f = self.f;
+        let mut counts: HashMap<usize, Vec<usize>> = HashMap::default();
+        let mut in_out_counts: Vec<(usize, Vec<usize>)> = Vec::new();
+        let mut borrowed: Vec<(usize, Vec<usize>)> = Vec::new();
+        let slices = std::mem::take(&mut self.slices);
+        for &s in &slices {
+            if let Some(c) = borrowed_count(f, s, &self.roles) {
+                group_under(&mut borrowed, c, s);
+                self.roles[s] = Some(Role::BorrowedList { count: c });
+                continue;
+            }
+            let (c, how) = find_count(f, s, &self.roles, &slices)?;
+            let in_out = self.roles[c] == Some(Role::InOut);
+            if in_out {
+                group_under(&mut in_out_counts, c, s);
+            }
+            self.roles[s] = Some(self.slice(s, c, how, in_out));
+            if !in_out {
+                counts.entry(c).or_default().push(s);
+            }
+        }
+        for (c, of) in in_out_counts {
+            let query = of.iter().any(|&l| null_queries(f, l));
+            self.roles[c] = Some(Role::CountInOut { of, query });
+        }
+        for (c, of) in borrowed {
+            self.roles[c] = Some(Role::BorrowedCount { of });
+        }
+        for (c, of) in counts {
+            self.roles[c] = Some(Role::Count { of });
+        }
+        Ok(())
+    }
+
+    /// The role of list `s` counted by `c` (found `how`); optional when documented so or
+    /// when its count is read and written back.
+    fn slice(&mut self, s: usize, c: usize, how: String, in_out: bool) -> Role {
+        let p = &self.f.params[s];
         let optional = in_out
-            || documented_optional(p, &said)
+            || documented_optional(p, &self.said)
             || p.doc_type
                 .as_ref()
                 .is_some_and(|t| matches!(t.expr, TypeExpr::Optional { .. }));
         let mutable = p.direction == Some(Direction::Out);
         if let CType::Pointer { to, .. } = &p.ty.c {
-            if !kinds.is_plain(to) {
+            if !self.kinds.is_plain(to) {
                 // The element type and the list holding it (`void*@jitOptionsValues`).
-                unsafe_records.push(format!("{}@{}", to.c_text(), p.c_name));
+                self.unsafe_records
+                    .push(format!("{}@{}", to.c_text(), p.c_name));
             }
         }
-        roles[s] = Some(Role::Slice {
+        Role::Slice {
             count: c,
             mutable,
             optional,
             how,
-        });
-        if !in_out {
-            counts.entry(c).or_default().push(s);
         }
     }
-    for (c, of) in in_out_counts {
-        let query = of.iter().any(|&l| null_queries(f, l));
-        roles[c] = Some(Role::CountInOut { of, query });
-    }
-    for (c, of) in borrowed {
-        roles[c] = Some(Role::BorrowedCount { of });
-    }
-    for (c, of) in counts {
-        roles[c] = Some(Role::Count { of });
-    }
-    for (len, role) in buffers {
-        if matches!(
-            roles[len],
-            Some(Role::Count { .. } | Role::CountInOut { .. })
-        ) {
-            return Err(format!(
-                "`{}` is the length of a string buffer and of a list",
-                f.params[len].c_name
-            ));
+
+    /// Gives string buffers' length parameters their roles; an error when one is also a
+    /// list's count.
+    fn set_buffer_lengths(&mut self) -> Result<(), String> {
+        for (len, role) in std::mem::take(&mut self.buffers) {
+            if matches!(
+                self.roles[len],
+                Some(Role::Count { .. } | Role::CountInOut { .. })
+            ) {
+                return Err(format!(
+                    "`{}` is the length of a string buffer and of a list",
+                    self.f.params[len].c_name
+                ));
+            }
+            self.roles[len] = Some(role);
         }
-        roles[len] = Some(role);
+        Ok(())
     }
-    if let Some(first) = roles.iter().position(Option::is_none) {
-        let p = &f.params[first];
-        return Err(if p.doc_name.is_none() {
-            format!("`{}` is not documented", p.c_name)
-        } else {
-            format!("no role for `{}` ({})", p.c_name, p.ty.c_text)
-        });
+
+    /// The roles, once every parameter has one and at most one is user data; the unsafe
+    /// records without repeats.
+    fn finish(self) -> Result<Vec<Role>, String> {
+        if let Some(first) = self.roles.iter().position(Option::is_none) {
+            let p = &self.f.params[first];
+            return Err(if p.doc_name.is_none() {
+                format!("`{}` is not documented", p.c_name)
+            } else {
+                format!("no role for `{}` ({})", p.c_name, p.ty.c_text)
+            });
+        }
+        let roles: Vec<Role> = self.roles.into_iter().flatten().collect();
+        let mut seen = foldhash::HashSet::default();
+        self.unsafe_records.retain(|r| seen.insert(r.clone()));
+        if roles.iter().filter(|r| **r == Role::UserData).count() > 1 {
+            return Err(
+                "several `void*` parameters beside a callback: which is the user data is not stated"
+                    .into(),
+            );
+        }
+        Ok(roles)
     }
-    let roles: Vec<Role> = roles.into_iter().flatten().collect();
-    let mut seen = foldhash::HashSet::default();
-    unsafe_records.retain(|r| seen.insert(r.clone()));
-    if roles.iter().filter(|r| **r == Role::UserData).count() > 1 {
-        return Err(
-            "several `void*` parameters beside a callback: which is the user data is not stated"
-                .into(),
-        );
+}
+
+/// Adds `item` to the group keyed `key` in `groups`, kept in first-seen order.
+fn group_under(groups: &mut Vec<(usize, Vec<usize>)>, key: usize, item: usize) {
+    match groups.iter_mut().find(|(k, _)| *k == key) {
+        Some((_, of)) => of.push(item),
+        None => groups.push((key, vec![item])),
     }
-    Ok(roles)
 }
 
 fn is_callback(c: &CType, kinds: &TypeKinds) -> bool {

@@ -440,11 +440,23 @@ impl<'a> Joiner<'a> {
 
     /// Binds documented enums, structs and typedefs, then every ABI type they need.
     fn types(&mut self) {
-        let abi = self.abi;
-        // Documentation of each ABI type name, from the docs' enums, structs and typedefs; the
-        // first document naming a type wins (the merge puts the preferred source first).
+        let doc_enum = self.documented_enums();
+        let doc_record = self.documented_records();
+        let doc_typedef = self.documented_typedefs();
+        let seen = self.needed_closure();
+        // Emit in ABI order for determinism.
+        self.bind_records(&seen, &doc_record);
+        self.bind_enums(&seen, &doc_enum);
+        self.bind_typedefs(&seen, &doc_typedef);
+    }
+
+    /// The documentation of each ABI enum, from the docs' enums (the first document naming
+    /// a type wins: the merge puts the preferred source first); those the ABI lacks are
+    /// unbound.
+    fn documented_enums(&mut self) -> HashMap<String, &'a crate::ir::Enum> {
+        let (api, abi) = (self.api, self.abi);
         let mut doc_enum = HashMap::default();
-        for e in &self.api.enums {
+        for e in &api.enums {
             let target = abi.resolve_alias(&e.name).to_string();
             if abi.enums.contains_key(&target) {
                 self.needed.insert(target.clone());
@@ -458,8 +470,15 @@ impl<'a> Joiner<'a> {
                 });
             }
         }
+        doc_enum
+    }
+
+    /// The documentation of each ABI struct or union, from the docs' structs (the first
+    /// wins); a struct that is a typedef in C is only needed, one the ABI lacks unbound.
+    fn documented_records(&mut self) -> HashMap<String, &'a crate::ir::Struct> {
+        let (api, abi) = (self.api, self.abi);
         let mut doc_record = HashMap::default();
-        for s in &self.api.structs {
+        for s in &api.structs {
             let target = abi.resolve_alias(&s.name).to_string();
             if abi.records.contains_key(&target) {
                 self.needed.insert(target.clone());
@@ -479,8 +498,15 @@ impl<'a> Joiner<'a> {
                 });
             }
         }
+        doc_record
+    }
+
+    /// The documentation of each ABI type named by a documented typedef (the first wins);
+    /// those the ABI lacks are unbound.
+    fn documented_typedefs(&mut self) -> HashMap<String, &'a crate::ir::Typedef> {
+        let (api, abi) = (self.api, self.abi);
         let mut doc_typedef = HashMap::default();
-        for t in &self.api.typedefs {
+        for t in &api.typedefs {
             if abi.typedefs.contains_key(&t.name)
                 || abi.records.contains_key(&t.name)
                 || abi.enums.contains_key(&t.name)
@@ -496,7 +522,13 @@ impl<'a> Joiner<'a> {
                 });
             }
         }
-        // Close over what the needed types mention.
+        doc_typedef
+    }
+
+    /// The needed types and every type they mention (fields, nested records, typedef
+    /// targets), transitively.
+    fn needed_closure(&self) -> BTreeSet<String> {
+        let abi = self.abi;
         let mut queue: Vec<String> = self.needed.iter().cloned().collect();
         let mut seen: BTreeSet<String> = BTreeSet::new();
         while let Some(name) = queue.pop() {
@@ -514,8 +546,17 @@ impl<'a> Joiner<'a> {
             }
             queue.extend(mentioned.into_iter().filter(|m| !seen.contains(m)));
         }
-        // Emit in ABI order for determinism.
-        for (name, r) in &abi.records {
+        seen
+    }
+
+    /// Binds the ABI records in `seen`, in ABI order, with their documentation (its fields
+    /// compared with the ABI's).
+    fn bind_records(
+        &mut self,
+        seen: &BTreeSet<String>,
+        doc_record: &HashMap<String, &crate::ir::Struct>,
+    ) {
+        for (name, r) in &self.abi.records {
             if !seen.contains(name) {
                 continue;
             }
@@ -541,7 +582,16 @@ impl<'a> Joiner<'a> {
                 layout_changes: Vec::new(),
             });
         }
-        for (name, e) in &abi.enums {
+    }
+
+    /// Binds the ABI enums in `seen` (or with an alias in it), in ABI order, under their
+    /// documented name with the other names as aliases, values compared with the docs'.
+    fn bind_enums(
+        &mut self,
+        seen: &BTreeSet<String>,
+        doc_enum: &HashMap<String, &crate::ir::Enum>,
+    ) {
+        for (name, e) in &self.abi.enums {
             if !seen.contains(name) && !e.aliases.iter().any(|a| seen.contains(a)) {
                 continue;
             }
@@ -577,13 +627,22 @@ impl<'a> Joiner<'a> {
                 alias_since: Vec::new(),
             });
         }
+    }
+
+    /// Binds the ABI typedefs in `seen`, in ABI order, but those emitted as an enum's
+    /// aliases (so after [`Self::bind_enums`]).
+    fn bind_typedefs(
+        &mut self,
+        seen: &BTreeSet<String>,
+        doc_typedef: &HashMap<String, &crate::ir::Typedef>,
+    ) {
         let enum_names: BTreeSet<String> = self
             .out
             .enums
             .iter()
             .flat_map(|e| std::iter::once(e.name.clone()).chain(e.aliases.iter().cloned()))
             .collect();
-        for (name, t) in &abi.typedefs {
+        for (name, t) in &self.abi.typedefs {
             // Enum aliases are emitted with their enum.
             if !seen.contains(name) || enum_names.contains(name) {
                 continue;

@@ -251,6 +251,8 @@ fn const_pairs(typedefs: &[BoundTypedef]) -> Vec<TokenStream> {
     out
 }
 
+/// The items of record `r`: its struct or union (or, when opaque, a zero-sized struct) and
+/// its all-zero `Default`.
 fn record<'a>(
     r: &'a BoundRecord,
     names: &Names,
@@ -259,6 +261,41 @@ fn record<'a>(
     items: &mut Vec<syn::Item>,
 ) -> Result<(), syn::Error> {
     let ty = ident(&r.name);
+    let doc = docs::attr_syntax(&record_doc(r, names, problems));
+    if r.abi.opaque {
+        let mut opaque = fill!(
+            syn::ItemStruct,
+            {
+                #[repr(C)]
+                pub struct __T {
+                    _opaque: [u8; 0],
+                }
+            },
+            __T = ty,
+        )?;
+        opaque.attrs.splice(0..0, doc);
+        items.push(syn::Item::Struct(opaque));
+        return Ok(());
+    }
+    let align = align_attr(r)?;
+    let fields = record_fields(r, names, problems, types)?;
+    let mut def = definition(r, &ty, fields)?;
+    if let syn::Item::Struct(syn::ItemStruct { attrs, .. })
+    | syn::Item::Union(syn::ItemUnion { attrs, .. }) = &mut def
+    {
+        attrs.splice(1..1, align);
+        attrs.splice(0..0, doc);
+    }
+    let mut zeroed: syn::ItemMacro = syn::parse2(quote! { zeroed_default!(T); })?;
+    zeroed.mac.tokens = quote! { #ty };
+    items.push(def);
+    items.push(syn::Item::Macro(zeroed));
+    Ok(())
+}
+
+/// The documentation of record `r`: the docs' description (or what it is when they have
+/// none), its release note and the layout changes within the major release.
+fn record_doc(r: &BoundRecord, names: &Names, problems: &mut DocProblems) -> String {
     let mut md = match &r.doc {
         Some(d) => docs::markdown(d, names, &r.name, problems),
         None => match &r.abi.parent {
@@ -280,34 +317,33 @@ fn record<'a>(
             changes.join(" ")
         ));
     }
-    let doc = docs::attr_syntax(&md);
-    if r.abi.opaque {
-        let mut opaque = fill!(
-            syn::ItemStruct,
-            {
-                #[repr(C)]
-                pub struct __T {
-                    _opaque: [u8; 0],
-                }
-            },
-            __T = ty,
-        )?;
-        opaque.attrs.splice(0..0, doc);
-        items.push(syn::Item::Struct(opaque));
-        return Ok(());
-    }
+    md
+}
+
+/// `#[repr(align(n))]` when the ABI gives record `r` an alignment, else nothing.
+fn align_attr(r: &BoundRecord) -> Result<Vec<syn::Attribute>, syn::Error> {
     let align = r.abi.repr.iter().find_map(|a| {
         a.strip_prefix("align(")
             .and_then(|x| x.strip_suffix(')'))
             .and_then(|n| n.parse::<usize>().ok())
     });
-    let align = match align {
+    Ok(match align {
         Some(n) => {
             let n = Literal::usize_unsuffixed(n);
             syn::parse::Parser::parse2(syn::Attribute::parse_outer, quote! { #[repr(align(#n))] })?
         }
         None => Vec::new(),
-    };
+    })
+}
+
+/// The public fields of record `r`, each with the docs' text for it (matched by name, a
+/// trailing `_` ignored); a bitfield unit is plain bytes.
+fn record_fields<'a>(
+    r: &'a BoundRecord,
+    names: &Names,
+    problems: &mut DocProblems,
+    types: &mut TypeCache<'a>,
+) -> Result<syn::punctuated::Punctuated<syn::Field, syn::Token![,]>, syn::Error> {
     let mut fields = syn::punctuated::Punctuated::new();
     for f in &r.abi.fields {
         let ty = if f.bitfield_unit {
@@ -333,10 +369,19 @@ fn record<'a>(
         });
         fields.push_punct(Default::default());
     }
-    // A struct's `Debug` is derived (every field type of the crate has one); a union's is
-    // written by `debug_impl`. The attributes: the docs, `#[repr(C)]`, the alignment, the
-    // derives.
-    let mut def = match r.abi.kind {
+    Ok(fields)
+}
+
+/// The struct or union `ty` of record `r` with `fields`, `#[repr(C)]` and its derives.
+///
+/// A struct's `Debug` is derived (every field type of the crate has one); a union's is
+/// written by `debug_impl`.
+fn definition(
+    r: &BoundRecord,
+    ty: &proc_macro2::Ident,
+    fields: syn::punctuated::Punctuated<syn::Field, syn::Token![,]>,
+) -> Result<syn::Item, syn::Error> {
+    Ok(match r.abi.kind {
         RecordKind::Struct => {
             let mut s = fill!(
                 syn::ItemStruct,
@@ -365,18 +410,7 @@ fn record<'a>(
             u.fields.named = fields;
             syn::Item::Union(u)
         }
-    };
-    if let syn::Item::Struct(syn::ItemStruct { attrs, .. })
-    | syn::Item::Union(syn::ItemUnion { attrs, .. }) = &mut def
-    {
-        attrs.splice(1..1, align);
-        attrs.splice(0..0, doc);
-    }
-    let mut zeroed: syn::ItemMacro = syn::parse2(quote! { zeroed_default!(T); })?;
-    zeroed.mac.tokens = quote! { #ty };
-    items.push(def);
-    items.push(syn::Item::Macro(zeroed));
-    Ok(())
+    })
 }
 
 /// A bindgen bitfield unit is plain bytes of the given size.

@@ -1005,8 +1005,8 @@ impl Reader<'_> {
 
 /// How a documented parameter was paired with a C parameter of another name.
 enum Pairing {
-    /// One of the reviewed renaming rules ([`crate::bind::renames`]).
-    Rule(crate::bind::Rule),
+    /// One of the reviewed renaming rules ([`crate::param_renames`]).
+    Rule(crate::param_renames::Rule),
     /// The only way left: same count of unpaired parameters on both sides, in order.
     Position,
 }
@@ -1040,7 +1040,7 @@ fn match_params(names: &[String], docs: &[markup::ParamDoc]) -> (Vec<Option<usiz
             .iter()
             .enumerate()
             .filter(|(c, _)| of_c[*c].is_none())
-            .filter_map(|(c, cn)| crate::bind::renames::matches(n, cn).map(|r| (r.rank(), c, r)))
+            .filter_map(|(c, cn)| crate::param_renames::matches(n, cn).map(|r| (r.rank(), c, r)))
             .min_by_key(|(rank, c, _)| (*rank, *c));
         if let Some((_, c, rule)) = best {
             of_c[c] = Some(d);

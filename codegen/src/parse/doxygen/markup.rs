@@ -320,6 +320,11 @@ fn entity(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The rest of `s` after byte `k`, trimmed.
+fn rest_of_line(s: &str, k: usize) -> String {
+    s.get(k..).unwrap_or("").trim().to_string()
+}
+
 /// A word argument: up to whitespace or `<`, without trailing punctuation.
 fn word_at(s: &str, from: usize) -> (&str, usize) {
     let b = s.as_bytes();
@@ -918,65 +923,29 @@ impl<'a> Builder<'a> {
 
     /// A command `name` whose name ends at `j` of `s`.
     fn command(&mut self, name: &str, s: &str, j: usize) -> Step {
-        let rest_of_line = |k: usize| s.get(k..).unwrap_or("").trim().to_string();
         match name {
             "brief" | "short" => self.start(Target::Brief),
             "details" => self.start(Target::Description),
             "param" => return self.param(s, j),
             "return" | "returns" | "result" => self.start(Target::Return),
-            "retval" => {
-                self.start(Target::Return);
-                let (w, k) = word_at(s, j);
-                if !w.is_empty() {
-                    let w = w.trim_start_matches("::").to_string();
-                    self.reference(&w, None);
-                }
-                return Step::Continue(k);
-            }
+            "retval" => return self.retval(s, j),
             "sa" | "see" => self.start(Target::SeeAlso),
             "note" | "remark" | "remarks" => self.start(Target::Note("note")),
             "warning" => self.start(Target::Note("warning")),
             "attention" => self.start(Target::Note("attention")),
             "deprecated" => self.start(Target::Deprecated),
             "par" => {
-                let title = rest_of_line(j);
+                let title = rest_of_line(s, j);
                 self.start(Target::Par(title));
                 return Step::Stop(s.len());
             }
-            "section" | "subsection" | "subsubsection" | "name" => {
-                self.end_para();
-                let (_, k) = if name == "name" {
-                    ("", j)
-                } else {
-                    word_at(s, j)
-                };
-                let title = rest_of_line(k);
-                if !title.is_empty() {
-                    self.desc.push_str(&format!("\n\n.. rubric:: {title}\n\n"));
-                }
-                return Step::Stop(s.len());
-            }
-            "defgroup" | "addtogroup" | "weakgroup" => {
-                let (id, k) = word_at(s, j);
-                let title = rest_of_line(k);
-                if id.is_empty() {
-                    self.problem(
-                        Severity::Warning,
-                        format!("`\\{name}` without a group name"),
-                    );
-                } else if name == "defgroup" {
-                    self.out.groups.define = Some((id.to_string(), title));
-                } else {
-                    self.out.groups.add =
-                        Some((id.to_string(), (!title.is_empty()).then_some(title)));
-                }
-                return Step::Stop(s.len());
-            }
+            "section" | "subsection" | "subsubsection" | "name" => return self.rubric(name, s, j),
+            "defgroup" | "addtogroup" | "weakgroup" => return self.group(name, s, j),
             "ingroup" => {
                 self.out
                     .groups
                     .ingroup
-                    .extend(rest_of_line(j).split_whitespace().map(str::to_string));
+                    .extend(rest_of_line(s, j).split_whitespace().map(str::to_string));
                 return Step::Stop(s.len());
             }
             "page" | "mainpage" => {
@@ -985,7 +954,7 @@ impl<'a> Builder<'a> {
                 } else {
                     ("", j)
                 };
-                self.out.page = Some(rest_of_line(k));
+                self.out.page = Some(rest_of_line(s, k));
                 return Step::Stop(s.len());
             }
             "code" | "verbatim" => {
@@ -1000,33 +969,8 @@ impl<'a> Builder<'a> {
             "endcode" | "endverbatim" => {
                 self.problem(Severity::Warning, format!("`\\{name}` without an opening"));
             }
-            "latexonly" | "htmlonly" | "rtfonly" | "manonly" | "docbookonly" | "internal" => {
-                let end = match name {
-                    "latexonly" => "endlatexonly",
-                    "htmlonly" => "endhtmlonly",
-                    "rtfonly" => "endrtfonly",
-                    "manonly" => "endmanonly",
-                    "docbookonly" => "enddocbookonly",
-                    _ => "endinternal",
-                };
-                self.skip = Some(Skip {
-                    end,
-                    line: self.line,
-                    lines: 0,
-                    cond: false,
-                });
-                return Step::Stop(j);
-            }
-            "cond" => {
-                self.skip = Some(Skip {
-                    end: "endcond",
-                    line: self.line,
-                    lines: 0,
-                    cond: true,
-                });
-                // `\cond label`: the label is not text.
-                return Step::Stop(word_at(s, j).1);
-            }
+            "latexonly" | "htmlonly" | "rtfonly" | "manonly" | "docbookonly" | "internal"
+            | "cond" => return self.skip_region(name, s, j),
             "endcond" => {
                 self.out.cond_close = true;
                 // `\endcond label`: the label is not text.
@@ -1039,24 +983,7 @@ impl<'a> Builder<'a> {
                 self.problem(Severity::Warning, format!("`\\{name}` without an opening"));
             }
             "n" => self.push("\n"),
-            "p" | "a" | "c" | "e" | "em" | "b" => {
-                let (w, k) = word_at(s, j);
-                if w.is_empty() {
-                    // Doxygen takes the word from the next line.
-                    if s[k..].trim().is_empty() {
-                        self.carry = Some(word_command(name));
-                    } else {
-                        self.problem(
-                            Severity::Warning,
-                            format!("`\\{name}` without a word: kept as text"),
-                        );
-                        self.push(&format!("\\{name}"));
-                    }
-                    return Step::Continue(j);
-                }
-                self.styled(word_command(name), w);
-                return Step::Continue(k);
-            }
+            "p" | "a" | "c" | "e" | "em" | "b" => return self.styled_word(name, s, j),
             "anchor" => return Step::Continue(word_at(s, j).1),
             "ref" => return self.ref_(s, j),
             "link" => return self.link(s, j),
@@ -1066,6 +993,96 @@ impl<'a> Builder<'a> {
             _ => return self.alias_or_unknown(name, j),
         }
         Step::Continue(j)
+    }
+
+    /// `\retval CODE`: a return value, the code a reference.
+    fn retval(&mut self, s: &str, j: usize) -> Step {
+        self.start(Target::Return);
+        let (w, k) = word_at(s, j);
+        if !w.is_empty() {
+            let w = w.trim_start_matches("::").to_string();
+            self.reference(&w, None);
+        }
+        Step::Continue(k)
+    }
+
+    /// `\section ID Title` and its kin, `\name Title`: the title as a rubric.
+    fn rubric(&mut self, name: &str, s: &str, j: usize) -> Step {
+        self.end_para();
+        let (_, k) = if name == "name" {
+            ("", j)
+        } else {
+            word_at(s, j)
+        };
+        let title = rest_of_line(s, k);
+        if !title.is_empty() {
+            self.desc.push_str(&format!("\n\n.. rubric:: {title}\n\n"));
+        }
+        Step::Stop(s.len())
+    }
+
+    /// `\defgroup ID Title`, `\addtogroup ID [Title]`, `\weakgroup ID [Title]`.
+    fn group(&mut self, name: &str, s: &str, j: usize) -> Step {
+        let (id, k) = word_at(s, j);
+        let title = rest_of_line(s, k);
+        if id.is_empty() {
+            self.problem(
+                Severity::Warning,
+                format!("`\\{name}` without a group name"),
+            );
+        } else if name == "defgroup" {
+            self.out.groups.define = Some((id.to_string(), title));
+        } else {
+            self.out.groups.add = Some((id.to_string(), (!title.is_empty()).then_some(title)));
+        }
+        Step::Stop(s.len())
+    }
+
+    /// A command opening a region that is not read (`\latexonly` … `\endlatexonly`, `\internal`,
+    /// `\cond label` … `\endcond`).
+    fn skip_region(&mut self, name: &str, s: &str, j: usize) -> Step {
+        let end = match name {
+            "latexonly" => "endlatexonly",
+            "htmlonly" => "endhtmlonly",
+            "rtfonly" => "endrtfonly",
+            "manonly" => "endmanonly",
+            "docbookonly" => "enddocbookonly",
+            "cond" => "endcond",
+            _ => "endinternal",
+        };
+        let cond = name == "cond";
+        self.skip = Some(Skip {
+            end,
+            line: self.line,
+            lines: 0,
+            cond,
+        });
+        if cond {
+            // `\cond label`: the label is not text.
+            Step::Stop(word_at(s, j).1)
+        } else {
+            Step::Stop(j)
+        }
+    }
+
+    /// `\p word` and the other one-word styles; a word on the next line is carried to it.
+    fn styled_word(&mut self, name: &str, s: &str, j: usize) -> Step {
+        let (w, k) = word_at(s, j);
+        if w.is_empty() {
+            // Doxygen takes the word from the next line.
+            if s[k..].trim().is_empty() {
+                self.carry = Some(word_command(name));
+            } else {
+                self.problem(
+                    Severity::Warning,
+                    format!("`\\{name}` without a word: kept as text"),
+                );
+                self.push(&format!("\\{name}"));
+            }
+            return Step::Continue(j);
+        }
+        self.styled(word_command(name), w);
+        Step::Continue(k)
     }
 
     fn param(&mut self, s: &str, j: usize) -> Step {

@@ -713,18 +713,8 @@ impl<'a> Builder<'a> {
                         continue;
                     }
                     if c == b'\\' && !is_ident_byte(next) {
-                        // An escaped character (`\\`, `\@`, `\&`, `\<`, `\::`…).
                         flush!();
-                        if next == b':' && b.get(i + 2) == Some(&b':') {
-                            self.push("::");
-                            i += 3;
-                        } else if i + 1 < b.len() {
-                            let ch = s[i + 1..].chars().next().unwrap_or(' ');
-                            self.push(&ch.to_string());
-                            i += 1 + ch.len_utf8();
-                        } else {
-                            i += 1;
-                        }
+                        i = self.escaped(s, i);
                         plain_start = i;
                         continue;
                     }
@@ -752,32 +742,7 @@ impl<'a> Builder<'a> {
                     && (i == 0 || !is_ident_byte(b[i - 1])) =>
                 {
                     flush!();
-                    let mut j = i + 2;
-                    while j < b.len() && is_ident_byte(b[j]) {
-                        j += 1;
-                    }
-                    let name = &s[i + 2..j];
-                    let mut k = j;
-                    if s[k..].starts_with("()") {
-                        k += 2;
-                    }
-                    self.reference(name, None);
-                    // `::A::b` (a member): the link is to `A`, the rest is text.
-                    let mut m = k;
-                    while s[m..].starts_with("::")
-                        && b.get(m + 2)
-                            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
-                    {
-                        m += 2;
-                        while m < b.len() && is_ident_byte(b[m]) {
-                            m += 1;
-                        }
-                    }
-                    if m > k {
-                        let tail = &s[k..m];
-                        self.cur().push_str(tail);
-                    }
-                    i = m;
+                    i = self.qualified_reference(s, i);
                     plain_start = i;
                 }
                 b'<' => {
@@ -827,6 +792,53 @@ impl<'a> Builder<'a> {
         }
         flush!();
         None
+    }
+
+    /// An escaped character at `i` of `s` (`\\`, `\@`, `\&`, `\<`, `\::`…) as text;
+    /// returns the index after it.
+    fn escaped(&mut self, s: &str, i: usize) -> usize {
+        let b = s.as_bytes();
+        if b.get(i + 1) == Some(&b':') && b.get(i + 2) == Some(&b':') {
+            self.push("::");
+            i + 3
+        } else if i + 1 < b.len() {
+            let ch = s[i + 1..].chars().next().unwrap_or(' ');
+            self.push(&ch.to_string());
+            i + 1 + ch.len_utf8()
+        } else {
+            i + 1
+        }
+    }
+
+    /// `::name` (or `::name()`) at `i` of `s`: a reference to `name`; in `::A::b` (a member)
+    /// the link is to `A` and the rest is text. Returns the index after it.
+    fn qualified_reference(&mut self, s: &str, i: usize) -> usize {
+        let b = s.as_bytes();
+        let mut j = i + 2;
+        while j < b.len() && is_ident_byte(b[j]) {
+            j += 1;
+        }
+        let name = &s[i + 2..j];
+        let mut k = j;
+        if s[k..].starts_with("()") {
+            k += 2;
+        }
+        self.reference(name, None);
+        let mut m = k;
+        while s[m..].starts_with("::")
+            && b.get(m + 2)
+                .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        {
+            m += 2;
+            while m < b.len() && is_ident_byte(b[m]) {
+                m += 1;
+            }
+        }
+        if m > k {
+            let tail = &s[k..m];
+            self.cur().push_str(tail);
+        }
+        m
     }
 
     /// An HTML tag at `i`, if it is one this reader knows; returns the index after it.

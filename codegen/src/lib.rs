@@ -27,6 +27,7 @@ pub mod load;
 pub mod merge;
 pub mod output;
 pub mod parallel;
+pub mod param_renames;
 pub mod parse;
 pub mod pipeline;
 pub mod report;

@@ -1,6 +1,7 @@
-//! No import cycle between `codegen`'s top-level modules: each names the others only in one
-//! direction (`crate::X` paths in code, outside comments and test modules), so the stages read
-//! as the table of docs/ARCHITECTURE.md, each module before the ones that use it.
+//! No import cycle between `codegen`'s top-level modules, nor between the modules of its front
+//! ends (`parse` and its folders): each names the others only in one direction (`crate::X` and
+//! `super::X` paths in code, outside comments and test modules), so the stages read as the
+//! table of docs/ARCHITECTURE.md, each module before the ones that use it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -30,29 +31,74 @@ fn code_of(text: &str) -> String {
         .join("\n")
 }
 
-/// The top-level modules of `src` and, for each, the other top-level modules its code names.
-fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
-    let top = |p: &Path| -> Option<String> {
-        let rel = p.strip_prefix(src).ok()?;
-        let first = rel.components().next()?.as_os_str().to_str()?;
-        let name = first.strip_suffix(".rs").unwrap_or(first);
-        (name != "lib" && name != "main").then(|| name.to_string())
+/// The identifiers named right after byte `at` of `code`: one (`a`), or each item of a group
+/// (`{a, b::c}` gives `a`, `b`).
+fn names_at(code: &str, at: usize) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
     };
-    let modules: BTreeSet<String> = files.iter().filter_map(|p| top(p)).collect();
+    let rest = &code[at..];
+    match rest.strip_prefix('{') {
+        Some(group) => group
+            .split('}')
+            .next()
+            .unwrap_or("")
+            .split(',')
+            .map(ident)
+            .collect(),
+        None => vec![ident(rest)],
+    }
+}
+
+/// The modules directly inside folder `dir` (whose module path is `path`: `""` for the crate
+/// root, `"parse"`, `"parse::html"`) and, for each, the others of them its code names: as
+/// `crate::PATH::NAME`, or as `super::NAME` with as many `super::` as the file is deep below
+/// `dir`.
+fn module_graph(dir: &Path, path: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(dir, &mut files);
+    // The child of `dir` a file belongs to, and how deep its module is below `dir`.
+    let child = |p: &Path| -> Option<(String, usize)> {
+        let rel = p.strip_prefix(dir).ok()?;
+        let parts: Vec<&str> = rel
+            .components()
+            .filter_map(|c| c.as_os_str().to_str())
+            .collect();
+        let name = parts.first()?.strip_suffix(".rs").unwrap_or(parts[0]);
+        let depth = parts.len() - usize::from(parts.last() == Some(&"mod.rs"));
+        (!matches!(name, "lib" | "main" | "mod")).then(|| (name.to_string(), depth))
+    };
+    let modules: BTreeSet<String> = files.iter().filter_map(|p| child(p)).map(|c| c.0).collect();
     let mut graph: BTreeMap<String, BTreeSet<String>> = modules
         .iter()
         .map(|m| (m.clone(), BTreeSet::new()))
         .collect();
+    let absolute = if path.is_empty() {
+        "crate::".to_string()
+    } else {
+        format!("crate::{path}::")
+    };
     for p in &files {
-        let Some(from) = top(p) else { continue };
+        let Some((from, depth)) = child(p) else {
+            continue;
+        };
         let code = code_of(&std::fs::read_to_string(p).expect("reads a source file"));
-        for (at, _) in code.match_indices("crate::") {
-            let name: String = code[at + "crate::".len()..]
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
+        let relative = "super::".repeat(depth);
+        let mut named = Vec::new();
+        for (at, _) in code.match_indices(&absolute) {
+            named.extend(names_at(&code, at + absolute.len()));
+        }
+        for (at, _) in code.match_indices(&relative) {
+            let after = at + relative.len();
+            let exact = !code[..at].ends_with("super::") && !code[after..].starts_with("super::");
+            if exact {
+                named.extend(names_at(&code, after));
+            }
+        }
+        for name in named {
             if name != from && modules.contains(&name) {
                 graph.get_mut(&from).expect("a module").insert(name);
             }
@@ -108,17 +154,46 @@ fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
 #[test]
 fn codegen_top_level_modules_form_no_cycle() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let graph = module_graph(&src);
+    let graph = module_graph(&src, "");
     assert!(
         graph.contains_key("emit") && graph["emit"].contains("bind"),
         "{graph:?}"
     );
+    // The front ends read documents only: they name none of the stages after them.
+    for later in ["bind", "emit", "pipeline"] {
+        assert!(
+            !graph["parse"].contains(later),
+            "parse names the later stage {later}: {:?}",
+            graph["parse"]
+        );
+    }
     if let Some(cycle) = find_cycle(&graph) {
         panic!(
             "an import cycle between codegen's modules: {}",
             cycle.join(" → ")
         );
     }
+}
+
+/// The front ends' modules, and those of each front end made of several files, name each
+/// other in one direction only too.
+#[test]
+fn parse_modules_form_no_cycle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let folders = ["parse", "parse/html", "parse/doxygen"];
+    for folder in folders {
+        let graph = module_graph(&src.join(folder), &folder.replace('/', "::"));
+        assert!(graph.len() > 1, "{folder}: {graph:?}");
+        if let Some(cycle) = find_cycle(&graph) {
+            panic!(
+                "an import cycle between the modules of {folder}: {}",
+                cycle.join(" → ")
+            );
+        }
+    }
+    // The checker sees a sibling named through `super::`: html's walker renders with `flow`.
+    let html = module_graph(&src.join("parse/html"), "parse::html");
+    assert!(html["walk"].contains("flow"), "{html:?}");
 }
 
 #[test]

@@ -60,50 +60,11 @@ pub fn run(args: CodegenArgs, root: &Path) -> Result<ExitCode> {
         Some(other) => bail!("--deny takes `warnings`, not `{other}`"),
     };
     let runs = match &args.out {
-        Some(out) => {
-            let release =
-                match &args.release {
-                    Some(r) => Some(Release::parse(r).ok_or_else(|| {
-                        anyhow::anyhow!("--release {r}: not a release such as 13.2")
-                    })?),
-                    None => None,
-                };
-            vec![Options {
-                docs: args.docs.clone(),
-                library: args.library,
-                out_dir: out.clone(),
-                crate_name: args.name.clone(),
-                release,
-                standalone: true,
-                check: args.check,
-                adopt: args.adopt,
-                abi_root: root.to_path_buf(),
-            }]
-        }
+        Some(out) => vec![standalone_options(&args, out, root)?],
         None if !args.docs.is_empty() => {
             bail!("--docs needs --out DIR: the workspace's crates take their documents from docs-src/manifest.toml")
         }
-        None => {
-            let all = Options::workspace(root, args.check)?;
-            match &args.krate {
-                None => all,
-                Some(name) => {
-                    let known: Vec<String> =
-                        all.iter().filter_map(|o| o.crate_name.clone()).collect();
-                    let one: Vec<Options> = all
-                        .into_iter()
-                        .filter(|o| o.crate_name.as_deref() == Some(name.as_str()))
-                        .collect();
-                    if one.is_empty() {
-                        bail!(
-                            "--crate {name}: docs-src/manifest.toml has no such crate (it has: {})",
-                            known.join(", ")
-                        );
-                    }
-                    one
-                }
-            }
-        }
+        None => workspace_options(&args, root)?,
     };
     // What would only fail at the end fails now, before any work: the name, the folder, and
     // where the bindings model goes.
@@ -113,44 +74,12 @@ pub fn run(args: CodegenArgs, root: &Path) -> Result<ExitCode> {
     if let Some(path) = &args.bindings_json {
         check_json_path(path, &runs)?;
     }
-    // A crate of its own may be for a release the repository has no ABI snapshot of yet:
-    // make it first (fetching that release's wheels), so that any release regenerates with no
-    // code change.
     if args.out.is_some() {
-        for opts in &runs {
-            let release = match &opts.release {
-                Some(r) => r.clone(),
-                None => {
-                    let api = codegen::merge::merge(codegen::load::load_all(&opts.docs, None)?);
-                    match codegen::pipeline::release_of(&api) {
-                        Some(r) => r,
-                        None => continue, // the pipeline says what is missing
-                    }
-                }
-            };
-            crate::abi_cmd::ensure_library_snapshot(root, opts.library, &release)?;
-        }
+        ensure_snapshots(root, &runs)?;
     }
     let several = runs.len() > 1;
     let mut failed = false;
-    // The crates are independent: each is made on its own thread (the two workspace crates
-    // overlap one's document parsing with the other's emission), then reported in order.
-    let results: Vec<_> = std::thread::scope(|scope| {
-        let handles: Vec<_> = runs
-            .iter()
-            .map(|opts| scope.spawn(move || codegen::pipeline::run(opts)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| match h.join() {
-                Ok(result) => Ok(result),
-                Err(_) => Err(anyhow::anyhow!(
-                    "the generator panicked (a bug: please report it)"
-                )),
-            })
-            .collect()
-    });
-    for result in results {
+    for result in generate(&runs) {
         let report = match result? {
             Ok(report) => report,
             Err(PipelineError::Errors { report, .. }) => {
@@ -187,6 +116,89 @@ pub fn run(args: CodegenArgs, root: &Path) -> Result<ExitCode> {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// The one run of `--docs … --out DIR`: a crate of its own.
+fn standalone_options(args: &CodegenArgs, out: &Path, root: &Path) -> Result<Options> {
+    let release = match &args.release {
+        Some(r) => Some(
+            Release::parse(r)
+                .ok_or_else(|| anyhow::anyhow!("--release {r}: not a release such as 13.2"))?,
+        ),
+        None => None,
+    };
+    Ok(Options {
+        docs: args.docs.clone(),
+        library: args.library,
+        out_dir: out.to_path_buf(),
+        crate_name: args.name.clone(),
+        release,
+        standalone: true,
+        check: args.check,
+        adopt: args.adopt,
+        abi_root: root.to_path_buf(),
+    })
+}
+
+/// The runs of the workspace's crates: every one, or the one `--crate` names.
+fn workspace_options(args: &CodegenArgs, root: &Path) -> Result<Vec<Options>> {
+    let all = Options::workspace(root, args.check)?;
+    let Some(name) = &args.krate else {
+        return Ok(all);
+    };
+    let known: Vec<String> = all.iter().filter_map(|o| o.crate_name.clone()).collect();
+    let one: Vec<Options> = all
+        .into_iter()
+        .filter(|o| o.crate_name.as_deref() == Some(name.as_str()))
+        .collect();
+    if one.is_empty() {
+        bail!(
+            "--crate {name}: docs-src/manifest.toml has no such crate (it has: {})",
+            known.join(", ")
+        );
+    }
+    Ok(one)
+}
+
+/// A crate of its own may be for a release the repository has no ABI snapshot of yet: makes
+/// it first (fetching that release's wheels), so that any release regenerates with no code
+/// change.
+fn ensure_snapshots(root: &Path, runs: &[Options]) -> Result<()> {
+    for opts in runs {
+        let release = match &opts.release {
+            Some(r) => r.clone(),
+            None => {
+                let api = codegen::merge::merge(codegen::load::load_all(&opts.docs, None)?);
+                match codegen::pipeline::release_of(&api) {
+                    Some(r) => r,
+                    None => continue, // the pipeline says what is missing
+                }
+            }
+        };
+        crate::abi_cmd::ensure_library_snapshot(root, opts.library, &release)?;
+    }
+    Ok(())
+}
+
+/// The pipeline's result for each of `runs`, in order. The crates are independent: each is
+/// made on its own thread (the two workspace crates overlap one's document parsing with the
+/// other's emission).
+fn generate(runs: &[Options]) -> Vec<Result<Result<Report, PipelineError>>> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|opts| scope.spawn(move || codegen::pipeline::run(opts)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h.join() {
+                Ok(result) => Ok(result),
+                Err(_) => Err(anyhow::anyhow!(
+                    "the generator panicked (a bug: please report it)"
+                )),
+            })
+            .collect()
     })
 }
 

@@ -72,111 +72,27 @@ pub fn run(args: ReleaseArgs, root: &Path) -> Result<ExitCode> {
     let krate = crate_of_major(&docs_src, major)?;
     println!("release {short}: crate {} ({})", krate.name, krate.dir);
 
-    // The snapshot of the release, and the very wheels it was made from.
     let committed = snapshot::path(root, &release);
-    let (abi, made) = if committed.is_file() {
-        (snapshot::load(&committed)?, false)
-    } else {
-        let abi = abi_cmd::make_snapshot(root, &release, &[])?;
-        abi_cmd::write_out(
-            &committed,
-            &snapshot::to_json(&abi),
-            &abi_cmd::summary(&abi),
-        )?;
-        (abi, true)
-    };
-    let pins: Vec<(String, String)> = abi.packages.clone().into_iter().collect();
-    let w = wheel::fetch_pinned(root, &release, &pins)?;
-    println!(
-        "snapshot: {} ({}; {})",
-        shown(root, &committed),
-        if made { "made" } else { "kept" },
-        abi.origin
-    );
+    let (abi, made, w) = snapshot_and_wheels(root, &release, &committed)?;
     lap("wheels and snapshot", &mut timings);
-
-    // The documentation headers and the manifest.
-    let folder = format!("nvidia-cuda-headers-{short}");
-    let copied = copy_headers(&w, &docs_src.join(&folder))?;
-    println!(
-        "documentation headers: docs-src/{folder}/ ({})",
-        if copied.is_empty() {
-            "up to date".to_string()
-        } else {
-            format!("wrote {}", copied.join(", "))
-        }
-    );
-    let mut manifest = Manifest::open(&docs_src)?;
-    let origin: Vec<String> = abi
-        .packages
-        .iter()
-        .map(|(n, v)| format!("{n} {v}"))
-        .collect();
-    manifest.ensure_document(
-        &folder,
-        &[
-            ("publisher", Value::from("NVIDIA")),
-            ("module", Value::from("cuda_runtime_api.h")),
-            ("release", Value::from(short.as_str())),
-            ("format", Value::from("doxygen-header")),
-            ("default", Value::from(false)),
-        ],
-    )?;
-    let docs = crate_documents(&docs_src, &krate, &release, &folder, &args.page)?;
-    manifest.set_crate_docs(&krate.name, &docs)?;
-    if manifest.save()? {
-        println!(
-            "docs-src/manifest.toml: {} reads {}",
-            krate.name,
-            docs.join(", ")
-        );
-    }
+    let folder = documentation(&docs_src, &w, &krate, &release, &args.page)?;
     lap("documentation headers", &mut timings);
-
-    // The crate.
-    let opts = codegen::pipeline::Options::workspace(root, false)?
-        .into_iter()
-        .find(|o| o.crate_name.as_deref() == Some(krate.name.as_str()))
-        .with_context(|| format!("no [[crate]] {}", krate.name))?;
-    let report = match codegen::pipeline::run(&opts) {
-        Ok(r) => r,
-        Err(codegen::pipeline::PipelineError::Errors { report, .. }) => {
-            print!("{}", codegen::pipeline::render(&report));
-            bail!("{}: error diagnostics: nothing was written", krate.name);
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let summary = codegen::pipeline::render(&report);
-    print!("{summary}");
+    let summary = regenerate(root, &krate)?;
     lap("regenerate", &mut timings);
     cargo(root, &["build", "-p", &krate.name])?;
     lap("build", &mut timings);
     audit_cmd::audit(root, &root.join(&krate.dir))?;
     lap("audit", &mut timings);
 
-    // The report: what changed since the previous minor of the major.
-    let previous = snapshot::list_in(&root.join("abi"))
-        .into_iter()
-        .rfind(|(r, _)| r.0.first() == Some(&major) && *r < release);
     let out_dir = root.join("target").join(format!("release-{short}"));
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
-    let changes = match &previous {
-        Some((prev, path)) => {
-            let old = snapshot::load(path)?;
-            let d = release_diff(&old, &abi, &shown(root, path), &shown(root, &committed));
-            let file = out_dir.join("changes.md");
-            std::fs::write(&file, diff::render::render(&d, OutputFormat::Markdown))
-                .with_context(|| format!("writing {}", file.display()))?;
-            format!(
-                "Since CUDA {prev} (`{}` against `{}`; every row in `changes.md`):\n\n```text\n{}```\n",
-                shown(root, path),
-                shown(root, &committed),
-                diff::render::summary(&d)
-            )
-        }
-        None => format!("CUDA {short} is the first release of CUDA {major} with a snapshot.\n"),
-    };
+    let changes = changes_since_previous(root, &abi, &release, &committed, &out_dir)?;
     lap("report", &mut timings);
+    let origin: Vec<String> = abi
+        .packages
+        .iter()
+        .map(|(n, v)| format!("{n} {v}"))
+        .collect();
     let text = format!(
         "# CUDA {short}: release report\n\n\
          - wheels: {}\n- ABI snapshot: `{}` ({})\n- documentation headers: `docs-src/{folder}/`\n\
@@ -203,6 +119,129 @@ pub fn run(args: ReleaseArgs, root: &Path) -> Result<ExitCode> {
         file.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The snapshot of `release` (loaded from `committed`, else made there), whether it was made
+/// now, and the very wheels it was made from.
+fn snapshot_and_wheels(
+    root: &Path,
+    release: &Release,
+    committed: &Path,
+) -> Result<(Abi, bool, wheel::Wheel)> {
+    let (abi, made) = if committed.is_file() {
+        (snapshot::load(committed)?, false)
+    } else {
+        let abi = abi_cmd::make_snapshot(root, release, &[])?;
+        abi_cmd::write_out(committed, &snapshot::to_json(&abi), &abi_cmd::summary(&abi))?;
+        (abi, true)
+    };
+    let pins: Vec<(String, String)> = abi.packages.clone().into_iter().collect();
+    let w = wheel::fetch_pinned(root, release, &pins)?;
+    println!(
+        "snapshot: {} ({}; {})",
+        shown(root, committed),
+        if made { "made" } else { "kept" },
+        abi.origin
+    );
+    Ok((abi, made, w))
+}
+
+/// Copies the documentation headers of wheel `w` into `docs-src/nvidia-cuda-headers-X.Y/`,
+/// gives them their `[[document]]` entry and points `krate` at its documents (`pages`, when
+/// given). Returns the folder's name.
+fn documentation(
+    docs_src: &Path,
+    w: &wheel::Wheel,
+    krate: &codegen::load::CrateEntry,
+    release: &Release,
+    pages: &[PathBuf],
+) -> Result<String> {
+    let short = snapshot::short_release(release);
+    let folder = format!("nvidia-cuda-headers-{short}");
+    let copied = copy_headers(w, &docs_src.join(&folder))?;
+    println!(
+        "documentation headers: docs-src/{folder}/ ({})",
+        if copied.is_empty() {
+            "up to date".to_string()
+        } else {
+            format!("wrote {}", copied.join(", "))
+        }
+    );
+    let mut manifest = Manifest::open(docs_src)?;
+    manifest.ensure_document(
+        &folder,
+        &[
+            ("publisher", Value::from("NVIDIA")),
+            ("module", Value::from("cuda_runtime_api.h")),
+            ("release", Value::from(short.as_str())),
+            ("format", Value::from("doxygen-header")),
+            ("default", Value::from(false)),
+        ],
+    )?;
+    let docs = crate_documents(docs_src, krate, release, &folder, pages)?;
+    manifest.set_crate_docs(&krate.name, &docs)?;
+    if manifest.save()? {
+        println!(
+            "docs-src/manifest.toml: {} reads {}",
+            krate.name,
+            docs.join(", ")
+        );
+    }
+    Ok(folder)
+}
+
+/// Regenerates `krate`; returns the generator's summary (printed too).
+fn regenerate(root: &Path, krate: &codegen::load::CrateEntry) -> Result<String> {
+    let opts = codegen::pipeline::Options::workspace(root, false)?
+        .into_iter()
+        .find(|o| o.crate_name.as_deref() == Some(krate.name.as_str()))
+        .with_context(|| format!("no [[crate]] {}", krate.name))?;
+    let report = match codegen::pipeline::run(&opts) {
+        Ok(r) => r,
+        Err(codegen::pipeline::PipelineError::Errors { report, .. }) => {
+            print!("{}", codegen::pipeline::render(&report));
+            bail!("{}: error diagnostics: nothing was written", krate.name);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let summary = codegen::pipeline::render(&report);
+    print!("{summary}");
+    Ok(summary)
+}
+
+/// The report's "What changed" text: the ABI diff against the previous minor of the major
+/// with a snapshot (the whole diff written to `out_dir/changes.md`), or a line saying there
+/// is none.
+fn changes_since_previous(
+    root: &Path,
+    abi: &Abi,
+    release: &Release,
+    committed: &Path,
+    out_dir: &Path,
+) -> Result<String> {
+    let major = release.0[0];
+    let previous = snapshot::list_in(&root.join("abi"))
+        .into_iter()
+        .rfind(|(r, _)| r.0.first() == Some(&major) && r < release);
+    Ok(match &previous {
+        Some((prev, path)) => {
+            let old = snapshot::load(path)?;
+            let d = release_diff(&old, abi, &shown(root, path), &shown(root, committed));
+            let file = out_dir.join("changes.md");
+            std::fs::write(&file, diff::render::render(&d, OutputFormat::Markdown))
+                .with_context(|| format!("writing {}", file.display()))?;
+            format!(
+                "Since CUDA {prev} (`{}` against `{}`; every row in `changes.md`):\n\n```text\n{}```\n",
+                shown(root, path),
+                shown(root, committed),
+                diff::render::summary(&d)
+            )
+        }
+        None => format!(
+            "CUDA {} is the first release of CUDA {major} with a snapshot.\n",
+            snapshot::short_release(release)
+        ),
+    })
 }
 
 /// The manifest's `[[document]]` entries by file (as the `[[crate]]` entries name them).

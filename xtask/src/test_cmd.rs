@@ -67,83 +67,19 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     step(2, "fmt", &mut || {
         cargo(root, &["fmt", "--all", "--check"], &[])
     })?;
-    let mut fetched = None;
-    let mut nvrtc_lib = String::new();
-    let mut audits: Vec<(String, String)> = Vec::new();
+    let mut fetched = Fetched::default();
     step(3, "fetch wheels", &mut || {
-        // Each crate of the workspace is audited against its own release's headers and
-        // library (`<CRATE>_AUDIT_INCLUDE`, `<CRATE>_AUDIT_LIB`); the first runtime crate's
-        // (`cudart13`) is also the wheel the workspace's tests use.
-        for opts in codegen::pipeline::Options::workspace(root, true)? {
-            let docs = codegen::load::load_all(&opts.docs, None)?;
-            let api = codegen::merge::merge(docs);
-            let release = codegen::pipeline::release_of(&api)
-                .with_context(|| format!("{}: no release", opts.out_dir.display()))?;
-            let pkg = codegen::pipeline::package_for(&release, &opts);
-            let w = crate::audit_cmd::library_wheel(root, opts.library, &release)?;
-            if fetched.is_none() && opts.library.is_cudart() {
-                errln!("  include: {}", w.include.display());
-                errln!("  library: {}", w.lib.display());
-            }
-            let includes = std::env::join_paths(&w.include_dirs)?
-                .to_string_lossy()
-                .into_owned();
-            let (include_var, lib_var) = pkg.audit_vars();
-            errln!("  {}: CUDA {release}, {}", pkg.name, w.root.display());
-            audits.push((include_var, includes));
-            audits.push((lib_var, w.lib.display().to_string()));
-            // The first NVRTC crate's (`nvrtc13`) library is the one `tests/tests/nvrtc.rs`
-            // compiles with.
-            if opts.library == Library::Nvrtc && nvrtc_lib.is_empty() {
-                nvrtc_lib = w.lib.display().to_string();
-            }
-            if fetched.is_none() && opts.library.is_cudart() {
-                fetched = Some(w);
-            }
-            // The oldest runtime of the crate's major with a snapshot (13.0): the tests that a
-            // function newer than the loaded runtime is refused (`tests/tests/runtime_release.rs`).
-            if pkg.name == "cudart13" {
-                let oldest = codegen::abi::snapshot::list_in(&root.join("abi"))
-                    .into_iter()
-                    .map(|(r, _)| r)
-                    .find(|r| r.0.first() == release.0.first())
-                    .with_context(|| format!("no ABI snapshot of CUDA {}", pkg.major))?;
-                let w = crate::audit_cmd::release_wheel(root, &oldest)?;
-                errln!(
-                    "  oldest CUDA {} runtime: CUDA {oldest}, {}",
-                    pkg.major,
-                    w.lib.display()
-                );
-                audits.push((OLDEST_LIB_VAR.to_string(), w.lib.display().to_string()));
-            }
-        }
+        fetched = fetch_wheels(root)?;
         Ok(())
     })?;
-    let Some(w) = fetched else {
+    let Some(w) = fetched.wheel.take() else {
         bail!("xtask test: the wheel step returned no wheel");
     };
-    let mut abi_libclang = None;
-    let mut nvrtc_older = String::new();
+    let mut abi = AbiInputs::default();
     step(4, "abi inputs", &mut || {
-        let lc = libclang::ensure(root)?;
-        errln!("  libclang: {}", lc.display());
-        for r in ABI_CHECKED {
-            let release = codegen::ir::Release::parse(r).context("a release")?;
-            let snapshot =
-                codegen::abi::snapshot::load(&codegen::abi::snapshot::path(root, &release))?;
-            let pins: Vec<(String, String)> = snapshot.packages.into_iter().collect();
-            let w = wheel::fetch_pinned(root, &release, &pins)?;
-            errln!("  CUDA {r}: {}", w.root.display());
-            let w = crate::audit_cmd::library_wheel(root, Library::Nvrtc, &release)?;
-            errln!("  NVRTC of CUDA {r}: {}", w.root.display());
-            if release.0.first() == Some(&13) {
-                nvrtc_older = w.lib.display().to_string();
-            }
-        }
-        abi_libclang = Some(lc.display().to_string());
+        abi = abi_inputs(root)?;
         Ok(())
     })?;
-    let abi_libclang = abi_libclang.unwrap_or_default();
     let mut theme_pages = String::new();
     step(5, "theme pages", &mut || {
         theme_pages = crate::themes::ensure(root)?.display().to_string();
@@ -161,88 +97,15 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         ];
         cargo(root, &args, &[])
     })?;
-    let lib = w.lib.display().to_string();
-    let include = w.include.display().to_string();
     step(8, "test", &mut || {
-        let mut env = vec![
-            (WHEEL_LIB_VAR, lib.as_str()),
-            (WHEEL_INCLUDE_VAR, include.as_str()),
-            (NVRTC_WHEEL_LIB_VAR, nvrtc_lib.as_str()),
-            (NVRTC_OLDER_LIB_VAR, nvrtc_older.as_str()),
-            ("CUDART_AUDIT_REQUIRED", "1"),
-            (ABI_CHECK_VAR, "1"),
-            (ABI_LIBCLANG_VAR, abi_libclang.as_str()),
-            (crate::themes::PAGES_VAR, theme_pages.as_str()),
-        ];
-        env.extend(audits.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        cargo(root, &["test", "--workspace"], &env)
+        test_workspace(root, &w, &fetched, &abi, &theme_pages)
     })?;
-    step(9, "doc", &mut || {
-        let env = [("RUSTDOCFLAGS", "-D warnings")];
-        // The generator and this tool (their docs link each other's modules: a broken or
-        // ambiguous link fails here too).
-        cargo(
-            root,
-            &["doc", "--no-deps", "-p", "codegen", "-p", "xtask"],
-            &env,
-        )?;
-        // The generated crates with every feature, as docs.rs builds them: `nvtx` builds
-        // NVIDIA's C part and its bindings with bindgen, given the libclang of step 4 and the
-        // C compiler's own header folder (`stddef.h`; the libclang wheel ships none).
-        let mut args = vec!["doc", "--no-deps", "--all-features"];
-        let names = crate_names(root)?;
-        for name in &names {
-            args.extend(["-p", name.as_str()]);
-        }
-        let libclang_dir = Path::new(&abi_libclang)
-            .parent()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        let clang_args = c_header_dir().map(|d| format!("-I{d}")).unwrap_or_default();
-        let env = [
-            ("RUSTDOCFLAGS", "-D warnings"),
-            ("LIBCLANG_PATH", libclang_dir.as_str()),
-            ("BINDGEN_EXTRA_CLANG_ARGS", clang_args.as_str()),
-        ];
-        cargo(root, &args, &env)
-    })?;
-    step(10, "publish (dry run)", &mut || {
-        // Packages each generated crate as crates.io would receive it and builds the package
-        // (the registry's index is read: the step needs the network, as the wheels do).
-        // `--allow-dirty`: a local run may have uncommitted work; CI's checkout is clean.
-        for name in crate_names(root)? {
-            cargo(
-                root,
-                &["publish", "--dry-run", "--allow-dirty", "-p", name.as_str()],
-                &[],
-            )?;
-        }
-        Ok(())
-    })?;
+    step(9, "doc", &mut || doc(root, &abi.libclang))?;
+    step(10, "publish (dry run)", &mut || publish_dry_run(root))?;
     step(11, "regenerate releases", &mut || {
         crate::regenerate::check(root)
     })?;
-    step(12, "fuzz (60 s)", &mut || {
-        // Through cargo, as the other steps: the xtask binary running this may have been
-        // rebuilt by the test step, and the fuzz run starts child processes from its file.
-        let seconds = FUZZ_SECONDS.to_string();
-        let args = [
-            "run",
-            "--quiet",
-            "-p",
-            "xtask",
-            "--",
-            "fuzz",
-            "--seconds",
-            &seconds,
-        ];
-        cargo(root, &args, &[]).with_context(|| {
-            format!(
-                "the fuzz run found failing inputs (in {})",
-                crate::fuzz::failures_dir(root).display()
-            )
-        })
-    })?;
+    step(12, "fuzz (60 s)", &mut || fuzz(root))?;
 
     let parts: Vec<String> = timings
         .iter()
@@ -254,6 +117,194 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         parts.join(", ")
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the wheel step fetched for the later steps.
+#[derive(Default)]
+struct Fetched {
+    /// The first runtime crate's (`cudart13`) wheel: the one the workspace's tests use.
+    wheel: Option<wheel::Wheel>,
+    /// The first NVRTC crate's (`nvrtc13`) library, which `tests/tests/nvrtc.rs` compiles with.
+    nvrtc_lib: String,
+    /// Each crate's `<CRATE>_AUDIT_INCLUDE`/`<CRATE>_AUDIT_LIB`, and [`OLDEST_LIB_VAR`].
+    audits: Vec<(String, String)>,
+}
+
+/// Step 3: the wheels of each crate of the workspace, which is audited against its own
+/// release's headers and library (`<CRATE>_AUDIT_INCLUDE`, `<CRATE>_AUDIT_LIB`); the first
+/// runtime crate's (`cudart13`) is also the wheel the workspace's tests use.
+fn fetch_wheels(root: &Path) -> Result<Fetched> {
+    let mut fetched = Fetched::default();
+    for opts in codegen::pipeline::Options::workspace(root, true)? {
+        let docs = codegen::load::load_all(&opts.docs, None)?;
+        let api = codegen::merge::merge(docs);
+        let release = codegen::pipeline::release_of(&api)
+            .with_context(|| format!("{}: no release", opts.out_dir.display()))?;
+        let pkg = codegen::pipeline::package_for(&release, &opts);
+        let w = crate::audit_cmd::library_wheel(root, opts.library, &release)?;
+        if fetched.wheel.is_none() && opts.library.is_cudart() {
+            errln!("  include: {}", w.include.display());
+            errln!("  library: {}", w.lib.display());
+        }
+        let includes = std::env::join_paths(&w.include_dirs)?
+            .to_string_lossy()
+            .into_owned();
+        let (include_var, lib_var) = pkg.audit_vars();
+        errln!("  {}: CUDA {release}, {}", pkg.name, w.root.display());
+        fetched.audits.push((include_var, includes));
+        fetched.audits.push((lib_var, w.lib.display().to_string()));
+        if opts.library == Library::Nvrtc && fetched.nvrtc_lib.is_empty() {
+            fetched.nvrtc_lib = w.lib.display().to_string();
+        }
+        if fetched.wheel.is_none() && opts.library.is_cudart() {
+            fetched.wheel = Some(w);
+        }
+        // The oldest runtime of the crate's major with a snapshot (13.0): the tests that a
+        // function newer than the loaded runtime is refused (`tests/tests/runtime_release.rs`).
+        if pkg.name == "cudart13" {
+            let oldest = codegen::abi::snapshot::list_in(&root.join("abi"))
+                .into_iter()
+                .map(|(r, _)| r)
+                .find(|r| r.0.first() == release.0.first())
+                .with_context(|| format!("no ABI snapshot of CUDA {}", pkg.major))?;
+            let w = crate::audit_cmd::release_wheel(root, &oldest)?;
+            errln!(
+                "  oldest CUDA {} runtime: CUDA {oldest}, {}",
+                pkg.major,
+                w.lib.display()
+            );
+            fetched
+                .audits
+                .push((OLDEST_LIB_VAR.to_string(), w.lib.display().to_string()));
+        }
+    }
+    Ok(fetched)
+}
+
+/// What the ABI step fetched for the later steps.
+#[derive(Default)]
+struct AbiInputs {
+    /// The libclang the ABI snapshot freshness test loads.
+    libclang: String,
+    /// The `libnvrtc.so.13` of the CUDA 13 release in [`ABI_CHECKED`].
+    nvrtc_older: String,
+}
+
+/// Step 4: what the ABI snapshot freshness test needs: libclang, and the wheels (CUDA and
+/// NVRTC) of the releases in [`ABI_CHECKED`] at the versions their snapshots pin.
+fn abi_inputs(root: &Path) -> Result<AbiInputs> {
+    let lc = libclang::ensure(root)?;
+    errln!("  libclang: {}", lc.display());
+    let mut nvrtc_older = String::new();
+    for r in ABI_CHECKED {
+        let release = codegen::ir::Release::parse(r).context("a release")?;
+        let snapshot = codegen::abi::snapshot::load(&codegen::abi::snapshot::path(root, &release))?;
+        let pins: Vec<(String, String)> = snapshot.packages.into_iter().collect();
+        let w = wheel::fetch_pinned(root, &release, &pins)?;
+        errln!("  CUDA {r}: {}", w.root.display());
+        let w = crate::audit_cmd::library_wheel(root, Library::Nvrtc, &release)?;
+        errln!("  NVRTC of CUDA {r}: {}", w.root.display());
+        if release.0.first() == Some(&13) {
+            nvrtc_older = w.lib.display().to_string();
+        }
+    }
+    Ok(AbiInputs {
+        libclang: lc.display().to_string(),
+        nvrtc_older,
+    })
+}
+
+/// Step 8: `cargo test --workspace` with the variables pointing into the fetched wheels.
+fn test_workspace(
+    root: &Path,
+    w: &wheel::Wheel,
+    fetched: &Fetched,
+    abi: &AbiInputs,
+    theme_pages: &str,
+) -> Result<()> {
+    let lib = w.lib.display().to_string();
+    let include = w.include.display().to_string();
+    let mut env = vec![
+        (WHEEL_LIB_VAR, lib.as_str()),
+        (WHEEL_INCLUDE_VAR, include.as_str()),
+        (NVRTC_WHEEL_LIB_VAR, fetched.nvrtc_lib.as_str()),
+        (NVRTC_OLDER_LIB_VAR, abi.nvrtc_older.as_str()),
+        ("CUDART_AUDIT_REQUIRED", "1"),
+        (ABI_CHECK_VAR, "1"),
+        (ABI_LIBCLANG_VAR, abi.libclang.as_str()),
+        (crate::themes::PAGES_VAR, theme_pages),
+    ];
+    env.extend(fetched.audits.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    cargo(root, &["test", "--workspace"], &env)
+}
+
+/// Step 9: the docs of the generator and this tool, then of the generated crates with every
+/// feature, with `RUSTDOCFLAGS=-D warnings`.
+fn doc(root: &Path, abi_libclang: &str) -> Result<()> {
+    let env = [("RUSTDOCFLAGS", "-D warnings")];
+    // The generator and this tool (their docs link each other's modules: a broken or
+    // ambiguous link fails here too).
+    cargo(
+        root,
+        &["doc", "--no-deps", "-p", "codegen", "-p", "xtask"],
+        &env,
+    )?;
+    // The generated crates with every feature, as docs.rs builds them: `nvtx` builds
+    // NVIDIA's C part and its bindings with bindgen, given the libclang of step 4 and the
+    // C compiler's own header folder (`stddef.h`; the libclang wheel ships none).
+    let mut args = vec!["doc", "--no-deps", "--all-features"];
+    let names = crate_names(root)?;
+    for name in &names {
+        args.extend(["-p", name.as_str()]);
+    }
+    let libclang_dir = Path::new(abi_libclang)
+        .parent()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let clang_args = c_header_dir().map(|d| format!("-I{d}")).unwrap_or_default();
+    let env = [
+        ("RUSTDOCFLAGS", "-D warnings"),
+        ("LIBCLANG_PATH", libclang_dir.as_str()),
+        ("BINDGEN_EXTRA_CLANG_ARGS", clang_args.as_str()),
+    ];
+    cargo(root, &args, &env)
+}
+
+/// Step 10: packages each generated crate as crates.io would receive it and builds the
+/// package (the registry's index is read: the step needs the network, as the wheels do).
+/// `--allow-dirty`: a local run may have uncommitted work; CI's checkout is clean.
+fn publish_dry_run(root: &Path) -> Result<()> {
+    for name in crate_names(root)? {
+        cargo(
+            root,
+            &["publish", "--dry-run", "--allow-dirty", "-p", name.as_str()],
+            &[],
+        )?;
+    }
+    Ok(())
+}
+
+/// Step 12: the bounded fuzz run, through cargo as the other steps: the xtask binary running
+/// this may have been rebuilt by the test step, and the fuzz run starts child processes from
+/// its file.
+fn fuzz(root: &Path) -> Result<()> {
+    let seconds = FUZZ_SECONDS.to_string();
+    let args = [
+        "run",
+        "--quiet",
+        "-p",
+        "xtask",
+        "--",
+        "fuzz",
+        "--seconds",
+        &seconds,
+    ];
+    cargo(root, &args, &[]).with_context(|| {
+        format!(
+            "the fuzz run found failing inputs (in {})",
+            crate::fuzz::failures_dir(root).display()
+        )
+    })
 }
 
 /// The package names of the workspace's generated crates.

@@ -3,7 +3,7 @@
 //!
 //! [`bind`] runs the steps in order: [`join`](mod@join) matches each documented function, enum, struct
 //! and typedef to what the ABI declares for the same release, matches parameters by name
-//! through the reviewed rules of [`renames`], and compares what both sides state (enum values,
+//! through the reviewed rules of [`crate::param_renames`], and compares what both sides state (enum values,
 //! field order, parameter counts), reporting every disagreement as a diagnostic; [`flags`]
 //! groups the constants into flag types; [`roles`] decides each function's typed wrapper (or
 //! why it has none), with the Rust names of [`naming`], after [`directions`] has decided the
@@ -19,7 +19,6 @@ pub mod directions;
 pub mod flags;
 pub mod join;
 pub mod naming;
-pub mod renames;
 pub mod roles;
 pub mod storage;
 pub mod strings;
@@ -35,9 +34,11 @@ use crate::diag::Diagnostic;
 use crate::doctype::TypeRef;
 use crate::ir::{Direction, Document, Release, Source};
 
+/// The parameter renaming rules, shared with the Doxygen front end.
+pub use crate::param_renames as renames;
+pub use crate::param_renames::Rule;
 pub use flags::FlagGroup;
 pub use join::join;
-pub use renames::Rule;
 pub use roles::{Role, StrLifetime, Typed, UnsafeRuling};
 
 use crate::abi::Abi;

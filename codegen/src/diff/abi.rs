@@ -668,6 +668,8 @@ impl<'a> Differ<'a> {
         }
     }
 
+    /// Compares record `ro` of the old ABI with record `rn` of the same name in the new one:
+    /// kind, opacity, size, alignment, then field by field.
     fn record(&mut self, ro: &Record, rn: &Record) {
         let base = Change {
             old: Some(cdecl::record(ro)),
@@ -717,6 +719,13 @@ impl<'a> Differ<'a> {
             (true, true) => return,
             (false, false) => {}
         }
+        self.record_layout(ro, rn, &base);
+        self.record_fields(ro, rn, &base);
+    }
+
+    /// A change of size or alignment between two defined records (`base`: the record's
+    /// change, whose kind is [`ChangeKind::SizeChanged`]).
+    fn record_layout(&mut self, ro: &Record, rn: &Record, base: &Change) {
         if let (Some(a), Some(b)) = (ro.size, rn.size) {
             if a != b {
                 self.push(Change {
@@ -736,64 +745,16 @@ impl<'a> Differ<'a> {
                 });
             }
         }
+    }
+
+    /// The fields of two defined records compared by path (anonymous members flattened):
+    /// removed, retyped, moved, added.
+    fn record_fields(&mut self, ro: &Record, rn: &Record, base: &Change) {
         let (mut fo, mut fnv) = (IndexMap::new(), IndexMap::new());
         flatten(self.old, ro, "", Some(0), 0, &mut fo);
         flatten(self.new, rn, "", Some(0), 0, &mut fnv);
-        let reserved_reason = "reserved storage: old code does not name it";
         for (path, a) in &fo {
-            let field_base = Change {
-                part: Some(path.clone()),
-                old: Some(field_text(self.old, a, path)),
-                ..base.clone()
-            };
-            let reserved = is_reserved(path);
-            let impact = if reserved {
-                Impact::Info
-            } else {
-                Impact::Break
-            };
-            let reason = reserved.then(|| reserved_reason.to_string());
-            let Some(b) = fnv.get(path) else {
-                self.push(Change {
-                    change: ChangeKind::FieldRemoved,
-                    impact,
-                    reason,
-                    new: None,
-                    ..field_base
-                });
-                continue;
-            };
-            let new_text = Some(field_text(self.new, b, path));
-            if !a.anonymous_type && !b.anonymous_type {
-                match self.same_type(a.ty, b.ty) {
-                    Same::Yes => {}
-                    Same::Spelling => self.push(Change {
-                        change: ChangeKind::TypeSpelling,
-                        impact: Impact::Info,
-                        new: new_text.clone(),
-                        reason: Some("the same C type, spelled through another typedef".into()),
-                        ..field_base.clone()
-                    }),
-                    Same::No => self.push(Change {
-                        change: ChangeKind::FieldRetyped,
-                        impact,
-                        new: new_text.clone(),
-                        reason: reason.clone(),
-                        ..field_base.clone()
-                    }),
-                }
-            }
-            if let (Some(x), Some(y)) = (a.offset, b.offset) {
-                if x != y {
-                    self.push(Change {
-                        change: ChangeKind::FieldMoved,
-                        impact,
-                        new: new_text,
-                        reason,
-                        ..field_base
-                    });
-                }
-            }
+            self.field(path, a, fnv.get(path), base);
         }
         for (path, b) in fnv.iter().filter(|(p, _)| !fo.contains_key(*p)) {
             self.push(Change {
@@ -805,6 +766,63 @@ impl<'a> Differ<'a> {
                 reason: Some("a new field: old code does not name it".into()),
                 ..base.clone()
             });
+        }
+    }
+
+    /// Old field `a` at `path` against the new record's field at the same path, `b` (none:
+    /// removed). A reserved field's differences are `info`: old code does not name it.
+    fn field(&mut self, path: &str, a: &FieldView<'_>, b: Option<&FieldView<'_>>, base: &Change) {
+        let field_base = Change {
+            part: Some(path.to_string()),
+            old: Some(field_text(self.old, a, path)),
+            ..base.clone()
+        };
+        let reserved = is_reserved(path);
+        let impact = if reserved {
+            Impact::Info
+        } else {
+            Impact::Break
+        };
+        let reason = reserved.then(|| "reserved storage: old code does not name it".to_string());
+        let Some(b) = b else {
+            return self.push(Change {
+                change: ChangeKind::FieldRemoved,
+                impact,
+                reason,
+                new: None,
+                ..field_base
+            });
+        };
+        let new_text = Some(field_text(self.new, b, path));
+        if !a.anonymous_type && !b.anonymous_type {
+            match self.same_type(a.ty, b.ty) {
+                Same::Yes => {}
+                Same::Spelling => self.push(Change {
+                    change: ChangeKind::TypeSpelling,
+                    impact: Impact::Info,
+                    new: new_text.clone(),
+                    reason: Some("the same C type, spelled through another typedef".into()),
+                    ..field_base.clone()
+                }),
+                Same::No => self.push(Change {
+                    change: ChangeKind::FieldRetyped,
+                    impact,
+                    new: new_text.clone(),
+                    reason: reason.clone(),
+                    ..field_base.clone()
+                }),
+            }
+        }
+        if let (Some(x), Some(y)) = (a.offset, b.offset) {
+            if x != y {
+                self.push(Change {
+                    change: ChangeKind::FieldMoved,
+                    impact,
+                    new: new_text,
+                    reason,
+                    ..field_base
+                });
+            }
         }
     }
 

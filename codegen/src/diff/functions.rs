@@ -44,6 +44,7 @@ fn stated(f: &Function) -> Result<&[Param], &'static str> {
     }
 }
 
+/// Compares the return type and the parameters of function `p`, which both sides describe.
 fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
     match (&o.rtype, &n.rtype) {
         (Some(a), Some(b)) if !same_type(a, b) => acc.change(
@@ -60,21 +61,32 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
         (Err(why), _) => return acc.not_comparable(p, "parameters".into(), true, why),
         (_, Err(why)) => return acc.not_comparable(p, "parameters".into(), false, why),
     };
-    fn by_name(list: &[Param]) -> IndexMap<&str, usize> {
-        let mut m = IndexMap::new();
-        for (i, q) in list.iter().enumerate() {
-            m.entry(q.name.as_str()).or_insert(i);
-        }
-        m
-    }
-    fn by_name_dir(list: &[Param]) -> HashMap<(&str, Direction), usize> {
-        let mut m = HashMap::default();
-        for (i, q) in list.iter().enumerate() {
-            m.entry((q.name.as_str(), q.direction)).or_insert(i);
-        }
-        m
-    }
     let (oi, ni) = (by_name(op), by_name(np));
+    compare_shared(acc, p, op, np, &ni);
+    compare_one_sided(acc, p, op, np, &oi, &ni);
+    compare_order(acc, p, op, np, &oi, &ni);
+}
+
+/// Each name of `list` and the index of its first parameter.
+fn by_name(list: &[Param]) -> IndexMap<&str, usize> {
+    let mut m = IndexMap::new();
+    for (i, q) in list.iter().enumerate() {
+        m.entry(q.name.as_str()).or_insert(i);
+    }
+    m
+}
+
+/// Each name and direction of `list` and the index of its first parameter.
+fn by_name_dir(list: &[Param]) -> HashMap<(&str, Direction), usize> {
+    let mut m = HashMap::default();
+    for (i, q) in list.iter().enumerate() {
+        m.entry((q.name.as_str(), q.direction)).or_insert(i);
+    }
+    m
+}
+
+/// The direction and type changes of the parameters both sides name (`ni`: the new names).
+fn compare_shared(acc: &mut Acc, p: &Pair, op: &[Param], np: &[Param], ni: &IndexMap<&str, usize>) {
     let (od, nd) = (by_name_dir(op), by_name_dir(np));
     // A name can stand twice (an in/out parameter is listed as an input and as an output):
     // pair same name and same direction first; a direction change is only reported when the
@@ -88,48 +100,70 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
             },
         };
         let r = &np[j];
-        match (q.direction, r.direction) {
-            (Direction::In, Direction::Out) => acc.change(
-                p,
-                Some(&q.name),
-                ChangeKind::InputBecameOutput,
-                Some("in".into()),
-                Some("out".into()),
-            ),
-            (Direction::Out, Direction::In) => acc.change(
-                p,
-                Some(&q.name),
-                ChangeKind::OutputBecameInput,
-                Some("out".into()),
-                Some("in".into()),
-            ),
-            _ => {}
-        }
-        match (&q.ty, &r.ty) {
-            (Some(a), Some(b)) if !same_type(a, b) => acc.change(
-                p,
-                Some(&q.name),
-                ChangeKind::ParamRetyped,
-                Some(a.text.clone()),
-                Some(b.text.clone()),
-            ),
-            (None, Some(_)) => acc.not_comparable(
-                p,
-                format!("type of parameter {}", q.name),
-                true,
-                "gives no type",
-            ),
-            (Some(_), None) => acc.not_comparable(
-                p,
-                format!("type of parameter {}", q.name),
-                false,
-                "gives no type",
-            ),
-            _ => {}
-        }
+        compare_direction(acc, p, q, r);
+        compare_param_type(acc, p, q, r);
     }
-    // Parameters only one side names: one at the same position among the parameters of its
-    // direction as one only the other side names, with the same type, is renamed.
+}
+
+/// A change of direction between old parameter `q` and new parameter `r` of the same name.
+fn compare_direction(acc: &mut Acc, p: &Pair, q: &Param, r: &Param) {
+    match (q.direction, r.direction) {
+        (Direction::In, Direction::Out) => acc.change(
+            p,
+            Some(&q.name),
+            ChangeKind::InputBecameOutput,
+            Some("in".into()),
+            Some("out".into()),
+        ),
+        (Direction::Out, Direction::In) => acc.change(
+            p,
+            Some(&q.name),
+            ChangeKind::OutputBecameInput,
+            Some("out".into()),
+            Some("in".into()),
+        ),
+        _ => {}
+    }
+}
+
+/// A change of type between old parameter `q` and new parameter `r` of the same name, or
+/// why it cannot be told.
+fn compare_param_type(acc: &mut Acc, p: &Pair, q: &Param, r: &Param) {
+    match (&q.ty, &r.ty) {
+        (Some(a), Some(b)) if !same_type(a, b) => acc.change(
+            p,
+            Some(&q.name),
+            ChangeKind::ParamRetyped,
+            Some(a.text.clone()),
+            Some(b.text.clone()),
+        ),
+        (None, Some(_)) => acc.not_comparable(
+            p,
+            format!("type of parameter {}", q.name),
+            true,
+            "gives no type",
+        ),
+        (Some(_), None) => acc.not_comparable(
+            p,
+            format!("type of parameter {}", q.name),
+            false,
+            "gives no type",
+        ),
+        _ => {}
+    }
+}
+
+/// Parameters only one side names: one at the same position among the parameters of its
+/// direction as one only the other side names, with the same type, is renamed; the others
+/// are removed or added.
+fn compare_one_sided(
+    acc: &mut Acc,
+    p: &Pair,
+    op: &[Param],
+    np: &[Param],
+    oi: &IndexMap<&str, usize>,
+    ni: &IndexMap<&str, usize>,
+) {
     let (o_pos, n_pos) = (positions(op), positions(np));
     let fresh_at: HashMap<(Direction, usize), usize> = np
         .iter()
@@ -179,8 +213,18 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
             Some(describe(r)),
         );
     }
-    // Order of the inputs both sides have (outputs are returned by name or as a tuple whose
-    // order follows the same rule, so they are checked too, separately).
+}
+
+/// Order of the inputs both sides have (outputs are returned by name or as a tuple whose
+/// order follows the same rule, so they are checked too, separately).
+fn compare_order(
+    acc: &mut Acc,
+    p: &Pair,
+    op: &[Param],
+    np: &[Param],
+    oi: &IndexMap<&str, usize>,
+    ni: &IndexMap<&str, usize>,
+) {
     for dir in [Direction::In, Direction::Out] {
         let common =
             |list: &[Param], other: &IndexMap<&str, usize>, other_list: &[Param]| -> Vec<String> {
@@ -194,8 +238,8 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
                     .map(|q| q.name.clone())
                     .collect()
             };
-        let a = common(op, &ni, np);
-        let b = common(np, &oi, op);
+        let a = common(op, ni, np);
+        let b = common(np, oi, op);
         if a != b {
             let what = if dir == Direction::In {
                 "inputs"

@@ -205,6 +205,25 @@ fn contents(diff: &ApiDiff) -> Vec<TocEntry> {
 
 /// Builds the generic report of `diff`.
 pub fn to_report(diff: &ApiDiff) -> Report {
+    let item_cols = item_columns(diff);
+    let mut tables: Vec<Table> = Impact::ALL
+        .iter()
+        .map(|&class| class_table(diff, class, &item_cols))
+        .collect();
+    tables.push(renamed_table(diff));
+    tables.push(not_comparable_table(diff));
+    Report {
+        title: format!("API diff: {} → {}", label(&diff.old), label(&diff.new)),
+        meta: meta(diff),
+        totals: totals_table(diff),
+        contents: contents(diff),
+        tables,
+    }
+}
+
+/// The table of items of each kind on each side and of the items that differ by class, with
+/// a last row of sums.
+fn totals_table(diff: &ApiDiff) -> Table {
     let mut totals = Table {
         id: "totals".into(),
         title: "Totals".into(),
@@ -248,14 +267,18 @@ pub fn to_report(diff: &ApiDiff) -> Report {
     let mut cells = vec!["total".to_string()];
     cells.extend(sum.iter().map(ToString::to_string));
     totals.rows.push(Row::plain("total", cells));
+    totals
+}
 
+/// The columns of the per-class item tables; the C columns name each side's release.
+fn item_columns(diff: &ApiDiff) -> Vec<Column> {
     let (old_r, new_r) = (release(&diff.old), release(&diff.new));
     let heading = |what: &str, r: &Option<String>| match r {
         Some(r) => format!("{what} C ({r})"),
         None => format!("{what} C"),
     };
     let (old_h, new_h) = (heading("Old", &old_r), heading("New", &new_r));
-    let item_cols = cols(&[
+    cols(&[
         ("item", "Item"),
         ("kind", "Kind"),
         ("section", "Section"),
@@ -264,24 +287,29 @@ pub fn to_report(diff: &ApiDiff) -> Report {
         ("old_c", old_h.as_str()),
         ("new_c", new_h.as_str()),
         ("source", "Source"),
-    ]);
-    let mut tables: Vec<Table> = Impact::ALL
-        .iter()
-        .map(|&class| Table {
-            id: class.name().into(),
-            title: class.title().into(),
-            description: Some(format!("{}: {}.", class.name(), class.describe())),
-            columns: item_cols.clone(),
-            rows: diff
-                .items
-                .iter()
-                .filter(|i| i.impact == class)
-                .map(item_row)
-                .collect(),
-            loud: class == Impact::Break,
-        })
-        .collect();
-    tables.push(Table {
+    ])
+}
+
+/// The table of the items of class `class`, a row per item.
+fn class_table(diff: &ApiDiff, class: Impact, item_cols: &[Column]) -> Table {
+    Table {
+        id: class.name().into(),
+        title: class.title().into(),
+        description: Some(format!("{}: {}.", class.name(), class.describe())),
+        columns: item_cols.to_vec(),
+        rows: diff
+            .items
+            .iter()
+            .filter(|i| i.impact == class)
+            .map(item_row)
+            .collect(),
+        loud: class == Impact::Break,
+    }
+}
+
+/// The table of renamed-looking pairs.
+fn renamed_table(diff: &ApiDiff) -> Table {
+    Table {
         id: "renamed".into(),
         title: "Renamed-looking pairs".into(),
         description: Some("A removed name and the name that stands for it now: a _vN family, or the same parameters and a similar name (the removed item is listed in its class too).".into()),
@@ -303,8 +331,12 @@ pub fn to_report(diff: &ApiDiff) -> Report {
             })
             .collect(),
         loud: false,
-    });
-    tables.push(Table {
+    }
+}
+
+/// The table of comparisons that were impossible because one side states less.
+fn not_comparable_table(diff: &ApiDiff) -> Table {
+    Table {
         id: "not-comparable".into(),
         title: "Not comparable".into(),
         description: Some("Comparisons of the documents that were impossible because one side states less; these are not changes.".into()),
@@ -325,31 +357,29 @@ pub fn to_report(diff: &ApiDiff) -> Report {
             })
             .collect(),
         loud: false,
-    });
+    }
+}
+
+/// The report's header lines: the two sides and where the classes come from.
+fn meta(diff: &ApiDiff) -> Vec<Meta> {
     let classes = if diff.abi_compared {
         "from the C headers (the two releases' ABI snapshots): break, deprecated, info; what only the documents say is docs".to_string()
     } else {
         "no ABI snapshot was compared: every difference rests on the documents and is of class docs"
             .to_string()
     };
-    Report {
-        title: format!("API diff: {} → {}", label(&diff.old), label(&diff.new)),
-        meta: vec![
-            Meta {
-                label: "old".into(),
-                value: side(&diff.old),
-            },
-            Meta {
-                label: "new".into(),
-                value: side(&diff.new),
-            },
-            Meta {
-                label: "classes".into(),
-                value: classes,
-            },
-        ],
-        totals,
-        contents: contents(diff),
-        tables,
-    }
+    vec![
+        Meta {
+            label: "old".into(),
+            value: side(&diff.old),
+        },
+        Meta {
+            label: "new".into(),
+            value: side(&diff.new),
+        },
+        Meta {
+            label: "classes".into(),
+            value: classes,
+        },
+    ]
 }

@@ -188,6 +188,8 @@ pub fn failures_dir(root: &Path) -> PathBuf {
     root.join("target/fuzz-failures")
 }
 
+/// The fuzz run: child processes one after another until `length` has passed, each starting
+/// at the case after the last one answered, then the report.
 fn fuzz(root: &Path, seed: u64, length: Duration) -> Result<ExitCode> {
     let started = Instant::now();
     let deadline = started + length;
@@ -202,154 +204,242 @@ fn fuzz(root: &Path, seed: u64, length: Duration) -> Result<ExitCode> {
         seeds.len(),
         failures_dir(root).display()
     );
-    let mut stats = Stats::default();
-    let mut failures: Vec<String> = Vec::new();
-    let mut next = 0u64;
+    let mut run = Driver {
+        root,
+        seeds: &seeds,
+        seed,
+        shape: &shape,
+        started,
+        stats: Stats::default(),
+        failures: Vec::new(),
+        next: 0,
+        progress_at: Instant::now(),
+    };
     while Instant::now() < deadline {
-        stats.children += 1;
+        run.stats.children += 1;
         let millis = deadline
             .saturating_duration_since(Instant::now())
             .as_millis() as u64;
-        let exe = std::env::current_exe().context("locating the xtask executable")?;
-        if !exe.is_file() {
-            bail!(
-                "the xtask executable {} is gone (rebuilt while this ran?); run the command again",
-                exe.display()
-            );
+        let child = spawn_child(seed, run.next, millis)?;
+        run.progress_at = Instant::now();
+        run.watch(child)?;
+    }
+    report(&run.stats, &seeds, seed, started.elapsed(), &run.failures)?;
+    Ok(if run.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// A running fuzz child: the process, its stdout lines, and the last 2000 bytes of its stderr.
+struct Child {
+    process: std::process::Child,
+    lines: mpsc::Receiver<String>,
+    stderr_tail: Arc<Mutex<String>>,
+}
+
+/// Starts a child that runs the cases of run seed `seed` from case `from` for `millis`.
+fn spawn_child(seed: u64, from: u64, millis: u64) -> Result<Child> {
+    let exe = std::env::current_exe().context("locating the xtask executable")?;
+    if !exe.is_file() {
+        bail!(
+            "the xtask executable {} is gone (rebuilt while this ran?); run the command again",
+            exe.display()
+        );
+    }
+    let mut process = Command::new(exe)
+        .args(["fuzz-child", "--seed", &seed.to_string()])
+        .args(["--from", &from.to_string(), "--millis", &millis.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("starting the fuzz child process")?;
+    let stdout = process.stdout.take().context("child stdout")?;
+    let stderr = process.stderr.take().context("child stderr")?;
+    Ok(Child {
+        process,
+        lines: lines_of(stdout),
+        stderr_tail: tail_of(stderr),
+    })
+}
+
+/// The lines of `stdout`, read on a thread of their own.
+fn lines_of(stdout: std::process::ChildStdout) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
         }
-        let mut child = Command::new(exe)
-            .args(["fuzz-child", "--seed", &seed.to_string()])
-            .args(["--from", &next.to_string(), "--millis", &millis.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .context("starting the fuzz child process")?;
-        let (tx, rx) = mpsc::channel::<String>();
-        let stdout = child.stdout.take().context("child stdout")?;
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
+    });
+    rx
+}
+
+/// The last 2000 bytes (cut at a character) of `stderr`, read on a thread of their own.
+fn tail_of(mut stderr: std::process::ChildStderr) -> Arc<Mutex<String>> {
+    let stderr_tail = Arc::new(Mutex::new(String::new()));
+    let tail = Arc::clone(&stderr_tail);
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stderr.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            if let Ok(mut t) = tail.lock() {
+                t.push_str(&String::from_utf8_lossy(&buf[..n]));
+                let excess = t.len().saturating_sub(2000);
+                if excess > 0 {
+                    let cut = (excess..t.len())
+                        .find(|&i| t.is_char_boundary(i))
+                        .unwrap_or(0);
+                    t.drain(..cut);
                 }
             }
-        });
-        let stderr_tail = Arc::new(Mutex::new(String::new()));
-        let mut stderr = child.stderr.take().context("child stderr")?;
-        let tail = Arc::clone(&stderr_tail);
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = stderr.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                if let Ok(mut t) = tail.lock() {
-                    t.push_str(&String::from_utf8_lossy(&buf[..n]));
-                    let excess = t.len().saturating_sub(2000);
-                    if excess > 0 {
-                        let cut = (excess..t.len())
-                            .find(|&i| t.is_char_boundary(i))
-                            .unwrap_or(0);
-                        t.drain(..cut);
-                    }
-                }
-            }
-        });
+        }
+    });
+    stderr_tail
+}
+
+/// The parent's state across children.
+struct Driver<'a> {
+    root: &'a Path,
+    seeds: &'a [Seed],
+    /// The run's seed.
+    seed: u64,
+    shape: &'a CaseShape,
+    started: Instant,
+    stats: Stats,
+    /// The reason line of each failing case.
+    failures: Vec<String>,
+    /// The case the next child starts at.
+    next: u64,
+    /// When progress was last printed (or the current child started).
+    progress_at: Instant,
+}
+
+impl Driver<'_> {
+    /// Follows `child` until it exits or is killed for a case past the watchdog's cap.
+    fn watch(&mut self, mut child: Child) -> Result<()> {
         let mut cap: Option<Duration> = None;
         let mut running: Option<(u64, Instant)> = None;
-        let mut progress_at = Instant::now();
         loop {
             let wait = match (running, cap) {
                 (Some((_, since)), Some(cap)) => cap.saturating_sub(since.elapsed()),
                 // Reading the seeds and calibrating: generous, but not forever.
                 _ => Duration::from_secs(1800),
             };
-            match rx.recv_timeout(wait) {
-                Ok(line) => {
-                    let fields: Vec<&str> = line.split(' ').collect();
-                    let event = fields.first().copied().unwrap_or("");
-                    let case: u64 = fields.get(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-                    match event {
-                        "ready" => cap = Some(Duration::from_millis(case)),
-                        "start" => running = Some((case, Instant::now())),
-                        "done" => {
-                            running = None;
-                            next = case + 1;
-                            record_done(&mut stats, &seeds, case, &fields[2..]);
-                        }
-                        "fail" => {
-                            running = None;
-                            next = case + 1;
-                            let kind = fields.get(2).copied().unwrap_or("panic");
-                            let msg = fields.get(3..).unwrap_or_default().join(" ");
-                            match kind {
-                                "panic" => stats.panics += 1,
-                                "slow" => stats.timeouts += 1,
-                                "loss" => stats.losses += 1,
-                                _ => stats.sizes += 1,
-                            }
-                            stats.cases += 1;
-                            failures.push(save(root, &seeds, seed, case, &shape, kind, &msg)?);
-                        }
-                        _ => {}
-                    }
-                    if progress_at.elapsed() > Duration::from_secs(60) {
-                        progress_at = Instant::now();
-                        errln!(
-                            "fuzz: [{:>5.0}s] {} cases, {} failures",
-                            started.elapsed().as_secs_f64(),
-                            stats.cases,
-                            failures.len()
-                        );
-                    }
-                }
+            match child.lines.recv_timeout(wait) {
+                Ok(line) => self.event(&line, &mut cap, &mut running)?,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    let Some((case, since)) = running else {
-                        bail!("the fuzz child did not get ready in 30 minutes");
-                    };
-                    stats.timeouts += 1;
-                    stats.cases += 1;
-                    next = case + 1;
-                    let msg = format!(
-                        "no answer after {:.1} s (the watchdog's cap); the child was killed",
-                        since.elapsed().as_secs_f64()
-                    );
-                    failures.push(save(root, &seeds, seed, case, &shape, "timeout", &msg)?);
-                    break;
+                    let _ = child.process.kill();
+                    let _ = child.process.wait();
+                    return self.killed(running);
                 }
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    let status = child.wait().context("waiting for the fuzz child")?;
-                    let tail = stderr_tail.lock().map(|t| t.clone()).unwrap_or_default();
-                    match running {
-                        Some((case, _)) => {
-                            stats.aborts += 1;
-                            stats.cases += 1;
-                            next = case + 1;
-                            let msg = format!(
-                                "the child process died ({status}): {}",
-                                tail.trim().replace('\n', " | ")
-                            );
-                            failures.push(save(root, &seeds, seed, case, &shape, "abort", &msg)?);
-                        }
-                        None if !status.success() => bail!(
-                            "the fuzz child failed outside any case ({status}): {}",
-                            tail.trim()
-                        ),
-                        None => {}
-                    }
-                    break;
-                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => return self.exited(child, running),
             }
         }
     }
-    report(&stats, &seeds, seed, started.elapsed(), &failures)?;
-    Ok(if failures.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+
+    /// One line of the child: `ready CAP_MS`, `start N`, `done N …` or `fail N KIND MSG`.
+    fn event(
+        &mut self,
+        line: &str,
+        cap: &mut Option<Duration>,
+        running: &mut Option<(u64, Instant)>,
+    ) -> Result<()> {
+        let fields: Vec<&str> = line.split(' ').collect();
+        let event = fields.first().copied().unwrap_or("");
+        let case: u64 = fields.get(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+        match event {
+            "ready" => *cap = Some(Duration::from_millis(case)),
+            "start" => *running = Some((case, Instant::now())),
+            "done" => {
+                *running = None;
+                self.next = case + 1;
+                record_done(&mut self.stats, self.seeds, case, &fields[2..]);
+            }
+            "fail" => {
+                *running = None;
+                self.next = case + 1;
+                let kind = fields.get(2).copied().unwrap_or("panic");
+                let msg = fields.get(3..).unwrap_or_default().join(" ");
+                match kind {
+                    "panic" => self.stats.panics += 1,
+                    "slow" => self.stats.timeouts += 1,
+                    "loss" => self.stats.losses += 1,
+                    _ => self.stats.sizes += 1,
+                }
+                self.stats.cases += 1;
+                self.fail(case, kind, &msg)?;
+            }
+            _ => {}
+        }
+        if self.progress_at.elapsed() > Duration::from_secs(60) {
+            self.progress_at = Instant::now();
+            errln!(
+                "fuzz: [{:>5.0}s] {} cases, {} failures",
+                self.started.elapsed().as_secs_f64(),
+                self.stats.cases,
+                self.failures.len()
+            );
+        }
+        Ok(())
+    }
+
+    /// The child said nothing past the watchdog's cap and was killed: the running case is a
+    /// time-out (with no case running, the child never got ready).
+    fn killed(&mut self, running: Option<(u64, Instant)>) -> Result<()> {
+        let Some((case, since)) = running else {
+            bail!("the fuzz child did not get ready in 30 minutes");
+        };
+        self.stats.timeouts += 1;
+        self.stats.cases += 1;
+        self.next = case + 1;
+        let msg = format!(
+            "no answer after {:.1} s (the watchdog's cap); the child was killed",
+            since.elapsed().as_secs_f64()
+        );
+        self.fail(case, "timeout", &msg)
+    }
+
+    /// The child closed its output: the case it was running, if any, aborted it.
+    fn exited(&mut self, mut child: Child, running: Option<(u64, Instant)>) -> Result<()> {
+        let status = child.process.wait().context("waiting for the fuzz child")?;
+        let tail = child
+            .stderr_tail
+            .lock()
+            .map(|t| t.clone())
+            .unwrap_or_default();
+        match running {
+            Some((case, _)) => {
+                self.stats.aborts += 1;
+                self.stats.cases += 1;
+                self.next = case + 1;
+                let msg = format!(
+                    "the child process died ({status}): {}",
+                    tail.trim().replace('\n', " | ")
+                );
+                self.fail(case, "abort", &msg)
+            }
+            None if !status.success() => bail!(
+                "the fuzz child failed outside any case ({status}): {}",
+                tail.trim()
+            ),
+            None => Ok(()),
+        }
+    }
+
+    /// Saves failing case `case` and keeps its reason line.
+    fn fail(&mut self, case: u64, kind: &str, msg: &str) -> Result<()> {
+        let reason = save(
+            self.root, self.seeds, self.seed, case, self.shape, kind, msg,
+        )?;
+        self.failures.push(reason);
+        Ok(())
+    }
 }
 
 fn record_done(stats: &mut Stats, seeds: &[Seed], case: u64, fields: &[&str]) {

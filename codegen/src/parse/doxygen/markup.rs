@@ -320,6 +320,11 @@ fn entity(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The rest of `s` after byte `k`, trimmed.
+fn rest_of_line(s: &str, k: usize) -> String {
+    s.get(k..).unwrap_or("").trim().to_string()
+}
+
 /// A word argument: up to whitespace or `<`, without trailing punctuation.
 fn word_at(s: &str, from: usize) -> (&str, usize) {
     let b = s.as_bytes();
@@ -708,18 +713,8 @@ impl<'a> Builder<'a> {
                         continue;
                     }
                     if c == b'\\' && !is_ident_byte(next) {
-                        // An escaped character (`\\`, `\@`, `\&`, `\<`, `\::`…).
                         flush!();
-                        if next == b':' && b.get(i + 2) == Some(&b':') {
-                            self.push("::");
-                            i += 3;
-                        } else if i + 1 < b.len() {
-                            let ch = s[i + 1..].chars().next().unwrap_or(' ');
-                            self.push(&ch.to_string());
-                            i += 1 + ch.len_utf8();
-                        } else {
-                            i += 1;
-                        }
+                        i = self.escaped(s, i);
                         plain_start = i;
                         continue;
                     }
@@ -747,32 +742,7 @@ impl<'a> Builder<'a> {
                     && (i == 0 || !is_ident_byte(b[i - 1])) =>
                 {
                     flush!();
-                    let mut j = i + 2;
-                    while j < b.len() && is_ident_byte(b[j]) {
-                        j += 1;
-                    }
-                    let name = &s[i + 2..j];
-                    let mut k = j;
-                    if s[k..].starts_with("()") {
-                        k += 2;
-                    }
-                    self.reference(name, None);
-                    // `::A::b` (a member): the link is to `A`, the rest is text.
-                    let mut m = k;
-                    while s[m..].starts_with("::")
-                        && b.get(m + 2)
-                            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
-                    {
-                        m += 2;
-                        while m < b.len() && is_ident_byte(b[m]) {
-                            m += 1;
-                        }
-                    }
-                    if m > k {
-                        let tail = &s[k..m];
-                        self.cur().push_str(tail);
-                    }
-                    i = m;
+                    i = self.qualified_reference(s, i);
                     plain_start = i;
                 }
                 b'<' => {
@@ -822,6 +792,53 @@ impl<'a> Builder<'a> {
         }
         flush!();
         None
+    }
+
+    /// An escaped character at `i` of `s` (`\\`, `\@`, `\&`, `\<`, `\::`…) as text;
+    /// returns the index after it.
+    fn escaped(&mut self, s: &str, i: usize) -> usize {
+        let b = s.as_bytes();
+        if b.get(i + 1) == Some(&b':') && b.get(i + 2) == Some(&b':') {
+            self.push("::");
+            i + 3
+        } else if i + 1 < b.len() {
+            let ch = s[i + 1..].chars().next().unwrap_or(' ');
+            self.push(&ch.to_string());
+            i + 1 + ch.len_utf8()
+        } else {
+            i + 1
+        }
+    }
+
+    /// `::name` (or `::name()`) at `i` of `s`: a reference to `name`; in `::A::b` (a member)
+    /// the link is to `A` and the rest is text. Returns the index after it.
+    fn qualified_reference(&mut self, s: &str, i: usize) -> usize {
+        let b = s.as_bytes();
+        let mut j = i + 2;
+        while j < b.len() && is_ident_byte(b[j]) {
+            j += 1;
+        }
+        let name = &s[i + 2..j];
+        let mut k = j;
+        if s[k..].starts_with("()") {
+            k += 2;
+        }
+        self.reference(name, None);
+        let mut m = k;
+        while s[m..].starts_with("::")
+            && b.get(m + 2)
+                .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        {
+            m += 2;
+            while m < b.len() && is_ident_byte(b[m]) {
+                m += 1;
+            }
+        }
+        if m > k {
+            let tail = &s[k..m];
+            self.cur().push_str(tail);
+        }
+        m
     }
 
     /// An HTML tag at `i`, if it is one this reader knows; returns the index after it.
@@ -918,65 +935,29 @@ impl<'a> Builder<'a> {
 
     /// A command `name` whose name ends at `j` of `s`.
     fn command(&mut self, name: &str, s: &str, j: usize) -> Step {
-        let rest_of_line = |k: usize| s.get(k..).unwrap_or("").trim().to_string();
         match name {
             "brief" | "short" => self.start(Target::Brief),
             "details" => self.start(Target::Description),
             "param" => return self.param(s, j),
             "return" | "returns" | "result" => self.start(Target::Return),
-            "retval" => {
-                self.start(Target::Return);
-                let (w, k) = word_at(s, j);
-                if !w.is_empty() {
-                    let w = w.trim_start_matches("::").to_string();
-                    self.reference(&w, None);
-                }
-                return Step::Continue(k);
-            }
+            "retval" => return self.retval(s, j),
             "sa" | "see" => self.start(Target::SeeAlso),
             "note" | "remark" | "remarks" => self.start(Target::Note("note")),
             "warning" => self.start(Target::Note("warning")),
             "attention" => self.start(Target::Note("attention")),
             "deprecated" => self.start(Target::Deprecated),
             "par" => {
-                let title = rest_of_line(j);
+                let title = rest_of_line(s, j);
                 self.start(Target::Par(title));
                 return Step::Stop(s.len());
             }
-            "section" | "subsection" | "subsubsection" | "name" => {
-                self.end_para();
-                let (_, k) = if name == "name" {
-                    ("", j)
-                } else {
-                    word_at(s, j)
-                };
-                let title = rest_of_line(k);
-                if !title.is_empty() {
-                    self.desc.push_str(&format!("\n\n.. rubric:: {title}\n\n"));
-                }
-                return Step::Stop(s.len());
-            }
-            "defgroup" | "addtogroup" | "weakgroup" => {
-                let (id, k) = word_at(s, j);
-                let title = rest_of_line(k);
-                if id.is_empty() {
-                    self.problem(
-                        Severity::Warning,
-                        format!("`\\{name}` without a group name"),
-                    );
-                } else if name == "defgroup" {
-                    self.out.groups.define = Some((id.to_string(), title));
-                } else {
-                    self.out.groups.add =
-                        Some((id.to_string(), (!title.is_empty()).then_some(title)));
-                }
-                return Step::Stop(s.len());
-            }
+            "section" | "subsection" | "subsubsection" | "name" => return self.rubric(name, s, j),
+            "defgroup" | "addtogroup" | "weakgroup" => return self.group(name, s, j),
             "ingroup" => {
                 self.out
                     .groups
                     .ingroup
-                    .extend(rest_of_line(j).split_whitespace().map(str::to_string));
+                    .extend(rest_of_line(s, j).split_whitespace().map(str::to_string));
                 return Step::Stop(s.len());
             }
             "page" | "mainpage" => {
@@ -985,7 +966,7 @@ impl<'a> Builder<'a> {
                 } else {
                     ("", j)
                 };
-                self.out.page = Some(rest_of_line(k));
+                self.out.page = Some(rest_of_line(s, k));
                 return Step::Stop(s.len());
             }
             "code" | "verbatim" => {
@@ -1000,33 +981,8 @@ impl<'a> Builder<'a> {
             "endcode" | "endverbatim" => {
                 self.problem(Severity::Warning, format!("`\\{name}` without an opening"));
             }
-            "latexonly" | "htmlonly" | "rtfonly" | "manonly" | "docbookonly" | "internal" => {
-                let end = match name {
-                    "latexonly" => "endlatexonly",
-                    "htmlonly" => "endhtmlonly",
-                    "rtfonly" => "endrtfonly",
-                    "manonly" => "endmanonly",
-                    "docbookonly" => "enddocbookonly",
-                    _ => "endinternal",
-                };
-                self.skip = Some(Skip {
-                    end,
-                    line: self.line,
-                    lines: 0,
-                    cond: false,
-                });
-                return Step::Stop(j);
-            }
-            "cond" => {
-                self.skip = Some(Skip {
-                    end: "endcond",
-                    line: self.line,
-                    lines: 0,
-                    cond: true,
-                });
-                // `\cond label`: the label is not text.
-                return Step::Stop(word_at(s, j).1);
-            }
+            "latexonly" | "htmlonly" | "rtfonly" | "manonly" | "docbookonly" | "internal"
+            | "cond" => return self.skip_region(name, s, j),
             "endcond" => {
                 self.out.cond_close = true;
                 // `\endcond label`: the label is not text.
@@ -1039,24 +995,7 @@ impl<'a> Builder<'a> {
                 self.problem(Severity::Warning, format!("`\\{name}` without an opening"));
             }
             "n" => self.push("\n"),
-            "p" | "a" | "c" | "e" | "em" | "b" => {
-                let (w, k) = word_at(s, j);
-                if w.is_empty() {
-                    // Doxygen takes the word from the next line.
-                    if s[k..].trim().is_empty() {
-                        self.carry = Some(word_command(name));
-                    } else {
-                        self.problem(
-                            Severity::Warning,
-                            format!("`\\{name}` without a word: kept as text"),
-                        );
-                        self.push(&format!("\\{name}"));
-                    }
-                    return Step::Continue(j);
-                }
-                self.styled(word_command(name), w);
-                return Step::Continue(k);
-            }
+            "p" | "a" | "c" | "e" | "em" | "b" => return self.styled_word(name, s, j),
             "anchor" => return Step::Continue(word_at(s, j).1),
             "ref" => return self.ref_(s, j),
             "link" => return self.link(s, j),
@@ -1066,6 +1005,96 @@ impl<'a> Builder<'a> {
             _ => return self.alias_or_unknown(name, j),
         }
         Step::Continue(j)
+    }
+
+    /// `\retval CODE`: a return value, the code a reference.
+    fn retval(&mut self, s: &str, j: usize) -> Step {
+        self.start(Target::Return);
+        let (w, k) = word_at(s, j);
+        if !w.is_empty() {
+            let w = w.trim_start_matches("::").to_string();
+            self.reference(&w, None);
+        }
+        Step::Continue(k)
+    }
+
+    /// `\section ID Title` and its kin, `\name Title`: the title as a rubric.
+    fn rubric(&mut self, name: &str, s: &str, j: usize) -> Step {
+        self.end_para();
+        let (_, k) = if name == "name" {
+            ("", j)
+        } else {
+            word_at(s, j)
+        };
+        let title = rest_of_line(s, k);
+        if !title.is_empty() {
+            self.desc.push_str(&format!("\n\n.. rubric:: {title}\n\n"));
+        }
+        Step::Stop(s.len())
+    }
+
+    /// `\defgroup ID Title`, `\addtogroup ID [Title]`, `\weakgroup ID [Title]`.
+    fn group(&mut self, name: &str, s: &str, j: usize) -> Step {
+        let (id, k) = word_at(s, j);
+        let title = rest_of_line(s, k);
+        if id.is_empty() {
+            self.problem(
+                Severity::Warning,
+                format!("`\\{name}` without a group name"),
+            );
+        } else if name == "defgroup" {
+            self.out.groups.define = Some((id.to_string(), title));
+        } else {
+            self.out.groups.add = Some((id.to_string(), (!title.is_empty()).then_some(title)));
+        }
+        Step::Stop(s.len())
+    }
+
+    /// A command opening a region that is not read (`\latexonly` … `\endlatexonly`, `\internal`,
+    /// `\cond label` … `\endcond`).
+    fn skip_region(&mut self, name: &str, s: &str, j: usize) -> Step {
+        let end = match name {
+            "latexonly" => "endlatexonly",
+            "htmlonly" => "endhtmlonly",
+            "rtfonly" => "endrtfonly",
+            "manonly" => "endmanonly",
+            "docbookonly" => "enddocbookonly",
+            "cond" => "endcond",
+            _ => "endinternal",
+        };
+        let cond = name == "cond";
+        self.skip = Some(Skip {
+            end,
+            line: self.line,
+            lines: 0,
+            cond,
+        });
+        if cond {
+            // `\cond label`: the label is not text.
+            Step::Stop(word_at(s, j).1)
+        } else {
+            Step::Stop(j)
+        }
+    }
+
+    /// `\p word` and the other one-word styles; a word on the next line is carried to it.
+    fn styled_word(&mut self, name: &str, s: &str, j: usize) -> Step {
+        let (w, k) = word_at(s, j);
+        if w.is_empty() {
+            // Doxygen takes the word from the next line.
+            if s[k..].trim().is_empty() {
+                self.carry = Some(word_command(name));
+            } else {
+                self.problem(
+                    Severity::Warning,
+                    format!("`\\{name}` without a word: kept as text"),
+                );
+                self.push(&format!("\\{name}"));
+            }
+            return Step::Continue(j);
+        }
+        self.styled(word_command(name), w);
+        Step::Continue(k)
     }
 
     fn param(&mut self, s: &str, j: usize) -> Step {

@@ -613,6 +613,8 @@ impl Reader<'_> {
         text.trim().to_string()
     }
 
+    /// Adds what declaration `d` declares, documented by the comment before it (`pending`) and
+    /// the member comments inside it that belong to no member (`stray`).
     fn declaration(&mut self, d: Decl, pending: Option<Pending>, stray: &[usize]) {
         let line = pending.as_ref().map_or(self.stmt_line, |p| p.line);
         let section = self.current_section(pending.as_ref().and_then(|p| p.group.as_ref()));
@@ -637,56 +639,8 @@ impl Reader<'_> {
                     self.anonymous(pending, line, "enum");
                     return;
                 };
-                let mut doc = pending.map(|p| self.item_doc(&p.block)).unwrap_or_default();
-                append(&mut doc, &stray_doc);
-                let mut variants = Vec::new();
-                let mut next = Some(0i64);
-                for m in &members {
-                    let value = match &m.value {
-                        Some(expr) => {
-                            let values = &self.values;
-                            let v = decl::eval(expr, &|n| values.get(n).copied());
-                            if v.is_none() {
-                                self.diags.warning(
-                                    m.line,
-                                    format!("enum {name}: the value of `{}` is not an integer this reader can compute", m.name),
-                                );
-                            }
-                            v
-                        }
-                        None => next,
-                    };
-                    if let Some(v) = value {
-                        self.values.insert(m.name.clone(), v);
-                    }
-                    next = value.and_then(|v| v.checked_add(1));
-                    let vdoc = self.member_doc(&m.docs);
-                    variants.push(Variant {
-                        name: m.name.clone(),
-                        value,
-                        doc: vdoc,
-                        source: self.diags.source(m.line),
-                    });
-                }
-                if doc.is_empty() && variants.iter().all(|v| v.doc.is_empty()) {
-                    return;
-                }
-                if !self.first("enum", &name, line) {
-                    return;
-                }
-                if let Some(t) = tag.filter(|t| *t != name) {
-                    self.enum_alias(&t, &name, section.clone(), line, String::new());
-                }
-                self.api.enums.push(Enum {
-                    name: name.clone(),
-                    qualified_name: name,
-                    section,
-                    doc,
-                    variants,
-                    detail: Detail::Full,
-                    source: self.diags.source(line),
-                    sources: Vec::new(),
-                });
+                let doc = self.doc_of(pending, &stray_doc);
+                self.enum_decl(name, tag, &members, doc, line, section);
             }
             Decl::Record {
                 kind,
@@ -698,45 +652,12 @@ impl Reader<'_> {
                     self.anonymous(pending, line, kind.word());
                     return;
                 };
-                let mut doc = pending.map(|p| self.item_doc(&p.block)).unwrap_or_default();
-                append(&mut doc, &stray_doc);
-                let fields: Vec<Field> = fields.iter().filter_map(|f| self.field(f)).collect();
-                if doc.is_empty() && fields.iter().all(|f| f.doc.is_empty()) {
-                    return;
-                }
-                if !self.first("struct", &name, line) {
-                    return;
-                }
-                if let (Some(t), Some(alias)) = (&tag, &typedef) {
-                    if t != alias && self.first("typedef", alias, line) {
-                        self.api.typedefs.push(Typedef {
-                            name: alias.clone(),
-                            qualified_name: alias.clone(),
-                            section: section.clone(),
-                            kind: TypedefKind::Class,
-                            doc: doc.clone(),
-                            fields: Vec::new(),
-                            detail: Detail::Full,
-                            source: self.diags.source(line),
-                            sources: Vec::new(),
-                        });
-                    }
-                }
-                self.api.structs.push(Struct {
-                    name: name.clone(),
-                    qualified_name: name,
-                    section,
-                    doc,
-                    fields,
-                    detail: Detail::Full,
-                    source: self.diags.source(line),
-                    sources: Vec::new(),
-                });
+                let doc = self.doc_of(pending, &stray_doc);
+                self.record_decl(name, tag, typedef, &fields, doc, line, section);
             }
             Decl::Typedef { name, ty } if ty.starts_with("enum ") => {
                 // `typedef enum X Y;`: another name of an enum.
-                let mut doc = pending.map(|p| self.item_doc(&p.block)).unwrap_or_default();
-                append(&mut doc, &stray_doc);
+                let doc = self.doc_of(pending, &stray_doc);
                 let target = ty["enum ".len()..].trim().to_string();
                 self.enum_alias(&name, &target, section, line, doc);
             }
@@ -752,20 +673,7 @@ impl Reader<'_> {
                 };
                 let mut doc = self.item_doc(&p.block);
                 append(&mut doc, &stray_doc);
-                if !self.first("typedef", &name, line) {
-                    return;
-                }
-                self.api.typedefs.push(Typedef {
-                    name: name.clone(),
-                    qualified_name: name,
-                    section,
-                    kind,
-                    doc,
-                    fields: Vec::new(),
-                    detail: Detail::Full,
-                    source: self.diags.source(line),
-                    sources: Vec::new(),
-                });
+                self.typedef_decl(name, kind, doc, line, section);
             }
             Decl::Other(text) => {
                 if let Some(p) = pending {
@@ -778,6 +686,155 @@ impl Reader<'_> {
                 self.unattached(stray, &stray_doc);
             }
         }
+    }
+
+    /// The documentation of an item: its comment (`pending`), then `stray_doc`.
+    fn doc_of(&self, pending: Option<Pending>, stray_doc: &str) -> String {
+        let mut doc = pending.map(|p| self.item_doc(&p.block)).unwrap_or_default();
+        append(&mut doc, stray_doc);
+        doc
+    }
+
+    /// Enum `name` (tag `tag`) with `members`, documented by `doc`, when it or a member is
+    /// documented; the tag, when it differs, as an alias of it.
+    fn enum_decl(
+        &mut self,
+        name: String,
+        tag: Option<String>,
+        members: &[decl::Member],
+        doc: String,
+        line: u32,
+        section: Option<String>,
+    ) {
+        let variants = self.variants(&name, members);
+        if doc.is_empty() && variants.iter().all(|v| v.doc.is_empty()) {
+            return;
+        }
+        if !self.first("enum", &name, line) {
+            return;
+        }
+        if let Some(t) = tag.filter(|t| *t != name) {
+            self.enum_alias(&t, &name, section.clone(), line, String::new());
+        }
+        self.api.enums.push(Enum {
+            name: name.clone(),
+            qualified_name: name,
+            section,
+            doc,
+            variants,
+            detail: Detail::Full,
+            source: self.diags.source(line),
+            sources: Vec::new(),
+        });
+    }
+
+    /// The variants of enum `name`: each member's value (as written, or one more than the
+    /// previous one's), remembered for the values that name it; a warning for a value this
+    /// reader cannot compute.
+    fn variants(&mut self, name: &str, members: &[decl::Member]) -> Vec<Variant> {
+        let mut variants = Vec::new();
+        let mut next = Some(0i64);
+        for m in members {
+            let value = match &m.value {
+                Some(expr) => {
+                    let values = &self.values;
+                    let v = decl::eval(expr, &|n| values.get(n).copied());
+                    if v.is_none() {
+                        self.diags.warning(
+                            m.line,
+                            format!("enum {name}: the value of `{}` is not an integer this reader can compute", m.name),
+                        );
+                    }
+                    v
+                }
+                None => next,
+            };
+            if let Some(v) = value {
+                self.values.insert(m.name.clone(), v);
+            }
+            next = value.and_then(|v| v.checked_add(1));
+            let vdoc = self.member_doc(&m.docs);
+            variants.push(Variant {
+                name: m.name.clone(),
+                value,
+                doc: vdoc,
+                source: self.diags.source(m.line),
+            });
+        }
+        variants
+    }
+
+    /// Struct or union `name` (tag `tag`, typedef name `typedef`) with `fields`, documented by
+    /// `doc`, when it or a field is documented; the typedef name, when it differs from the
+    /// tag, as a typedef of it.
+    #[allow(clippy::too_many_arguments)]
+    fn record_decl(
+        &mut self,
+        name: String,
+        tag: Option<String>,
+        typedef: Option<String>,
+        fields: &[FieldDecl],
+        doc: String,
+        line: u32,
+        section: Option<String>,
+    ) {
+        let fields: Vec<Field> = fields.iter().filter_map(|f| self.field(f)).collect();
+        if doc.is_empty() && fields.iter().all(|f| f.doc.is_empty()) {
+            return;
+        }
+        if !self.first("struct", &name, line) {
+            return;
+        }
+        if let (Some(t), Some(alias)) = (&tag, &typedef) {
+            if t != alias && self.first("typedef", alias, line) {
+                self.api.typedefs.push(Typedef {
+                    name: alias.clone(),
+                    qualified_name: alias.clone(),
+                    section: section.clone(),
+                    kind: TypedefKind::Class,
+                    doc: doc.clone(),
+                    fields: Vec::new(),
+                    detail: Detail::Full,
+                    source: self.diags.source(line),
+                    sources: Vec::new(),
+                });
+            }
+        }
+        self.api.structs.push(Struct {
+            name: name.clone(),
+            qualified_name: name,
+            section,
+            doc,
+            fields,
+            detail: Detail::Full,
+            source: self.diags.source(line),
+            sources: Vec::new(),
+        });
+    }
+
+    /// Typedef `name` of kind `kind`, documented by `doc`, once.
+    fn typedef_decl(
+        &mut self,
+        name: String,
+        kind: TypedefKind,
+        doc: String,
+        line: u32,
+        section: Option<String>,
+    ) {
+        if !self.first("typedef", &name, line) {
+            return;
+        }
+        self.api.typedefs.push(Typedef {
+            name: name.clone(),
+            qualified_name: name,
+            section,
+            kind,
+            doc,
+            fields: Vec::new(),
+            detail: Detail::Full,
+            source: self.diags.source(line),
+            sources: Vec::new(),
+        });
     }
 
     /// `name` as another name of enum `target`, once.
@@ -1005,8 +1062,8 @@ impl Reader<'_> {
 
 /// How a documented parameter was paired with a C parameter of another name.
 enum Pairing {
-    /// One of the reviewed renaming rules ([`crate::bind::renames`]).
-    Rule(crate::bind::Rule),
+    /// One of the reviewed renaming rules ([`crate::param_renames`]).
+    Rule(crate::param_renames::Rule),
     /// The only way left: same count of unpaired parameters on both sides, in order.
     Position,
 }
@@ -1040,7 +1097,7 @@ fn match_params(names: &[String], docs: &[markup::ParamDoc]) -> (Vec<Option<usiz
             .iter()
             .enumerate()
             .filter(|(c, _)| of_c[*c].is_none())
-            .filter_map(|(c, cn)| crate::bind::renames::matches(n, cn).map(|r| (r.rank(), c, r)))
+            .filter_map(|(c, cn)| crate::param_renames::matches(n, cn).map(|r| (r.rank(), c, r)))
             .min_by_key(|(rank, c, _)| (*rank, *c));
         if let Some((_, c, rule)) = best {
             of_c[c] = Some(d);

@@ -17,8 +17,15 @@
 //! plain words. Each line carries the page line of its item. Nothing here builds IR.
 
 use super::dom::El;
-use super::flow::line;
 use crate::parse::blocks::DocLine;
+
+/// A rendered line and the page line it comes from.
+pub fn line(text: String, line: u32) -> DocLine<'static> {
+    DocLine {
+        text: text.into(),
+        line,
+    }
+}
 
 /// The RST lines of field list `dl`, indented by `indent`.
 pub fn render(dl: El<'_, '_>, indent: usize) -> Vec<DocLine<'static>> {

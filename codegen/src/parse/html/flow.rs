@@ -20,7 +20,7 @@
 use ego_tree::NodeRef;
 
 use super::dom::{self, El, Node};
-use super::fields;
+use super::fields::{self, line};
 use crate::parse::blocks::DocLine;
 
 /// Elements read as running text inside a paragraph.
@@ -29,14 +29,6 @@ const INLINE: &[&str] = &[
     "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "tt",
     "u", "var", "wbr",
 ];
-
-/// A rendered line and the page line it comes from.
-pub fn line(text: String, line: u32) -> DocLine<'static> {
-    DocLine {
-        text: text.into(),
-        line,
-    }
-}
 
 /// Deepest element nesting rendered as structure; deeper content is read as plain text.
 pub const MAX_DEPTH: usize = 64;

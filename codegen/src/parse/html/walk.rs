@@ -26,6 +26,7 @@
 use ego_tree::NodeRef;
 
 use super::dom::{self, El, Node, Page};
+use super::fields;
 use super::flow::{self, Renderer};
 use super::sig::{self, Sig};
 use crate::diag::{Diagnostics, Severity};
@@ -392,7 +393,7 @@ impl Walker<'_> {
         } else {
             format!(".. attribute:: {}", sig.short())
         };
-        self.flow.raw(0, [flow::line(head, dl.line())]);
+        self.flow.raw(0, [fields::line(head, dl.line())]);
         let mut inner = Renderer::new();
         for dd in elements(dl).filter(|e| e.is("dd")) {
             inner.children(dd, 3);
@@ -405,7 +406,7 @@ impl Walker<'_> {
                 .any(|l| l.text.trim_start().starts_with(":type:"))
         {
             if let Some(ty) = sig.annotation() {
-                lines.push(flow::line(format!("   :type: {ty}"), dl.line()));
+                lines.push(fields::line(format!("   :type: {ty}"), dl.line()));
             }
         }
         self.flow.raw(0, lines);

@@ -4,7 +4,9 @@
 //! `stream`/`hStream`, `fn_`/`fn`, `type_`/`type`, `memPool`/`pool`, `devPtr`/`dptr`,
 //! `length`/`len`. Each rule below is explicit, and every match made by a rule other than
 //! [`Rule::Exact`] is reported by the join so a reviewer sees it. Nothing here lists CUDA
-//! function names; the synonyms are parameter words.
+//! function names; the synonyms are parameter words. Shared by the Doxygen front end (pairing
+//! `\param` entries with the C parameters of the same file) and by `bind` (pairing documented
+//! parameters with the ABI's); it imports neither.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,6 +1,6 @@
 //! Joining the documentation IR with the ABI model.
 //!
-//! Functions are matched by name; their parameters by the rules of [`super::renames`].
+//! Functions are matched by name; their parameters by the rules of [`crate::param_renames`].
 //! Enums, structs and typedefs are matched by name directly or through the ABI's typedef
 //! aliases (`cudaError_t` → `cudaError`). Every type a bound item mentions is pulled in too
 //! (undocumented records and enums the ABI needs), so the emitted crate is complete.
@@ -13,11 +13,11 @@ use crate::abi::{self, Abi, CType};
 use crate::diag::{Diagnostic, Severity};
 use crate::ir::{Api, Direction, Function, Source};
 
-use super::renames::{self, Rule};
 use super::{
     Bindings, BoundConstant, BoundEnum, BoundFunction, BoundParam, BoundRecord, BoundTypedef,
     Renaming, Unbound,
 };
+use crate::param_renames::{self as renames, Rule};
 
 /// Joins `api` (documentation, merged) with `abi` (one release).
 pub fn join(api: &Api, abi: &Abi) -> Bindings {

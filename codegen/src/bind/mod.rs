@@ -34,8 +34,7 @@ use crate::diag::Diagnostic;
 use crate::doctype::TypeRef;
 use crate::ir::{Direction, Document, Release, Source};
 
-/// The parameter renaming rules, shared with the Doxygen front end.
-pub use crate::param_renames as renames;
+/// The rule that paired a documented parameter with its C one ([`crate::param_renames`]).
 pub use crate::param_renames::Rule;
 pub use flags::FlagGroup;
 pub use join::join;

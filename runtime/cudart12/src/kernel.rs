@@ -330,7 +330,7 @@ pub struct Kernel {
 ///
 /// ```no_run
 /// # fn main() -> cudart12::Result<()> {
-/// # let kernel: cudart12::Kernel = todo!();
+/// # let kernel = cudart12::Module::from_file("kernels.cubin")?.kernel("kernel")?;
 /// if let Some(params) = kernel.params()? {
 ///     for (i, p) in params.iter().enumerate() {
 ///         println!("parameter {i}: {} bytes at offset {}", p.size, p.offset);
@@ -364,7 +364,7 @@ impl std::fmt::Debug for Kernel {
 ///
 /// ```no_run
 /// # fn main() -> cudart12::Result<()> {
-/// # let kernel: cudart12::Kernel = todo!();
+/// # let kernel = cudart12::Module::from_file("kernels.cubin")?.kernel("kernel")?;
 /// let attrs = kernel.attributes()?;
 /// println!("{} registers, at most {} threads a block", attrs.num_regs, attrs.max_threads_per_block);
 /// # Ok(()) }
@@ -594,7 +594,7 @@ impl Kernel {
 ///
 /// ```no_run
 /// # fn main() -> cudart12::Result<()> {
-/// # let kernel: cudart12::Kernel = todo!();
+/// # let kernel = cudart12::Module::from_file("kernels.cubin")?.kernel("kernel")?;
 /// let best = kernel.occupancy(0)?;
 /// println!("blocks of {}: {} per SM, a grid of {} fills the device",
 ///     best.block_size, best.blocks_per_multiprocessor, best.min_grid_size);
@@ -790,7 +790,7 @@ impl LaunchConfig {
 /// }
 /// // SAFETY: plain data of two 4-byte fields, no padding; every bit pattern is a value.
 /// unsafe impl DeviceCopy for Params {}
-/// # let kernel: cudart12::Kernel = todo!();
+/// # let kernel = cudart12::Module::from_file("kernels.cubin")?.kernel("kernel")?;
 /// let stream = Stream::non_blocking()?;
 /// let data = DeviceBuffer::<f32>::zeroed(1024, &stream)?;
 /// let params = Params { scale: 2.0, n: 1024 };
@@ -910,7 +910,7 @@ unsafe impl<T: DeviceCopy> KernelArg for ManagedBuffer<T> {
 /// ```no_run
 /// # fn main() -> cudart12::Result<()> {
 /// use cudart12::{DeviceBuffer, LaunchConfig, Stream};
-/// # let kernel: cudart12::Kernel = todo!();
+/// # let kernel = cudart12::Module::from_file("kernels.cubin")?.kernel("kernel")?;
 /// let stream = Stream::non_blocking()?;
 /// let (a, b) = (DeviceBuffer::<f32>::zeroed(256, &stream)?, DeviceBuffer::<f32>::zeroed(256, &stream)?);
 /// let n = 256u32;
@@ -1092,7 +1092,7 @@ impl<'a> TrackedList<'a> {
 /// ```no_run
 /// # fn main() -> cudart12::Result<()> {
 /// use cudart12::{DeviceBuffer, Stream};
-/// # let kernel: cudart12::Kernel = todo!();
+/// # let kernel = cudart12::Module::from_file("kernels.cubin")?.kernel("kernel")?;
 /// let stream = Stream::non_blocking()?;
 /// let out = DeviceBuffer::<u32>::zeroed(1 << 16, &stream)?;
 /// let n = 1u32 << 16;

@@ -501,7 +501,7 @@ impl std::fmt::Debug for TextureDesc {
 /// let mut array = CudaArray::new(ChannelFormat::of::<f32>(), 64, 64, ArrayFlags::DEFAULT)?;
 /// array.copy_from_host(&vec![1.0f32; 64 * 64])?;
 /// let tex = TextureObject::new(&ResourceDesc::array(&array), &TextureDesc::new())?;
-/// # let kernel: cudart13::Kernel = todo!();
+/// # let kernel = cudart13::Module::from_file("kernels.cubin")?.kernel("kernel")?;
 /// let stream = Stream::non_blocking()?;
 /// let out = DeviceBuffer::<f32>::zeroed(64 * 64, &stream)?;
 /// // SAFETY: the kernel takes (cudaTextureObject_t, float* out) and writes 64 × 64 floats.

@@ -25,8 +25,10 @@
 //!    functions by their qualified name (`m.f(…)`, as the page shows every top-level object),
 //!    data objects by their value (an integer, `<E.X: 3>`, `<enum 'Y'>`; an unqualified name
 //!    with an integer only in a class's body), and headings, which nothing marks, by their
-//!    place ([`inferred_headings`]): one such page is a warning, since a one-line paragraph
-//!    can read as a heading or a heading as a paragraph.
+//!    place and by the word the page starts its sections' intros with
+//!    ([`inferred_headings`]): one such page is a warning, since a one-line paragraph can
+//!    read as a heading or a heading as a paragraph. The real pages of every release at hand
+//!    read so exactly, sections included (`codegen/tests/themes.rs`).
 //! 2. **Builder** ([`super::sphinx_blocks`]) turns blocks into IR items, reading docstrings
 //!    with [`super::docstring`]. Both are shared with the HTML front end.
 //!
@@ -200,7 +202,11 @@ fn data_by_value(lhs: &str, value: &str, in_class: bool) -> bool {
 ///   `.. seealso::`, comes before it), and does not stand between two members of an enum;
 /// - of such lines between two objects the first is a heading, and each next one only when it
 ///   follows a heading right away and is short (the headings of empty sections): the others
-///   are the section's intro paragraphs.
+///   are the section's intro paragraphs;
+/// - where the page starts its sections' intros with one word ([`learnt_lead`], NVIDIA's
+///   `MANBRIEF`), such a line before a paragraph starting with it is a heading too (unless it
+///   is itself an intro's first paragraph): the heading after an empty section whose intro
+///   holds one-line paragraphs.
 ///
 /// Linear in the number of lines. `objects` says which lines start an object.
 fn inferred_headings(lines: &[&str], objects: &[Option<Shape>]) -> Vec<bool> {
@@ -234,6 +240,8 @@ fn inferred_headings(lines: &[&str], objects: &[Option<Shape>]) -> Vec<bool> {
     // The chain (object before, object after) of the last heading, and its line.
     let mut chain: Option<(Option<usize>, Option<usize>)> = None;
     let mut last_heading: Option<usize> = None;
+    // The lines that read as headings by shape and place, before the chain rule.
+    let mut candidates = Vec::new();
     for i in 0..n {
         let l = lines[i];
         if objects[i].is_some() || is_blank(l) || l.starts_with([' ', '\t']) {
@@ -257,6 +265,7 @@ fn inferred_headings(lines: &[&str], objects: &[Option<Shape>]) -> Vec<bool> {
         let title_like = starts
             && title.len() <= MAX_INFERRED_HEADING
             && !title.ends_with(['.', ':', ';', ','])
+            && !title.contains(". ")
             && !title.contains(['`', '*', '|']);
         if !title_like {
             continue;
@@ -282,6 +291,7 @@ fn inferred_headings(lines: &[&str], objects: &[Option<Shape>]) -> Vec<bool> {
         {
             continue;
         }
+        candidates.push(i);
         let here = (before_object, after);
         if chain != Some(here) {
             chain = Some(here);
@@ -292,7 +302,77 @@ fn inferred_headings(lines: &[&str], objects: &[Option<Shape>]) -> Vec<bool> {
             last_heading = Some(i);
         }
     }
+    // A candidate before a paragraph that starts as sections' intros do is a heading too,
+    // unless it is itself the first paragraph of an intro (right after a heading).
+    if let Some(lead) = learnt_lead(lines, objects, &headings) {
+        for i in candidates {
+            let before = (0..i).rev().find(|&k| !is_blank(lines[k]));
+            let next = (i + 1..n).find(|&k| !is_blank(lines[k]));
+            if let (Some(b), Some(k)) = (before, next) {
+                if !headings[b] && objects[k].is_none() && first_word(lines[k]) == Some(lead) {
+                    headings[i] = true;
+                }
+            }
+        }
+    }
     headings
+}
+
+/// The first word of a line.
+fn first_word(line: &str) -> Option<&str> {
+    line.split_whitespace().next()
+}
+
+/// The word a page starts its sections' intros with, learnt from the headings their place
+/// found (`headings`): the first word of the first paragraph after most of them (at least
+/// three, and half of those followed by a paragraph), which starts at most half as many
+/// other paragraphs of intros. NVIDIA's pages start them with a `MANBRIEF` line; a page with
+/// no such word has none. A one-line paragraph before such a word, among a section's intro
+/// paragraphs, is the heading of the next section: without it, a section whose intro holds
+/// one-line paragraphs hides the headings after it.
+fn learnt_lead<'a>(
+    lines: &[&'a str],
+    objects: &[Option<Shape>],
+    headings: &[bool],
+) -> Option<&'a str> {
+    use std::collections::HashMap;
+    // Per word: intro paragraphs it starts right after a heading, and others.
+    let mut counts: HashMap<&'a str, (usize, usize)> = HashMap::new();
+    let mut with_intro = 0;
+    // Whether the nearest heading or object above is a heading, and whether the last
+    // non-blank line was one.
+    let mut in_intro = false;
+    let mut after_heading = false;
+    for (i, &l) in lines.iter().enumerate() {
+        if is_blank(l) {
+            continue;
+        }
+        if headings[i] || objects[i].is_some() {
+            in_intro = headings[i];
+            after_heading = headings[i];
+            continue;
+        }
+        let starts_paragraph = i > 0 && is_blank(lines[i - 1]) && !l.starts_with([' ', '\t']);
+        if in_intro && starts_paragraph {
+            if let Some(word) = first_word(l) {
+                let entry = counts.entry(word).or_default();
+                if after_heading {
+                    entry.0 += 1;
+                    with_intro += 1;
+                } else {
+                    entry.1 += 1;
+                }
+            }
+        }
+        after_heading = false;
+    }
+    counts
+        .into_iter()
+        .filter(|&(_, (after, elsewhere))| {
+            after >= 3 && 2 * after >= with_intro && after >= 2 * elsewhere
+        })
+        .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then(b.0.cmp(a.0)))
+        .map(|(word, _)| word)
 }
 
 /// Whether a line is raw reST markup a docstring shown verbatim holds, and a rendered intro
@@ -524,6 +604,54 @@ mod tests {
                 "Data:X = <E.X: 1>@9",
                 "Function:m.f(int a, b: T, )@13",
                 "Function:m.g(a)@18"
+            ]
+        );
+    }
+
+    /// The headings an unmarked page gives, in order.
+    fn inferred(text: &str) -> Vec<String> {
+        let mut d = Diagnostics::new("t");
+        scan(text, &mut d)
+            .iter()
+            .filter_map(|b| match b {
+                Block::Heading(h) => Some(h.title.to_string()),
+                Block::Object(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_heading_after_one_line_paragraphs_is_told_by_the_intros_first_word() {
+        // Three sections open with `LEAD …`; the fourth section's heading follows the third
+        // section's intro, whose one-line paragraphs read like titles too.
+        let section = |title: &str, f: &str| {
+            format!("{title}\n\nLEAD {title} functions of the runtime API (CURRENT_FILE) END\n\nm.{f}(a)\nDoc of {f}.\n\n")
+        };
+        let page = |lead: &str| {
+            format!(
+                "runtime\n\n{}{}Empty Section\n\nLEAD empty section functions of the runtime API (CURRENT_FILE) END\n\nA Subheading\n\nText of it.\n\nFourth Section\n\n{lead} fourth section functions of the runtime API (CURRENT_FILE) END\n\nm.h(a)\nDoc of h.\n",
+                section("First Section", "f"),
+                section("Second Section", "g"),
+            )
+        };
+        assert_eq!(
+            inferred(&page("LEAD")),
+            [
+                "runtime",
+                "First Section",
+                "Second Section",
+                "Empty Section",
+                "Fourth Section"
+            ]
+        );
+        // Without the word, nothing tells the heading from the paragraphs before it.
+        assert_eq!(
+            inferred(&page("Some")),
+            [
+                "runtime",
+                "First Section",
+                "Second Section",
+                "Empty Section"
             ]
         );
     }

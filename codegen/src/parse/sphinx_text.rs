@@ -318,6 +318,29 @@ fn inferred_headings(lines: &[&str], objects: &[Option<Shape>]) -> Vec<bool> {
     headings
 }
 
+/// The page's title line when it is underlined as a reStructuredText heading (`Title` /
+/// `=====`, with or without an overline): Sphinx's text builder writes every page so. A
+/// rendered page never does (a docstring shown verbatim may underline its `Parameters`, but
+/// a docstring is not a page's first line).
+fn underlined_heading(lines: &[&str]) -> Option<usize> {
+    let rule = |l: &str| {
+        let l = l.trim_end();
+        let mut chars = l.chars();
+        let first = chars.next();
+        l.len() >= 3
+            && first.is_some_and(|c| "=-*~^\"'#+`:.".contains(c))
+            && chars.all(|c| Some(c) == first)
+    };
+    let first = lines.iter().position(|l| !is_blank(l))?;
+    let title = if rule(lines[first]) { first + 1 } else { first };
+    let (line, under) = (lines.get(title)?.trim_end(), lines.get(title + 1)?);
+    (!is_blank(line)
+        && !rule(line)
+        && rule(under)
+        && under.trim_end().len() >= line.chars().count())
+    .then_some(title)
+}
+
 /// The first word of a line.
 fn first_word(line: &str) -> Option<&str> {
     line.split_whitespace().next()
@@ -442,6 +465,15 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
             })
             .collect();
         page.headings = inferred_headings(&lines, &objects);
+        if let Some(i) = underlined_heading(&lines) {
+            diags.error(
+                line_no(i),
+                format!(
+                    "`{}` is underlined as a reStructuredText heading: the page is reST or the output of Sphinx's text builder (`-b text`), which this reader does not read (headings underlined, bodies indented, paragraphs wrapped); give it the HTML page or a text rendering of it",
+                    lines[i].trim()
+                ),
+            );
+        }
         let count = page.headings.iter().filter(|h| **h).count();
         diags.warning(
             1,
@@ -653,6 +685,31 @@ mod tests {
                 "Second Section",
                 "Empty Section"
             ]
+        );
+    }
+
+    #[test]
+    fn a_page_of_underlined_headings_is_an_error() {
+        let text = "runtime\n*******\n\nSection A\n=========\n\nm.f(a)\n\n      Doc.\n";
+        let mut d = Diagnostics::new("t");
+        scan(text, &mut d);
+        let errors: Vec<_> = d
+            .as_slice()
+            .iter()
+            .filter(|x| x.severity == crate::diag::Severity::Error)
+            .map(|x| (x.line, x.message.contains("text builder")))
+            .collect();
+        assert_eq!(errors, [(1, true)]);
+        assert_eq!(
+            underlined_heading(&["", "*****", "Title", "*****"]),
+            Some(2)
+        );
+        // A line of dashes that underlines nothing, or a rule under a line that is not the
+        // page's first, is no title.
+        assert_eq!(underlined_heading(&["", "-----", "text", "--"]), None);
+        assert_eq!(
+            underlined_heading(&["runtime", "", "Returns", "-------"]),
+            None
         );
     }
 

@@ -124,7 +124,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
 struct Fetched {
     /// The first runtime crate's (`cudart13`) wheel: the one the workspace's tests use.
     wheel: Option<wheel::Wheel>,
-    /// The first NVRTC crate's (`nvrtc13`) library, which `tests/tests/nvrtc.rs` compiles with.
+    /// The first NVRTC crate's (`nvrtc13`) library, which `tests/tests/nvrtc/wheel.rs` compiles with.
     nvrtc_lib: String,
     /// Each crate's `<CRATE>_AUDIT_INCLUDE`/`<CRATE>_AUDIT_LIB`, and [`OLDEST_LIB_VAR`].
     audits: Vec<(String, String)>,
@@ -385,7 +385,7 @@ fn ensure_components() -> Result<()> {
     Ok(())
 }
 
-/// Where the HTML report browser test (`tests/tests/html_report_browser.rs`) expects Debian's
+/// Where the HTML report browser test (`tests/tests/checks/html_report_browser.rs`) expects Debian's
 /// chromium.
 const CHROMIUM: &str = "/usr/bin/chromium";
 

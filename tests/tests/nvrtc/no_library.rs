@@ -1,12 +1,21 @@
 //! `nvrtc13` in a process where NVRTC cannot be loaded (`NVRTC_PATH` names an empty folder,
 //! which is then the only place looked at): every call is an error naming what was tried,
-//! none panics, and the probes say so. A process of its own (the global library is loaded
-//! once per process).
+//! none panics, and the probes say so. In a process of its own (the global library is loaded
+//! once per process): see [`crate::in_own_process`].
 
 use nvrtc13::{CompileOptions, Error, Program};
 
 #[test]
 fn without_the_library_every_call_is_an_error_not_a_panic() {
+    crate::in_own_process("no_library::child_without_the_library");
+}
+
+#[test]
+#[ignore = "run in a process of its own by without_the_library_every_call_is_an_error_not_a_panic"]
+fn child_without_the_library() {
+    if !crate::is_child() {
+        return;
+    }
     let empty = std::env::temp_dir().join(format!("nvrtc13-none-{}", std::process::id()));
     std::fs::create_dir_all(&empty).expect("a temporary folder");
     std::env::set_var(nvrtc13::loader::PATH_VAR, &empty);

@@ -5,7 +5,7 @@
 //!
 //! The tests share the process-wide library, found through `NVRTC_PATH`, which the first of
 //! them sets (once, before any loads it). What a process without the library sees is in
-//! `nvrtc_no_library.rs`, a process of its own.
+//! [`crate::no_library`], a process of its own.
 
 use std::path::PathBuf;
 use std::sync::Once;

@@ -151,7 +151,7 @@ fn a_function_the_library_lacks_is_the_loaders_error() {
     let out = Command::new(std::env::current_exe().expect("test executable"))
         .args([
             "--exact",
-            "child_typed_call_of_a_missing_function",
+            "typed_cpu::child_typed_call_of_a_missing_function",
             "--ignored",
             "--nocapture",
         ])

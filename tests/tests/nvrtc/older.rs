@@ -2,8 +2,8 @@
 //! the `nvidia-cuda-nvrtc` 13.2 wheel's library (`NVRTC_OLDER_LIB`; `cargo xtask test` fetches
 //! it and sets it), a function added in 13.3 is `Error::NotInRuntime` naming both releases,
 //! without being called, the probes say so beforehand, and the rest of the crate (a kernel
-//! compiled through `Program`) works. A process of its own (the loaded library is
-//! process-wide).
+//! compiled through `Program`) works. In a process of its own (the loaded library is
+//! process-wide): see [`crate::in_own_process`].
 
 use nvrtc13::{CudaVersion, Error, Program};
 
@@ -12,6 +12,15 @@ const NEWER: &str = "nvrtcGetBundledHeadersInfo";
 
 #[test]
 fn a_function_newer_than_the_loaded_nvrtc_is_refused_without_a_call() {
+    crate::in_own_process("older::child_on_nvrtc_13_2");
+}
+
+#[test]
+#[ignore = "run in a process of its own by a_function_newer_than_the_loaded_nvrtc_is_refused_without_a_call"]
+fn child_on_nvrtc_13_2() {
+    if !crate::is_child() {
+        return;
+    }
     let lib = match std::env::var_os("NVRTC_OLDER_LIB") {
         Some(p) if !p.is_empty() => p,
         _ => panic!(

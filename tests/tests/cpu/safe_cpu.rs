@@ -255,7 +255,7 @@ fn without_the_library_every_call_is_the_loaders_error() {
     let out = Command::new(std::env::current_exe().expect("test executable"))
         .args([
             "--exact",
-            "child_without_the_library",
+            "safe_cpu::child_without_the_library",
             "--ignored",
             "--nocapture",
         ])

@@ -1,0 +1,42 @@
+//! `nvrtc13` against real NVRTC libraries, without a GPU (NVRTC runs on the CPU). The library
+//! is loaded once per process, so each library other than the wheel's runs in a child process
+//! of this binary ([`in_own_process`]).
+//!
+//! - [`wheel`]: the safe layer against the wheel's `libnvrtc.so.13` (`NVRTC_WHEEL_LIB`);
+//! - [`older`]: one crate for every minor, against NVRTC 13.2 (`NVRTC_OLDER_LIB`);
+//! - [`no_library`]: every call an error, none a panic, where NVRTC cannot be loaded.
+
+use std::process::Command;
+
+mod no_library;
+mod older;
+mod wheel;
+
+/// The variable that tells a child test it runs in a process of its own.
+const CHILD_VAR: &str = "NVRTC_TEST_CHILD";
+
+/// Whether this process is a child started by [`in_own_process`] (a child test run in the
+/// parent's process by `--include-ignored` does nothing).
+fn is_child() -> bool {
+    std::env::var_os(CHILD_VAR).is_some()
+}
+
+/// Runs the ignored test `name` (its path in this binary) alone in a child process of this
+/// binary, and fails with its output unless it passed.
+fn in_own_process(name: &str) {
+    let out = Command::new(std::env::current_exe().expect("test executable"))
+        .args(["--exact", name, "--ignored", "--nocapture"])
+        .env(CHILD_VAR, "1")
+        .output()
+        .expect("running the child test");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "child test {name} failed:\n{text}");
+    assert!(
+        text.contains("1 passed"),
+        "child test {name} did not run:\n{text}"
+    );
+}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root, after scripts/gpu-test.sh staged
-# device-bin/ here: the four GPU test binaries (typed layer: gpu; safe layer: gpu_safe; the peer
-# projects' tests ported to the typed layer: gpu_peer; the safe layer on two GPUs: gpu_multi,
-# whose tests say so and pass on one GPU) and
+# device-bin/ here: the three GPU test binaries (typed layer and the peer projects' tests
+# ported to it: gpu; safe layer: gpu_safe; the safe layer on two GPUs: gpu_multi, whose tests
+# say so and pass on one GPU) and
 # the example applications, each against the wheel's libcudart (the release the crate
 # was generated for) and against the machine's own CUDA runtime (nvrtc_kernel uses the
 # machine's own libnvrtc.so.13 in both: the wheel's is too big to stage). Everything goes to one file,
@@ -44,10 +44,10 @@ for lib in wheel system; do
     envs=(env -u CUDART_PATH -u VIRTUAL_ENV -u CONDA_PREFIX)  # the loader looks in activated Python environments first
     expect=${GPU_EXPECT_SYSTEM_RUNTIME:-}
   fi
-  # The release the loaded runtime must report (tests/tests/gpu.rs checks it, then that a
+  # The release the loaded runtime must report (tests/tests/gpu/typed.rs checks it, then that a
   # function newer than it is NotInRuntime, or works when the runtime has it).
   [ -n "$expect" ] && envs+=("CUDA_EXPECT_RUNTIME=$expect")
-  for t in gpu gpu_safe gpu_peer gpu_multi; do
+  for t in gpu gpu_safe gpu_multi; do
     run "$t ($lib cudart)" "${envs[@]}" "./device-bin/$t" --include-ignored --test-threads=1
     grep -E 'test result|FAILED|panicked' "$log" | head -20
   done

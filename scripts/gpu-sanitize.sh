@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root, after scripts/gpu-test.sh staged
 # device-bin/ here: the GPU test suites of the safe and typed layers (gpu_safe, gpu_multi,
-# gpu) and the examples under NVIDIA's compute-sanitizer, once per tool (memcheck, racecheck,
+# gpu, which holds the peer projects' tests too) and the examples under NVIDIA's compute-sanitizer, once per tool (memcheck, racecheck,
 # synccheck, initcheck), against the machine's own runtime. (`SANITIZE_LEAKS=1` adds
 # memcheck's leak check, which also lists what is still allocated at exit: process-wide
 # pools, and memory a graph's release thread had not let go yet when the process ended.)

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # Builds here what the GPU machine runs and stages it in device-bin/ (git-ignored):
-#   device-bin/gpu, device-bin/gpu_safe,  the GPU test binaries (tests/tests/gpu.rs: the typed
-#   device-bin/gpu_peer                   layer; tests/tests/gpu_safe.rs: the safe layer;
-#   device-bin/gpu_multi                  tests/tests/gpu_peer.rs: the peer projects' tests
-#                                         ported to the typed layer; tests/tests/gpu_multi.rs:
-#                                         the safe layer on two GPUs)
+#   device-bin/gpu, device-bin/gpu_safe,  the GPU test binaries (tests/tests/gpu/: the typed
+#   device-bin/gpu_multi                  layer and the peer projects' tests ported to it;
+#                                         tests/tests/gpu_safe.rs: the safe layer;
+#                                         tests/tests/gpu_multi.rs: the safe layer on two GPUs)
 #   device-bin/examples/<name>            the example applications of examples/examples/
 #   device-bin/gpu-bench                  the GPU call benchmark (bench/src/bin/gpu-bench.rs,
 #                                         release build; scripts/gpu-bench.sh runs it beside C)
@@ -51,7 +50,7 @@ stage() { # from to
   fi
 }
 
-tests="$(build test -p workspace-tests --test gpu --test gpu_safe --test gpu_peer --test gpu_multi --no-run)"
+tests="$(build test -p workspace-tests --test gpu --test gpu_safe --test gpu_multi --no-run)"
 examples="$(build build -p cudart-examples --examples)"
 benches="$(build build --release -p cudart-bench --bin gpu-bench --bin nvrtc-bench)"
 rm -rf device-bin
@@ -74,7 +73,7 @@ while IFS=$'\t' read -r name path; do
   stage "$path" "device-bin/$name"
   staged+=("$name")
 done <<< "$benches"
-for want in gpu gpu_safe gpu_peer gpu_multi gpu-bench nvrtc-bench examples/device_query examples/vector_add \
+for want in gpu gpu_safe gpu_multi gpu-bench nvrtc-bench examples/device_query examples/vector_add \
             examples/stream_timing examples/graph_capture examples/pool_stats examples/simple_streams \
             examples/peer_copy examples/ipc_handoff examples/nvrtc_kernel; do
   if [ ! -x "device-bin/$want" ]; then
@@ -107,7 +106,6 @@ echo "  bash scripts/gpu-run.sh"
 echo "or one part:"
 echo "  ${prefix}./device-bin/gpu --include-ignored --test-threads=1"
 echo "  ${prefix}./device-bin/gpu_safe --include-ignored --test-threads=1"
-echo "  ${prefix}./device-bin/gpu_peer --include-ignored --test-threads=1"
 echo "  ${prefix}./device-bin/gpu_multi --include-ignored --test-threads=1   # two GPUs"
 echo "the GPU suites under compute-sanitizer (memcheck, racecheck, synccheck, initcheck):"
 echo "  bash scripts/gpu-sanitize.sh"

@@ -12,8 +12,7 @@
 //!
 //! Tests that need a GPU are ignored off the GPU machine (`#[ignore = "needs a GPU: …"]`); the
 //! few that only build records run everywhere (`cudart_make_api`'s and two others' record parts
-//! are tests of their own). `scripts/gpu-test.sh` stages this binary as `device-bin/gpu_peer`
-//! and `scripts/gpu-run.sh` runs it with `--include-ignored`.
+//! are tests of their own). A module of the `gpu` binary (see [`crate`]).
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, Ordering};

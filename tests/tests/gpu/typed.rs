@@ -1,8 +1,4 @@
-//! End-to-end tests of the typed API (`cudart13::api`) on a real GPU.
-//!
-//! They are ignored off the GPU machine (`#[ignore = "needs a GPU: …"]`); `scripts/gpu-test.sh`
-//! builds this binary and says how to run it on a GPU machine
-//! (`./device-bin/gpu --include-ignored --test-threads=1`). Every test checks
+//! End-to-end tests of the typed API (`cudart13::api`) on a real GPU. Every test checks
 //! results — data copied back, counters, values read two ways — not just return codes.
 
 use std::ffi::{c_void, CString};

@@ -17,9 +17,10 @@
 //!   removed still gives every item and section exactly, and says that its headings were
 //!   inferred;
 //! - [`whole_pages_in_every_theme`] and [`committed_theme_pages_are_fresh`], when
-//!   `CUDART_THEME_PAGES` names the pages `cargo xtask test` builds (`full/`, `small/`): every
-//!   theme's whole page reads as the real 13.4.4 page in `docs-src/` (whose article the NVIDIA
-//!   rebuild gives back byte for byte), and the committed pages are what the script builds.
+//!   `CUDART_THEME_PAGES` names the pages `cargo xtask test` builds (`full/`, `small/`,
+//!   `12.8.0/`): every theme's whole page, as HTML and text, with and without its marks, reads
+//!   as the real 13.4.4 or 12.8.0 page in `docs-src/` (whose article the NVIDIA rebuild gives
+//!   back byte for byte), and the committed pages are what the script builds.
 //!
 //! Nothing here names a CUDA item.
 
@@ -538,8 +539,10 @@ fn a_mark_after_a_blank() {
 fn built_pages() -> Option<PathBuf> {
     let dir = PathBuf::from(std::env::var_os(PAGES_VAR)?);
     assert!(
-        dir.join("full").is_dir() && dir.join("small").is_dir(),
-        "{PAGES_VAR}={} holds no `full/` and `small/` pages",
+        ["full", "small", "12.8.0"]
+            .iter()
+            .all(|set| dir.join(set).is_dir()),
+        "{PAGES_VAR}={} holds no `full/`, `small/` and `12.8.0/` pages",
         dir.display()
     );
     Some(dir)
@@ -553,20 +556,27 @@ fn whole_pages_in_every_theme() {
         );
         return;
     };
-    for (ext, format) in FORMATS {
-        let real = root().join(format!(
-            "docs-src/nvidia-cuda-bindings-13.4.4/runtime.{ext}"
-        ));
-        for theme in std::iter::once("nvidia").chain(THEMES) {
-            assert_reads_alike(&real, &dir.join(format!("full/{theme}.{ext}")), format);
+    // Each set of whole pages and the real release it was rebuilt from.
+    for (set, release) in [("full", "13.4.4"), ("12.8.0", "12.8.0")] {
+        let real = |ext: &str| {
+            root().join(format!(
+                "docs-src/nvidia-cuda-bindings-{release}/runtime.{ext}"
+            ))
+        };
+        for (ext, format) in FORMATS {
+            for theme in std::iter::once("nvidia").chain(THEMES) {
+                assert_reads_alike(
+                    &real(ext),
+                    &dir.join(format!("{set}/{theme}.{ext}")),
+                    format,
+                );
+            }
+        }
+        for (theme, mark) in [("rtd", '\u{f0c1}'), ("furo", '¶'), ("alabaster", '¶')] {
+            let page = dir.join(format!("{set}/{theme}.txt"));
+            assert_unmarked_reads_alike(&real("txt"), &page, mark, Sections::Exact);
         }
     }
-    assert_unmarked_reads_alike(
-        &root().join("docs-src/nvidia-cuda-bindings-13.4.4/runtime.txt"),
-        &dir.join("full/rtd.txt"),
-        '\u{f0c1}',
-        Sections::Exact,
-    );
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //! `target/release-X.Y/report.md`, with the whole diff beside it (`changes.md`).
 //!
 //! What it writes in the repository is only what it makes: the snapshot, the header copies,
-//! the manifest entries and the crate. Downloads and builds stay under `target/`. This module
+//! copies of the pages given from outside `docs-src/`, the manifest entries and the crate. Downloads and builds stay under `target/`. This module
 //! wires the steps together; each lives in its own module.
 
 use std::path::{Path, PathBuf};
@@ -46,8 +46,11 @@ pub struct ReleaseArgs {
     /// The CUDA release, major and minor (`13.5`).
     release: String,
     /// A page of the release's documentation to make the crate from, in place of the crate's
-    /// current pages: a file under docs-src/ whose manifest entry states a release of the
-    /// same major. Repeatable.
+    /// current pages: NVIDIA's `cuda.bindings.runtime` page (its HTML, in any Sphinx theme, or
+    /// a text rendering of it). A file under docs-src/ with a manifest entry stating a release
+    /// of the same major is used as it is; any other is taken as the page of this release:
+    /// copied into docs-src/nvidia-cuda-bindings-X.Y/ (never over a different file) with its
+    /// manifest entry. Repeatable.
     #[arg(long)]
     page: Vec<PathBuf>,
 }
@@ -167,6 +170,7 @@ fn documentation(
             format!("wrote {}", copied.join(", "))
         }
     );
+    let pages = adopt_pages(docs_src, release, pages)?;
     let mut manifest = Manifest::open(docs_src)?;
     manifest.ensure_document(
         &folder,
@@ -178,7 +182,7 @@ fn documentation(
             ("default", Value::from(false)),
         ],
     )?;
-    let docs = crate_documents(docs_src, krate, release, &folder, pages)?;
+    let docs = crate_documents(docs_src, krate, release, &folder, &pages)?;
     manifest.set_crate_docs(&krate.name, &docs)?;
     if manifest.save()? {
         println!(
@@ -188,6 +192,81 @@ fn documentation(
         );
     }
     Ok(folder)
+}
+
+/// The pages given, each as a file under `docs_src` with a manifest entry: a page already
+/// there with an entry stays as it is; any other is taken as `release`'s page of
+/// `cuda.bindings.runtime` (checked to be one: HTML or its text rendering), copied into
+/// `docs-src/nvidia-cuda-bindings-X.Y/` unless it is there already (a different file of its
+/// name there is an error, never overwritten), and given its `[[document]]` entry.
+fn adopt_pages(docs_src: &Path, release: &Release, pages: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    use codegen::ir::Format;
+    let short = snapshot::short_release(release);
+    let entries = Entries::read(docs_src)?;
+    let base = std::fs::canonicalize(docs_src)?;
+    let mut manifest = Manifest::open(docs_src)?;
+    let mut out = Vec::new();
+    for p in pages {
+        let full = std::fs::canonicalize(p).with_context(|| format!("--page {}", p.display()))?;
+        let inside = full
+            .strip_prefix(&base)
+            .ok()
+            .map(|r| r.to_string_lossy().into_owned());
+        if let Some(rel) = &inside {
+            if entries.get(rel).is_some() {
+                out.push(full);
+                continue;
+            }
+        }
+        let bytes =
+            codegen::load::read_input(&full).with_context(|| format!("--page {}", p.display()))?;
+        let text = String::from_utf8_lossy(&bytes);
+        match codegen::parse::detect::detect(&text) {
+            Some(Format::Html | Format::BindingsText) => {}
+            other => bail!(
+                "--page {}: not a page of cuda.bindings.runtime (its HTML or a text rendering of it); read as {}",
+                p.display(),
+                other.map_or("no known format".to_string(), |f| format!("{f:?}"))
+            ),
+        }
+        let rel = match inside {
+            Some(rel) => rel,
+            None => {
+                let name = full
+                    .file_name()
+                    .with_context(|| format!("--page {}: no file name", p.display()))?;
+                let rel = format!("nvidia-cuda-bindings-{short}/{}", name.to_string_lossy());
+                let dest = docs_src.join(&rel);
+                match std::fs::read(&dest) {
+                    Ok(there) if there == bytes => {}
+                    Ok(_) => bail!(
+                        "--page {}: docs-src/{rel} holds another file: not overwritten (remove or rename it, or give that file)",
+                        p.display()
+                    ),
+                    Err(_) => {
+                        std::fs::create_dir_all(dest.parent().expect("a folder"))
+                            .with_context(|| format!("creating {}", dest.display()))?;
+                        codegen::output::write_file(&dest, &bytes)
+                            .with_context(|| format!("writing {}", dest.display()))?;
+                        println!("--page {}: copied to docs-src/{rel}", p.display());
+                    }
+                }
+                rel
+            }
+        };
+        manifest.ensure_document(
+            &rel,
+            &[
+                ("publisher", Value::from("NVIDIA")),
+                ("module", Value::from("cuda.bindings.runtime")),
+                ("release", Value::from(short.as_str())),
+                ("default", Value::from(false)),
+            ],
+        )?;
+        out.push(docs_src.join(&rel));
+    }
+    manifest.save()?;
+    Ok(out)
 }
 
 /// Regenerates `krate`; returns the generator's summary (printed too).
@@ -329,7 +408,8 @@ fn crate_documents(
             .into_owned();
         if entries.minor_of(&rel, major).is_none() || entries.is_headers(&rel) {
             bail!(
-                "--page {}: docs-src/manifest.toml has no [[document]] entry stating a CUDA                  {major} release for it: add one (file, publisher, module, release)",
+                "--page {}: docs-src/manifest.toml has no [[document]] entry stating a CUDA \
+                 {major} release for it: add one (file, publisher, module, release)",
                 p.display()
             );
         }
@@ -493,5 +573,89 @@ mod tests {
         let err = docs("13.5", &["stray.txt"]).unwrap_err().to_string();
         assert!(err.contains("no [[document]] entry"), "{err}");
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_page_from_elsewhere_is_copied_in_with_its_entry_and_never_over_another_file() {
+        let tmp = std::env::temp_dir().join(format!("xtask-release-adopt-{}", std::process::id()));
+        let (docs_src, elsewhere) = (tmp.join("docs-src"), tmp.join("downloads"));
+        std::fs::create_dir_all(&docs_src).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(docs_src.join("manifest.toml"), MANIFEST).unwrap();
+        std::fs::write(docs_src.join("p-13.4.txt"), "page").unwrap();
+        let themes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../codegen/tests/themes/13.4.4");
+        let page = std::fs::read(themes.join("furo.txt")).unwrap();
+        let html = std::fs::read(themes.join("rtd.html")).unwrap();
+        std::fs::write(elsewhere.join("runtime.txt"), &page).unwrap();
+        std::fs::write(elsewhere.join("runtime.html"), &html).unwrap();
+        std::fs::write(elsewhere.join("notes.txt"), "just some notes\n").unwrap();
+        let r = Release::parse("13.5").unwrap();
+        let entry_count = |file: &str| {
+            Entries::read(&docs_src)
+                .unwrap()
+                .0
+                .iter()
+                .filter(|e| e.file == file)
+                .count()
+        };
+
+        // Copied in, with an entry stating the release; the one under docs-src with an entry
+        // is kept as it is.
+        let given = [
+            elsewhere.join("runtime.txt"),
+            elsewhere.join("runtime.html"),
+            docs_src.join("p-13.4.txt"),
+        ];
+        let got = adopt_pages(&docs_src, &r, &given).unwrap();
+        let folder = docs_src.join("nvidia-cuda-bindings-13.5");
+        assert_eq!(
+            got,
+            [
+                folder.join("runtime.txt"),
+                folder.join("runtime.html"),
+                std::fs::canonicalize(docs_src.join("p-13.4.txt")).unwrap()
+            ]
+        );
+        assert_eq!(std::fs::read(folder.join("runtime.txt")).unwrap(), page);
+        assert_eq!(std::fs::read(folder.join("runtime.html")).unwrap(), html);
+        let entries = Entries::read(&docs_src).unwrap();
+        let entry = entries
+            .get("nvidia-cuda-bindings-13.5/runtime.txt")
+            .unwrap();
+        assert_eq!(entry.release.as_deref(), Some("13.5"));
+        assert_eq!(
+            entries.minor_of("nvidia-cuda-bindings-13.5/runtime.html", 13),
+            Some(r.clone())
+        );
+        // The crate then reads them.
+        let krate = crate_of_major(&docs_src, 13).unwrap();
+        assert_eq!(
+            crate_documents(&docs_src, &krate, &r, "h-13.5", &got[..1]).unwrap(),
+            [
+                "nvidia-cuda-bindings-13.5/runtime.txt",
+                "h-13.5",
+                "old-12.txt"
+            ]
+        );
+
+        // Given again: nothing new, one entry.
+        adopt_pages(&docs_src, &r, &given[..1]).unwrap();
+        assert_eq!(entry_count("nvidia-cuda-bindings-13.5/runtime.txt"), 1);
+
+        // Another file of that name is not overwritten.
+        std::fs::write(elsewhere.join("runtime.txt"), [&page[..], b"\n"].concat()).unwrap();
+        let err = adopt_pages(&docs_src, &r, &given[..1])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("holds another file"), "{err}");
+        assert_eq!(std::fs::read(folder.join("runtime.txt")).unwrap(), page);
+
+        // What is not a page is refused, and nothing is copied.
+        let err = adopt_pages(&docs_src, &r, &[elsewhere.join("notes.txt")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not a page of cuda.bindings.runtime"), "{err}");
+        assert!(!folder.join("notes.txt").exists());
+        std::fs::remove_dir_all(&tmp).ok();
     }
 }

@@ -160,14 +160,9 @@ pub fn ensure_library_snapshot(
     Ok(path)
 }
 
-/// Reads `release`'s headers from its wheels (fetched at the versions of `pins`, else the
-/// newest of the release) with libclang (installed when missing); an error when the read has
-/// error diagnostics.
-pub fn make_snapshot(root: &Path, release: &Release, pins: &[(String, String)]) -> Result<Abi> {
-    make_library_snapshot(root, Library::Cudart, release, pins)
-}
-
-/// [`make_snapshot`] of `library`'s headers.
+/// Reads `library`'s `release` headers from its wheels (fetched at the versions of `pins`,
+/// else the newest of the release) with libclang (installed when missing); an error when the
+/// read has error diagnostics.
 pub fn make_library_snapshot(
     root: &Path,
     library: Library,

@@ -20,6 +20,7 @@ use anyhow::{bail, Context, Result};
 use codegen::abi::{snapshot, Abi};
 use codegen::diff::{self, AbiPair};
 use codegen::ir::{Api, Release};
+use codegen::library::Library;
 use codegen::report::OutputFormat;
 use toml_edit::Value;
 
@@ -41,6 +42,19 @@ pub const DOC_HEADERS: [&str; 10] = [
     "texture_types.h",
 ];
 
+/// Where `library`'s documentation headers of a release go under `docs-src/` (`X.Y` stands
+/// for the release), the module their manifest entry names, and the headers copied.
+fn doc_headers(library: Library) -> (&'static str, &'static str, &'static [&'static str]) {
+    match library {
+        Library::Cudart => (
+            "nvidia-cuda-headers-X.Y",
+            "cuda_runtime_api.h",
+            &DOC_HEADERS,
+        ),
+        Library::Nvrtc => ("nvidia-nvrtc-headers-X.Y", "nvrtc.h", &["nvrtc.h"]),
+    }
+}
+
 #[derive(clap::Args)]
 pub struct ReleaseArgs {
     /// The CUDA release, major and minor (`13.5`).
@@ -58,60 +72,31 @@ pub struct ReleaseArgs {
 /// Runs the command from the workspace `root`.
 pub fn run(args: ReleaseArgs, root: &Path) -> Result<ExitCode> {
     let started = Instant::now();
-    let mut timings: Vec<(&str, f64)> = Vec::new();
-    let mut lap = {
-        let mut t = Instant::now();
-        move |name: &'static str, timings: &mut Vec<(&'static str, f64)>| {
-            timings.push((name, t.elapsed().as_secs_f64()));
-            t = Instant::now();
-        }
-    };
     let release = Release::parse(&args.release)
         .filter(|r| r.0.len() == 2)
         .with_context(|| format!("`{}` is not a release such as 13.5", args.release))?;
     let major = release.0[0];
     let short = snapshot::short_release(&release);
     let docs_src = root.join("docs-src");
-    let krate = crate_of_major(&docs_src, major)?;
-    println!("release {short}: crate {} ({})", krate.name, krate.dir);
-
-    let committed = snapshot::path(root, &release);
-    let (abi, made, w) = snapshot_and_wheels(root, &release, &committed)?;
-    lap("wheels and snapshot", &mut timings);
-    let folder = documentation(&docs_src, &w, &krate, &release, &args.page)?;
-    lap("documentation headers", &mut timings);
-    let summary = regenerate(root, &krate)?;
-    lap("regenerate", &mut timings);
-    cargo(root, &["build", "-p", &krate.name])?;
-    lap("build", &mut timings);
-    audit_cmd::audit(root, &root.join(&krate.dir))?;
-    lap("audit", &mut timings);
-
+    let crates = crates_of_major(&docs_src, major)?;
+    if !args.page.is_empty() && !crates.iter().any(|c| c.library.is_cudart()) {
+        bail!("--page: CUDA {major} has no runtime crate to read a page");
+    }
     let out_dir = root.join("target").join(format!("release-{short}"));
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
-    let changes = changes_since_previous(root, &abi, &release, &committed, &out_dir)?;
-    lap("report", &mut timings);
-    let origin: Vec<String> = abi
-        .packages
-        .iter()
-        .map(|(n, v)| format!("{n} {v}"))
-        .collect();
+    let mut sections = Vec::new();
+    for krate in &crates {
+        println!("release {short}: crate {} ({})", krate.name, krate.dir);
+        let pages: &[PathBuf] = if krate.library.is_cudart() {
+            &args.page
+        } else {
+            &[]
+        };
+        sections.push(release_crate(root, krate, &release, pages, &out_dir)?);
+    }
     let text = format!(
-        "# CUDA {short}: release report\n\n\
-         - wheels: {}\n- ABI snapshot: `{}` ({})\n- documentation headers: `docs-src/{folder}/`\n\
-         - crate: `{}` ({}), built and audited against the release's headers and library\n\n\
-         ## What changed\n\n{changes}\n## The crate\n\n```text\n{summary}```\n\n\
-         Steps: {}; {:.1} s in all.\n",
-        origin.join(", "),
-        shown(root, &committed),
-        if made { "made now" } else { "committed before" },
-        krate.name,
-        krate.dir,
-        timings
-            .iter()
-            .map(|(n, s)| format!("{n} {s:.1} s"))
-            .collect::<Vec<_>>()
-            .join(", "),
+        "# CUDA {short}: release report\n\n{}{:.1} s in all.\n",
+        sections.concat(),
         started.elapsed().as_secs_f64(),
     );
     let file = out_dir.join("report.md");
@@ -124,22 +109,90 @@ pub fn run(args: ReleaseArgs, root: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Release day for one crate of the major: its library's snapshot and wheels, its
+/// documentation headers (and `pages`), the crate regenerated, built and audited, and the
+/// changes since the previous minor (the whole diff in `out_dir`). Returns its section of the
+/// report.
+fn release_crate(
+    root: &Path,
+    krate: &codegen::load::CrateEntry,
+    release: &Release,
+    pages: &[PathBuf],
+    out_dir: &Path,
+) -> Result<String> {
+    let mut timings: Vec<(&str, f64)> = Vec::new();
+    let mut lap = {
+        let mut t = Instant::now();
+        move |name: &'static str, timings: &mut Vec<(&'static str, f64)>| {
+            timings.push((name, t.elapsed().as_secs_f64()));
+            t = Instant::now();
+        }
+    };
+    let library = krate.library;
+    let committed = snapshot::library_path(root, library, release);
+    let (abi, made, w) = snapshot_and_wheels(root, library, release, &committed)?;
+    lap("wheels and snapshot", &mut timings);
+    let folder = documentation(&root.join("docs-src"), &w, krate, release, pages)?;
+    lap("documentation headers", &mut timings);
+    let summary = regenerate(root, krate)?;
+    lap("regenerate", &mut timings);
+    cargo(root, &["build", "-p", &krate.name])?;
+    lap("build", &mut timings);
+    audit_cmd::audit(root, &root.join(&krate.dir))?;
+    lap("audit", &mut timings);
+    let changes_file = out_dir.join(if library.is_cudart() {
+        "changes.md".to_string()
+    } else {
+        format!("changes-{}.md", library.name())
+    });
+    let changes = changes_since_previous(root, library, &abi, release, &committed, &changes_file)?;
+    lap("report", &mut timings);
+    let origin: Vec<String> = abi
+        .packages
+        .iter()
+        .map(|(n, v)| format!("{n} {v}"))
+        .collect();
+    Ok(format!(
+        "## {} ({})\n\n\
+         - wheels: {}\n- ABI snapshot: `{}` ({})\n- documentation headers: `docs-src/{folder}/`\n\
+         - crate: `{}` ({}), built and audited against the release's headers and library\n\n\
+         ### What changed\n\n{changes}\n### The crate\n\n```text\n{summary}```\n\n\
+         Steps: {}.\n\n",
+        krate.name,
+        library.title(),
+        origin.join(", "),
+        shown(root, &committed),
+        if made { "made now" } else { "committed before" },
+        krate.name,
+        krate.dir,
+        timings
+            .iter()
+            .map(|(n, s)| format!("{n} {s:.1} s"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    ))
+}
+
 /// The snapshot of `release` (loaded from `committed`, else made there), whether it was made
 /// now, and the very wheels it was made from.
 fn snapshot_and_wheels(
     root: &Path,
+    library: Library,
     release: &Release,
     committed: &Path,
 ) -> Result<(Abi, bool, wheel::Wheel)> {
     let (abi, made) = if committed.is_file() {
         (snapshot::load(committed)?, false)
     } else {
-        let abi = abi_cmd::make_snapshot(root, release, &[])?;
+        let abi = abi_cmd::make_library_snapshot(root, library, release, &[])?;
+        if let Some(dir) = committed.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
         abi_cmd::write_out(committed, &snapshot::to_json(&abi), &abi_cmd::summary(&abi))?;
         (abi, true)
     };
     let pins: Vec<(String, String)> = abi.packages.clone().into_iter().collect();
-    let w = wheel::fetch_pinned(root, release, &pins)?;
+    let w = wheel::fetch_library(root, library, release, &pins)?;
     println!(
         "snapshot: {} ({}; {})",
         shown(root, committed),
@@ -149,9 +202,9 @@ fn snapshot_and_wheels(
     Ok((abi, made, w))
 }
 
-/// Copies the documentation headers of wheel `w` into `docs-src/nvidia-cuda-headers-X.Y/`,
-/// gives them their `[[document]]` entry and points `krate` at its documents (`pages`, when
-/// given). Returns the folder's name.
+/// Copies the documentation headers of wheel `w` into their folder of `docs-src/`
+/// ([`doc_headers`]), gives them their `[[document]]` entry and points `krate` at its
+/// documents (`pages`, when given). Returns the folder's name.
 fn documentation(
     docs_src: &Path,
     w: &wheel::Wheel,
@@ -160,8 +213,9 @@ fn documentation(
     pages: &[PathBuf],
 ) -> Result<String> {
     let short = snapshot::short_release(release);
-    let folder = format!("nvidia-cuda-headers-{short}");
-    let copied = copy_headers(w, &docs_src.join(&folder))?;
+    let (folder, module, headers) = doc_headers(krate.library);
+    let folder = folder.replace("X.Y", &short);
+    let copied = copy_headers(w, headers, &docs_src.join(&folder))?;
     println!(
         "documentation headers: docs-src/{folder}/ ({})",
         if copied.is_empty() {
@@ -176,7 +230,7 @@ fn documentation(
         &folder,
         &[
             ("publisher", Value::from("NVIDIA")),
-            ("module", Value::from("cuda_runtime_api.h")),
+            ("module", Value::from(module)),
             ("release", Value::from(short.as_str())),
             ("format", Value::from("doxygen-header")),
             ("default", Value::from(false)),
@@ -288,37 +342,40 @@ fn regenerate(root: &Path, krate: &codegen::load::CrateEntry) -> Result<String> 
     Ok(summary)
 }
 
-/// The report's "What changed" text: the ABI diff against the previous minor of the major
-/// with a snapshot (the whole diff written to `out_dir/changes.md`), or a line saying there
-/// is none.
+/// The report's "What changed" text: the ABI diff of `library` against the previous minor of
+/// the major with a snapshot (the whole diff written to `file`), or a line saying there is
+/// none.
 fn changes_since_previous(
     root: &Path,
+    library: Library,
     abi: &Abi,
     release: &Release,
     committed: &Path,
-    out_dir: &Path,
+    file: &Path,
 ) -> Result<String> {
     let major = release.0[0];
-    let previous = snapshot::list_in(&root.join("abi"))
+    let folder = committed.parent().unwrap_or(root);
+    let previous = snapshot::list_in(folder)
         .into_iter()
         .rfind(|(r, _)| r.0.first() == Some(&major) && r < release);
     Ok(match &previous {
         Some((prev, path)) => {
             let old = snapshot::load(path)?;
             let d = release_diff(&old, abi, &shown(root, path), &shown(root, committed));
-            let file = out_dir.join("changes.md");
-            std::fs::write(&file, diff::render::render(&d, OutputFormat::Markdown))
+            std::fs::write(file, diff::render::render(&d, OutputFormat::Markdown))
                 .with_context(|| format!("writing {}", file.display()))?;
             format!(
-                "Since CUDA {prev} (`{}` against `{}`; every row in `changes.md`):\n\n```text\n{}```\n",
+                "Since CUDA {prev} (`{}` against `{}`; every row in `{}`):\n\n```text\n{}```\n",
                 shown(root, path),
                 shown(root, committed),
+                file.file_name().unwrap_or_default().to_string_lossy(),
                 diff::render::summary(&d)
             )
         }
         None => format!(
-            "CUDA {} is the first release of CUDA {major} with a snapshot.\n",
-            snapshot::short_release(release)
+            "CUDA {} is the first release of CUDA {major} with a snapshot of {}.\n",
+            snapshot::short_release(release),
+            library.name()
         ),
     })
 }
@@ -355,12 +412,12 @@ impl Entries {
     }
 }
 
-/// The `[[crate]]` whose documents are of `major` (by their manifest entries; the files need
-/// not be there yet).
-fn crate_of_major(docs_src: &Path, major: u32) -> Result<codegen::load::CrateEntry> {
+/// The `[[crate]]`s whose documents are of `major` (by their manifest entries; the files
+/// need not be there yet), one per library, the runtime's first.
+fn crates_of_major(docs_src: &Path, major: u32) -> Result<Vec<codegen::load::CrateEntry>> {
     let crates = codegen::load::crates(docs_src)?;
     let entries = Entries::read(docs_src)?;
-    let found: Vec<&codegen::load::CrateEntry> = crates
+    let mut found: Vec<codegen::load::CrateEntry> = crates
         .iter()
         .filter(|c| {
             entries
@@ -368,19 +425,28 @@ fn crate_of_major(docs_src: &Path, major: u32) -> Result<codegen::load::CrateEnt
                 .and_then(|r| r.0.first().copied())
                 == Some(major)
         })
+        .cloned()
         .collect();
-    match found.as_slice() {
-        [one] => Ok((*one).clone()),
-        [] => bail!(
+    if found.is_empty() {
+        bail!(
             "docs-src/manifest.toml has no [[crate]] for CUDA {major} (its crates: {}): add one",
             crates
                 .iter()
                 .map(|c| c.name.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
-        ),
-        _ => bail!("docs-src/manifest.toml has several [[crate]]s for CUDA {major}"),
+        );
     }
+    found.sort_by_key(|c| Library::ALL.iter().position(|l| *l == c.library));
+    if let Some(pair) = found.windows(2).find(|w| w[0].library == w[1].library) {
+        bail!(
+            "docs-src/manifest.toml has several [[crate]]s of {} for CUDA {major}: {} and {}",
+            pair[0].library.name(),
+            pair[0].name,
+            pair[1].name
+        );
+    }
+    Ok(found)
 }
 
 /// The crate's documents after this release: its header folder of the major becomes
@@ -463,10 +529,10 @@ fn crate_documents(
 
 /// Copies the documentation headers from the unpacked wheels into `dest`, writing only the
 /// files that differ; returns the names written.
-fn copy_headers(w: &wheel::Wheel, dest: &Path) -> Result<Vec<String>> {
+fn copy_headers(w: &wheel::Wheel, headers: &[&str], dest: &Path) -> Result<Vec<String>> {
     std::fs::create_dir_all(dest).with_context(|| format!("creating {}", dest.display()))?;
     let mut written = Vec::new();
-    for name in DOC_HEADERS {
+    for &name in headers {
         let from = w
             .include_dirs
             .iter()
@@ -546,9 +612,9 @@ mod tests {
         std::fs::write(dir.join("manifest.toml"), MANIFEST).unwrap();
         std::fs::write(dir.join("p-13.5.txt"), "page").unwrap();
         std::fs::write(dir.join("stray.txt"), "page").unwrap();
-        let krate = crate_of_major(&dir, 13).unwrap();
+        let krate = crates_of_major(&dir, 13).unwrap().remove(0);
         assert_eq!(krate.name, "c13");
-        assert!(crate_of_major(&dir, 11).is_err());
+        assert!(crates_of_major(&dir, 11).is_err());
         let r = |s: &str| Release::parse(s).unwrap();
         let docs = |release: &str, pages: &[&str]| {
             let pages: Vec<PathBuf> = pages.iter().map(|p| dir.join(p)).collect();
@@ -572,6 +638,35 @@ mod tests {
         // A page without a manifest entry is refused, naming what to add.
         let err = docs("13.5", &["stray.txt"]).unwrap_err().to_string();
         assert!(err.contains("no [[document]] entry"), "{err}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn every_crate_of_the_major_is_released_the_runtimes_first() {
+        let dir = std::env::temp_dir().join(format!("xtask-release-crates-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let nvrtc = "[[crate]]\nname = \"n13\"\nlibrary = \"nvrtc\"\ndir = \"runtime/n13\"\n\
+            docs = [\"n-13.4\"]\n\n[[document]]\nfile = \"n-13.4\"\nrelease = \"13.4\"\n\
+            format = \"doxygen-header\"\n\n";
+        std::fs::write(dir.join("manifest.toml"), format!("{nvrtc}{MANIFEST}")).unwrap();
+        let crates = crates_of_major(&dir, 13).unwrap();
+        let names: Vec<_> = crates
+            .iter()
+            .map(|c| (c.name.as_str(), c.library))
+            .collect();
+        assert_eq!(names, [("c13", Library::Cudart), ("n13", Library::Nvrtc)]);
+        // The NVRTC crate's headers follow the release too.
+        let r = Release::parse("13.5").unwrap();
+        assert_eq!(
+            crate_documents(&dir, &crates[1], &r, "n-13.5", &[]).unwrap(),
+            ["n-13.5"]
+        );
+        assert_eq!(doc_headers(Library::Nvrtc).2, ["nvrtc.h"]);
+        // Two crates of one library for a major: which to release is not clear.
+        let twice = MANIFEST.replacen("name = \"c13\"", "name = \"c13b\"", 1);
+        std::fs::write(dir.join("manifest.toml"), format!("{MANIFEST}{twice}")).unwrap();
+        let err = crates_of_major(&dir, 13).unwrap_err().to_string();
+        assert!(err.contains("several [[crate]]s of cudart"), "{err}");
         std::fs::remove_dir_all(&dir).ok();
     }
 
@@ -628,7 +723,7 @@ mod tests {
             Some(r.clone())
         );
         // The crate then reads them.
-        let krate = crate_of_major(&docs_src, 13).unwrap();
+        let krate = crates_of_major(&docs_src, 13).unwrap().remove(0);
         assert_eq!(
             crate_documents(&docs_src, &krate, &r, "h-13.5", &got[..1]).unwrap(),
             [

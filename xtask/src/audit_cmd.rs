@@ -7,9 +7,10 @@
 //! The release comes from the crate's `[package.metadata.cudart] release`. Each crate folder
 //! builds in a folder of its own under `target/audit-crates/` (crates of one name in two
 //! folders — `cudart13` for 13.2 and for 13.4 — would otherwise share one test binary, and
-//! cargo, comparing file times, could run the other release's); a crate with no
-//! `Cargo.lock` gets a copy of the workspace's, so it builds with the versions the workspace
-//! tested and without asking the registry again.
+//! cargo, comparing file times, could run the other release's); a crate outside the
+//! workspace with no `Cargo.lock` gets a copy of the workspace's, so it builds with the
+//! versions the workspace tested and without asking the registry again (a member builds with
+//! the workspace's own).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -121,7 +122,7 @@ pub fn audit(root: &Path, dir: &Path) -> Result<()> {
     let c = read_crate(dir)?;
     let env = audit_env(root, &c)?;
     let lock = c.dir.join("Cargo.lock");
-    if !lock.exists() {
+    if !is_member(root, &c.dir) && !lock.exists() {
         std::fs::copy(root.join("Cargo.lock"), &lock)
             .with_context(|| format!("copying the workspace's Cargo.lock to {}", lock.display()))?;
     }
@@ -152,6 +153,31 @@ pub fn audit(root: &Path, dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Whether `dir` is a member of the workspace at `root` (which then builds it with the
+/// workspace's `Cargo.lock`).
+fn is_member(root: &Path, dir: &Path) -> bool {
+    let (Ok(root), Ok(dir)) = (root.canonicalize(), dir.canonicalize()) else {
+        return false;
+    };
+    let Ok(rel) = dir.strip_prefix(&root) else {
+        return false;
+    };
+    let Ok(text) = std::fs::read_to_string(root.join("Cargo.toml")) else {
+        return false;
+    };
+    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
+        return false;
+    };
+    doc.get("workspace")
+        .and_then(|w| w.get("members"))
+        .and_then(|m| m.as_array())
+        .is_some_and(|members| {
+            members
+                .iter()
+                .any(|m| m.as_str().is_some_and(|m| Path::new(m) == rel))
+        })
+}
+
 /// Runs the command.
 pub fn run(args: AuditArgs, root: &Path) -> Result<ExitCode> {
     audit(root, &args.dir)?;
@@ -174,4 +200,19 @@ fn build_dir(root: &Path, dir: &Path) -> PathBuf {
         .collect();
     root.join("target/audit-crates")
         .join(name.trim_start_matches('_'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_workspaces_crates_are_members_and_a_crate_elsewhere_is_not() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        assert!(is_member(&root, &root.join("runtime/cudart13")));
+        assert!(is_member(&root, &root.join("runtime/nvrtc13")));
+        // Inside the workspace's folder but not a member, and outside it.
+        assert!(!is_member(&root, &root.join("docs-src")));
+        assert!(!is_member(&root, &std::env::temp_dir()));
+    }
 }

@@ -416,73 +416,91 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .collect();
     let mark = permalink::of_lines(lines.iter().copied());
+    if let Permalink::Mark(m) = mark {
+        dedent_objects(&mut lines, m, diags);
+    }
     let mut page = Page {
-        lines: &[],
+        lines: &lines,
         mark,
         headings: Vec::new(),
     };
-    if let Permalink::Mark(m) = mark {
-        // An object written indented (a block pasted with a tab in front) is read as if it
-        // were not, and said: left indented, it would be read as the text of the object
-        // above it.
-        let starts = |l: &str| {
-            l.trim_end().ends_with(m)
-                && matches!(
-                    start_of(
-                        &Page {
-                            lines: &[l],
-                            mark,
-                            headings: Vec::new()
-                        },
-                        0,
-                        false
-                    ),
-                    Some(Start::Class(_) | Start::Function(_) | Start::Data(_))
-                )
-        };
-        for (first, last) in crate::text::dedent_runs(&mut lines, starts) {
-            diags.warning(
-                line_no(first),
-                format!(
-                    "lines {}–{}: an object written indented; read as if it were not",
-                    line_no(first),
-                    line_no(last)
-                ),
-            );
-        }
-    }
-    page.lines = &lines;
     if mark == Permalink::Absent {
-        // Which lines start objects (a member's place in a class is not known yet: any
-        // integer-valued unqualified line may be one), then the headings around them.
-        let objects: Vec<Option<Shape>> = (0..lines.len())
-            .map(|i| {
-                start_of(&page, i, true).map(|start| match start {
-                    Start::Data(sig) if is_member(sig) => Shape::Member,
-                    Start::Data(_) => Shape::Data,
-                    _ => Shape::Other,
-                })
-            })
-            .collect();
-        page.headings = inferred_headings(&lines, &objects);
-        if let Some(i) = underlined_heading(&lines) {
-            diags.error(
-                line_no(i),
-                format!(
-                    "`{}` is underlined as a reStructuredText heading: the page is reST or the output of Sphinx's text builder (`-b text`), which this reader does not read (headings underlined, bodies indented, paragraphs wrapped); give it the HTML page or a text rendering of it",
-                    lines[i].trim()
+        page.headings = unmarked_headings(&page, diags);
+    }
+    blocks_of(&page, diags)
+}
+
+/// Moves objects written indented (a block pasted with a tab in front) to column 0, and says
+/// so: left indented, such an object would be read as the text of the object above it.
+fn dedent_objects(lines: &mut [&str], m: char, diags: &mut Diagnostics) {
+    let mark = Permalink::Mark(m);
+    let starts = |l: &str| {
+        l.trim_end().ends_with(m)
+            && matches!(
+                start_of(
+                    &Page {
+                        lines: &[l],
+                        mark,
+                        headings: Vec::new()
+                    },
+                    0,
+                    false
                 ),
-            );
-        }
-        let count = page.headings.iter().filter(|h| **h).count();
+                Some(Start::Class(_) | Start::Function(_) | Start::Data(_))
+            )
+    };
+    for (first, last) in crate::text::dedent_runs(lines, starts) {
         diags.warning(
-            1,
+            line_no(first),
             format!(
-                "the page shows no permalink marks (`#`, `¶`) after its headings and signatures: its {count} heading(s) were told from one-line paragraphs by their place, which can take a paragraph for a heading or a heading for a paragraph"
+                "lines {}–{}: an object written indented; read as if it were not",
+                line_no(first),
+                line_no(last)
             ),
         );
     }
+}
+
+/// On a page without marks, which lines are headings ([`inferred_headings`]), said as a
+/// warning; a page whose title is underlined (reST, Sphinx's text builder) is an error.
+fn unmarked_headings(page: &Page<'_, '_>, diags: &mut Diagnostics) -> Vec<bool> {
+    let lines = page.lines;
+    // Which lines start objects (a member's place in a class is not known yet: any
+    // integer-valued unqualified line may be one), then the headings around them.
+    let objects: Vec<Option<Shape>> = (0..lines.len())
+        .map(|i| {
+            start_of(page, i, true).map(|start| match start {
+                Start::Data(sig) if is_member(sig) => Shape::Member,
+                Start::Data(_) => Shape::Data,
+                _ => Shape::Other,
+            })
+        })
+        .collect();
+    let headings = inferred_headings(lines, &objects);
+    if let Some(i) = underlined_heading(lines) {
+        diags.error(
+            line_no(i),
+            format!(
+                "`{}` is underlined as a reStructuredText heading: the page is reST or the output of Sphinx's text builder (`-b text`), which this reader does not read (headings underlined, bodies indented, paragraphs wrapped); give it the HTML page or a text rendering of it",
+                lines[i].trim()
+            ),
+        );
+    }
+    let count = headings.iter().filter(|h| **h).count();
+    diags.warning(
+        1,
+        format!(
+            "the page shows no permalink marks (`#`, `¶`) after its headings and signatures: its {count} heading(s) were told from one-line paragraphs by their place, which can take a paragraph for a heading or a heading for a paragraph"
+        ),
+    );
+    headings
+}
+
+/// The blocks of the page: headings and objects with the lines under them.
+fn blocks_of<'a>(page: &Page<'_, 'a>, diags: &mut Diagnostics) -> Vec<Block<'a>> {
+    let (lines, mark) = (page.lines, page.mark);
     let file = diags.file().to_string();
+
     let mut blocks: Vec<Block<'a>> = Vec::new();
     // Text before the first heading or object belongs to nothing: it is unread.
     let mut preamble = Runs::new();
@@ -496,7 +514,7 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
         }
         let in_class = matches!(blocks.last(), Some(Block::Object(o)) if o.kind == ObjectKind::Class
             || (o.kind == ObjectKind::Data && is_member(&o.signature)));
-        let Some(start) = start_of(&page, i, in_class) else {
+        let Some(start) = start_of(page, i, in_class) else {
             match blocks.last_mut() {
                 Some(Block::Heading(h)) => h.intro.push(DocLine::new(lines[i], line_no(i))),
                 Some(Block::Object(o)) => o.doc.push(DocLine::new(lines[i], line_no(i))),
@@ -543,7 +561,7 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
                 blocks.push(object(kind, sig));
             }
             Start::MultiLine(kind, name) => {
-                let (sig, next) = multi_line(&page, i, name, diags);
+                let (sig, next) = multi_line(page, i, name, diags);
                 blocks.push(object(kind, Cow::Owned(sig)));
                 i = next;
                 continue;

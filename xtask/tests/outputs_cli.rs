@@ -228,6 +228,37 @@ fn no_output_is_an_input() {
     assert!(!crate_dir.exists(), "nothing was written");
 }
 
+/// An output that is a device or a link: `/dev/null` is written to and stays a device (an
+/// atomic rename over it replaced the device with a regular file); a link is refused and
+/// left as it is, its target untouched.
+#[cfg(unix)]
+#[test]
+fn dev_null_stays_a_device_and_a_link_is_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let t = tmp("devices");
+    let doc = t.join("page.txt");
+    std::fs::copy(page(), &doc).unwrap();
+    let out = xtask(&["ir", s(&doc), "--out", "/dev/null"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kind = std::fs::symlink_metadata("/dev/null").unwrap().file_type();
+    assert!(kind.is_char_device(), "/dev/null is no longer a device");
+    let target = t.join("target.json");
+    std::fs::write(&target, "kept").unwrap();
+    let link = t.join("out.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = xtask(&["ir", s(&doc), "--out", s(&link)]);
+    assert_fails(&out, "symbolic link");
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
+}
+
 #[test]
 fn bad_arguments_fail_before_any_work() {
     let t = tmp("arguments");

@@ -39,9 +39,38 @@ pub(crate) fn io(path: &Path) -> impl Fn(std::io::Error) -> OutputError + '_ {
 
 /// Writes `bytes` to `path` in one step: into a new temporary file in the same folder, then
 /// renamed over `path`, so a reader, a kill or a full disk sees the old file or the new one,
-/// whole, and a link at `path` is replaced, not written through. The folder is created when
-/// missing; the temporary file is removed when writing fails.
+/// whole. The folder is created when missing; the temporary file is removed when writing
+/// fails. A link at `path` is neither written through nor replaced (an error); a character
+/// device or a FIFO there (`/dev/null`, a pipe) is written to as it is, since renaming over
+/// it would destroy the device; any other file that is not a regular one is an error.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        let kind = meta.file_type();
+        let refuse = |what: &str| OutputError::Io {
+            path: path.to_path_buf(),
+            error: std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_string()),
+        };
+        if kind.is_symlink() {
+            return Err(refuse(
+                "a symbolic link: an output is neither written through a link nor replaces one (name its target, or `-` for standard output where the command takes it)",
+            ));
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            if kind.is_char_device() || kind.is_fifo() {
+                use std::io::Write;
+                return std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
+                    .map_err(io(path));
+            }
+        }
+        if !kind.is_file() {
+            return Err(refuse("not a regular file: not replaced"));
+        }
+    }
     let name = path.file_name().ok_or_else(|| OutputError::Io {
         path: path.to_path_buf(),
         error: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"),
@@ -164,16 +193,27 @@ mod tests {
     }
 
     #[test]
-    fn a_file_is_replaced_whole_and_a_link_is_not_written_through() {
+    fn a_file_is_replaced_whole_and_a_link_is_neither_written_through_nor_replaced() {
         let dir = tmp("file");
         let target = dir.join("target.txt");
         std::fs::write(&target, "kept").expect("target");
         let out = dir.join("out.json");
-        #[cfg(unix)]
-        std::os::unix::fs::symlink(&target, &out).expect("link");
-        write_file(&out, b"new").expect("writes");
+        write_file(&out, b"old").expect("writes");
+        write_file(&out, b"new").expect("replaces");
         assert_eq!(std::fs::read_to_string(&out).expect("out"), "new");
-        assert_eq!(std::fs::read_to_string(&target).expect("target"), "kept");
+        #[cfg(unix)]
+        {
+            let link = dir.join("link.json");
+            std::os::unix::fs::symlink(&target, &link).expect("link");
+            let err = write_file(&link, b"new").expect_err("a link is refused");
+            assert!(err.to_string().contains("symbolic link"), "{err}");
+            assert!(std::fs::symlink_metadata(&link)
+                .expect("link")
+                .file_type()
+                .is_symlink());
+            assert_eq!(std::fs::read_to_string(&target).expect("target"), "kept");
+            std::fs::remove_file(&link).expect("link removed");
+        }
         write_file(&dir.join("sub/deeper/x"), b"x").expect("creates folders");
         let names: Vec<String> = std::fs::read_dir(&dir)
             .expect("dir")
@@ -186,6 +226,41 @@ mod tests {
         assert!(write_file(&dir.join("sub"), b"x").is_err());
         assert_eq!(std::fs::read_dir(&dir).expect("dir").count(), 3);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_device_or_a_pipe_is_written_to_and_stays_what_it_is() {
+        use std::os::unix::fs::FileTypeExt;
+        let null = Path::new("/dev/null");
+        write_file(null, b"gone").expect("/dev/null takes it");
+        let kind = std::fs::symlink_metadata(null)
+            .expect("/dev/null")
+            .file_type();
+        assert!(kind.is_char_device(), "/dev/null is no longer a device");
+        // A FIFO: a reader gets the bytes, and the FIFO stays one.
+        let dir = tmp("fifo");
+        let fifo = dir.join("pipe");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("path");
+        // SAFETY: a NUL-terminated path and a mode.
+        assert_eq!(unsafe { libc_mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).expect("read the FIFO"))
+        };
+        write_file(&fifo, b"through the pipe").expect("the FIFO takes it");
+        assert_eq!(reader.join().expect("reader"), b"through the pipe");
+        assert!(std::fs::symlink_metadata(&fifo)
+            .expect("fifo")
+            .file_type()
+            .is_fifo());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    extern "C" {
+        #[link_name = "mkfifo"]
+        fn libc_mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
     }
 
     #[test]

@@ -1178,11 +1178,6 @@ macro_rules! view_methods {
             self.mem.alloc
         }
 
-        /// What a graph holds to keep the owner's memory alive (`None` for foreign memory).
-        pub(crate) fn keeper(&self) -> Option<crate::graph::Kept> {
-            self.mem.alloc.map(|a| a.keeper())
-        }
-
         /// Makes `graph` keep the owning buffer's memory alive (nothing for foreign memory).
         pub(crate) fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
             match self.mem.alloc {
@@ -1229,6 +1224,11 @@ impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
             mem,
             _data: PhantomData,
         }
+    }
+
+    /// What a graph holds to keep the owner's memory alive (`None` for foreign memory).
+    pub(crate) fn keeper(&self) -> Option<crate::graph::Kept> {
+        self.mem.alloc.map(|a| a.keeper())
     }
 
     view_methods!();

@@ -18,12 +18,11 @@ use std::ops::RangeBounds;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use super::buffer::bounds;
 #[cfg(doc)]
 use super::pinned::PinnedBuffer;
 use super::pinned::{PinnedBlock, PinnedMut, PinnedPart, PinnedRef};
 use super::track::{self, Access, Bytes, Tracked};
-use super::DeviceCopy;
+use super::{bounds, DeviceCopy};
 use crate::error::{Error, Result};
 use crate::stream::Stream;
 

@@ -13,7 +13,7 @@
 
 use std::ffi::{c_int, c_void};
 use std::marker::PhantomData;
-use std::ops::{Bound, RangeBounds};
+use std::ops::RangeBounds;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::allocator::{self, DeviceAllocator};
@@ -21,7 +21,7 @@ use super::pinned_slice::{chunk, chunk_count, AsPinnedSlice, AsPinnedSliceMut};
 use super::pool::MemPool;
 use super::release::{release_later, retry_later};
 use super::track::{self, Access, Capture, Enqueued, StreamKey, Tracked, Uses, WHOLE};
-use super::{bytes_of, length_mismatch, DeviceCopy, DevicePtr};
+use super::{bounds, bytes_of, length_mismatch, DeviceCopy, DevicePtr};
 use crate::device;
 use crate::error::{report_drop_error, status, Error, Result};
 use crate::stream::Stream;
@@ -540,22 +540,6 @@ fn checked_bounds(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, 
             "the range {shown:?} is out of bounds of {len} elements"
         ))
     })
-}
-
-/// `(start, end)` of `range` within `0..len`, or `None` when it is out of bounds or
-/// decreasing.
-pub(crate) fn bounds(range: impl RangeBounds<usize>, len: usize) -> Option<(usize, usize)> {
-    let start = match range.start_bound() {
-        Bound::Included(&s) => s,
-        Bound::Excluded(&s) => s.checked_add(1)?,
-        Bound::Unbounded => 0,
-    };
-    let end = match range.end_bound() {
-        Bound::Included(&e) => e.checked_add(1)?,
-        Bound::Excluded(&e) => e,
-        Bound::Unbounded => len,
-    };
-    (start <= end && end <= len).then_some((start, end))
 }
 
 /// `cudaMemcpyAsync` of `bytes` bytes.
@@ -1309,23 +1293,6 @@ debug_views!(DeviceSlice, DeviceSliceMut);
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ranges_are_checked_like_slice_get() {
-        assert_eq!(bounds(.., 10), Some((0, 10)));
-        assert_eq!(bounds(2..5, 10), Some((2, 5)));
-        assert_eq!(bounds(2..=5, 10), Some((2, 6)));
-        assert_eq!(bounds(10.., 10), Some((10, 10)));
-        assert_eq!(bounds(11.., 10), None);
-        assert_eq!(bounds(..11, 10), None);
-        let (high, low) = (5, 2);
-        assert_eq!(bounds(high..low, 10), None);
-        assert_eq!(bounds(..=usize::MAX, 10), None);
-        assert_eq!(
-            bounds((Bound::Excluded(usize::MAX), Bound::Unbounded), 10),
-            None
-        );
-    }
 
     #[test]
     fn buffers_and_views_are_send_and_sync() {

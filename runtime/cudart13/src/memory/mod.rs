@@ -123,15 +123,14 @@ use std::ops::{Bound, RangeBounds};
 
 pub use allocator::{
     allocator, set_allocator, set_pinned_allocator, using_allocator, DebugPrintHook,
-    DeviceAllocator, HookedAllocator, MemoryHook, PoolAllocator, RuntimeAllocator,
+    DeviceAllocator, HookedAllocator, HostAllocator, MemoryHook, PoolAllocator, RuntimeAllocator,
 };
 pub(crate) use buffer::Mem;
 pub use buffer::{AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceSlice, DeviceSliceMut};
 pub use ipc::IpcMemHandle;
 pub use managed::ManagedBuffer;
 pub use pinned::{
-    HostAllocFlags, HostAllocator, PinnedBuffer, PinnedMut, PinnedPool, PinnedRef,
-    RuntimeHostAllocator,
+    HostAllocFlags, PinnedBuffer, PinnedMut, PinnedPool, PinnedRef, RuntimeHostAllocator,
 };
 pub use pinned_slice::{AsPinnedSlice, AsPinnedSliceMut, PinnedSlice, PinnedSliceMut};
 pub use pool::{MemPool, MemPoolStats};

@@ -102,8 +102,10 @@ pub unsafe trait HostAllocator: Send + Sync {
     /// Allocates `bytes` bytes (`bytes > 0`).
     fn alloc(&self, bytes: usize) -> Result<NonNull<u8>>;
     /// Whether the memory [`alloc`](HostAllocator::alloc) returns is initialised (see the
-    /// trait's safety contract): then [`PinnedBuffer::new_uninit`](super::PinnedBuffer::new_uninit) and
-    /// [`PinnedPool::alloc_uninit`](super::PinnedPool::alloc_uninit) skip zero-filling it. `false` unless overridden.
+    /// trait's safety contract): then
+    /// [`PinnedBuffer::new_uninit`](super::PinnedBuffer::new_uninit) and
+    /// [`PinnedPool::alloc_uninit`](super::PinnedPool::alloc_uninit) skip zero-filling it.
+    /// `false` unless overridden.
     fn initialized(&self) -> bool {
         false
     }

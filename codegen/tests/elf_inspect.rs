@@ -4,29 +4,14 @@
 //! damages are refused by name; truncations and random damage never panic and take time
 //! linear in the file.
 
-use std::path::PathBuf;
-
 use codegen::coverage::loadable::{check, inspect, NotLoadable, SymbolKind};
 
-/// The shared libraries this process has mapped (the C library among them).
-fn mapped_libraries() -> Vec<PathBuf> {
-    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
-    let mut out: Vec<PathBuf> = maps
-        .lines()
-        .filter_map(|l| l.split_whitespace().nth(5))
-        .filter(|p| p.contains(".so"))
-        .map(PathBuf::from)
-        .filter(|p| p.is_file())
-        .collect();
-    out.sort();
-    out.dedup();
-    out
-}
+use crate::mapped_library::mapped_shared_libraries;
 
 #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
 #[test]
 fn libraries_this_process_maps_pass_and_their_functions_are_functions() {
-    let libs = mapped_libraries();
+    let libs = mapped_shared_libraries();
     assert!(!libs.is_empty(), "no shared library is mapped");
     let mut malloc = false;
     for lib in &libs {
@@ -53,7 +38,7 @@ fn libraries_this_process_maps_pass_and_their_functions_are_functions() {
 
 /// A small mapped library, for mutation.
 fn small_library() -> Vec<u8> {
-    mapped_libraries()
+    mapped_shared_libraries()
         .iter()
         .filter_map(|p| std::fs::read(p).ok())
         .filter(|d| inspect(d).is_ok())
@@ -134,7 +119,7 @@ fn damaged_dynamic_values_that_crashed_the_loader_are_named() {
         (26, |v| v - 8, "overlaps"),          // DT_FINI_ARRAY into DT_INIT_ARRAY
     ];
     let mut applied = 0;
-    for data in mapped_libraries()
+    for data in mapped_shared_libraries()
         .iter()
         .filter_map(|p| std::fs::read(p).ok())
     {

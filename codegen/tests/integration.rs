@@ -26,6 +26,8 @@ mod elf_inspect;
 mod ir_json;
 #[path = "join.rs"]
 mod join;
+#[path = "../../tests/src/mapped_library.rs"]
+mod mapped_library;
 #[path = "module_cycles.rs"]
 mod module_cycles;
 #[path = "parse_autodoc.rs"]

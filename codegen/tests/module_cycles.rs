@@ -212,3 +212,24 @@ fn a_cycle_is_found() {
     acyclic.get_mut("c").unwrap().clear();
     assert_eq!(find_cycle(&acyclic), None);
 }
+
+/// The safe layer's memory modules (`codegen/template/src/memory/`): the allocator traits sit
+/// below the pinned buffers, and the pinned parts below the device buffers that copy to them,
+/// so the circle allocator → pinned → pinned_slice → buffer → allocator stays broken. (Two
+/// shorter cycles remain there: `pinned` ↔ `pinned_slice`, a buffer and its parts, and
+/// `buffer` ↔ `pool` through `MemPool::alloc`.)
+#[test]
+fn template_memory_modules_keep_the_allocators_and_pinned_parts_below() {
+    let memory = Path::new(env!("CARGO_MANIFEST_DIR")).join("template/src/memory");
+    let graph = module_graph(&memory, "memory");
+    assert!(
+        graph["buffer"].contains("pinned_slice") && graph["pinned"].contains("allocator"),
+        "the checker sees the memory modules' imports: {graph:?}"
+    );
+    for (from, to) in [("allocator", "pinned"), ("pinned_slice", "buffer")] {
+        assert!(
+            !graph[from].contains(to),
+            "memory::{from} imports from memory::{to}: {graph:?}"
+        );
+    }
+}

@@ -580,23 +580,11 @@ fn staged_writes_replace_every_file_or_none() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
-/// A shared library this process has mapped (the C library, at least), read from
-/// `/proc/self/maps`.
-fn mapped_shared_library() -> Option<PathBuf> {
-    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
-    maps.lines()
-        .filter_map(|l| l.split_whitespace().nth(5))
-        .map(PathBuf::from)
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().contains(".so"))
-                && p.is_file()
-        })
-}
-
 /// Libraries to damage: a system one, and the wheel's libcudart when `CUDART_WHEEL_LIB` is set.
 fn libraries() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = mapped_shared_library().into_iter().collect();
+    let mut out: Vec<PathBuf> = crate::mapped_library::mapped_shared_library()
+        .into_iter()
+        .collect();
     if let Some(p) = std::env::var_os("CUDART_WHEEL_LIB").filter(|p| !p.is_empty()) {
         out.push(PathBuf::from(p));
     }

@@ -16,23 +16,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use cudart13::{Error, Library};
-
-/// A shared library this process has mapped, from `/proc/self/maps`.
-fn mapped_shared_library() -> PathBuf {
-    let maps = std::fs::read_to_string("/proc/self/maps").expect("/proc/self/maps");
-    maps.lines()
-        .filter_map(|l| l.split_whitespace().nth(5))
-        .map(PathBuf::from)
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().contains(".so"))
-                && p.is_file()
-        })
-        .expect("a shared library is mapped")
-}
+use workspace_tests::mapped_library::mapped_shared_library;
 
 fn libraries() -> Vec<PathBuf> {
-    let mut out = vec![mapped_shared_library()];
+    let mut out = vec![mapped_shared_library().expect("a shared library is mapped")];
     if let Some(p) = std::env::var_os("CUDART_WHEEL_LIB").filter(|p| !p.is_empty()) {
         out.push(PathBuf::from(p));
     }
@@ -436,7 +423,8 @@ fn stand_in_libraries_through_the_global_loader() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_truncated_library_through_cudart_path() {
-    let bytes = std::fs::read(mapped_shared_library()).expect("library");
+    let library = mapped_shared_library().expect("a shared library is mapped");
+    let bytes = std::fs::read(library).expect("library");
     let dir = scratch("truncated-global");
     let cut = dir.join("libcudart.so.13");
     std::fs::write(&cut, &bytes[..4096]).expect("copy");

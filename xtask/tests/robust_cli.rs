@@ -159,25 +159,12 @@ fn cr_only_line_endings_are_read() {
     );
 }
 
-/// A shared library this process has mapped (the C library), from `/proc/self/maps`.
-#[cfg(target_os = "linux")]
-fn mapped_shared_library() -> PathBuf {
-    let maps = std::fs::read_to_string("/proc/self/maps").expect("/proc/self/maps");
-    maps.lines()
-        .filter_map(|l| l.split_whitespace().nth(5))
-        .map(PathBuf::from)
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().contains(".so"))
-                && p.is_file()
-        })
-        .expect("a shared library is mapped")
-}
-
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 #[test]
 fn coverage_names_a_truncated_or_foreign_library() {
-    let mut bytes = std::fs::read(mapped_shared_library()).expect("library");
+    let library =
+        crate::mapped_library::mapped_shared_library().expect("a shared library is mapped");
+    let mut bytes = std::fs::read(library).expect("library");
     let cut = tmp("cut-libcudart.so.13");
     std::fs::write(&cut, &bytes[..4096]).unwrap();
     bytes[18..20].copy_from_slice(&183u16.to_le_bytes()); // EM_AARCH64

@@ -43,7 +43,10 @@ use crate::error::{report_drop_error, status, Error, Result};
 use crate::event::Event;
 use crate::kernel::Launch;
 use crate::memory::track::{Access, Capture, StreamKey, Uses, WHOLE};
-use crate::memory::{AsDeviceSlice, AsDeviceSliceMut, AsPinnedSlice, AsPinnedSliceMut, DeviceCopy};
+use crate::memory::{
+    AsDeviceSlice, AsDeviceSliceMut, AsPinnedSlice, AsPinnedSliceMut, DeviceCopy, DeviceSlice,
+    PinnedSlice,
+};
 use crate::stream::{run_caught, Stream};
 use crate::sys;
 
@@ -171,6 +174,73 @@ impl GraphNode<'_> {
 }
 
 type HostNodeFn = Box<dyn Fn() + Send + Sync>;
+
+/// One side of a copy node: a view of device memory, a part of a pinned buffer (which the
+/// graph keeps alive), or host memory the caller keeps valid (the `unsafe` nodes).
+enum Side<'a, T: DeviceCopy> {
+    Device(DeviceSlice<'a, T>),
+    Pinned(PinnedSlice<'a, T>),
+    Host(*const T, usize),
+}
+
+impl<T: DeviceCopy> Side<'_, T> {
+    fn len(&self) -> usize {
+        match self {
+            Side::Device(view) => view.len(),
+            Side::Pinned(part) => part.len(),
+            Side::Host(_, len) => *len,
+        }
+    }
+
+    /// The address CUDA copies at (a host address for pinned and host memory).
+    fn address(&self) -> *mut c_void {
+        match self {
+            Side::Device(view) => view.as_device_ptr().as_raw(),
+            Side::Pinned(part) => part.as_ptr().cast_mut().cast(),
+            Side::Host(ptr, _) => ptr.cast_mut().cast(),
+        }
+    }
+}
+
+/// A copy node's parameters: `src` to `dst`, sides of the same length, at least one of
+/// them device memory.
+struct Copy1d<'a, T: DeviceCopy> {
+    dst: Side<'a, T>,
+    src: Side<'a, T>,
+}
+
+impl<'a, T: DeviceCopy> Copy1d<'a, T> {
+    /// The copy, or [`Error::InvalidArgument`] naming method `what` when the lengths differ
+    /// (the device side's length is the one expected; the destination's when both are).
+    fn new(what: &str, dst: Side<'a, T>, src: Side<'a, T>) -> Result<Copy1d<'a, T>> {
+        if dst.len() != src.len() {
+            let (expected, given) = match dst {
+                Side::Device(_) => (dst.len(), src.len()),
+                _ => (src.len(), dst.len()),
+            };
+            return Err(crate::memory::length_mismatch(what, expected, given));
+        }
+        Ok(Copy1d { dst, src })
+    }
+
+    /// Both sides, the destination first.
+    fn sides(&self) -> [&Side<'a, T>; 2] {
+        [&self.dst, &self.src]
+    }
+
+    fn bytes(&self) -> usize {
+        self.dst.len() * std::mem::size_of::<T>()
+    }
+
+    /// CUDA's direction: device memory is on one side at least.
+    fn kind(&self) -> sys::cudaMemcpyKind {
+        match (&self.dst, &self.src) {
+            (Side::Device(_), Side::Device(_)) => sys::cudaMemcpyKind::DEVICE_TO_DEVICE,
+            (Side::Device(_), _) => sys::cudaMemcpyKind::HOST_TO_DEVICE,
+            _ => sys::cudaMemcpyKind::DEVICE_TO_HOST,
+        }
+    }
+}
 
 impl Graph {
     /// An empty graph (`cudaGraphCreate`).
@@ -340,25 +410,13 @@ impl Graph {
         src: &impl AsDeviceSlice<T>,
     ) -> Result<GraphNode<'_>> {
         let (dst, src) = (dst.as_device_slice_mut(), src.as_device_slice());
-        if dst.len() != src.len() {
-            return Err(crate::memory::length_mismatch(
-                "add_copy_node",
-                dst.len(),
-                src.len(),
-            ));
-        }
-        dst.keep_in(self.raw)?;
-        src.keep_in(self.raw)?;
+        let copy = Copy1d::new(
+            "add_copy_node",
+            Side::Device(dst.as_device_slice()),
+            Side::Device(src),
+        )?;
         // SAFETY: both sides are device memory of `len` elements, kept alive by the graph.
-        unsafe {
-            self.add_memcpy_1d(
-                deps,
-                dst.as_device_ptr().as_raw(),
-                src.as_device_ptr().as_raw(),
-                src.size_bytes(),
-                sys::cudaMemcpyKind::DEVICE_TO_DEVICE,
-            )
-        }
+        unsafe { self.add_copy(deps, copy) }
     }
 
     /// A node that copies pinned memory `src` (a [`PinnedBuffer`](crate::PinnedBuffer) or
@@ -373,27 +431,15 @@ impl Graph {
         src: &impl AsPinnedSlice<T>,
     ) -> Result<GraphNode<'_>> {
         let dst = dst.as_device_slice_mut();
-        let src = src.as_pinned_slice();
-        if dst.len() != src.len() {
-            return Err(crate::memory::length_mismatch(
-                "add_copy_from_pinned_node",
-                dst.len(),
-                src.len(),
-            ));
-        }
-        dst.keep_in(self.raw)?;
-        self.keep(src.keeper());
+        let dst = Side::Device(dst.as_device_slice());
+        let copy = Copy1d::new(
+            "add_copy_from_pinned_node",
+            dst,
+            Side::Pinned(src.as_pinned_slice()),
+        )?;
         // SAFETY: `len` elements on both sides, kept alive by the graph; host writes to
         // `src` and launches exclude each other.
-        unsafe {
-            self.add_memcpy_1d(
-                deps,
-                dst.as_device_ptr().as_raw(),
-                src.as_ptr().cast(),
-                dst.size_bytes(),
-                sys::cudaMemcpyKind::HOST_TO_DEVICE,
-            )
-        }
+        unsafe { self.add_copy(deps, copy) }
     }
 
     /// A node that copies `src` into pinned memory `dst` (a
@@ -409,26 +455,14 @@ impl Graph {
         src: &impl AsDeviceSlice<T>,
     ) -> Result<GraphNode<'_>> {
         let dst = dst.as_pinned_slice_mut();
-        let src = src.as_device_slice();
-        if dst.len() != src.len() {
-            return Err(crate::memory::length_mismatch(
-                "add_copy_to_pinned_node",
-                src.len(),
-                dst.len(),
-            ));
-        }
-        src.keep_in(self.raw)?;
-        self.keep(dst.keeper());
+        let dst = Side::Pinned(dst.as_pinned_slice());
+        let copy = Copy1d::new(
+            "add_copy_to_pinned_node",
+            dst,
+            Side::Device(src.as_device_slice()),
+        )?;
         // SAFETY: as above.
-        unsafe {
-            self.add_memcpy_1d(
-                deps,
-                dst.as_ptr().cast_mut().cast(),
-                src.as_device_ptr().as_raw(),
-                src.size_bytes(),
-                sys::cudaMemcpyKind::DEVICE_TO_HOST,
-            )
-        }
+        unsafe { self.add_copy(deps, copy) }
     }
 
     /// A node that copies host memory to the device at each launch.
@@ -446,23 +480,14 @@ impl Graph {
         src: &[T],
     ) -> Result<GraphNode<'_>> {
         let dst = dst.as_device_slice_mut();
-        if dst.len() != src.len() {
-            return Err(crate::memory::length_mismatch(
-                "add_copy_from_host_node",
-                dst.len(),
-                src.len(),
-            ));
-        }
+        let dst = Side::Device(dst.as_device_slice());
+        let copy = Copy1d::new(
+            "add_copy_from_host_node",
+            dst,
+            Side::Host(src.as_ptr(), src.len()),
+        )?;
         // SAFETY: the caller's promise.
-        unsafe {
-            self.add_memcpy_1d(
-                deps,
-                dst.as_device_ptr().as_raw(),
-                src.as_ptr().cast(),
-                dst.size_bytes(),
-                sys::cudaMemcpyKind::HOST_TO_DEVICE,
-            )
-        }
+        unsafe { self.add_copy(deps, copy) }
     }
 
     /// A node that copies device memory to the host at each launch.
@@ -477,48 +502,49 @@ impl Graph {
         dst: &mut [T],
         src: &impl AsDeviceSlice<T>,
     ) -> Result<GraphNode<'_>> {
-        let src = src.as_device_slice();
-        if dst.len() != src.len() {
-            return Err(crate::memory::length_mismatch(
-                "add_copy_to_host_node",
-                src.len(),
-                dst.len(),
-            ));
-        }
+        let dst = Side::Host(dst.as_mut_ptr(), dst.len());
+        let copy = Copy1d::new(
+            "add_copy_to_host_node",
+            dst,
+            Side::Device(src.as_device_slice()),
+        )?;
         // SAFETY: the caller's promise.
-        unsafe {
-            self.add_memcpy_1d(
-                deps,
-                dst.as_mut_ptr().cast(),
-                src.as_device_ptr().as_raw(),
-                src.size_bytes(),
-                sys::cudaMemcpyKind::DEVICE_TO_HOST,
-            )
-        }
+        unsafe { self.add_copy(deps, copy) }
     }
 
+    /// The node every `add_copy_*_node` adds: the graph keeps the device sides of `copy`
+    /// (first: that may fail) and its pinned sides alive, then copies at each launch.
+    ///
     /// # Safety
-    /// `dst` and `src` are valid for `bytes` bytes on their sides during every launch.
-    unsafe fn add_memcpy_1d(
+    /// A host side of `copy` is valid during every launch.
+    unsafe fn add_copy<T: DeviceCopy>(
         &self,
         deps: &[GraphNode<'_>],
-        dst: *mut c_void,
-        src: *const c_void,
-        bytes: usize,
-        kind: sys::cudaMemcpyKind,
+        copy: Copy1d<'_, T>,
     ) -> Result<GraphNode<'_>> {
+        for side in copy.sides() {
+            if let Side::Device(view) = side {
+                view.keep_in(self.raw)?;
+            }
+        }
+        for side in copy.sides() {
+            if let Side::Pinned(part) = side {
+                self.keep(part.keeper());
+            }
+        }
         let mut node = sys::cudaGraphNode_t::null();
-        // SAFETY: the caller's promise; the graph and dependencies are alive.
+        // SAFETY: device and pinned sides are kept alive by the graph, host ones by the
+        // caller's promise; the graph and dependencies are alive.
         status(unsafe {
             sys::cudaGraphAddMemcpyNode1D(
                 &mut node,
                 self.raw,
                 Self::deps(deps),
                 deps.len(),
-                dst,
-                src,
-                bytes,
-                kind,
+                copy.dst.address(),
+                copy.src.address(),
+                copy.bytes(),
+                copy.kind(),
             )
         })?;
         Ok(self.node(node))
@@ -826,26 +852,14 @@ impl GraphExec {
         src: &impl AsDeviceSlice<T>,
     ) -> Result<()> {
         let (dst, src) = (dst.as_device_slice_mut(), src.as_device_slice());
-        if dst.len() != src.len() {
-            return Err(crate::memory::length_mismatch(
-                "set_copy_node",
-                dst.len(),
-                src.len(),
-            ));
-        }
-        let kept = dst.keeper().into_iter().chain(src.keeper()).collect();
-        // SAFETY: live handles; `len` elements of device memory on both sides, kept by this
-        // executable graph from now on.
-        self.set_node(node, kept, || unsafe {
-            sys::cudaGraphExecMemcpyNodeSetParams1D(
-                self.raw,
-                node.raw,
-                dst.as_device_ptr().as_raw(),
-                src.as_device_ptr().as_raw(),
-                src.size_bytes(),
-                sys::cudaMemcpyKind::DEVICE_TO_DEVICE,
-            )
-        })
+        let copy = Copy1d::new(
+            "set_copy_node",
+            Side::Device(dst.as_device_slice()),
+            Side::Device(src),
+        )?;
+        // SAFETY: `len` elements of device memory on both sides, kept by this executable
+        // graph from now on.
+        unsafe { self.set_copy(node, copy) }
     }
 
     /// Makes copy node `node` copy pinned memory `src` to `dst` at later launches
@@ -858,27 +872,16 @@ impl GraphExec {
         dst: &mut impl AsDeviceSliceMut<T>,
         src: &impl AsPinnedSlice<T>,
     ) -> Result<()> {
-        let (dst, src) = (dst.as_device_slice_mut(), src.as_pinned_slice());
-        if dst.len() != src.len() {
-            return Err(crate::memory::length_mismatch(
-                "set_copy_from_pinned_node",
-                dst.len(),
-                src.len(),
-            ));
-        }
-        let kept = dst.keeper().into_iter().chain([src.keeper()]).collect();
-        // SAFETY: live handles; `len` elements on both sides, kept by this executable graph;
-        // host writes to `src` and launches exclude each other.
-        self.set_node(node, kept, || unsafe {
-            sys::cudaGraphExecMemcpyNodeSetParams1D(
-                self.raw,
-                node.raw,
-                dst.as_device_ptr().as_raw(),
-                src.as_ptr().cast(),
-                dst.size_bytes(),
-                sys::cudaMemcpyKind::HOST_TO_DEVICE,
-            )
-        })
+        let dst = dst.as_device_slice_mut();
+        let dst = Side::Device(dst.as_device_slice());
+        let copy = Copy1d::new(
+            "set_copy_from_pinned_node",
+            dst,
+            Side::Pinned(src.as_pinned_slice()),
+        )?;
+        // SAFETY: `len` elements on both sides, kept by this executable graph; host writes
+        // to `src` and launches exclude each other.
+        unsafe { self.set_copy(node, copy) }
     }
 
     /// Makes copy node `node` copy `src` into pinned memory `dst` at later launches
@@ -891,24 +894,47 @@ impl GraphExec {
         dst: &mut impl AsPinnedSliceMut<T>,
         src: &impl AsDeviceSlice<T>,
     ) -> Result<()> {
-        let (dst, src) = (dst.as_pinned_slice_mut(), src.as_device_slice());
-        if dst.len() != src.len() {
-            return Err(crate::memory::length_mismatch(
-                "set_copy_to_pinned_node",
-                src.len(),
-                dst.len(),
-            ));
-        }
-        let kept = src.keeper().into_iter().chain([dst.keeper()]).collect();
+        let dst = dst.as_pinned_slice_mut();
+        let dst = Side::Pinned(dst.as_pinned_slice());
+        let copy = Copy1d::new(
+            "set_copy_to_pinned_node",
+            dst,
+            Side::Device(src.as_device_slice()),
+        )?;
         // SAFETY: as above.
+        unsafe { self.set_copy(node, copy) }
+    }
+
+    /// What every `set_copy_*_node` does: this executable graph keeps the device sides of
+    /// `copy`, then its pinned sides, in `node`'s place, and the node copies at later
+    /// launches.
+    ///
+    /// # Safety
+    /// A host side of `copy` is valid during every later launch.
+    unsafe fn set_copy<T: DeviceCopy>(
+        &self,
+        node: GraphNode<'_>,
+        copy: Copy1d<'_, T>,
+    ) -> Result<()> {
+        let devices = copy.sides().into_iter().filter_map(|side| match side {
+            Side::Device(view) => view.keeper(),
+            _ => None,
+        });
+        let pinned = copy.sides().into_iter().filter_map(|side| match side {
+            Side::Pinned(part) => Some(part.keeper()),
+            _ => None,
+        });
+        let kept = devices.chain(pinned).collect();
+        // SAFETY: live handles; the sides are kept by this executable graph from now on (host
+        // ones by the caller's promise).
         self.set_node(node, kept, || unsafe {
             sys::cudaGraphExecMemcpyNodeSetParams1D(
                 self.raw,
                 node.raw,
-                dst.as_ptr().cast_mut().cast(),
-                src.as_device_ptr().as_raw(),
-                src.size_bytes(),
-                sys::cudaMemcpyKind::DEVICE_TO_HOST,
+                copy.dst.address(),
+                copy.src.address(),
+                copy.bytes(),
+                copy.kind(),
             )
         })
     }
@@ -1211,5 +1237,46 @@ mod tests {
             std::mem::size_of::<GraphNode<'static>>(),
             std::mem::size_of::<sys::cudaGraphNode_t>()
         );
+    }
+
+    /// A copy node's sides: the lengths compared, the device side's length the one an error
+    /// expects (the destination's when both are device memory), the direction and size taken
+    /// from the sides. Pinned sides are host sides here.
+    #[test]
+    fn copy_nodes_check_lengths_and_take_their_direction_from_the_sides() {
+        let stream = Stream::legacy();
+        // SAFETY: views of no memory; nothing is copied.
+        let device = |len| unsafe {
+            Side::Device(DeviceSlice::from_raw_parts(
+                crate::DevicePtr::null(),
+                len,
+                &stream,
+            ))
+        };
+        let data = [0u32; 4];
+        let host = |len| Side::Host(data.as_ptr(), len);
+        let refusal = |copy: Result<Copy1d<'_, u32>>| copy.err().map(|e| e.to_string());
+        for (dst, src, what) in [
+            (device(3), device(4), "3 elements expected, 4 given"),
+            (device(3), host(4), "3 elements expected, 4 given"),
+            (host(4), device(3), "3 elements expected, 4 given"),
+        ] {
+            assert_eq!(
+                refusal(Copy1d::new("node", dst, src)),
+                Some(format!("invalid argument: node: lengths differ ({what})"))
+            );
+        }
+        for (dst, src, kind) in [
+            (device(4), device(4), sys::cudaMemcpyKind::DEVICE_TO_DEVICE),
+            (device(4), host(4), sys::cudaMemcpyKind::HOST_TO_DEVICE),
+            (host(4), device(4), sys::cudaMemcpyKind::DEVICE_TO_HOST),
+        ] {
+            let copy = Copy1d::new("node", dst, src).expect("same lengths");
+            assert!(copy.kind() == kind && copy.bytes() == 16);
+            assert_eq!(
+                copy.src.address() == data.as_ptr().cast_mut().cast(),
+                kind == sys::cudaMemcpyKind::HOST_TO_DEVICE
+            );
+        }
     }
 }

@@ -708,23 +708,70 @@ impl<'a> Strings<'a> {
     }
 }
 
-/// The dynamic section's entry sizes, tables, strings, relocations and symbols.
+/// The dynamic section's entry sizes, tables, strings, relocations and symbols, checked in
+/// that order (the first damage found is the one reported).
 fn check_dynamic(
     image: &mut dyn Image,
     layout: &Layout,
     tags: &[(u64, u64)],
 ) -> Result<Symbols, NotLoadable> {
-    let w = layout.word();
-    let (sym_size, rela_size, rel_size) = if layout.wide {
+    let sizes = entry_sizes(layout, tags)?;
+    check_entry_points(layout, tags)?;
+    let bytes = string_table(image, layout, tags)?;
+    let strings = Strings(&bytes);
+    let needed = needed_libraries(tags, &strings)?;
+    let tables = address_tables(image, layout, tags, &sizes)?;
+    let referenced = relocated_symbols(layout, tags, &tables)?;
+    // Symbols: their number from a hash table, or as many as the relocations name (the hash
+    // table covers those a lookup may find; relocations also name undefined ones before
+    // them).
+    let symtab = value(tags, dt::SYMTAB)
+        .ok_or_else(|| NotLoadable::NotElf("no dynamic symbol table".to_string()))?;
+    let hashed = hashed_symbols(image, layout, tags)?;
+    let count = referenced
+        .iter()
+        .map(|&i| i + 1)
+        .chain(std::iter::once(hashed))
+        .max()
+        .unwrap_or(hashed);
+    let symbols = layout.table(
+        image,
+        symtab,
+        count
+            .checked_mul(sizes.sym)
+            .ok_or_else(|| damaged(format!("it claims {count} symbols")))?,
+        "symbol table",
+    )?;
+    check_symbol_names(layout, &symbols, sizes.sym, &referenced, &strings)?;
+    let known_versions = check_versions(image, layout, tags, &strings, &needed)?;
+    let versions = symbol_versions(image, layout, tags, count, &known_versions)?;
+    read_symbols(layout, &symbols, versions.as_deref(), count, &strings)
+}
+
+/// The sizes of this class's table entries, in bytes.
+struct EntrySizes {
+    sym: u64,
+    rela: u64,
+    rel: u64,
+    /// The PLT relocations' (`DT_PLTREL` says whether they are RELA or REL).
+    pltrel: u64,
+    /// An address's (initialiser arrays, RELR relocations).
+    word: u64,
+}
+
+/// The entry sizes the dynamic section states are the class's.
+fn entry_sizes(layout: &Layout, tags: &[(u64, u64)]) -> Result<EntrySizes, NotLoadable> {
+    let word = layout.word();
+    let (sym, rela, rel) = if layout.wide {
         (24, 24, 16)
     } else {
         (16, 12, 8)
     };
     for (tag, name, expected) in [
-        (dt::RELAENT, "DT_RELAENT", rela_size),
-        (dt::RELENT, "DT_RELENT", rel_size),
-        (dt::SYMENT, "DT_SYMENT", sym_size),
-        (dt::RELRENT, "DT_RELRENT", w),
+        (dt::RELAENT, "DT_RELAENT", rela),
+        (dt::RELENT, "DT_RELENT", rel),
+        (dt::SYMENT, "DT_SYMENT", sym),
+        (dt::RELRENT, "DT_RELRENT", word),
     ] {
         if let Some(v) = value(tags, tag) {
             if v != expected {
@@ -734,12 +781,23 @@ fn check_dynamic(
             }
         }
     }
-    let pltrel_size = match value(tags, dt::PLTREL) {
-        None | Some(dt::RELA) => rela_size,
-        Some(dt::REL) => rel_size,
+    let pltrel = match value(tags, dt::PLTREL) {
+        None | Some(dt::RELA) => rela,
+        Some(dt::REL) => rel,
         Some(other) => return Err(damaged(format!("its DT_PLTREL is {other}"))),
     };
-    // The initialiser and finaliser the loader calls: code, not the headers.
+    Ok(EntrySizes {
+        sym,
+        rela,
+        rel,
+        pltrel,
+        word,
+    })
+}
+
+/// The initialiser and finaliser the loader calls are code, not the headers; the GOT, whose
+/// first three words the loader writes, is writable.
+fn check_entry_points(layout: &Layout, tags: &[(u64, u64)]) -> Result<(), NotLoadable> {
     for (tag, name) in [(dt::INIT, "DT_INIT"), (dt::FINI, "DT_FINI")] {
         if let Some(v) = value(tags, tag) {
             if !layout.code(v) {
@@ -749,20 +807,34 @@ fn check_dynamic(
             }
         }
     }
-    // The loader writes three words at the start of the GOT.
     if let Some(v) = value(tags, dt::PLTGOT) {
-        if !layout.writable(v, 3 * w) {
+        if !layout.writable(v, 3 * layout.word()) {
             return Err(damaged(format!(
                 "its DT_PLTGOT address {v:#x} is not in a writable segment"
             )));
         }
     }
-    // Strings.
+    Ok(())
+}
+
+/// The dynamic string table's bytes.
+fn string_table(
+    image: &mut dyn Image,
+    layout: &Layout,
+    tags: &[(u64, u64)],
+) -> Result<Vec<u8>, NotLoadable> {
     let strtab = value(tags, dt::STRTAB)
         .ok_or_else(|| NotLoadable::NotElf("no dynamic string table".to_string()))?;
     let strsz = value(tags, dt::STRSZ).ok_or_else(|| damaged("it has no DT_STRSZ".to_string()))?;
-    let bytes = layout.table(image, strtab, strsz, "string table")?;
-    let strings = Strings(&bytes);
+    layout.table(image, strtab, strsz, "string table")
+}
+
+/// The names of the libraries the library needs (none empty), once every entry naming a
+/// string (`DT_NEEDED`, `DT_SONAME`, `DT_RPATH`, `DT_RUNPATH`) is found to name one.
+fn needed_libraries<'a>(
+    tags: &[(u64, u64)],
+    strings: &Strings<'a>,
+) -> Result<Vec<&'a [u8]>, NotLoadable> {
     let mut needed = Vec::new();
     for (tag, name) in [
         (dt::NEEDED, "a DT_NEEDED entry"),
@@ -780,9 +852,30 @@ fn check_dynamic(
             }
         }
     }
-    // Arrays of addresses and relocation tables: (tag, bytes, entry size).
-    let mut arrays: Vec<(u64, u64, &str)> = Vec::new();
-    let mut tables = Vec::new();
+    Ok(needed)
+}
+
+/// The arrays of addresses the loader calls and the relocation tables, each inside the
+/// loaded file and a whole number of entries.
+struct AddressTables {
+    /// The initialiser and finaliser arrays: `(address, bytes, name)`, not overlapping.
+    arrays: Vec<(u64, u64, &'static str)>,
+    /// The relocation tables: `(tag, entry size, bytes)`.
+    relocations: Vec<(u64, u64, Vec<u8>)>,
+}
+
+/// Reads and checks the initialiser arrays and relocation tables the dynamic section names.
+fn address_tables(
+    image: &mut dyn Image,
+    layout: &Layout,
+    tags: &[(u64, u64)],
+    sizes: &EntrySizes,
+) -> Result<AddressTables, NotLoadable> {
+    let w = sizes.word;
+    let mut tables = AddressTables {
+        arrays: Vec::new(),
+        relocations: Vec::new(),
+    };
     for (at, size, entry, name) in [
         (dt::INIT_ARRAY, dt::INIT_ARRAYSZ, w, "initialiser array"),
         (dt::FINI_ARRAY, dt::FINI_ARRAYSZ, w, "finaliser array"),
@@ -792,9 +885,9 @@ fn check_dynamic(
             w,
             "pre-initialiser array",
         ),
-        (dt::RELA, dt::RELASZ, rela_size, "RELA relocations"),
-        (dt::REL, dt::RELSZ, rel_size, "REL relocations"),
-        (dt::JMPREL, dt::PLTRELSZ, pltrel_size, "PLT relocations"),
+        (dt::RELA, dt::RELASZ, sizes.rela, "RELA relocations"),
+        (dt::REL, dt::RELSZ, sizes.rel, "REL relocations"),
+        (dt::JMPREL, dt::PLTRELSZ, sizes.pltrel, "PLT relocations"),
         (dt::RELR, dt::RELRSZ, w, "RELR relocations"),
     ] {
         let Some(address) = value(tags, at) else {
@@ -809,23 +902,32 @@ fn check_dynamic(
         let bytes = layout.table(image, address, n, name)?;
         if matches!(at, dt::INIT_ARRAY | dt::FINI_ARRAY | dt::PREINIT_ARRAY) {
             // The loader calls every entry: the arrays are distinct.
-            for &(other, other_n, other_name) in &arrays {
+            for &(other, other_n, other_name) in &tables.arrays {
                 if address < other + other_n && other < address + n {
                     return Err(damaged(format!("its {name} overlaps its {other_name}")));
                 }
             }
-            arrays.push((address, n, name));
+            tables.arrays.push((address, n, name));
         } else {
-            tables.push((at, entry, bytes));
+            tables.relocations.push((at, entry, bytes));
         }
     }
-    // Relocations: targets inside writable memory (unless the library declares text
-    // relocations), the leading relative ones as many as DT_RELACOUNT / DT_RELCOUNT says,
-    // and relative ones filling the initialiser arrays pointing at code.
+    Ok(tables)
+}
+
+/// Checks every relocation table (targets inside writable memory unless the library declares
+/// text relocations, the leading relative ones as many as `DT_RELACOUNT` / `DT_RELCOUNT`
+/// says, relative ones filling the initialiser arrays pointing at code) and returns the
+/// symbol indices the relocations name.
+fn relocated_symbols(
+    layout: &Layout,
+    tags: &[(u64, u64)],
+    tables: &AddressTables,
+) -> Result<Vec<u64>, NotLoadable> {
     let text_relocations = value(tags, dt::TEXTREL).is_some()
         || value(tags, dt::FLAGS).is_some_and(|f| f & dt::DF_TEXTREL != 0);
     let mut referenced = Vec::new();
-    for (tag, entry, bytes) in &tables {
+    for (tag, entry, bytes) in &tables.relocations {
         let relative_count = match *tag {
             dt::RELA => value(tags, dt::RELACOUNT),
             dt::REL => value(tags, dt::RELCOUNT),
@@ -839,18 +941,22 @@ fn check_dynamic(
                 bytes,
                 text_relocations,
                 relative_count,
-                arrays: &arrays,
+                arrays: &tables.arrays,
             },
         )?;
         referenced.extend(found);
     }
-    // Symbols: their number from a hash table, or as many as the relocations name (the hash
-    // table covers those a lookup may find; relocations also name undefined ones before
-    // them).
-    let symtab = value(tags, dt::SYMTAB)
-        .ok_or_else(|| NotLoadable::NotElf("no dynamic symbol table".to_string()))?;
-    let hashed = match (value(tags, dt::GNU_HASH), value(tags, dt::HASH)) {
-        (Some(gnu), _) => gnu_hash_symbols(image, layout, gnu)?,
+    Ok(referenced)
+}
+
+/// The number of symbols the GNU or System V hash table covers (one is required).
+fn hashed_symbols(
+    image: &mut dyn Image,
+    layout: &Layout,
+    tags: &[(u64, u64)],
+) -> Result<u64, NotLoadable> {
+    match (value(tags, dt::GNU_HASH), value(tags, dt::HASH)) {
+        (Some(gnu), _) => gnu_hash_symbols(image, layout, gnu),
         (None, Some(sysv)) => {
             let head = layout.table(image, sysv, 8, "hash table")?;
             let f = layout.fields(&head);
@@ -859,27 +965,22 @@ fn check_dynamic(
                 u64::from(f.u32(4).unwrap_or(0)),
             );
             layout.table(image, sysv, 8 + 4 * (buckets + chains), "hash table")?;
-            chains
+            Ok(chains)
         }
-        (None, None) => return Err(NotLoadable::NotElf("no symbol hash table".to_string())),
-    };
-    let count = referenced
-        .iter()
-        .map(|&i| i + 1)
-        .chain(std::iter::once(hashed))
-        .max()
-        .unwrap_or(hashed);
-    let symbols = layout.table(
-        image,
-        symtab,
-        count
-            .checked_mul(sym_size)
-            .ok_or_else(|| damaged(format!("it claims {count} symbols")))?,
-        "symbol table",
-    )?;
-    // A symbol a relocation names has a name (the loader looks it up by name).
-    let f = layout.fields(&symbols);
-    for &index in &referenced {
+        (None, None) => Err(NotLoadable::NotElf("no symbol hash table".to_string())),
+    }
+}
+
+/// A symbol a relocation names has a name (the loader looks it up by name).
+fn check_symbol_names(
+    layout: &Layout,
+    symbols: &[u8],
+    sym_size: u64,
+    referenced: &[u64],
+    strings: &Strings<'_>,
+) -> Result<(), NotLoadable> {
+    let f = layout.fields(symbols);
+    for &index in referenced {
         let name = strings.at(u64::from(f.u32(index * sym_size).unwrap_or(0)), "a symbol")?;
         if name.is_empty() {
             return Err(damaged(format!(
@@ -887,24 +988,32 @@ fn check_dynamic(
             )));
         }
     }
-    let known_versions = check_versions(image, layout, tags, &strings, &needed)?;
-    let versions = match value(tags, dt::VERSYM) {
-        Some(at) => {
-            let table = layout.table(image, at, count * 2, "symbol versions")?;
-            let f = layout.fields(&table);
-            for index in 0..count {
-                let v = f.u16(2 * index).unwrap_or(0) & 0x7fff;
-                if v > 1 && !known_versions.contains(&v) {
-                    return Err(damaged(format!(
-                        "symbol {index} has version {v}, which the library neither defines nor needs"
-                    )));
-                }
-            }
-            Some(table)
-        }
-        None => None,
+    Ok(())
+}
+
+/// The symbol version table (`DT_VERSYM`), if any, every entry a version the library defines
+/// or needs (`known`).
+fn symbol_versions(
+    image: &mut dyn Image,
+    layout: &Layout,
+    tags: &[(u64, u64)],
+    count: u64,
+    known: &[u16],
+) -> Result<Option<Vec<u8>>, NotLoadable> {
+    let Some(at) = value(tags, dt::VERSYM) else {
+        return Ok(None);
     };
-    read_symbols(layout, &symbols, versions.as_deref(), count, &strings)
+    let table = layout.table(image, at, count * 2, "symbol versions")?;
+    let f = layout.fields(&table);
+    for index in 0..count {
+        let v = f.u16(2 * index).unwrap_or(0) & 0x7fff;
+        if v > 1 && !known.contains(&v) {
+            return Err(damaged(format!(
+                "symbol {index} has version {v}, which the library neither defines nor needs"
+            )));
+        }
+    }
+    Ok(Some(table))
 }
 
 /// The number of symbols a GNU hash table at `at` covers (one past the last chain's end).

@@ -116,18 +116,18 @@ pub(crate) mod release;
 pub(crate) mod track;
 
 use std::ffi::c_void;
+use std::ops::{Bound, RangeBounds};
 
 pub use allocator::{
     allocator, set_allocator, set_pinned_allocator, using_allocator, DebugPrintHook,
-    DeviceAllocator, HookedAllocator, MemoryHook, PoolAllocator, RuntimeAllocator,
+    DeviceAllocator, HookedAllocator, HostAllocator, MemoryHook, PoolAllocator, RuntimeAllocator,
 };
 pub(crate) use buffer::Mem;
 pub use buffer::{AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceSlice, DeviceSliceMut};
 pub use ipc::IpcMemHandle;
 pub use managed::ManagedBuffer;
 pub use pinned::{
-    HostAllocFlags, HostAllocator, PinnedBuffer, PinnedMut, PinnedPool, PinnedRef,
-    RuntimeHostAllocator,
+    HostAllocFlags, PinnedBuffer, PinnedMut, PinnedPool, PinnedRef, RuntimeHostAllocator,
 };
 pub use pinned_slice::{AsPinnedSlice, AsPinnedSliceMut, PinnedSlice, PinnedSliceMut};
 pub use pool::{MemPool, MemPoolStats};
@@ -243,6 +243,22 @@ pub(crate) fn length_mismatch(what: &str, expected: usize, found: usize) -> crat
     ))
 }
 
+/// `(start, end)` of `range` within `0..len`, or `None` when it is out of bounds or
+/// decreasing.
+pub(crate) fn bounds(range: impl RangeBounds<usize>, len: usize) -> Option<(usize, usize)> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s.checked_add(1)?,
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e.checked_add(1)?,
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    (start <= end && end <= len).then_some((start, end))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,6 +269,23 @@ mod tests {
         assert_eq!(p.byte_add(0x10).addr(), 0x1010);
         assert!(DevicePtr::null().is_null());
         assert_eq!(format!("{p:?}"), "DevicePtr(0x1000)");
+    }
+
+    #[test]
+    fn ranges_are_checked_like_slice_get() {
+        assert_eq!(bounds(.., 10), Some((0, 10)));
+        assert_eq!(bounds(2..5, 10), Some((2, 5)));
+        assert_eq!(bounds(2..=5, 10), Some((2, 6)));
+        assert_eq!(bounds(10.., 10), Some((10, 10)));
+        assert_eq!(bounds(11.., 10), None);
+        assert_eq!(bounds(..11, 10), None);
+        let (high, low) = (5, 2);
+        assert_eq!(bounds(high..low, 10), None);
+        assert_eq!(bounds(..=usize::MAX, 10), None);
+        assert_eq!(
+            bounds((Bound::Excluded(usize::MAX), Bound::Unbounded), 10),
+            None
+        );
     }
 
     #[test]

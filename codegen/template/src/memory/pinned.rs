@@ -1,7 +1,8 @@
 //! Pinned (page-locked) host memory: [`PinnedBuffer<T>`], the source or destination of safe
 //! asynchronous copies, with host access through views that wait for those copies;
-//! [`PinnedPool`], a cache of pinned blocks as CuPy's `PinnedMemoryPool`; the
-//! [`HostAllocator`] trait behind both.
+//! [`PinnedPool`], a cache of pinned blocks as CuPy's `PinnedMemoryPool`; both allocate
+//! through a [`HostAllocator`] (the trait is in `allocator`), by default
+//! [`RuntimeHostAllocator`].
 //!
 //! How asynchronous copies stay safe (the [safety model](super#safety-model)): each buffer
 //! records, for every stream a copy of it was enqueued on, an event after its last copy
@@ -21,7 +22,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::allocator;
+use super::allocator::{self, HostAllocator};
 use super::pinned_slice::{AsPinnedSlice, AsPinnedSliceMut, PinnedSlice, PinnedSliceMut};
 use super::track::{Access, Bytes, Capture, Enqueued, StreamKey, Tracked, Uses, WHOLE};
 use super::{bytes_of, DeviceCopy};
@@ -31,54 +32,6 @@ use crate::sys;
 
 /// `cudaHostAlloc` flags (`PORTABLE`, `MAPPED`, `WRITE_COMBINED`).
 pub use crate::sys::HostAllocFlags;
-
-/// Where pinned host memory comes from.
-///
-/// # Safety
-/// `alloc` returns memory valid for reads and writes of `bytes` bytes, aligned to at least
-/// 256 bytes (as `cudaMallocHost`), that stays valid until `free` is called with it. For
-/// copies to be asynchronous the memory should be page-locked; pageable memory still works
-/// (CUDA then copies synchronously). [`initialized`](HostAllocator::initialized) returns
-/// `true` only when every byte `alloc` returns holds a definite value for Rust: memory the
-/// operating system or a driver mapped (zero-filled pages, or pages earlier contents were
-/// written to), never memory from Rust's own allocator that nothing wrote.
-///
-/// ```no_run
-/// use std::ptr::NonNull;
-/// use @CRATE@::memory::{HostAllocator, RuntimeHostAllocator};
-/// /// `cudaMallocHost` memory, logged.
-/// struct Logged(RuntimeHostAllocator);
-/// // SAFETY: allocation and free are `RuntimeHostAllocator`'s, and so is its memory's state.
-/// unsafe impl HostAllocator for Logged {
-///     fn alloc(&self, bytes: usize) -> @CRATE@::Result<NonNull<u8>> {
-///         println!("pinning {bytes} bytes");
-///         self.0.alloc(bytes)
-///     }
-///     unsafe fn free(&self, ptr: NonNull<u8>, bytes: usize) -> @CRATE@::Result<()> {
-///         // SAFETY: the caller's promise, passed on.
-///         unsafe { self.0.free(ptr, bytes) }
-///     }
-///     fn initialized(&self) -> bool {
-///         self.0.initialized()
-///     }
-/// }
-/// @CRATE@::memory::set_pinned_allocator(Some(std::sync::Arc::new(Logged(RuntimeHostAllocator::default()))));
-/// ```
-pub unsafe trait HostAllocator: Send + Sync {
-    /// Allocates `bytes` bytes (`bytes > 0`).
-    fn alloc(&self, bytes: usize) -> Result<NonNull<u8>>;
-    /// Whether the memory [`alloc`](HostAllocator::alloc) returns is initialised (see the
-    /// trait's safety contract): then [`PinnedBuffer::new_uninit`] and
-    /// [`PinnedPool::alloc_uninit`] skip zero-filling it. `false` unless overridden.
-    fn initialized(&self) -> bool {
-        false
-    }
-    /// Frees memory from [`alloc`](HostAllocator::alloc).
-    ///
-    /// # Safety
-    /// `ptr` came from `alloc` of this allocator with this `bytes`, and is freed once.
-    unsafe fn free(&self, ptr: NonNull<u8>, bytes: usize) -> Result<()>;
-}
 
 /// The runtime's pinned allocator: `cudaHostAlloc` with these flags (`cudaMallocHost` for
 /// the default flags), `cudaFreeHost`.

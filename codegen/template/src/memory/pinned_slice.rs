@@ -18,12 +18,11 @@ use std::ops::RangeBounds;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use super::buffer::bounds;
 #[cfg(doc)]
 use super::pinned::PinnedBuffer;
 use super::pinned::{PinnedBlock, PinnedMut, PinnedPart, PinnedRef};
 use super::track::{self, Access, Bytes, Tracked};
-use super::DeviceCopy;
+use super::{bounds, DeviceCopy};
 use crate::error::{Error, Result};
 use crate::stream::Stream;
 
@@ -164,11 +163,6 @@ macro_rules! part_methods {
             }
         }
 
-        /// What a graph holds to keep the buffer's memory alive.
-        pub(crate) fn keeper(&self) -> crate::graph::Kept {
-            self.part().keeper()
-        }
-
         /// A view of the elements for reading, once the copies that write them have
         /// finished; the error of a failed wait is returned (and no view).
         #[doc(alias = "cudaEventSynchronize")]
@@ -237,6 +231,11 @@ impl<'a, T: DeviceCopy> PinnedSlice<'a, T> {
     }
 
     part_methods!();
+
+    /// What a graph holds to keep the buffer's memory alive.
+    pub(crate) fn keeper(&self) -> crate::graph::Kept {
+        self.part().keeper()
+    }
 
     /// The view of the whole part (see [`PinnedBuffer::as_slice`]).
     pub(crate) fn host_view(self) -> Result<PinnedRef<'a, T>> {

@@ -6,7 +6,8 @@
 //! runtime's stream-ordered allocator ([`RuntimeAllocator`]) and a pool's
 //! ([`PoolAllocator`]); a process-wide allocator ([`set_allocator`]) and a scoped one for
 //! the calling thread ([`using_allocator`]); [`MemoryHook`]s run around every allocation
-//! and free of a [`HookedAllocator`] ([`DebugPrintHook`] prints them).
+//! and free of a [`HookedAllocator`] ([`DebugPrintHook`] prints them); the [`HostAllocator`]
+//! trait of pinned memory and the process-wide one ([`set_pinned_allocator`]).
 //!
 //! When no allocator is set, [`DeviceBuffer::new`](super::DeviceBuffer::new) calls
 //! `cudaMallocAsync` directly: checking costs one relaxed atomic load, with no lock and no
@@ -15,10 +16,10 @@
 use std::cell::RefCell;
 use std::ffi::c_void;
 use std::io::Write;
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use super::pinned::HostAllocator;
 use super::pool::MemPool;
 use super::DevicePtr;
 use crate::error::{status, Result};
@@ -63,6 +64,56 @@ pub unsafe trait DeviceAllocator: Send + Sync {
     /// `ptr` came from `alloc` of this allocator with this `bytes`, and is freed once;
     /// work using it was enqueued on `stream` or ordered before it.
     unsafe fn free(&self, ptr: DevicePtr, bytes: usize, stream: &Stream) -> Result<()>;
+}
+
+/// Where pinned host memory comes from.
+///
+/// # Safety
+/// `alloc` returns memory valid for reads and writes of `bytes` bytes, aligned to at least
+/// 256 bytes (as `cudaMallocHost`), that stays valid until `free` is called with it. For
+/// copies to be asynchronous the memory should be page-locked; pageable memory still works
+/// (CUDA then copies synchronously). [`initialized`](HostAllocator::initialized) returns
+/// `true` only when every byte `alloc` returns holds a definite value for Rust: memory the
+/// operating system or a driver mapped (zero-filled pages, or pages earlier contents were
+/// written to), never memory from Rust's own allocator that nothing wrote.
+///
+/// ```no_run
+/// use std::ptr::NonNull;
+/// use cudart13::memory::{HostAllocator, RuntimeHostAllocator};
+/// /// `cudaMallocHost` memory, logged.
+/// struct Logged(RuntimeHostAllocator);
+/// // SAFETY: allocation and free are `RuntimeHostAllocator`'s, and so is its memory's state.
+/// unsafe impl HostAllocator for Logged {
+///     fn alloc(&self, bytes: usize) -> cudart13::Result<NonNull<u8>> {
+///         println!("pinning {bytes} bytes");
+///         self.0.alloc(bytes)
+///     }
+///     unsafe fn free(&self, ptr: NonNull<u8>, bytes: usize) -> cudart13::Result<()> {
+///         // SAFETY: the caller's promise, passed on.
+///         unsafe { self.0.free(ptr, bytes) }
+///     }
+///     fn initialized(&self) -> bool {
+///         self.0.initialized()
+///     }
+/// }
+/// cudart13::memory::set_pinned_allocator(Some(std::sync::Arc::new(Logged(RuntimeHostAllocator::default()))));
+/// ```
+pub unsafe trait HostAllocator: Send + Sync {
+    /// Allocates `bytes` bytes (`bytes > 0`).
+    fn alloc(&self, bytes: usize) -> Result<NonNull<u8>>;
+    /// Whether the memory [`alloc`](HostAllocator::alloc) returns is initialised (see the
+    /// trait's safety contract): then
+    /// [`PinnedBuffer::new_uninit`](super::PinnedBuffer::new_uninit) and
+    /// [`PinnedPool::alloc_uninit`](super::PinnedPool::alloc_uninit) skip zero-filling it.
+    /// `false` unless overridden.
+    fn initialized(&self) -> bool {
+        false
+    }
+    /// Frees memory from [`alloc`](HostAllocator::alloc).
+    ///
+    /// # Safety
+    /// `ptr` came from `alloc` of this allocator with this `bytes`, and is freed once.
+    unsafe fn free(&self, ptr: NonNull<u8>, bytes: usize) -> Result<()>;
 }
 
 // SAFETY: delegates to the shared allocator.

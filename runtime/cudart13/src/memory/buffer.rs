@@ -13,7 +13,7 @@
 
 use std::ffi::{c_int, c_void};
 use std::marker::PhantomData;
-use std::ops::{Bound, RangeBounds};
+use std::ops::RangeBounds;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::allocator::{self, DeviceAllocator};
@@ -21,7 +21,7 @@ use super::pinned_slice::{chunk, chunk_count, AsPinnedSlice, AsPinnedSliceMut};
 use super::pool::MemPool;
 use super::release::{release_later, retry_later};
 use super::track::{self, Access, Capture, Enqueued, StreamKey, Tracked, Uses, WHOLE};
-use super::{bytes_of, length_mismatch, DeviceCopy, DevicePtr};
+use super::{bounds, bytes_of, length_mismatch, DeviceCopy, DevicePtr};
 use crate::device;
 use crate::error::{report_drop_error, status, Error, Result};
 use crate::stream::Stream;
@@ -461,7 +461,16 @@ pub(crate) struct Mem<'a> {
     pub(crate) alloc: Option<&'a dyn Tracked>,
 }
 
-impl Mem<'_> {
+impl<'a> Mem<'a> {
+    /// Foreign memory (nothing tracks it) whose blocking copies run on `stream`.
+    fn foreign(stream: &'a Stream) -> Mem<'a> {
+        Mem {
+            stream,
+            device: stream.ordinal(),
+            alloc: None,
+        }
+    }
+
     fn device(&self) -> Result<i32> {
         match self.device {
             Some(d) => Ok(d),
@@ -531,22 +540,6 @@ fn checked_bounds(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, 
             "the range {shown:?} is out of bounds of {len} elements"
         ))
     })
-}
-
-/// `(start, end)` of `range` within `0..len`, or `None` when it is out of bounds or
-/// decreasing.
-pub(crate) fn bounds(range: impl RangeBounds<usize>, len: usize) -> Option<(usize, usize)> {
-    let start = match range.start_bound() {
-        Bound::Included(&s) => s,
-        Bound::Excluded(&s) => s.checked_add(1)?,
-        Bound::Unbounded => 0,
-    };
-    let end = match range.end_bound() {
-        Bound::Included(&e) => e.checked_add(1)?,
-        Bound::Excluded(&e) => e,
-        Bound::Unbounded => len,
-    };
-    (start <= end && end <= len).then_some((start, end))
 }
 
 /// `cudaMemcpyAsync` of `bytes` bytes.
@@ -635,12 +628,11 @@ macro_rules! read_methods {
         /// bounds.
         pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
             let (start, end) = checked_bounds(range, self.len)?;
-            Ok(DeviceSlice {
-                ptr: self.ptr.wrapping_add(start),
-                len: end - start,
-                mem: self.mem(),
-                _data: PhantomData,
-            })
+            Ok(DeviceSlice::new(
+                self.ptr.wrapping_add(start),
+                end - start,
+                self.mem(),
+            ))
         }
 
         /// Copies everything into `dst` (same length) and waits for the copy: it is
@@ -758,12 +750,11 @@ macro_rules! write_methods {
             range: impl RangeBounds<usize>,
         ) -> Result<DeviceSliceMut<'_, T>> {
             let (start, end) = checked_bounds(range, self.len)?;
-            Ok(DeviceSliceMut {
-                ptr: self.ptr.wrapping_add(start),
-                len: end - start,
-                mem: self.mem(),
-                _data: PhantomData,
-            })
+            Ok(DeviceSliceMut::new(
+                self.ptr.wrapping_add(start),
+                end - start,
+                self.mem(),
+            ))
         }
 
         /// Two disjoint mutable views, `[0, mid)` and `[mid, len)`;
@@ -779,15 +770,9 @@ macro_rules! write_methods {
                 )));
             }
             let mem = self.mem();
-            let view = |ptr: *mut T, len| DeviceSliceMut {
-                ptr,
-                len,
-                mem,
-                _data: PhantomData,
-            };
             Ok((
-                view(self.ptr, mid),
-                view(self.ptr.wrapping_add(mid), self.len - mid),
+                DeviceSliceMut::new(self.ptr, mid, mem),
+                DeviceSliceMut::new(self.ptr.wrapping_add(mid), self.len - mid, mem),
             ))
         }
 
@@ -802,12 +787,7 @@ macro_rules! write_methods {
             let (ptr, len, mem) = (self.ptr, self.len, self.mem());
             Ok((0..n).map(move |i| {
                 let (start, part) = chunk(i, chunk_len, len);
-                DeviceSliceMut {
-                    ptr: ptr.wrapping_add(start),
-                    len: part,
-                    mem,
-                    _data: PhantomData,
-                }
+                DeviceSliceMut::new(ptr.wrapping_add(start), part, mem)
             }))
         }
 
@@ -1166,6 +1146,16 @@ impl<T: DeviceCopy> std::fmt::Debug for DeviceBuffer<T> {
 macro_rules! view_methods {
     () => {
         #[inline]
+        fn new(ptr: *mut T, len: usize, mem: Mem<'a>) -> Self {
+            Self {
+                ptr,
+                len,
+                mem,
+                _data: PhantomData,
+            }
+        }
+
+        #[inline]
         fn mem(&self) -> Mem<'a> {
             self.mem
         }
@@ -1179,11 +1169,6 @@ macro_rules! view_methods {
         #[inline]
         pub(crate) fn tracked(&self) -> Option<&'a dyn Tracked> {
             self.mem.alloc
-        }
-
-        /// What a graph holds to keep the owner's memory alive (`None` for foreign memory).
-        pub(crate) fn keeper(&self) -> Option<crate::graph::Kept> {
-            self.mem.alloc.map(|a| a.keeper())
         }
 
         /// Makes `graph` keep the owning buffer's memory alive (nothing for foreign memory).
@@ -1208,16 +1193,7 @@ impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
         len: usize,
         stream: &'a Stream,
     ) -> DeviceSlice<'a, T> {
-        DeviceSlice {
-            ptr: ptr.as_raw().cast(),
-            len,
-            mem: Mem {
-                stream,
-                device: stream.ordinal(),
-                alloc: None,
-            },
-            _data: PhantomData,
-        }
+        DeviceSlice::new(ptr.as_raw().cast(), len, Mem::foreign(stream))
     }
 
     /// A view of memory whose owner's bookkeeping is `mem` (a module's global).
@@ -1226,12 +1202,12 @@ impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
     /// `ptr` is `len` elements of device memory that `mem.alloc` keeps alive for `'a` and,
     /// through its [`Tracked`] records, until the work enqueued with the view has run.
     pub(crate) unsafe fn from_tracked(ptr: *mut T, len: usize, mem: Mem<'a>) -> DeviceSlice<'a, T> {
-        DeviceSlice {
-            ptr,
-            len,
-            mem,
-            _data: PhantomData,
-        }
+        DeviceSlice::new(ptr, len, mem)
+    }
+
+    /// What a graph holds to keep the owner's memory alive (`None` for foreign memory).
+    pub(crate) fn keeper(&self) -> Option<crate::graph::Kept> {
+        self.mem.alloc.map(|a| a.keeper())
     }
 
     view_methods!();
@@ -1248,12 +1224,7 @@ impl<'a, T: DeviceCopy> DeviceSliceMut<'a, T> {
         len: usize,
         mem: Mem<'a>,
     ) -> DeviceSliceMut<'a, T> {
-        DeviceSliceMut {
-            ptr,
-            len,
-            mem,
-            _data: PhantomData,
-        }
+        DeviceSliceMut::new(ptr, len, mem)
     }
 
     /// A mutable view of `len` elements of foreign device memory at `ptr`.
@@ -1265,16 +1236,7 @@ impl<'a, T: DeviceCopy> DeviceSliceMut<'a, T> {
         len: usize,
         stream: &'a Stream,
     ) -> DeviceSliceMut<'a, T> {
-        DeviceSliceMut {
-            ptr: ptr.as_raw().cast(),
-            len,
-            mem: Mem {
-                stream,
-                device: stream.ordinal(),
-                alloc: None,
-            },
-            _data: PhantomData,
-        }
+        DeviceSliceMut::new(ptr.as_raw().cast(), len, Mem::foreign(stream))
     }
 
     view_methods!();
@@ -1284,23 +1246,13 @@ impl<'a, T: DeviceCopy> DeviceSliceMut<'a, T> {
 
 impl<T: DeviceCopy> AsDeviceSlice<T> for DeviceBuffer<T> {
     fn as_device_slice(&self) -> DeviceSlice<'_, T> {
-        DeviceSlice {
-            ptr: self.ptr,
-            len: self.len,
-            mem: self.mem(),
-            _data: PhantomData,
-        }
+        DeviceSlice::new(self.ptr, self.len, self.mem())
     }
 }
 
 impl<T: DeviceCopy> AsDeviceSliceMut<T> for DeviceBuffer<T> {
     fn as_device_slice_mut(&mut self) -> DeviceSliceMut<'_, T> {
-        DeviceSliceMut {
-            ptr: self.ptr,
-            len: self.len,
-            mem: self.mem(),
-            _data: PhantomData,
-        }
+        DeviceSliceMut::new(self.ptr, self.len, self.mem())
     }
 }
 
@@ -1312,64 +1264,35 @@ impl<T: DeviceCopy> AsDeviceSlice<T> for DeviceSlice<'_, T> {
 
 impl<T: DeviceCopy> AsDeviceSlice<T> for DeviceSliceMut<'_, T> {
     fn as_device_slice(&self) -> DeviceSlice<'_, T> {
-        DeviceSlice {
-            ptr: self.ptr,
-            len: self.len,
-            mem: self.mem,
-            _data: PhantomData,
-        }
+        DeviceSlice::new(self.ptr, self.len, self.mem)
     }
 }
 
 impl<T: DeviceCopy> AsDeviceSliceMut<T> for DeviceSliceMut<'_, T> {
     fn as_device_slice_mut(&mut self) -> DeviceSliceMut<'_, T> {
-        DeviceSliceMut {
-            ptr: self.ptr,
-            len: self.len,
-            mem: self.mem,
-            _data: PhantomData,
+        DeviceSliceMut::new(self.ptr, self.len, self.mem)
+    }
+}
+
+/// `Debug` of the views: their address and length.
+macro_rules! debug_views {
+    ($($view:ident),*) => {$(
+        impl<T: DeviceCopy> std::fmt::Debug for $view<'_, T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($view))
+                    .field("ptr", &self.ptr)
+                    .field("len", &self.len)
+                    .finish()
+            }
         }
-    }
+    )*};
 }
 
-impl<T: DeviceCopy> std::fmt::Debug for DeviceSlice<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DeviceSlice")
-            .field("ptr", &self.ptr)
-            .field("len", &self.len)
-            .finish()
-    }
-}
-
-impl<T: DeviceCopy> std::fmt::Debug for DeviceSliceMut<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DeviceSliceMut")
-            .field("ptr", &self.ptr)
-            .field("len", &self.len)
-            .finish()
-    }
-}
+debug_views!(DeviceSlice, DeviceSliceMut);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ranges_are_checked_like_slice_get() {
-        assert_eq!(bounds(.., 10), Some((0, 10)));
-        assert_eq!(bounds(2..5, 10), Some((2, 5)));
-        assert_eq!(bounds(2..=5, 10), Some((2, 6)));
-        assert_eq!(bounds(10.., 10), Some((10, 10)));
-        assert_eq!(bounds(11.., 10), None);
-        assert_eq!(bounds(..11, 10), None);
-        let (high, low) = (5, 2);
-        assert_eq!(bounds(high..low, 10), None);
-        assert_eq!(bounds(..=usize::MAX, 10), None);
-        assert_eq!(
-            bounds((Bound::Excluded(usize::MAX), Bound::Unbounded), 10),
-            None
-        );
-    }
 
     #[test]
     fn buffers_and_views_are_send_and_sync() {

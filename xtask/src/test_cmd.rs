@@ -160,7 +160,7 @@ fn fetch_wheels(root: &Path) -> Result<Fetched> {
             fetched.wheel = Some(w);
         }
         // The oldest runtime of the crate's major with a snapshot (13.0): the tests that a
-        // function newer than the loaded runtime is refused (`tests/tests/runtime_release.rs`).
+        // function newer than the loaded runtime is refused (`tests/tests/loader/release.rs`).
         if pkg.name == "cudart13" {
             let oldest = codegen::abi::snapshot::list_in(&root.join("abi"))
                 .into_iter()

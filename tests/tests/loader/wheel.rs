@@ -212,7 +212,7 @@ fn global_probes_without_a_library_are_errors() {
     let exe = std::env::current_exe().expect("test executable");
     let missing = std::env::temp_dir().join("no-such-folder-cudart-rt/libcudart.so.13");
     let out = Command::new(exe)
-        .args(["--exact", "child_global_probes_without_a_library"])
+        .args(["--exact", "wheel::child_global_probes_without_a_library"])
         .args(["--ignored", "--nocapture", "--test-threads=1"])
         .env("CUDART_RT_TEST_CHILD", "1")
         .env("CUDART_PATH", &missing)
@@ -252,7 +252,7 @@ fn the_active_python_environments_wheel_and_conda_lib_are_found() {
     let run = |envs: &[(&str, &Path)], expected: &Path| {
         let exe = std::env::current_exe().expect("test executable");
         let mut cmd = Command::new(exe);
-        cmd.args(["--exact", "child_found_in_the_environment"])
+        cmd.args(["--exact", "wheel::child_found_in_the_environment"])
             .args(["--ignored", "--nocapture", "--test-threads=1"])
             .env_remove("CUDART_PATH")
             .env_remove("VIRTUAL_ENV")

@@ -27,7 +27,12 @@ fn lib(var: &str) -> PathBuf {
 fn in_child(child: &str, lib: &PathBuf) {
     let exe = std::env::current_exe().expect("test executable");
     let out = Command::new(exe)
-        .args(["--exact", child, "--ignored", "--nocapture"])
+        .args([
+            "--exact",
+            &format!("release::{child}"),
+            "--ignored",
+            "--nocapture",
+        ])
         .env("CUDART_RELEASE_TEST_CHILD", "1")
         .env("CUDART_PATH", lib)
         .output()

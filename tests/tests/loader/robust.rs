@@ -330,7 +330,7 @@ fn in_child(name: &str, lib: &Path) -> String {
     let out = Command::new(std::env::current_exe().expect("test executable"))
         .args([
             "--exact",
-            name,
+            &format!("robust::{name}"),
             "--ignored",
             "--nocapture",
             "--test-threads=1",

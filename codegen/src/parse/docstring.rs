@@ -876,105 +876,12 @@ fn field(
 ) -> Part {
     let line = at.line;
     match name {
-        "param" | "parameter" | "arg" => {
-            let mut words = arg.rsplitn(2, ' ');
-            let pname = words.next().unwrap_or("").trim();
-            if !is_ident(pname) {
-                doc.problems.push(problem(
-                    Severity::Warning,
-                    line,
-                    format!("`:{name} {arg}:` does not name a parameter"),
-                ));
-                return Part::Param;
-            }
-            if let Some(ty) = words.next().map(str::trim).filter(|t| !t.is_empty()) {
-                doc.param_types.push(FieldDoc {
-                    name: pname.to_string(),
-                    text: ty.to_string(),
-                    line,
-                });
-            }
-            doc.params.push(FieldDoc {
-                name: pname.to_string(),
-                text: join_words(rest, cont),
-                line,
-            });
-            Part::Param
-        }
-        "type" | "value" if arg.is_empty() => {
-            let slot = if name == "type" {
-                &mut doc.ty
-            } else {
-                &mut doc.value
-            };
-            if slot.is_some() {
-                doc.problems.push(problem(
-                    Severity::Warning,
-                    line,
-                    format!("a second `:{name}:` field; keeping the first"),
-                ));
-            } else {
-                *slot = Some(Located {
-                    text: join_words(rest, cont),
-                    line,
-                });
-            }
-            Part::Option
-        }
-        "type" => {
-            if !is_ident(arg) {
-                doc.problems.push(problem(
-                    Severity::Warning,
-                    line,
-                    format!("`:type {arg}:` does not name a parameter"),
-                ));
-                return Part::Param;
-            }
-            doc.param_types.push(FieldDoc {
-                name: arg.to_string(),
-                text: join_words(rest, cont),
-                line,
-            });
-            Part::Param
-        }
+        "param" | "parameter" | "arg" => param_field(doc, name, arg, join_words(rest, cont), line),
+        "type" | "value" if arg.is_empty() => option_field(doc, name, join_words(rest, cont), line),
+        "type" => param_type_field(doc, arg, join_words(rest, cont), line),
         // An info field names an attribute; `:vartype:` types one (read before or after).
         "ivar" | "var" | "cvar" | "vartype" => {
-            let mut words = arg.rsplitn(2, ' ');
-            let aname = words.next().unwrap_or("").trim();
-            if !signature::is_dotted_ident(aname) {
-                doc.problems.push(problem(
-                    Severity::Warning,
-                    line,
-                    format!("`:{name} {arg}:` does not name an attribute"),
-                ));
-                return Part::Unread;
-            }
-            let aname = signature::short_name(aname);
-            let text = join_words(rest, cont);
-            let (ty, text) = match (name, words.next().map(str::trim)) {
-                ("vartype", _) => (Some(text), None),
-                (_, Some(t)) if !t.is_empty() => (Some(t.to_string()), Some(text)),
-                _ => (None, Some(text)),
-            };
-            let k = match doc.by_name.get(aname) {
-                Some(&k) => k,
-                None => doc.push_attribute(AttributeDoc {
-                    name: aname.to_string(),
-                    doc: String::new(),
-                    ty: None,
-                    line,
-                }),
-            };
-            let a = &mut doc.attributes[k];
-            if let Some(t) = ty.filter(|t| !t.is_empty()) {
-                a.ty.get_or_insert(t);
-            }
-            if let Some(t) = text.filter(|t| !t.is_empty()) {
-                if a.doc.is_empty() {
-                    a.doc = t;
-                }
-            }
-            Part::Attribute
+            attribute_field(doc, name, arg, join_words(rest, cont), line)
         }
         "returns" | "return" => {
             if doc.returns.is_some() {
@@ -1007,6 +914,111 @@ fn field(
         }
         _ => Part::Unread,
     }
+}
+
+/// `:param [type] name: text` (or `:parameter:`, `:arg:`).
+fn param_field(doc: &mut Docstring, name: &str, arg: &str, text: String, line: u32) -> Part {
+    let mut words = arg.rsplitn(2, ' ');
+    let pname = words.next().unwrap_or("").trim();
+    if !is_ident(pname) {
+        doc.problems.push(problem(
+            Severity::Warning,
+            line,
+            format!("`:{name} {arg}:` does not name a parameter"),
+        ));
+        return Part::Param;
+    }
+    if let Some(ty) = words.next().map(str::trim).filter(|t| !t.is_empty()) {
+        doc.param_types.push(FieldDoc {
+            name: pname.to_string(),
+            text: ty.to_string(),
+            line,
+        });
+    }
+    doc.params.push(FieldDoc {
+        name: pname.to_string(),
+        text,
+        line,
+    });
+    Part::Param
+}
+
+/// An attribute body's option `:type: text` or `:value: text`; the first of each is kept.
+fn option_field(doc: &mut Docstring, name: &str, text: String, line: u32) -> Part {
+    let slot = if name == "type" {
+        &mut doc.ty
+    } else {
+        &mut doc.value
+    };
+    if slot.is_some() {
+        doc.problems.push(problem(
+            Severity::Warning,
+            line,
+            format!("a second `:{name}:` field; keeping the first"),
+        ));
+    } else {
+        *slot = Some(Located { text, line });
+    }
+    Part::Option
+}
+
+/// `:type name: text`: a parameter's type.
+fn param_type_field(doc: &mut Docstring, arg: &str, text: String, line: u32) -> Part {
+    if !is_ident(arg) {
+        doc.problems.push(problem(
+            Severity::Warning,
+            line,
+            format!("`:type {arg}:` does not name a parameter"),
+        ));
+        return Part::Param;
+    }
+    doc.param_types.push(FieldDoc {
+        name: arg.to_string(),
+        text,
+        line,
+    });
+    Part::Param
+}
+
+/// An info field naming an attribute, `:ivar [type] name: text` (or `:var:`, `:cvar:`), or
+/// typing one, `:vartype name: type`: fills the attribute of that name, added when new; a
+/// type or text it already has is kept.
+fn attribute_field(doc: &mut Docstring, name: &str, arg: &str, text: String, line: u32) -> Part {
+    let mut words = arg.rsplitn(2, ' ');
+    let aname = words.next().unwrap_or("").trim();
+    if !signature::is_dotted_ident(aname) {
+        doc.problems.push(problem(
+            Severity::Warning,
+            line,
+            format!("`:{name} {arg}:` does not name an attribute"),
+        ));
+        return Part::Unread;
+    }
+    let aname = signature::short_name(aname);
+    let (ty, text) = match (name, words.next().map(str::trim)) {
+        ("vartype", _) => (Some(text), None),
+        (_, Some(t)) if !t.is_empty() => (Some(t.to_string()), Some(text)),
+        _ => (None, Some(text)),
+    };
+    let k = match doc.by_name.get(aname) {
+        Some(&k) => k,
+        None => doc.push_attribute(AttributeDoc {
+            name: aname.to_string(),
+            doc: String::new(),
+            ty: None,
+            line,
+        }),
+    };
+    let a = &mut doc.attributes[k];
+    if let Some(t) = ty.filter(|t| !t.is_empty()) {
+        a.ty.get_or_insert(t);
+    }
+    if let Some(t) = text.filter(|t| !t.is_empty()) {
+        if a.doc.is_empty() {
+            a.doc = t;
+        }
+    }
+    Part::Attribute
 }
 
 fn problem(severity: Severity, line: u32, message: impl Into<String>) -> Problem {

@@ -383,12 +383,28 @@ fn attribute<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 /// `\addtogroup`, `@{`, `@}` and no `\param` or `\return`), the conditional-section marks
 /// and member comments (`/**<`) are not counted.
 fn doxygen(text: &str) -> Vec<Counted> {
+    documented_declarations(text, top_level_comments(text))
+}
+
+/// A `/**` comment opener that [`doxygen`] may count.
+struct Opener {
+    /// Where the `/**` is.
+    at: usize,
+    /// Where its text ends: the next opener inside the same comment, or the comment's end.
+    body_end: usize,
+    /// Whether it is the last opener of its comment (the one a declaration follows).
+    last: bool,
+    /// Where its comment's `*/` is (the text's end for an unclosed one).
+    end: usize,
+}
+
+/// The `/**` openers at the top level of `text` (outside any brace but `extern "C" {`, and
+/// not on a preprocessor line), with those inside another comment, in order.
+fn top_level_comments(text: &str) -> Vec<Opener> {
     let b = text.as_bytes();
     let close = memchr::memmem::Finder::new(b"*/");
     let open = memchr::memmem::Finder::new(b"/**");
-    // Comments to count: the opener, where its text ends, whether it is the last opener of its
-    // comment, and the end of that comment.
-    let mut candidates: Vec<(usize, usize, bool, usize)> = Vec::new();
+    let mut candidates = Vec::new();
     // Open braces, `true` for `extern "C" {` (which does not nest what it holds).
     let mut braces: Vec<bool> = Vec::new();
     let mut line_start = true;
@@ -399,31 +415,7 @@ fn doxygen(text: &str) -> Vec<Counted> {
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 let end = close.find(&b[i + 2..]).map_or(b.len(), |e| i + 2 + e);
                 if braces.iter().all(|&linkage| linkage) {
-                    // Each opener's text runs to the next opener inside the same comment (the
-                    // reader ends a comment there too), the last one's to the comment's end;
-                    // only the last is followed by a declaration. So each byte of the comment
-                    // is looked at once.
-                    let mut openers = Vec::new();
-                    let mut at = i;
-                    loop {
-                        if b[at..].starts_with(b"/**")
-                            && !matches!(b.get(at + 3), Some(b'*' | b'<' | b'/'))
-                            && at + 3 <= end
-                        {
-                            openers.push(at);
-                        }
-                        match open.find(&b[(at + 1).min(end)..end]) {
-                            Some(k) => at = at + 1 + k,
-                            None => break,
-                        }
-                    }
-                    for (k, &at) in openers.iter().enumerate() {
-                        let (body_end, last) = match openers.get(k + 1) {
-                            Some(&next) => (next, false),
-                            None => (end, true),
-                        };
-                        candidates.push((at, body_end, last, end));
-                    }
+                    openers(b, &open, i, end, &mut candidates);
                 }
                 i = end + 2;
                 continue;
@@ -433,28 +425,12 @@ fn doxygen(text: &str) -> Vec<Counted> {
                 continue;
             }
             b'"' | b'\'' => {
-                let mut j = i + 1;
-                while j < b.len() && b[j] != c && b[j] != b'\n' {
-                    j += if b[j] == b'\\' { 2 } else { 1 };
-                }
-                // The closing quote is passed; a line end is not (it starts the next line).
-                i = if b.get(j) == Some(&c) { j + 1 } else { j };
+                i = quoted_end(b, i);
                 line_start = false;
                 continue;
             }
             b'#' if line_start => {
-                // A preprocessor line, continuations and all (its comments are not counted).
-                let mut j = i;
-                loop {
-                    let e = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |e| j + e);
-                    let body = text[j..e].trim_end();
-                    j = e;
-                    if !body.ends_with('\\') || j >= b.len() {
-                        break;
-                    }
-                    j += 1;
-                }
-                i = j;
+                i = preprocessor_end(text, i);
                 continue;
             }
             b'{' => {
@@ -474,6 +450,84 @@ fn doxygen(text: &str) -> Vec<Counted> {
         }
         i += 1;
     }
+    candidates
+}
+
+/// Adds the openers of the comment that starts at `start` and closes at `end` to `out`.
+/// Each opener's text runs to the next opener inside the same comment (the reader ends a
+/// comment there too), the last one's to the comment's end; only the last is followed by a
+/// declaration. So each byte of the comment is looked at once.
+fn openers(
+    b: &[u8],
+    open: &memchr::memmem::Finder<'_>,
+    start: usize,
+    end: usize,
+    out: &mut Vec<Opener>,
+) {
+    let mut found = Vec::new();
+    let mut at = start;
+    loop {
+        if b[at..].starts_with(b"/**")
+            && !matches!(b.get(at + 3), Some(b'*' | b'<' | b'/'))
+            && at + 3 <= end
+        {
+            found.push(at);
+        }
+        match open.find(&b[(at + 1).min(end)..end]) {
+            Some(k) => at = at + 1 + k,
+            None => break,
+        }
+    }
+    for (k, &at) in found.iter().enumerate() {
+        let (body_end, last) = match found.get(k + 1) {
+            Some(&next) => (next, false),
+            None => (end, true),
+        };
+        out.push(Opener {
+            at,
+            body_end,
+            last,
+            end,
+        });
+    }
+}
+
+/// Where the quoted literal opening at `i` ends: past its closing quote, or at the line end
+/// (which starts the next line) of an unclosed one.
+fn quoted_end(b: &[u8], i: usize) -> usize {
+    let c = b[i];
+    let mut j = i + 1;
+    while j < b.len() && b[j] != c && b[j] != b'\n' {
+        j += if b[j] == b'\\' { 2 } else { 1 };
+    }
+    if b.get(j) == Some(&c) {
+        j + 1
+    } else {
+        j
+    }
+}
+
+/// Where the preprocessor line starting at `i` ends, continuations and all (its comments are
+/// not counted).
+fn preprocessor_end(text: &str, i: usize) -> usize {
+    let b = text.as_bytes();
+    let mut j = i;
+    loop {
+        let e = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |e| j + e);
+        let body = text[j..e].trim_end();
+        j = e;
+        if !body.ends_with('\\') || j >= b.len() {
+            break;
+        }
+        j += 1;
+    }
+    j
+}
+
+/// The names declared after the last opener of each comment in `candidates` that documents
+/// something (not a grouping comment), each declaration counted once, at its line.
+fn documented_declarations(text: &str, candidates: Vec<Opener>) -> Vec<Counted> {
+    let b = text.as_bytes();
     let mut out = Vec::new();
     let mut line = 1u32;
     let mut counted_to = 0usize;
@@ -484,10 +538,16 @@ fn doxygen(text: &str) -> Vec<Counted> {
     let stops: Vec<usize> = candidates
         .iter()
         .skip(1)
-        .map(|c| c.0)
+        .map(|c| c.at)
         .chain([b.len()])
         .collect();
-    for ((at, body_end, last, end), stop) in candidates.into_iter().zip(stops) {
+    for (c, stop) in candidates.into_iter().zip(stops) {
+        let Opener {
+            at,
+            body_end,
+            last,
+            end,
+        } = c;
         line += memchr::memchr_iter(b'\n', &b[counted_to..at]).count() as u32;
         counted_to = at;
         if !last || is_grouping(&text[at + 3..body_end]) {

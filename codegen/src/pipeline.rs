@@ -277,9 +277,21 @@ fn relative(file: &str) -> String {
 }
 
 /// The one-screen summary of a run.
+/// The one-screen summary of a run.
 pub fn render(r: &Report) -> String {
-    let b = &r.bindings;
     let mut s = String::new();
+    binding_lines(&mut s, r);
+    item_lines(&mut s, r);
+    wrapper_lines(&mut s, &r.bindings);
+    release_lines(&mut s, r);
+    outcome_lines(&mut s, r);
+    s
+}
+
+/// The summary's head: the package and its inputs, the functions bound and how, the
+/// renamings, decided directions and join conflicts.
+fn binding_lines(s: &mut String, r: &Report) {
+    let b = &r.bindings;
     let _ = writeln!(
         s,
         "{}: CUDA {} from {} document(s); ABI: {}",
@@ -324,6 +336,11 @@ pub fn render(r: &Report) -> String {
         .filter(|d| d.severity <= Severity::Warning)
         .count();
     let _ = writeln!(s, "conflicts (join warnings):    {conflicts}");
+}
+
+/// The items emitted, and the documented constants emitted or not.
+fn item_lines(s: &mut String, r: &Report) {
+    let b = &r.bindings;
     let _ = writeln!(
         s,
         "emitted: {} records, {} enums, {} typedefs, {} constants in {} flag types",
@@ -344,6 +361,10 @@ pub fn render(r: &Report) -> String {
             .filter(|k| k.from_macro)
             .count()
     );
+}
+
+/// The typed wrappers, the functions without one, and the documented items not bound.
+fn wrapper_lines(s: &mut String, b: &Bindings) {
     let untyped = b.untyped();
     let typed = b.functions.len() - untyped.len();
     let typed_unsafe = b.functions.iter().filter(|f| f.typed.is_unsafe()).count();
@@ -378,6 +399,12 @@ pub fn render(r: &Report) -> String {
     if others > 0 {
         let _ = writeln!(s, "other documented items without ABI: {others}");
     }
+}
+
+/// The releases the since-marks come from, the functions newer than the oldest, and the
+/// records whose layout changed between minors.
+fn release_lines(s: &mut String, r: &Report) {
+    let b = &r.bindings;
     let _ = writeln!(
         s,
         "since-marks from the ABI of:  {}",
@@ -416,6 +443,11 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(s, "{}", crate::text::abbreviate(&line, 200));
         }
     }
+}
+
+/// The summary's tail: documentation problems, diagnostics (errors and unread lines first),
+/// and what was written.
+fn outcome_lines(s: &mut String, r: &Report) {
     if !r.doc_problems.is_empty() {
         let _ = writeln!(
             s,
@@ -442,7 +474,6 @@ pub fn render(r: &Report) -> String {
     } else {
         let _ = writeln!(s, "wrote: {}", r.changed.join(", "));
     }
-    s
 }
 
 fn abbreviate(names: &[&str], n: usize) -> String {

@@ -227,130 +227,160 @@ pub fn convert(rst: &str, links: &dyn Links) -> Converted {
     let mut md = MdLines::with_capacity(rst.len() + rst.len() / 4);
     let mut i = 0;
     while i < lines.len() {
-        let line = lines[i];
-        let trimmed = line.trim();
-        if is_placeholder(line) {
-            i += 1;
-            continue;
-        }
-        if let Some(rest) = trimmed.strip_prefix(".. ") {
-            if let Some((name, arg)) = rest.split_once("::") {
-                let indent = indent_of(line);
-                let (body, next) = indented_body(&lines, i + 1, indent);
-                let arg = arg.trim();
-                match name.trim() {
-                    "seealso" => {
-                        let all = std::iter::once(arg)
-                            .chain(body.iter().copied())
-                            .collect::<Vec<_>>()
-                            .join(" ");
-                        out.see_also.extend(names_in(&all));
-                    }
-                    "note" | "warning" | "attention" | "important" | "caution" | "tip" => {
-                        let label = capitalise(name.trim());
-                        md.blank();
-                        let start = md.start();
-                        md.text.push_str("> **");
-                        md.text.push_str(&label);
-                        md.text.push_str(":** ");
-                        let mut first = true;
-                        for s in std::iter::once(arg).chain(body.iter().copied()) {
-                            let s = s.trim();
-                            if s.is_empty() {
-                                continue;
-                            }
-                            if !first {
-                                md.text.push(' ');
-                            }
-                            first = false;
-                            inline_into(&mut md.text, s, links);
-                        }
-                        md.end(start);
-                        md.blank();
-                    }
-                    "rubric" => {
-                        md.blank();
-                        let start = md.start();
-                        md.text.push_str("**");
-                        inline_into(&mut md.text, arg, links);
-                        md.text.push_str("**");
-                        md.end(start);
-                        md.blank();
-                    }
-                    "code-block" | "code" | "sourcecode" | "parsed-literal" => {
-                        fence(&mut md, &body);
-                    }
-                    "deprecated" => {
-                        md.blank();
-                        let text = body.iter().map(|s| s.trim()).collect::<Vec<_>>().join(" ");
-                        md.line(
-                            format!("**Deprecated** {}: {}", arg, inline(&text, links))
-                                .trim_end_matches(": "),
-                        );
-                        md.blank();
-                    }
-                    other => {
-                        out.unknown_directives.push(other.to_string());
-                        for b in std::iter::once(arg).chain(body.iter().copied()) {
-                            let b = b.trim();
-                            if !b.is_empty() {
-                                let start = md.start();
-                                inline_into(&mut md.text, b, links);
-                                md.end(start);
-                            }
-                        }
-                    }
-                }
-                i = next;
-                continue;
-            }
-            if rest.starts_with('[') || rest.starts_with('_') || rest.starts_with('|') {
-                // Comments, targets and substitutions carry no text for a reader.
-                let (_, next) = indented_body(&lines, i + 1, indent_of(line));
-                i = next;
-                continue;
-            }
-        }
-        // Field-list lines left in running text (`:returns: …`, `:param x: …`).
-        if let Some((label, body)) = field_line(trimmed) {
-            let start = md.start();
-            if !label.is_empty() {
-                md.text.push_str("**");
-                md.text.push_str(&label);
-                md.text.push_str(":** ");
-            }
-            inline_into(&mut md.text, body, links);
-            md.end(start);
-            i += 1;
-            continue;
-        }
-        // A paragraph ending in `::` introduces a literal block.
-        if trimmed.ends_with("::") && !trimmed.starts_with(".. ") {
-            let (body, next) = indented_body(&lines, i + 1, indent_of(line));
-            if !body.iter().all(|b| b.trim().is_empty()) {
-                let text = trimmed.trim_end_matches("::");
-                let text = if text.ends_with(' ') || text.is_empty() {
-                    text.trim_end().to_string()
-                } else {
-                    format!("{text}:")
-                };
-                if !text.is_empty() {
-                    let start = md.start();
-                    inline_into(&mut md.text, &text, links);
-                    md.end(start);
-                }
-                fence(&mut md, &body);
-                i = next;
-                continue;
-            }
-        }
-        markdown_line(&mut md, line, links);
-        i += 1;
+        i = block(&lines, i, &mut md, &mut out, links);
     }
     let mut text = md.text;
     text.truncate(text.trim_end().len());
     out.markdown = text;
     out
+}
+
+/// Converts the block that starts at line `i` of `lines` (a directive, a comment, a field
+/// line, a paragraph introducing a literal block, or one line of text) into `md` and `out`;
+/// returns the index of the line after it.
+fn block(
+    lines: &[&str],
+    i: usize,
+    md: &mut MdLines,
+    out: &mut Converted,
+    links: &dyn Links,
+) -> usize {
+    let line = lines[i];
+    let trimmed = line.trim();
+    if is_placeholder(line) {
+        return i + 1;
+    }
+    if let Some(rest) = trimmed.strip_prefix(".. ") {
+        if let Some((name, arg)) = rest.split_once("::") {
+            let (body, next) = indented_body(lines, i + 1, indent_of(line));
+            directive(name.trim(), arg.trim(), &body, md, out, links);
+            return next;
+        }
+        if rest.starts_with('[') || rest.starts_with('_') || rest.starts_with('|') {
+            // Comments, targets and substitutions carry no text for a reader.
+            let (_, next) = indented_body(lines, i + 1, indent_of(line));
+            return next;
+        }
+    }
+    // Field-list lines left in running text (`:returns: …`, `:param x: …`).
+    if let Some((label, body)) = field_line(trimmed) {
+        let start = md.start();
+        if !label.is_empty() {
+            md.text.push_str("**");
+            md.text.push_str(&label);
+            md.text.push_str(":** ");
+        }
+        inline_into(&mut md.text, body, links);
+        md.end(start);
+        return i + 1;
+    }
+    // A paragraph ending in `::` introduces a literal block.
+    if trimmed.ends_with("::") && !trimmed.starts_with(".. ") {
+        let (body, next) = indented_body(lines, i + 1, indent_of(line));
+        if !body.iter().all(|b| b.trim().is_empty()) {
+            literal_block(md, trimmed, &body, links);
+            return next;
+        }
+    }
+    markdown_line(md, line, links);
+    i + 1
+}
+
+/// Directive `.. name:: arg` with its `body`: a see-also list (into `out`), an admonition, a
+/// rubric, a code block, a deprecation, or an unknown one (recorded in `out`, its text kept).
+fn directive(
+    name: &str,
+    arg: &str,
+    body: &[&str],
+    md: &mut MdLines,
+    out: &mut Converted,
+    links: &dyn Links,
+) {
+    match name {
+        "seealso" => {
+            let all = std::iter::once(arg)
+                .chain(body.iter().copied())
+                .collect::<Vec<_>>()
+                .join(" ");
+            out.see_also.extend(names_in(&all));
+        }
+        "note" | "warning" | "attention" | "important" | "caution" | "tip" => {
+            admonition(md, name, arg, body, links);
+        }
+        "rubric" => {
+            md.blank();
+            let start = md.start();
+            md.text.push_str("**");
+            inline_into(&mut md.text, arg, links);
+            md.text.push_str("**");
+            md.end(start);
+            md.blank();
+        }
+        "code-block" | "code" | "sourcecode" | "parsed-literal" => {
+            fence(md, body);
+        }
+        "deprecated" => {
+            md.blank();
+            let text = body.iter().map(|s| s.trim()).collect::<Vec<_>>().join(" ");
+            md.line(
+                format!("**Deprecated** {}: {}", arg, inline(&text, links)).trim_end_matches(": "),
+            );
+            md.blank();
+        }
+        other => {
+            out.unknown_directives.push(other.to_string());
+            for b in std::iter::once(arg).chain(body.iter().copied()) {
+                let b = b.trim();
+                if !b.is_empty() {
+                    let start = md.start();
+                    inline_into(&mut md.text, b, links);
+                    md.end(start);
+                }
+            }
+        }
+    }
+}
+
+/// An admonition (`.. note::`, `.. warning::`, …) as a quoted note, `> **Note:** …`, its
+/// argument and body joined into one paragraph.
+fn admonition(md: &mut MdLines, name: &str, arg: &str, body: &[&str], links: &dyn Links) {
+    let label = capitalise(name);
+    md.blank();
+    let start = md.start();
+    md.text.push_str("> **");
+    md.text.push_str(&label);
+    md.text.push_str(":** ");
+    let mut first = true;
+    for s in std::iter::once(arg).chain(body.iter().copied()) {
+        let s = s.trim();
+        if s.is_empty() {
+            continue;
+        }
+        if !first {
+            md.text.push(' ');
+        }
+        first = false;
+        inline_into(&mut md.text, s, links);
+    }
+    md.end(start);
+    md.blank();
+}
+
+/// A paragraph line `text::` followed by the literal block `body`: the text (`:` for `::`
+/// after a word, nothing after a blank) and the block fenced.
+fn literal_block(md: &mut MdLines, trimmed: &str, body: &[&str], links: &dyn Links) {
+    let text = trimmed.trim_end_matches("::");
+    let text = if text.ends_with(' ') || text.is_empty() {
+        text.trim_end().to_string()
+    } else {
+        format!("{text}:")
+    };
+    if !text.is_empty() {
+        let start = md.start();
+        inline_into(&mut md.text, &text, links);
+        md.end(start);
+    }
+    fence(md, body);
 }
 
 /// Markdown written line by line, a run of blank lines (whitespace only) written as one

@@ -13,7 +13,7 @@
 use std::fmt;
 
 use super::layout;
-use super::{Abi, Field, Record};
+use super::{Abi, Enum, Field, Function, Record};
 
 /// What kind of item a difference is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -124,37 +124,7 @@ pub fn compare(left: &Abi, right: &Abi) -> Comparison {
             continue;
         };
         c.counts.functions += 1;
-        let mut details = Vec::new();
-        if l.ret.c != r.ret.c {
-            details.push(format!("returns `{}` vs `{}`", l.ret.c_text, r.ret.c_text));
-        }
-        if l.params.len() != r.params.len() {
-            details.push(format!(
-                "{} parameters vs {}",
-                l.params.len(),
-                r.params.len()
-            ));
-        }
-        for (i, (a, b)) in l.params.iter().zip(&r.params).enumerate() {
-            c.counts.parameters += 1;
-            if a.name != b.name {
-                details.push(format!(
-                    "parameter {} named `{}` vs `{}`",
-                    i + 1,
-                    a.name,
-                    b.name
-                ));
-            }
-            if a.ty.c != b.ty.c {
-                details.push(format!(
-                    "parameter {} `{}`: `{}` vs `{}`",
-                    i + 1,
-                    a.name,
-                    a.ty.c_text,
-                    b.ty.c_text
-                ));
-            }
-        }
+        let details = function_details(&mut c.counts, l, r);
         changed(&mut c, ItemKind::Function, name, details);
     }
 
@@ -172,26 +142,7 @@ pub fn compare(left: &Abi, right: &Abi) -> Comparison {
             continue;
         };
         c.counts.enums += 1;
-        let mut details = Vec::new();
-        if l.repr != r.repr {
-            details.push(format!("represented as `{}` vs `{}`", l.repr, r.repr));
-        }
-        for v in &l.values {
-            match r.values.iter().find(|w| w.name == v.name) {
-                Some(w) => {
-                    c.counts.enum_values += 1;
-                    if v.value != w.value {
-                        details.push(format!("`{}` = {} vs {}", v.name, v.value, w.value));
-                    }
-                }
-                None => details.push(format!("enumerator `{}` only on the left", v.name)),
-            }
-        }
-        for w in &r.values {
-            if !l.values.iter().any(|v| v.name == w.name) {
-                details.push(format!("enumerator `{}` only on the right", w.name));
-            }
-        }
+        let details = enum_details(&mut c.counts, l, r);
         changed(&mut c, ItemKind::Enum, name, details);
     }
 
@@ -219,6 +170,69 @@ pub fn compare(left: &Abi, right: &Abi) -> Comparison {
         changed(&mut c, ItemKind::Constant, name, details);
     }
     c
+}
+
+/// How two declarations of one function differ: return type, parameter count, and each
+/// shared parameter's name and type (counted in `counts`).
+fn function_details(counts: &mut Counts, l: &Function, r: &Function) -> Vec<String> {
+    let mut details = Vec::new();
+    if l.ret.c != r.ret.c {
+        details.push(format!("returns `{}` vs `{}`", l.ret.c_text, r.ret.c_text));
+    }
+    if l.params.len() != r.params.len() {
+        details.push(format!(
+            "{} parameters vs {}",
+            l.params.len(),
+            r.params.len()
+        ));
+    }
+    for (i, (a, b)) in l.params.iter().zip(&r.params).enumerate() {
+        counts.parameters += 1;
+        if a.name != b.name {
+            details.push(format!(
+                "parameter {} named `{}` vs `{}`",
+                i + 1,
+                a.name,
+                b.name
+            ));
+        }
+        if a.ty.c != b.ty.c {
+            details.push(format!(
+                "parameter {} `{}`: `{}` vs `{}`",
+                i + 1,
+                a.name,
+                a.ty.c_text,
+                b.ty.c_text
+            ));
+        }
+    }
+    details
+}
+
+/// How two declarations of one enum differ: representation, the values of the enumerators
+/// both declare (counted in `counts`), and the enumerators only one declares.
+fn enum_details(counts: &mut Counts, l: &Enum, r: &Enum) -> Vec<String> {
+    let mut details = Vec::new();
+    if l.repr != r.repr {
+        details.push(format!("represented as `{}` vs `{}`", l.repr, r.repr));
+    }
+    for v in &l.values {
+        match r.values.iter().find(|w| w.name == v.name) {
+            Some(w) => {
+                counts.enum_values += 1;
+                if v.value != w.value {
+                    details.push(format!("`{}` = {} vs {}", v.name, v.value, w.value));
+                }
+            }
+            None => details.push(format!("enumerator `{}` only on the left", v.name)),
+        }
+    }
+    for w in &r.values {
+        if !l.values.iter().any(|v| v.name == w.name) {
+            details.push(format!("enumerator `{}` only on the right", w.name));
+        }
+    }
+    details
 }
 
 fn presence<T>(

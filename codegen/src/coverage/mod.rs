@@ -310,77 +310,7 @@ pub fn classify(
     exports: &Exports,
     version: Option<i32>,
 ) -> Coverage {
-    // Documented functions, first occurrence of each name.
-    let mut docs: BTreeMap<&str, &crate::ir::Function> = BTreeMap::new();
-    for f in &api.functions {
-        docs.entry(f.name.as_str()).or_insert(f);
-    }
-    let bound: BTreeSet<&str> = bindings.functions.iter().map(|f| f.name.as_str()).collect();
-    let reasons: HashMap<&str, &str> = bindings
-        .unbound
-        .iter()
-        .filter(|u| u.kind == "function")
-        .map(|u| (u.name.as_str(), u.reason.as_str()))
-        .collect();
-    let mut names: BTreeSet<&str> = docs.keys().copied().collect();
-    names.extend(abi.functions.keys().map(String::as_str));
-    names.extend(exports.functions.iter().map(String::as_str));
-
-    let library_file = std::path::Path::new(&exports.path).file_name().map_or_else(
-        || exports.path.clone(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let abi_file = short_abi_file(&abi.file);
-
-    let mut rows: Vec<Row> = names
-        .iter()
-        .map(|&name| {
-            let doc = docs.get(name);
-            let abi_fn = abi.functions.get(name);
-            let exported = exports.contains(name);
-            let is_bound = bound.contains(name);
-            let class = match (doc.is_some(), is_bound, exported, abi_fn.is_some()) {
-                (true, true, true, _) => Class::Bound,
-                (true, true, false, _) => Class::NotExported,
-                (true, false, _, _) => Class::NoAbi,
-                (false, _, true, _) => group::undocumented_class(name),
-                (false, _, false, _) => Class::AbiOnly,
-            };
-            let source = match (doc, abi_fn) {
-                (Some(f), _) => shown_source(&f.source),
-                (None, Some(a)) => match &a.header {
-                    Some(header) => format!("{header}:{}", a.line),
-                    None => format!("{abi_file}:{}", a.line),
-                },
-                (None, None) => library_file.clone(),
-            };
-            let variant_of = if doc.is_none() {
-                group::bases(name)
-                    .into_iter()
-                    .find(|b| docs.contains_key(b))
-                    .map(String::from)
-            } else {
-                None
-            };
-            let note = if doc.is_some() && !is_bound {
-                reasons.get(name).map(|r| r.to_string())
-            } else {
-                None
-            };
-            Row {
-                name: name.to_string(),
-                class,
-                documented: doc.is_some(),
-                in_abi: abi_fn.is_some(),
-                exported,
-                bound: is_bound,
-                section: doc.map(|f| f.section.clone().unwrap_or_else(|| NO_SECTION.to_string())),
-                source,
-                variant_of,
-                note,
-            }
-        })
-        .collect();
+    let mut rows = Sources::new(api, abi, bindings, exports).rows();
     rows.sort_by(|a, b| (a.class, &a.name).cmp(&(b.class, &b.name)));
 
     let totals = totals(&rows);
@@ -410,6 +340,107 @@ pub fn classify(
         totals,
         sections,
         rows,
+    }
+}
+
+/// What [`classify`] builds each name's row from: the documentation, the join, the ABI and
+/// the library.
+struct Sources<'a> {
+    /// Documented functions, first occurrence of each name.
+    docs: BTreeMap<&'a str, &'a crate::ir::Function>,
+    bound: BTreeSet<&'a str>,
+    /// Why a documented function is not bound.
+    reasons: HashMap<&'a str, &'a str>,
+    abi: &'a Abi,
+    exports: &'a Exports,
+    /// The library's file name, the source shown for names it alone has.
+    library_file: String,
+    abi_file: String,
+}
+
+impl<'a> Sources<'a> {
+    fn new(api: &'a Api, abi: &'a Abi, bindings: &'a Bindings, exports: &'a Exports) -> Self {
+        let mut docs: BTreeMap<&str, &crate::ir::Function> = BTreeMap::new();
+        for f in &api.functions {
+            docs.entry(f.name.as_str()).or_insert(f);
+        }
+        let bound: BTreeSet<&str> = bindings.functions.iter().map(|f| f.name.as_str()).collect();
+        let reasons: HashMap<&str, &str> = bindings
+            .unbound
+            .iter()
+            .filter(|u| u.kind == "function")
+            .map(|u| (u.name.as_str(), u.reason.as_str()))
+            .collect();
+        let library_file = std::path::Path::new(&exports.path).file_name().map_or_else(
+            || exports.path.clone(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        Sources {
+            docs,
+            bound,
+            reasons,
+            abi,
+            exports,
+            library_file,
+            abi_file: short_abi_file(&abi.file),
+        }
+    }
+
+    /// One row per function name of the documentation, the ABI and the library, by name.
+    fn rows(&self) -> Vec<Row> {
+        let mut names: BTreeSet<&str> = self.docs.keys().copied().collect();
+        names.extend(self.abi.functions.keys().map(String::as_str));
+        names.extend(self.exports.functions.iter().map(String::as_str));
+        names.iter().map(|&name| self.row(name)).collect()
+    }
+
+    /// The row of `name`: its class, where it is declared, the documented function it is a
+    /// variant of, and why it is not bound.
+    fn row(&self, name: &str) -> Row {
+        let doc = self.docs.get(name);
+        let abi_fn = self.abi.functions.get(name);
+        let exported = self.exports.contains(name);
+        let is_bound = self.bound.contains(name);
+        let class = match (doc.is_some(), is_bound, exported, abi_fn.is_some()) {
+            (true, true, true, _) => Class::Bound,
+            (true, true, false, _) => Class::NotExported,
+            (true, false, _, _) => Class::NoAbi,
+            (false, _, true, _) => group::undocumented_class(name),
+            (false, _, false, _) => Class::AbiOnly,
+        };
+        let source = match (doc, abi_fn) {
+            (Some(f), _) => shown_source(&f.source),
+            (None, Some(a)) => match &a.header {
+                Some(header) => format!("{header}:{}", a.line),
+                None => format!("{}:{}", self.abi_file, a.line),
+            },
+            (None, None) => self.library_file.clone(),
+        };
+        let variant_of = if doc.is_none() {
+            group::bases(name)
+                .into_iter()
+                .find(|b| self.docs.contains_key(b))
+                .map(String::from)
+        } else {
+            None
+        };
+        let note = if doc.is_some() && !is_bound {
+            self.reasons.get(name).map(|r| r.to_string())
+        } else {
+            None
+        };
+        Row {
+            name: name.to_string(),
+            class,
+            documented: doc.is_some(),
+            in_abi: abi_fn.is_some(),
+            exported,
+            bound: is_bound,
+            section: doc.map(|f| f.section.clone().unwrap_or_else(|| NO_SECTION.to_string())),
+            source,
+            variant_of,
+            note,
+        }
     }
 }
 

@@ -37,7 +37,6 @@ fn pct(part: usize, whole: usize) -> String {
 
 /// Builds the generic report of `coverage`.
 pub fn to_report(c: &Coverage) -> Report {
-    let t = &c.totals;
     let lib_name = std::path::Path::new(&c.library.path)
         .file_name()
         .map_or_else(
@@ -48,6 +47,23 @@ pub fn to_report(c: &Coverage) -> Report {
         Some(v) => format!("API coverage: {lib_name} (CUDA runtime {v})"),
         None => format!("API coverage: {lib_name}"),
     };
+    let mut tables = vec![sections_table(c)];
+    for class in Class::ALL {
+        let rows: Vec<&Row> = c.rows_of(class).collect();
+        tables.push(class_table(class, &rows));
+    }
+    Report {
+        title,
+        meta: meta(c),
+        totals: totals_table(c),
+        contents: Vec::new(),
+        tables,
+    }
+}
+
+/// The report's header lines: the library, the ABI, the documents and the names counted.
+fn meta(c: &Coverage) -> Vec<Meta> {
+    let t = &c.totals;
     let mut meta = vec![
         Meta {
             label: "Library".into(),
@@ -90,7 +106,12 @@ pub fn to_report(c: &Coverage) -> Report {
             t.names, t.documented, t.in_abi, t.abi_undocumented, t.exported
         ),
     });
+    meta
+}
 
+/// The totals table: one row per class with its share, then the total.
+fn totals_table(c: &Coverage) -> Table {
+    let t = &c.totals;
     let mut totals = Table {
         id: "totals".into(),
         title: "Totals".into(),
@@ -132,7 +153,11 @@ pub fn to_report(c: &Coverage) -> Report {
             ),
         ],
     ));
+    totals
+}
 
+/// The coverage of each documentation section.
+fn sections_table(c: &Coverage) -> Table {
     let mut sections = Table {
         id: "sections".into(),
         title: "Coverage by documentation section".into(),
@@ -160,19 +185,7 @@ pub fn to_report(c: &Coverage) -> Report {
             ],
         ));
     }
-
-    let mut tables = vec![sections];
-    for class in Class::ALL {
-        let rows: Vec<&Row> = c.rows_of(class).collect();
-        tables.push(class_table(class, &rows));
-    }
-    Report {
-        title,
-        meta,
-        totals,
-        contents: Vec::new(),
-        tables,
-    }
+    sections
 }
 
 fn yes(b: bool) -> String {

@@ -274,6 +274,11 @@ fn families<'a>(names: impl Iterator<Item = &'a str>) -> HashMap<&'a str, Vec<&'
     out
 }
 
+/// Where `abi` declares the function `f` (`header:line`).
+fn function_place(abi: &Abi, f: &Function) -> String {
+    abi.location(f.header.as_deref(), f.line)
+}
+
 impl<'a> Differ<'a> {
     fn push(&mut self, c: Change) {
         self.out.changes.push(c);
@@ -355,39 +360,69 @@ impl<'a> Differ<'a> {
 
     fn functions(&mut self) {
         let (old, new) = (Self::callable(self.old), Self::callable(self.new));
-        let place = |abi: &Abi, f: &Function| abi.location(f.header.as_deref(), f.line);
         let mut removed: Vec<(&str, &Function)> = Vec::new();
         for (&name, &fo) in &old {
-            let Some(&fn_) = new.get(name) else {
-                removed.push((name, fo));
-                continue;
-            };
-            let base = Change {
-                old_source: Some(place(self.old, fo)),
-                new_source: Some(place(self.new, fn_)),
-                ..entry(
-                    ItemKind::Function,
-                    name,
-                    ChangeKind::SignatureChanged,
-                    Impact::Break,
-                )
-            };
-            if fo.name != fn_.name {
-                self.push(Change {
-                    change: ChangeKind::SymbolChanged,
-                    impact: Impact::Info,
-                    old: Some(fo.name.clone()),
-                    new: Some(fn_.name.clone()),
-                    reason: Some(format!(
-                        "`{name}` now stands for the symbol `{}` (a `#define` added or dropped): C source calling `{name}` compiles as before",
-                        fn_.name
-                    )),
-                    ..base.clone()
-                });
+            match new.get(name) {
+                Some(&fn_) => self.shared_function(name, fo, fn_),
+                None => removed.push((name, fo)),
             }
-            self.signature(name, fo, fn_, base);
         }
-        // Removed names: their `_vN` family first, then renamed-looking additions.
+        let added: Vec<(&str, &Function)> = new
+            .iter()
+            .filter(|(n, _)| !old.contains_key(*n))
+            .map(|(n, f)| (*n, *f))
+            .collect();
+        let (unpaired, mut pending) = self.removed_functions(&new, removed);
+        self.renamed_functions(&unpaired, &added, &mut pending);
+        for c in pending {
+            self.push(c);
+        }
+        for (name, f) in added {
+            self.push(Change {
+                new: Some(cdecl::function(f, name)),
+                new_source: Some(function_place(self.new, f)),
+                ..entry(ItemKind::Function, name, ChangeKind::Added, Impact::Info)
+            });
+        }
+    }
+
+    /// Compares a name both sides can call: the symbol it stands for, and its signature.
+    fn shared_function(&mut self, name: &str, fo: &Function, fn_: &Function) {
+        let base = Change {
+            old_source: Some(function_place(self.old, fo)),
+            new_source: Some(function_place(self.new, fn_)),
+            ..entry(
+                ItemKind::Function,
+                name,
+                ChangeKind::SignatureChanged,
+                Impact::Break,
+            )
+        };
+        if fo.name != fn_.name {
+            self.push(Change {
+                change: ChangeKind::SymbolChanged,
+                impact: Impact::Info,
+                old: Some(fo.name.clone()),
+                new: Some(fn_.name.clone()),
+                reason: Some(format!(
+                    "`{name}` now stands for the symbol `{}` (a `#define` added or dropped): C source calling `{name}` compiles as before",
+                    fn_.name
+                )),
+                ..base.clone()
+            });
+        }
+        self.signature(name, fo, fn_, base);
+    }
+
+    /// The removals of the names only the old side can call (`new` is what the new side can
+    /// call). One whose `_vN` family on the new side stands for it is reported at once,
+    /// paired; the others are returned, with their names and signature keys, for
+    /// [`Self::renamed_functions`].
+    fn removed_functions<'r>(
+        &mut self,
+        new: &IndexMap<&str, &Function>,
+        removed: Vec<(&'r str, &Function)>,
+    ) -> (Vec<(&'r str, String)>, Vec<Change>) {
         let new_abi = self.new;
         let family = families(new.keys().copied());
         let mut unpaired: Vec<(&str, String)> = Vec::new();
@@ -398,7 +433,7 @@ impl<'a> Differ<'a> {
             let pair = self.family_pair(ItemKind::Function, name, &family, same);
             let mut c = Change {
                 old: Some(cdecl::function(fo, name)),
-                old_source: Some(place(self.old, fo)),
+                old_source: Some(function_place(self.old, fo)),
                 ..entry(ItemKind::Function, name, ChangeKind::Removed, Impact::Break)
             };
             match pair {
@@ -417,17 +452,23 @@ impl<'a> Differ<'a> {
                 }
             }
         }
-        let added: Vec<(&str, &Function)> = new
-            .iter()
-            .filter(|(n, _)| !old.contains_key(*n))
-            .map(|(n, f)| (*n, *f))
-            .collect();
+        (unpaired, pending)
+    }
+
+    /// Pairs the `unpaired` removed names (their removals `pending`) with `added` names of the
+    /// same C declaration and a similar name: a rename each, and the removal's reason.
+    fn renamed_functions(
+        &mut self,
+        unpaired: &[(&str, String)],
+        added: &[(&str, &Function)],
+        pending: &mut [Change],
+    ) {
         let added_keys: Vec<(&str, String)> = added
             .iter()
             .map(|(n, f)| (*n, signature_key(self.new, f)))
             .collect();
         let pairs = pair_similar(
-            &unpaired,
+            unpaired,
             &added_keys,
             |(_, key)| Some(key.clone()),
             |(n, _)| n,
@@ -442,22 +483,12 @@ impl<'a> Differ<'a> {
                 similarity: (s * 1000.0).round() / 1000.0,
                 evidence: "same C declaration, similar name".into(),
                 old_source: pending[i].old_source.clone().unwrap_or_default(),
-                new_source: place(self.new, added[j].1),
+                new_source: function_place(self.new, added[j].1),
             });
             pending[i].reason = Some(format!(
                 "removed; `{to}` (added) has the same C declaration and a similar name: renamed-looking"
             ));
             pending[i].paired_with = Some(to.to_string());
-        }
-        for c in pending {
-            self.push(c);
-        }
-        for (name, f) in added {
-            self.push(Change {
-                new: Some(cdecl::function(f, name)),
-                new_source: Some(place(self.new, f)),
-                ..entry(ItemKind::Function, name, ChangeKind::Added, Impact::Info)
-            });
         }
     }
 

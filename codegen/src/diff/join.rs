@@ -190,75 +190,18 @@ pub(crate) fn join(inp: Inputs<'_>, links: Option<&RustdocLinks>) -> Vec<ItemDif
     items
 }
 
+/// The diff entry of the item `key`: its status and class, its section, its changes from the
+/// ABI and the documents, the C declarations of both sides and its rustdoc link.
 fn item(
     inp: &Inputs<'_>,
     key: Key,
-    b: Build<'_>,
+    mut b: Build<'_>,
     docs: &HashMap<Key, Doc>,
     links: Option<&RustdocLinks>,
 ) -> ItemDiff {
     let doc = docs.get(&key).cloned().unwrap_or_default();
-    let whole = |change: ChangeKind| {
-        b.abi
-            .iter()
-            .find(|c| c.part.is_none() && c.change == change)
-    };
-    let status = if let Some(r) = whole(ChangeKind::Removed) {
-        if r.paired_with.is_some() {
-            ItemStatus::Paired
-        } else {
-            ItemStatus::Removed
-        }
-    } else if whole(ChangeKind::Added).is_some() || (b.abi.is_empty() && b.added.is_some()) {
-        ItemStatus::Added
-    } else if b.abi.is_empty() && b.removed.is_some() {
-        ItemStatus::Removed
-    } else {
-        ItemStatus::Changed
-    };
-    // The documents' entries: their additions and removals as changes too.
-    let mut doc_changes: Vec<Change> = Vec::new();
-    let presence = |r: &ItemRef, change: ChangeKind, new_side: bool| Change {
-        kind: r.kind,
-        name: r.name.clone(),
-        part: None,
-        change,
-        impact: Impact::Docs,
-        evidence: Evidence::Docs,
-        old: None,
-        new: None,
-        old_source: (!new_side).then(|| r.source.clone()),
-        new_source: new_side.then(|| r.source.clone()),
-        reason: None,
-        paired_with: r.looks_renamed.clone(),
-    };
-    if let Some(r) = b.added {
-        doc_changes.push(presence(r, ChangeKind::Added, true));
-    }
-    if let Some(r) = b.removed {
-        doc_changes.push(presence(r, ChangeKind::Removed, false));
-    }
-    doc_changes.extend(b.docs);
-    match inp.abis {
-        // The documents' view of a C-level change: their entries that repeat an ABI entry
-        // (same kind of change, same member or field) are left to the JSON's `changes`.
-        Some(_) if !b.abi.is_empty() => doc_changes.retain(|d| {
-            !b.abi
-                .iter()
-                .any(|a| a.change == d.change && a.part == d.part)
-        }),
-        Some(a) => {
-            let reason = match (declares(a.old, &key), declares(a.new, &key)) {
-                (true, true) => "the C declaration is the same in both releases' headers",
-                (false, false) => "neither release's headers declare it: no C-level evidence",
-                _ => "the headers declare it in one release only",
-            };
-            for c in &mut doc_changes {
-                c.reason = Some(reason.to_string());
-            }
-        }
-        None => {}
-    }
+    let status = status(&b);
+    let doc_changes = doc_changes(inp, &key, &mut b);
     let impact = b.abi.iter().map(|c| c.impact).min().unwrap_or(Impact::Docs);
     let header = |c: &&Change| {
         c.new_source
@@ -301,5 +244,81 @@ fn item(
         new_c,
         rustdoc,
         changes,
+    }
+}
+
+/// Whether the item was added, removed, paired with a renamed one, or changed: from the ABI's
+/// changes to the whole item, else from the documents' entries.
+fn status(b: &Build<'_>) -> ItemStatus {
+    let whole = |change: ChangeKind| {
+        b.abi
+            .iter()
+            .find(|c| c.part.is_none() && c.change == change)
+    };
+    if let Some(r) = whole(ChangeKind::Removed) {
+        if r.paired_with.is_some() {
+            ItemStatus::Paired
+        } else {
+            ItemStatus::Removed
+        }
+    } else if whole(ChangeKind::Added).is_some() || (b.abi.is_empty() && b.added.is_some()) {
+        ItemStatus::Added
+    } else if b.abi.is_empty() && b.removed.is_some() {
+        ItemStatus::Removed
+    } else {
+        ItemStatus::Changed
+    }
+}
+
+/// The documents' entries for the item (taken from `b`), their additions and removals as
+/// changes too: those that repeat an ABI entry left out, and with the ABI compared but
+/// silent, each given the reason the headers show no change.
+fn doc_changes(inp: &Inputs<'_>, key: &Key, b: &mut Build<'_>) -> Vec<Change> {
+    let mut doc_changes: Vec<Change> = Vec::new();
+    if let Some(r) = b.added {
+        doc_changes.push(presence_change(r, ChangeKind::Added, true));
+    }
+    if let Some(r) = b.removed {
+        doc_changes.push(presence_change(r, ChangeKind::Removed, false));
+    }
+    doc_changes.append(&mut b.docs);
+    match inp.abis {
+        // The documents' view of a C-level change: their entries that repeat an ABI entry
+        // (same kind of change, same member or field) are left to the JSON's `changes`.
+        Some(_) if !b.abi.is_empty() => doc_changes.retain(|d| {
+            !b.abi
+                .iter()
+                .any(|a| a.change == d.change && a.part == d.part)
+        }),
+        Some(a) => {
+            let reason = match (declares(a.old, key), declares(a.new, key)) {
+                (true, true) => "the C declaration is the same in both releases' headers",
+                (false, false) => "neither release's headers declare it: no C-level evidence",
+                _ => "the headers declare it in one release only",
+            };
+            for c in &mut doc_changes {
+                c.reason = Some(reason.to_string());
+            }
+        }
+        None => {}
+    }
+    doc_changes
+}
+
+/// A documents' entry that adds (`new_side`) or removes the item `r`, as a change.
+fn presence_change(r: &ItemRef, change: ChangeKind, new_side: bool) -> Change {
+    Change {
+        kind: r.kind,
+        name: r.name.clone(),
+        part: None,
+        change,
+        impact: Impact::Docs,
+        evidence: Evidence::Docs,
+        old: None,
+        new: None,
+        old_source: (!new_side).then(|| r.source.clone()),
+        new_source: new_side.then(|| r.source.clone()),
+        reason: None,
+        paired_with: r.looks_renamed.clone(),
     }
 }

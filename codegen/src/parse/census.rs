@@ -383,12 +383,28 @@ fn attribute<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 /// `\addtogroup`, `@{`, `@}` and no `\param` or `\return`), the conditional-section marks
 /// and member comments (`/**<`) are not counted.
 fn doxygen(text: &str) -> Vec<Counted> {
+    documented_declarations(text, top_level_comments(text))
+}
+
+/// A `/**` comment opener that [`doxygen`] may count.
+struct Opener {
+    /// Where the `/**` is.
+    at: usize,
+    /// Where its text ends: the next opener inside the same comment, or the comment's end.
+    body_end: usize,
+    /// Whether it is the last opener of its comment (the one a declaration follows).
+    last: bool,
+    /// Where its comment's `*/` is (the text's end for an unclosed one).
+    end: usize,
+}
+
+/// The `/**` openers at the top level of `text` (outside any brace but `extern "C" {`, and
+/// not on a preprocessor line), with those inside another comment, in order.
+fn top_level_comments(text: &str) -> Vec<Opener> {
     let b = text.as_bytes();
     let close = memchr::memmem::Finder::new(b"*/");
     let open = memchr::memmem::Finder::new(b"/**");
-    // Comments to count: the opener, where its text ends, whether it is the last opener of its
-    // comment, and the end of that comment.
-    let mut candidates: Vec<(usize, usize, bool, usize)> = Vec::new();
+    let mut candidates = Vec::new();
     // Open braces, `true` for `extern "C" {` (which does not nest what it holds).
     let mut braces: Vec<bool> = Vec::new();
     let mut line_start = true;
@@ -399,31 +415,7 @@ fn doxygen(text: &str) -> Vec<Counted> {
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 let end = close.find(&b[i + 2..]).map_or(b.len(), |e| i + 2 + e);
                 if braces.iter().all(|&linkage| linkage) {
-                    // Each opener's text runs to the next opener inside the same comment (the
-                    // reader ends a comment there too), the last one's to the comment's end;
-                    // only the last is followed by a declaration. So each byte of the comment
-                    // is looked at once.
-                    let mut openers = Vec::new();
-                    let mut at = i;
-                    loop {
-                        if b[at..].starts_with(b"/**")
-                            && !matches!(b.get(at + 3), Some(b'*' | b'<' | b'/'))
-                            && at + 3 <= end
-                        {
-                            openers.push(at);
-                        }
-                        match open.find(&b[(at + 1).min(end)..end]) {
-                            Some(k) => at = at + 1 + k,
-                            None => break,
-                        }
-                    }
-                    for (k, &at) in openers.iter().enumerate() {
-                        let (body_end, last) = match openers.get(k + 1) {
-                            Some(&next) => (next, false),
-                            None => (end, true),
-                        };
-                        candidates.push((at, body_end, last, end));
-                    }
+                    openers(b, &open, i, end, &mut candidates);
                 }
                 i = end + 2;
                 continue;
@@ -433,28 +425,12 @@ fn doxygen(text: &str) -> Vec<Counted> {
                 continue;
             }
             b'"' | b'\'' => {
-                let mut j = i + 1;
-                while j < b.len() && b[j] != c && b[j] != b'\n' {
-                    j += if b[j] == b'\\' { 2 } else { 1 };
-                }
-                // The closing quote is passed; a line end is not (it starts the next line).
-                i = if b.get(j) == Some(&c) { j + 1 } else { j };
+                i = quoted_end(b, i);
                 line_start = false;
                 continue;
             }
             b'#' if line_start => {
-                // A preprocessor line, continuations and all (its comments are not counted).
-                let mut j = i;
-                loop {
-                    let e = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |e| j + e);
-                    let body = text[j..e].trim_end();
-                    j = e;
-                    if !body.ends_with('\\') || j >= b.len() {
-                        break;
-                    }
-                    j += 1;
-                }
-                i = j;
+                i = preprocessor_end(text, i);
                 continue;
             }
             b'{' => {
@@ -474,6 +450,84 @@ fn doxygen(text: &str) -> Vec<Counted> {
         }
         i += 1;
     }
+    candidates
+}
+
+/// Adds the openers of the comment that starts at `start` and closes at `end` to `out`.
+/// Each opener's text runs to the next opener inside the same comment (the reader ends a
+/// comment there too), the last one's to the comment's end; only the last is followed by a
+/// declaration. So each byte of the comment is looked at once.
+fn openers(
+    b: &[u8],
+    open: &memchr::memmem::Finder<'_>,
+    start: usize,
+    end: usize,
+    out: &mut Vec<Opener>,
+) {
+    let mut found = Vec::new();
+    let mut at = start;
+    loop {
+        if b[at..].starts_with(b"/**")
+            && !matches!(b.get(at + 3), Some(b'*' | b'<' | b'/'))
+            && at + 3 <= end
+        {
+            found.push(at);
+        }
+        match open.find(&b[(at + 1).min(end)..end]) {
+            Some(k) => at = at + 1 + k,
+            None => break,
+        }
+    }
+    for (k, &at) in found.iter().enumerate() {
+        let (body_end, last) = match found.get(k + 1) {
+            Some(&next) => (next, false),
+            None => (end, true),
+        };
+        out.push(Opener {
+            at,
+            body_end,
+            last,
+            end,
+        });
+    }
+}
+
+/// Where the quoted literal opening at `i` ends: past its closing quote, or at the line end
+/// (which starts the next line) of an unclosed one.
+fn quoted_end(b: &[u8], i: usize) -> usize {
+    let c = b[i];
+    let mut j = i + 1;
+    while j < b.len() && b[j] != c && b[j] != b'\n' {
+        j += if b[j] == b'\\' { 2 } else { 1 };
+    }
+    if b.get(j) == Some(&c) {
+        j + 1
+    } else {
+        j
+    }
+}
+
+/// Where the preprocessor line starting at `i` ends, continuations and all (its comments are
+/// not counted).
+fn preprocessor_end(text: &str, i: usize) -> usize {
+    let b = text.as_bytes();
+    let mut j = i;
+    loop {
+        let e = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |e| j + e);
+        let body = text[j..e].trim_end();
+        j = e;
+        if !body.ends_with('\\') || j >= b.len() {
+            break;
+        }
+        j += 1;
+    }
+    j
+}
+
+/// The names declared after the last opener of each comment in `candidates` that documents
+/// something (not a grouping comment), each declaration counted once, at its line.
+fn documented_declarations(text: &str, candidates: Vec<Opener>) -> Vec<Counted> {
+    let b = text.as_bytes();
     let mut out = Vec::new();
     let mut line = 1u32;
     let mut counted_to = 0usize;
@@ -484,10 +538,16 @@ fn doxygen(text: &str) -> Vec<Counted> {
     let stops: Vec<usize> = candidates
         .iter()
         .skip(1)
-        .map(|c| c.0)
+        .map(|c| c.at)
         .chain([b.len()])
         .collect();
-    for ((at, body_end, last, end), stop) in candidates.into_iter().zip(stops) {
+    for (c, stop) in candidates.into_iter().zip(stops) {
+        let Opener {
+            at,
+            body_end,
+            last,
+            end,
+        } = c;
         line += memchr::memchr_iter(b'\n', &b[counted_to..at]).count() as u32;
         counted_to = at;
         if !last || is_grouping(&text[at + 3..body_end]) {
@@ -548,6 +608,50 @@ const DECLARATION: usize = 16 << 10;
 /// the names it declares, most likely first: its start and the names. The caller cuts `text`
 /// where the next comment to count starts.
 fn declaration_after(text: &str, from: usize) -> Option<(usize, Vec<String>)> {
+    let start = match declaration_start(text, from)? {
+        Start::Define(at, name) => return Some((at, vec![name])),
+        Start::Code(at) => at,
+    };
+    let b = text.as_bytes();
+    let limit = (start + DECLARATION).min(b.len());
+    let Some((head, j)) = declaration_head(text, start, limit) else {
+        // The next documented object: this comment documents nothing before it.
+        return Some((start, Vec::new()));
+    };
+    let words: Vec<&str> = head
+        .split(|c: char| !is_name_char(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let first = *words.first()?;
+    let names: Vec<String> = if b.get(j) == Some(&b'{') && !head.contains('(') {
+        record_names(text, &words, j, limit)
+    } else if head.contains('(') {
+        vec![function_name(&head, first).to_string()]
+    } else if first == "typedef" || first == "extern" || first == "static" || first == "const" {
+        // `typedef struct X Y;`, `extern int x;`: the last word.
+        words
+            .last()
+            .map(|w| vec![w.to_string()])
+            .unwrap_or_default()
+    } else {
+        return Some((start, Vec::new()));
+    };
+    let names: Vec<String> = names.into_iter().filter(|n| !n.is_empty()).collect();
+    Some((start, names))
+}
+
+/// Where [`declaration_after`] finds the next declaration.
+enum Start {
+    /// A `#define` at this offset, with a value, and the macro's name.
+    Define(usize, String),
+    /// Code (not a preprocessor line) starts at this offset.
+    Code(usize),
+}
+
+/// The start of what follows `from` in `text`, blanks, ordinary comments and preprocessor
+/// lines other than `#define` skipped; `None` at the end, before another `/**`, or at a
+/// `#define` without a value.
+fn declaration_start(text: &str, from: usize) -> Option<Start> {
     let b = text.as_bytes();
     let mut i = from;
     loop {
@@ -568,36 +672,38 @@ fn declaration_after(text: &str, from: usize) -> Option<(usize, Vec<String>)> {
             i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |e| i + e);
             continue;
         }
-        if b[i] == b'#' {
-            let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |e| i + e);
-            let directive = text[i + 1..end].trim_start();
-            if let Some(rest) = directive.strip_prefix("define") {
-                let mut words = rest.split(|c: char| c.is_whitespace() || c == '(');
-                let first = words.find(|w| !w.is_empty()).unwrap_or("");
-                let has_value = rest.trim().len() > first.len();
-                if !rest.starts_with([' ', '\t']) || first.is_empty() || !has_value {
-                    return None;
-                }
-                return Some((i, vec![first.to_string()]));
-            }
-            i = end;
-            continue;
+        if b[i] != b'#' {
+            return Some(Start::Code(i));
         }
-        break;
+        let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |e| i + e);
+        let directive = text[i + 1..end].trim_start();
+        if let Some(rest) = directive.strip_prefix("define") {
+            let mut words = rest.split(|c: char| c.is_whitespace() || c == '(');
+            let first = words.find(|w| !w.is_empty()).unwrap_or("");
+            let has_value = rest.trim().len() > first.len();
+            if !rest.starts_with([' ', '\t']) || first.is_empty() || !has_value {
+                return None;
+            }
+            return Some(Start::Define(i, first.to_string()));
+        }
+        i = end;
     }
-    let start = i;
-    let limit = (start + DECLARATION).min(b.len());
-    // The text up to the `;` or `{` that ends the declaration's head, ordinary comments out.
+}
+
+/// The text from `start` up to the `;` or `{` that ends the declaration's head (looked for up
+/// to `limit`), ordinary comments out, and where it stopped; `None` when a documented object's
+/// `/**` comes first.
+fn declaration_head(text: &str, start: usize, limit: usize) -> Option<(String, usize)> {
+    let b = text.as_bytes();
     let mut head = String::new();
     let mut j = start;
     while j < limit {
         match b[j] {
             b';' | b'{' => break,
-            // The next documented object: this comment documents nothing before it.
             b'/' if b[j..].starts_with(b"/**")
                 && !matches!(b.get(j + 3), Some(b'<' | b'/' | b'*')) =>
             {
-                return Some((start, Vec::new()));
+                return None;
             }
             b'/' if b.get(j + 1) == Some(&b'*') => {
                 j = memchr::memmem::find(&b[(j + 2).min(limit)..limit], b"*/")
@@ -611,82 +717,73 @@ fn declaration_after(text: &str, from: usize) -> Option<(usize, Vec<String>)> {
         head.push_str(&text[j..j + ch_len]);
         j += ch_len;
     }
-    let words: Vec<&str> = head
-        .split(|c: char| !is_name_char(c))
-        .filter(|w| !w.is_empty())
+    Some((head, j))
+}
+
+/// The names a record or enum declaration with a body declares (`struct X {`,
+/// `typedef enum X {`): its tag (the last word of the head), then, for a `typedef`, the names
+/// after the closing brace. `open` is the brace.
+fn record_names(text: &str, words: &[&str], open: usize, limit: usize) -> Vec<String> {
+    let mut names: Vec<String> = words
+        .iter()
+        .rev()
+        .take(1)
+        .filter(|w| !matches!(**w, "struct" | "union" | "enum" | "typedef"))
+        .map(|w| w.to_string())
         .collect();
-    let first = *words.first()?;
-    let names: Vec<String> = if b.get(j) == Some(&b'{') && !head.contains('(') {
-        // `struct X {`, `typedef enum X {`: the tag, then the name after the closing brace.
-        let mut names: Vec<String> = words
-            .iter()
-            .rev()
-            .take(1)
-            .filter(|w| !matches!(**w, "struct" | "union" | "enum" | "typedef"))
-            .map(|w| w.to_string())
-            .collect();
-        if first == "typedef" {
-            if let Some(after) = after_braces(text, j, limit) {
-                names.extend(after);
-            }
+    if words.first() == Some(&"typedef") {
+        if let Some(after) = after_braces(text, open, limit) {
+            names.extend(after);
         }
-        names
-    } else if head.contains('(') {
-        // A function: the word before the first `(` that is not an annotation
-        // (`__attribute__((…))`); a pointer to one (`(*name)(…)`): the word after `*`.
-        let group = head
-            .find('(')
-            .and_then(|p| head[p..].find(')').map(|q| &head[p + 1..p + q]));
-        if let Some(group) = group.filter(|g| g.contains('*') && first == "typedef") {
-            let name = group
-                .rsplit(|c: char| !is_name_char(c))
-                .find(|w| !w.is_empty())
-                .unwrap_or("");
-            vec![name.to_string()]
-        } else {
-            let mut name = "";
-            let mut rest = head.as_str();
-            while let Some(p) = rest.find('(') {
-                let before = rest[..p]
-                    .rsplit(|c: char| !is_name_char(c))
-                    .find(|w| !w.is_empty())
-                    .unwrap_or("");
-                if before.starts_with("__") || before.is_empty() {
-                    // Skip the annotation's parentheses.
-                    let mut depth = 0;
-                    let mut end = rest.len();
-                    for (k, c) in rest[p..].char_indices() {
-                        match c {
-                            '(' => depth += 1,
-                            ')' => {
-                                depth -= 1;
-                                if depth == 0 {
-                                    end = p + k + 1;
-                                    break;
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
-                    rest = &rest[end..];
-                    continue;
+    }
+    names
+}
+
+/// The name of a function declared by `head` (which holds a `(`): the word before the first
+/// `(` that is not an annotation (`__attribute__((…))`); for a `typedef` of a pointer to one
+/// (`(*name)(…)`), the word after `*`.
+fn function_name<'h>(head: &'h str, first: &str) -> &'h str {
+    let group = head
+        .find('(')
+        .and_then(|p| head[p..].find(')').map(|q| &head[p + 1..p + q]));
+    if let Some(group) = group.filter(|g| g.contains('*') && first == "typedef") {
+        return group
+            .rsplit(|c: char| !is_name_char(c))
+            .find(|w| !w.is_empty())
+            .unwrap_or("");
+    }
+    let mut rest = head;
+    while let Some(p) = rest.find('(') {
+        let before = rest[..p]
+            .rsplit(|c: char| !is_name_char(c))
+            .find(|w| !w.is_empty())
+            .unwrap_or("");
+        if !(before.starts_with("__") || before.is_empty()) {
+            return before;
+        }
+        // Skip the annotation's parentheses.
+        rest = &rest[group_end(rest, p)..];
+    }
+    ""
+}
+
+/// Where the parenthesised group opening at `p` in `s` ends (past its `)`), or `s`'s length
+/// when it does not close.
+fn group_end(s: &str, p: usize) -> usize {
+    let mut depth = 0;
+    for (k, c) in s[p..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return p + k + 1;
                 }
-                name = before;
-                break;
             }
-            vec![name.to_string()]
+            _ => {}
         }
-    } else if first == "typedef" || first == "extern" || first == "static" || first == "const" {
-        // `typedef struct X Y;`, `extern int x;`: the last word.
-        words
-            .last()
-            .map(|w| vec![w.to_string()])
-            .unwrap_or_default()
-    } else {
-        return Some((start, Vec::new()));
-    };
-    let names: Vec<String> = names.into_iter().filter(|n| !n.is_empty()).collect();
-    Some((start, names))
+    }
+    s.len()
 }
 
 /// The words between the brace block opening at `open` and the `;` after it

@@ -494,146 +494,184 @@ impl<'s> Texts<'s> {
 }
 
 fn parse_view(lines: &[Ln<'_>], depth: usize) -> Docstring {
-    let mut doc = Docstring {
-        parts: vec![Part::Blank; lines.len()],
-        ..Docstring::default()
+    let mut reader = Reader {
+        lines,
+        depth,
+        doc: Docstring {
+            parts: vec![Part::Blank; lines.len()],
+            ..Docstring::default()
+        },
+        texts: Texts {
+            description: Vec::new(),
+            notes: Vec::new(),
+            in_notes: false,
+        },
+        structured: false,
     };
-    let mut texts = Texts {
-        description: Vec::new(),
-        notes: Vec::new(),
-        in_notes: false,
-    };
-    // Set once a field, an object directive, a definition or a member is read: text after
-    // that point (outside a Notes rubric) is not description but unread.
-    let mut structured = false;
     let mut i = 0;
     while i < lines.len() {
-        let l = lines[i];
-        let text = l.text;
+        i = reader.construct(i);
+    }
+    let mut doc = reader.doc;
+    doc.description = tidy(&reader.texts.description);
+    doc.notes = tidy(&reader.texts.notes);
+    doc
+}
+
+/// `parse_view`'s state while it reads the lines of one docstring, one construct at a time.
+struct Reader<'a, 's> {
+    lines: &'a [Ln<'s>],
+    depth: usize,
+    doc: Docstring,
+    texts: Texts<'s>,
+    /// Set once a field, an object directive, a definition or a member is read: text after
+    /// that point (outside a Notes rubric) is not description but unread.
+    structured: bool,
+}
+
+impl<'s> Reader<'_, 's> {
+    /// Reads the construct that starts at line `i`; returns the index of the line after it.
+    fn construct(&mut self, i: usize) -> usize {
+        let text = self.lines[i].text;
         if is_blank(text) {
-            texts.push(&lines[i..=i]);
-            i += 1;
-            continue;
+            self.texts.push(&self.lines[i..=i]);
+            return i + 1;
         }
         if let Some((name, arg, rest)) = split_field(text) {
-            let end = body_end(lines, i + 1);
-            let cont = &lines[i + 1..end];
-            let part = field(&mut doc, name, arg, rest, l, cont);
-            if part == Part::Unread {
-                texts.push(&lines[i..end]);
-            } else {
-                texts.in_notes = false;
-            }
-            doc.mark(i..end, lines, part);
-            // Options (`:type:`, `:value:`) may come before the text of an attribute body.
-            structured |= part != Part::Option;
-            i = end;
-            continue;
+            return self.field(i, name, arg, rest);
         }
         if let Some((name, arg)) = split_directive(text) {
-            let end = body_end(lines, i + 1);
-            let body = &lines[i + 1..end];
-            texts.in_notes = false;
-            let bare = name.strip_prefix("py:").unwrap_or(name);
-            let part = match bare {
-                "seealso" => {
-                    doc.see_also.extend(names_in(&join_words(arg, body)));
-                    Part::Prose
-                }
-                "rubric"
-                    if arg.eq_ignore_ascii_case("notes")
-                        && body.iter().all(|b| is_blank(b.text)) =>
-                {
-                    texts.in_notes = true;
-                    structured = true;
-                    Part::Prose
-                }
-                "attribute" => {
-                    let parts = attribute(&mut doc, arg, None, l.line, body, depth);
-                    doc.parts[i..end].copy_from_slice(&parts);
-                    structured = true;
-                    i = end;
-                    continue;
-                }
-                "method" => {
-                    let body = dedent(body);
-                    let texts: Vec<&str> = body.iter().map(|b| b.text).collect();
-                    doc.methods.push(MethodDoc {
-                        signature: arg.to_string(),
-                        doc: tidy(&texts),
-                        line: l.line,
-                    });
-                    structured = true;
-                    Part::Method
-                }
-                _ if name.contains(':') || OBJECT_DIRECTIVES.contains(&bare) => {
-                    structured = true;
-                    texts.push(&lines[i..end]);
-                    Part::Unread
-                }
-                _ => {
-                    texts.push(&lines[i..end]);
-                    Part::Prose
-                }
-            };
-            doc.mark(i..end, lines, part);
-            i = end;
-            continue;
+            return self.directive(i, name, arg);
         }
         if indent(text) == 0 {
-            if let Some(title) = section_title(lines, i) {
-                let part = if ATTRIBUTE_SECTIONS.contains(&title.to_ascii_lowercase().as_str()) {
-                    Part::Attribute
-                } else {
-                    texts.push(&lines[i..i + 2]);
-                    Part::Unread
-                };
-                doc.mark(i..i + 2, lines, part);
-                structured = true;
-                i += 2;
-                continue;
-            }
-            if let Some(end) = google_section(&mut doc, lines, i) {
-                structured = true;
-                i = end;
-                continue;
-            }
-            if let Some((name, ty)) = definition(lines, i) {
-                let end = body_end(lines, i + 1);
-                let parts = attribute(&mut doc, name, ty, l.line, &lines[i + 1..end], depth);
-                doc.parts[i..end].copy_from_slice(&parts);
-                structured = true;
-                i = end;
-                continue;
-            }
-            if let Some((name, value)) = member_line(text) {
-                let end = body_end(lines, i + 1);
-                let parts = member(&mut doc, name, value, l.line, &lines[i + 1..end], depth);
-                doc.parts[i..end].copy_from_slice(&parts);
-                structured = true;
-                i = end;
-                continue;
-            }
-            if looks_like_signature(text) {
-                texts.in_notes = false;
-                texts.push(&lines[i..=i]);
-                doc.parts[i] = Part::Unread;
-                structured = true;
-                i += 1;
-                continue;
+            if let Some(end) = self.unindented(i) {
+                return end;
             }
         }
-        texts.push(&lines[i..=i]);
-        doc.parts[i] = if structured && !texts.in_notes {
+        self.texts.push(&self.lines[i..=i]);
+        self.doc.parts[i] = if self.structured && !self.texts.in_notes {
             Part::Unread
         } else {
             Part::Prose
         };
-        i += 1;
+        i + 1
     }
-    doc.description = tidy(&texts.description);
-    doc.notes = tidy(&texts.notes);
-    doc
+
+    /// A field list item `:name arg: rest` and its continuation lines.
+    fn field(&mut self, i: usize, name: &str, arg: &str, rest: &str) -> usize {
+        let lines = self.lines;
+        let end = body_end(lines, i + 1);
+        let part = field(&mut self.doc, name, arg, rest, lines[i], &lines[i + 1..end]);
+        if part == Part::Unread {
+            self.texts.push(&lines[i..end]);
+        } else {
+            self.texts.in_notes = false;
+        }
+        self.doc.mark(i..end, lines, part);
+        // Options (`:type:`, `:value:`) may come before the text of an attribute body.
+        self.structured |= part != Part::Option;
+        end
+    }
+
+    /// A directive `.. name:: arg` and its body.
+    fn directive(&mut self, i: usize, name: &str, arg: &str) -> usize {
+        let lines = self.lines;
+        let l = lines[i];
+        let end = body_end(lines, i + 1);
+        let body = &lines[i + 1..end];
+        self.texts.in_notes = false;
+        let bare = name.strip_prefix("py:").unwrap_or(name);
+        let part = match bare {
+            "seealso" => {
+                self.doc.see_also.extend(names_in(&join_words(arg, body)));
+                Part::Prose
+            }
+            "rubric"
+                if arg.eq_ignore_ascii_case("notes") && body.iter().all(|b| is_blank(b.text)) =>
+            {
+                self.texts.in_notes = true;
+                self.structured = true;
+                Part::Prose
+            }
+            "attribute" => {
+                let parts = attribute(&mut self.doc, arg, None, l.line, body, self.depth);
+                return self.nested(i, end, &parts);
+            }
+            "method" => {
+                let body = dedent(body);
+                let texts: Vec<&str> = body.iter().map(|b| b.text).collect();
+                self.doc.methods.push(MethodDoc {
+                    signature: arg.to_string(),
+                    doc: tidy(&texts),
+                    line: l.line,
+                });
+                self.structured = true;
+                Part::Method
+            }
+            _ if name.contains(':') || OBJECT_DIRECTIVES.contains(&bare) => {
+                self.structured = true;
+                self.texts.push(&lines[i..end]);
+                Part::Unread
+            }
+            _ => {
+                self.texts.push(&lines[i..end]);
+                Part::Prose
+            }
+        };
+        self.doc.mark(i..end, lines, part);
+        end
+    }
+
+    /// The constructs an unindented line may start: a numpydoc section header, a
+    /// Google-style section, a definition, an enum member, a stray signature line. Returns
+    /// the index of the line after it, or `None` when line `i` starts none of them.
+    fn unindented(&mut self, i: usize) -> Option<usize> {
+        let lines = self.lines;
+        let l = lines[i];
+        if let Some(title) = section_title(lines, i) {
+            let part = if ATTRIBUTE_SECTIONS.contains(&title.to_ascii_lowercase().as_str()) {
+                Part::Attribute
+            } else {
+                self.texts.push(&lines[i..i + 2]);
+                Part::Unread
+            };
+            self.doc.mark(i..i + 2, lines, part);
+            self.structured = true;
+            return Some(i + 2);
+        }
+        if let Some(end) = google_section(&mut self.doc, lines, i) {
+            self.structured = true;
+            return Some(end);
+        }
+        if let Some((name, ty)) = definition(lines, i) {
+            let end = body_end(lines, i + 1);
+            let body = &lines[i + 1..end];
+            let parts = attribute(&mut self.doc, name, ty, l.line, body, self.depth);
+            return Some(self.nested(i, end, &parts));
+        }
+        if let Some((name, value)) = member_line(l.text) {
+            let end = body_end(lines, i + 1);
+            let body = &lines[i + 1..end];
+            let parts = member(&mut self.doc, name, value, l.line, body, self.depth);
+            return Some(self.nested(i, end, &parts));
+        }
+        if looks_like_signature(l.text) {
+            self.texts.in_notes = false;
+            self.texts.push(&lines[i..=i]);
+            self.doc.parts[i] = Part::Unread;
+            self.structured = true;
+            return Some(i + 1);
+        }
+        None
+    }
+
+    /// Takes the `parts` a nested reader gave lines `i..end` (an attribute or member with its
+    /// body); returns `end`.
+    fn nested(&mut self, i: usize, end: usize, parts: &[Part]) -> usize {
+        self.doc.parts[i..end].copy_from_slice(parts);
+        self.structured = true;
+        end
+    }
 }
 
 impl Docstring {
@@ -838,105 +876,12 @@ fn field(
 ) -> Part {
     let line = at.line;
     match name {
-        "param" | "parameter" | "arg" => {
-            let mut words = arg.rsplitn(2, ' ');
-            let pname = words.next().unwrap_or("").trim();
-            if !is_ident(pname) {
-                doc.problems.push(problem(
-                    Severity::Warning,
-                    line,
-                    format!("`:{name} {arg}:` does not name a parameter"),
-                ));
-                return Part::Param;
-            }
-            if let Some(ty) = words.next().map(str::trim).filter(|t| !t.is_empty()) {
-                doc.param_types.push(FieldDoc {
-                    name: pname.to_string(),
-                    text: ty.to_string(),
-                    line,
-                });
-            }
-            doc.params.push(FieldDoc {
-                name: pname.to_string(),
-                text: join_words(rest, cont),
-                line,
-            });
-            Part::Param
-        }
-        "type" | "value" if arg.is_empty() => {
-            let slot = if name == "type" {
-                &mut doc.ty
-            } else {
-                &mut doc.value
-            };
-            if slot.is_some() {
-                doc.problems.push(problem(
-                    Severity::Warning,
-                    line,
-                    format!("a second `:{name}:` field; keeping the first"),
-                ));
-            } else {
-                *slot = Some(Located {
-                    text: join_words(rest, cont),
-                    line,
-                });
-            }
-            Part::Option
-        }
-        "type" => {
-            if !is_ident(arg) {
-                doc.problems.push(problem(
-                    Severity::Warning,
-                    line,
-                    format!("`:type {arg}:` does not name a parameter"),
-                ));
-                return Part::Param;
-            }
-            doc.param_types.push(FieldDoc {
-                name: arg.to_string(),
-                text: join_words(rest, cont),
-                line,
-            });
-            Part::Param
-        }
+        "param" | "parameter" | "arg" => param_field(doc, name, arg, join_words(rest, cont), line),
+        "type" | "value" if arg.is_empty() => option_field(doc, name, join_words(rest, cont), line),
+        "type" => param_type_field(doc, arg, join_words(rest, cont), line),
         // An info field names an attribute; `:vartype:` types one (read before or after).
         "ivar" | "var" | "cvar" | "vartype" => {
-            let mut words = arg.rsplitn(2, ' ');
-            let aname = words.next().unwrap_or("").trim();
-            if !signature::is_dotted_ident(aname) {
-                doc.problems.push(problem(
-                    Severity::Warning,
-                    line,
-                    format!("`:{name} {arg}:` does not name an attribute"),
-                ));
-                return Part::Unread;
-            }
-            let aname = signature::short_name(aname);
-            let text = join_words(rest, cont);
-            let (ty, text) = match (name, words.next().map(str::trim)) {
-                ("vartype", _) => (Some(text), None),
-                (_, Some(t)) if !t.is_empty() => (Some(t.to_string()), Some(text)),
-                _ => (None, Some(text)),
-            };
-            let k = match doc.by_name.get(aname) {
-                Some(&k) => k,
-                None => doc.push_attribute(AttributeDoc {
-                    name: aname.to_string(),
-                    doc: String::new(),
-                    ty: None,
-                    line,
-                }),
-            };
-            let a = &mut doc.attributes[k];
-            if let Some(t) = ty.filter(|t| !t.is_empty()) {
-                a.ty.get_or_insert(t);
-            }
-            if let Some(t) = text.filter(|t| !t.is_empty()) {
-                if a.doc.is_empty() {
-                    a.doc = t;
-                }
-            }
-            Part::Attribute
+            attribute_field(doc, name, arg, join_words(rest, cont), line)
         }
         "returns" | "return" => {
             if doc.returns.is_some() {
@@ -969,6 +914,111 @@ fn field(
         }
         _ => Part::Unread,
     }
+}
+
+/// `:param [type] name: text` (or `:parameter:`, `:arg:`).
+fn param_field(doc: &mut Docstring, name: &str, arg: &str, text: String, line: u32) -> Part {
+    let mut words = arg.rsplitn(2, ' ');
+    let pname = words.next().unwrap_or("").trim();
+    if !is_ident(pname) {
+        doc.problems.push(problem(
+            Severity::Warning,
+            line,
+            format!("`:{name} {arg}:` does not name a parameter"),
+        ));
+        return Part::Param;
+    }
+    if let Some(ty) = words.next().map(str::trim).filter(|t| !t.is_empty()) {
+        doc.param_types.push(FieldDoc {
+            name: pname.to_string(),
+            text: ty.to_string(),
+            line,
+        });
+    }
+    doc.params.push(FieldDoc {
+        name: pname.to_string(),
+        text,
+        line,
+    });
+    Part::Param
+}
+
+/// An attribute body's option `:type: text` or `:value: text`; the first of each is kept.
+fn option_field(doc: &mut Docstring, name: &str, text: String, line: u32) -> Part {
+    let slot = if name == "type" {
+        &mut doc.ty
+    } else {
+        &mut doc.value
+    };
+    if slot.is_some() {
+        doc.problems.push(problem(
+            Severity::Warning,
+            line,
+            format!("a second `:{name}:` field; keeping the first"),
+        ));
+    } else {
+        *slot = Some(Located { text, line });
+    }
+    Part::Option
+}
+
+/// `:type name: text`: a parameter's type.
+fn param_type_field(doc: &mut Docstring, arg: &str, text: String, line: u32) -> Part {
+    if !is_ident(arg) {
+        doc.problems.push(problem(
+            Severity::Warning,
+            line,
+            format!("`:type {arg}:` does not name a parameter"),
+        ));
+        return Part::Param;
+    }
+    doc.param_types.push(FieldDoc {
+        name: arg.to_string(),
+        text,
+        line,
+    });
+    Part::Param
+}
+
+/// An info field naming an attribute, `:ivar [type] name: text` (or `:var:`, `:cvar:`), or
+/// typing one, `:vartype name: type`: fills the attribute of that name, added when new; a
+/// type or text it already has is kept.
+fn attribute_field(doc: &mut Docstring, name: &str, arg: &str, text: String, line: u32) -> Part {
+    let mut words = arg.rsplitn(2, ' ');
+    let aname = words.next().unwrap_or("").trim();
+    if !signature::is_dotted_ident(aname) {
+        doc.problems.push(problem(
+            Severity::Warning,
+            line,
+            format!("`:{name} {arg}:` does not name an attribute"),
+        ));
+        return Part::Unread;
+    }
+    let aname = signature::short_name(aname);
+    let (ty, text) = match (name, words.next().map(str::trim)) {
+        ("vartype", _) => (Some(text), None),
+        (_, Some(t)) if !t.is_empty() => (Some(t.to_string()), Some(text)),
+        _ => (None, Some(text)),
+    };
+    let k = match doc.by_name.get(aname) {
+        Some(&k) => k,
+        None => doc.push_attribute(AttributeDoc {
+            name: aname.to_string(),
+            doc: String::new(),
+            ty: None,
+            line,
+        }),
+    };
+    let a = &mut doc.attributes[k];
+    if let Some(t) = ty.filter(|t| !t.is_empty()) {
+        a.ty.get_or_insert(t);
+    }
+    if let Some(t) = text.filter(|t| !t.is_empty()) {
+        if a.doc.is_empty() {
+            a.doc = t;
+        }
+    }
+    Part::Attribute
 }
 
 fn problem(severity: Severity, line: u32, message: impl Into<String>) -> Problem {

@@ -503,47 +503,23 @@ impl Builder<'_> {
         fields
     }
 
+    /// A class and the members after it: an enum (members, or an enum's constructor or base
+    /// class), a struct (a `_ptr` argument) or a typedef (opaque, or another class).
     fn class(&mut self, o: &Object<'_>, members: &[&Object<'_>]) {
         let call = match signature::split_call(&o.signature) {
             Ok(c) => c,
-            Err(e) => {
-                self.report(Severity::Error, &o.source, format!("class skipped: {e}"));
-                for m in members {
-                    self.report(
-                        Severity::Error,
-                        &m.source,
-                        format!("member `{}` of a skipped class skipped", m.signature),
-                    );
-                }
-                return;
-            }
+            Err(e) => return self.skipped_class(o, members, &e),
         };
         let name = signature::short_name(call.qualified).to_string();
         let qualified_name = call.qualified.to_string();
         let doc = docstring::parse(&o.doc);
         self.report_problems(&o.source, &doc);
-        let args: Vec<&str> = call
-            .args
-            .map(|a| signature::split_top_level(a, ','))
-            .unwrap_or_default();
-        let single = match args.as_slice() {
-            [one] => signature::parse_param(one).ok(),
-            _ => None,
-        };
+        let header = class_header(call.args);
         let source = o.source.clone();
         let section = self.section.clone();
-        // Python's enum constructor (`(value: int)`, `(value, names=None, *, module=None, …)`),
-        // or an enum base class of Python's `enum` module (`(IntEnum)`, `(enum.IntFlag)`).
-        let enum_header = args
-            .first()
-            .and_then(|a| signature::parse_param(a).ok())
-            .is_some_and(|p| p.name == "value" && p.default.is_none())
-            || matches!(args.as_slice(), [base] if is_enum_base(base));
-        let is_struct = single.as_ref().is_some_and(|p| p.name == "_ptr");
-        let is_opaque = args.len() == 2 && args[0].starts_with("*") && args[1].starts_with("**");
         let has_members = !members.is_empty() || !doc.members.is_empty();
-        if has_members || enum_header {
-            if is_struct {
+        if has_members || header == ClassHeader::Enum {
+            if header == ClassHeader::Struct {
                 self.report(
                     Severity::Warning,
                     &source,
@@ -564,13 +540,8 @@ impl Builder<'_> {
                 );
             }
         }
-        if is_struct {
-            let slot = Slot::Struct(self.api.structs.len());
-            if let Some(first) = self.claim(Space::Type, &name, slot) {
-                let identical = matches!(first, Slot::Struct(i) if same_fields(&self.api.structs[i].fields, &fields) && self.api.structs[i].doc == doc.doc_text());
-                return self.duplicate("class", &name, first, &source, identical);
-            }
-            self.api.structs.push(Struct {
+        if header == ClassHeader::Struct {
+            return self.push_struct(Struct {
                 name,
                 qualified_name,
                 section,
@@ -580,9 +551,8 @@ impl Builder<'_> {
                 source: source.clone(),
                 sources: vec![source],
             });
-            return;
         }
-        let kind = if is_opaque {
+        let kind = if header == ClassHeader::Opaque {
             TypedefKind::Opaque
         } else {
             if call.args.is_some() {
@@ -597,12 +567,7 @@ impl Builder<'_> {
             }
             TypedefKind::Class
         };
-        let slot = Slot::Typedef(self.api.typedefs.len());
-        if let Some(first) = self.claim(Space::Type, &name, slot) {
-            let identical = matches!(first, Slot::Typedef(i) if same_fields(&self.api.typedefs[i].fields, &fields) && self.api.typedefs[i].doc == doc.doc_text());
-            return self.duplicate("class", &name, first, &source, identical);
-        }
-        self.api.typedefs.push(Typedef {
+        self.push_typedef(Typedef {
             name,
             qualified_name,
             section,
@@ -613,6 +578,38 @@ impl Builder<'_> {
             source: source.clone(),
             sources: vec![source],
         });
+    }
+
+    /// A class whose signature does not parse: an error for it and one for each member.
+    fn skipped_class(&mut self, o: &Object<'_>, members: &[&Object<'_>], e: &str) {
+        self.report(Severity::Error, &o.source, format!("class skipped: {e}"));
+        for m in members {
+            self.report(
+                Severity::Error,
+                &m.source,
+                format!("member `{}` of a skipped class skipped", m.signature),
+            );
+        }
+    }
+
+    /// Adds a class read as a struct, unless its name is taken (then a duplicate, reported).
+    fn push_struct(&mut self, s: Struct) {
+        let slot = Slot::Struct(self.api.structs.len());
+        if let Some(first) = self.claim(Space::Type, &s.name, slot) {
+            let identical = matches!(first, Slot::Struct(i) if same_fields(&self.api.structs[i].fields, &s.fields) && self.api.structs[i].doc == s.doc);
+            return self.duplicate("class", &s.name, first, &s.source, identical);
+        }
+        self.api.structs.push(s);
+    }
+
+    /// Adds a class read as a typedef, unless its name is taken (then a duplicate, reported).
+    fn push_typedef(&mut self, t: Typedef) {
+        let slot = Slot::Typedef(self.api.typedefs.len());
+        if let Some(first) = self.claim(Space::Type, &t.name, slot) {
+            let identical = matches!(first, Slot::Typedef(i) if same_fields(&self.api.typedefs[i].fields, &t.fields) && self.api.typedefs[i].doc == t.doc);
+            return self.duplicate("class", &t.name, first, &t.source, identical);
+        }
+        self.api.typedefs.push(t);
     }
 
     /// An enum class with the members of its body: those its docstring writes, then the data
@@ -887,6 +884,44 @@ fn looks_renamed(signature: &str, documented: &str) -> bool {
         || b.contains(&a)
         || common(&mut a.bytes().zip(b.bytes())) >= 3
         || common(&mut a.bytes().rev().zip(b.bytes().rev())) >= 3
+}
+
+/// What a class signature's arguments say the class is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ClassHeader {
+    /// Python's enum constructor (`(value: int)`, `(value, names=None, *, module=None, …)`),
+    /// or an enum base class of Python's `enum` module (`(IntEnum)`, `(enum.IntFlag)`).
+    Enum,
+    /// A struct's wrapper: `(_ptr)`.
+    Struct,
+    /// An opaque handle's: `(*args, **kwargs)`.
+    Opaque,
+    Other,
+}
+
+/// The header of a class whose signature has the arguments `args` (`None`: no parentheses).
+fn class_header(args: Option<&str>) -> ClassHeader {
+    let args: Vec<&str> = args
+        .map(|a| signature::split_top_level(a, ','))
+        .unwrap_or_default();
+    let single = match args.as_slice() {
+        [one] => signature::parse_param(one).ok(),
+        _ => None,
+    };
+    let enum_header = args
+        .first()
+        .and_then(|a| signature::parse_param(a).ok())
+        .is_some_and(|p| p.name == "value" && p.default.is_none())
+        || matches!(args.as_slice(), [base] if is_enum_base(base));
+    if enum_header {
+        ClassHeader::Enum
+    } else if single.as_ref().is_some_and(|p| p.name == "_ptr") {
+        ClassHeader::Struct
+    } else if args.len() == 2 && args[0].starts_with("*") && args[1].starts_with("**") {
+        ClassHeader::Opaque
+    } else {
+        ClassHeader::Other
+    }
 }
 
 /// Whether a class header's only argument names a base class of Python's `enum` module.

@@ -189,9 +189,34 @@ fn declared(abi: &Abi) -> IndexMap<Key, String> {
 /// Builds the timeline of `snapshots` (oldest first). `links` gives, for a release, the
 /// rustdoc of the generated crate of its major.
 pub fn build(snapshots: &[Snapshot<'_>], links: &dyn Fn(&str) -> Option<RustdocLinks>) -> Timeline {
+    let mut lines = presence(snapshots);
+    add_events(snapshots, &mut lines);
+    for line in lines.values_mut() {
+        dates_and_link(snapshots, line, links);
+    }
+    members(snapshots, &mut lines);
+    let mut items: Vec<ItemLine> = lines.into_values().collect();
+    items.sort_by(|a, b| (a.kind, &a.name).cmp(&(b.kind, &b.name)));
+    Timeline {
+        schema_version: SCHEMA_VERSION,
+        releases: snapshots
+            .iter()
+            .map(|s| ReleaseInfo {
+                release: s.release.clone(),
+                file: s.file.clone(),
+                origin: s.abi.origin.clone(),
+            })
+            .collect(),
+        totals: totals(snapshots, &items),
+        items,
+    }
+}
+
+/// One line per item any snapshot declares, with the releases declaring it and where the
+/// newest of them does, in the order first declared.
+fn presence(snapshots: &[Snapshot<'_>]) -> IndexMap<Key, ItemLine> {
     let n = snapshots.len();
     let mut lines: IndexMap<Key, ItemLine> = IndexMap::new();
-    // Presence and places, release by release.
     for (i, s) in snapshots.iter().enumerate() {
         for (key, place) in declared(s.abi) {
             let line = lines.entry(key.clone()).or_insert_with(|| ItemLine {
@@ -214,7 +239,11 @@ pub fn build(snapshots: &[Snapshot<'_>], links: &dyn Fn(&str) -> Option<RustdocL
             }
         }
     }
-    // Events: the ABI diff of each consecutive pair.
+    lines
+}
+
+/// Each item's events: the ABI diff of each consecutive pair of snapshots.
+fn add_events(snapshots: &[Snapshot<'_>], lines: &mut IndexMap<Key, ItemLine>) {
     for pair in snapshots.windows(2) {
         let d = compare(pair[0].abi, pair[1].abi);
         let mut by_item: IndexMap<Key, Vec<Change>> = IndexMap::new();
@@ -228,32 +257,40 @@ pub fn build(snapshots: &[Snapshot<'_>], links: &dyn Fn(&str) -> Option<RustdocL
             line.events.extend(events(&pair[1].release, changes));
         }
     }
-    // Dates and links.
-    for line in lines.values_mut() {
-        let last = line.present.iter().rposition(|p| *p);
-        if let Some(last) = last.filter(|l| l + 1 < n) {
-            line.removed_in = Some(snapshots[last + 1].release.clone());
-        }
-        if let Some(last) = last {
-            let newest = snapshots[last].abi;
-            if newest.deprecated.contains_key(&line.name) {
-                // The start of the newest run of deprecated releases.
-                let mut from = last;
-                while from > 0
-                    && line.present[from - 1]
-                    && snapshots[from - 1].abi.deprecated.contains_key(&line.name)
-                {
-                    from -= 1;
-                }
-                line.deprecated_in = Some(snapshots[from].release.clone());
-            }
-            line.rustdoc = links(&snapshots[last].release).and_then(|l| l.link(&line.name));
-        }
+}
+
+/// An item's removal and deprecation releases, and its rustdoc link in the crate of the
+/// newest release declaring it.
+fn dates_and_link(
+    snapshots: &[Snapshot<'_>],
+    line: &mut ItemLine,
+    links: &dyn Fn(&str) -> Option<RustdocLinks>,
+) {
+    let n = snapshots.len();
+    let last = line.present.iter().rposition(|p| *p);
+    if let Some(last) = last.filter(|l| l + 1 < n) {
+        line.removed_in = Some(snapshots[last + 1].release.clone());
     }
-    members(snapshots, &mut lines);
-    let mut items: Vec<ItemLine> = lines.into_values().collect();
-    items.sort_by(|a, b| (a.kind, &a.name).cmp(&(b.kind, &b.name)));
-    let totals = snapshots
+    if let Some(last) = last {
+        let newest = snapshots[last].abi;
+        if newest.deprecated.contains_key(&line.name) {
+            // The start of the newest run of deprecated releases.
+            let mut from = last;
+            while from > 0
+                && line.present[from - 1]
+                && snapshots[from - 1].abi.deprecated.contains_key(&line.name)
+            {
+                from -= 1;
+            }
+            line.deprecated_in = Some(snapshots[from].release.clone());
+        }
+        line.rustdoc = links(&snapshots[last].release).and_then(|l| l.link(&line.name));
+    }
+}
+
+/// The counts of each release's items and events.
+fn totals(snapshots: &[Snapshot<'_>], items: &[ItemLine]) -> Vec<ReleaseTotals> {
+    snapshots
         .iter()
         .enumerate()
         .map(|(i, s)| {
@@ -284,20 +321,7 @@ pub fn build(snapshots: &[Snapshot<'_>], links: &dyn Fn(&str) -> Option<RustdocL
                 removed: of(EventKind::Removed),
             }
         })
-        .collect();
-    Timeline {
-        schema_version: SCHEMA_VERSION,
-        releases: snapshots
-            .iter()
-            .map(|s| ReleaseInfo {
-                release: s.release.clone(),
-                file: s.file.clone(),
-                origin: s.abi.origin.clone(),
-            })
-            .collect(),
-        totals,
-        items,
-    }
+        .collect()
 }
 
 /// The events one item's differences in one release make: presence, deprecation, and one

@@ -132,52 +132,17 @@ fn required(library: Library) -> &'static [&'static str] {
 /// its diagnostics hold clang's errors, what the read did not understand, what the headers
 /// declare that the ABI leaves out, and macros the model does not hold.
 pub fn read_headers(spec: &HeaderSpec) -> Result<Abi, HeadersError> {
-    let release = spec.release.to_string();
-    for header in required(spec.library) {
-        if !spec.include_dirs.iter().any(|d| d.join(header).is_file()) {
-            return Err(HeadersError::HeaderMissing {
-                header: header.to_string(),
-                dirs: spec
-                    .include_dirs
-                    .iter()
-                    .map(|d| d.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                release,
-            });
-        }
-    }
+    check_required(spec)?;
     load_libclang(&spec.libclang)?;
     let libclang_version = clang::libclang_version();
 
     let seen = Rc::new(Recorder::default());
-    let builder = builder(spec, seen.clone());
-    let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        builder.generate().map(|b| b.to_string())
-    }));
-    let text = match generated {
-        Ok(Ok(text)) => text,
-        Ok(Err(e)) => {
-            return Err(HeadersError::Bindgen {
-                release,
-                message: e.to_string(),
-            })
-        }
-        Err(panic) => {
-            let message = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "(no message)".to_string());
-            return Err(HeadersError::Panicked { release, message });
-        }
-    };
-
+    let text = bindgen_text(spec, seen.clone())?;
     let mut abi = read_bindgen_output(&text, BINDGEN_OUTPUT, &spec.release);
     abi.library = spec.library;
     let dirs: Vec<&Path> = spec.include_dirs.iter().map(PathBuf::as_path).collect();
     let places = clang::walk(spec.library, &dirs).map_err(|e| HeadersError::Clang {
-        release: release.clone(),
+        release: spec.release.to_string(),
         message: e.0,
     })?;
 
@@ -197,8 +162,65 @@ pub fn read_headers(spec: &HeaderSpec) -> Result<Abi, HeadersError> {
     for d in std::mem::take(&mut abi.diagnostics) {
         diagnostics.push(remap(d, &moved));
     }
-    let defs: Vec<MacroDef> = seen
-        .macros
+    diagnostics.extend(macros::classify(&mut abi, &macro_defs(&seen, &places)));
+    diagnostics.extend(left_out(&abi, &places));
+    abi.deprecated = deprecated_items(&abi, &places);
+
+    abi.packages = spec.packages.iter().cloned().collect();
+    abi.origin = origin(spec, &libclang_version);
+    abi.file = BINDGEN_OUTPUT.to_string();
+    abi.diagnostics = diagnostics;
+    Ok(abi)
+}
+
+/// Fails, naming the folders looked in, when a header the library needs is in none of the
+/// include folders.
+fn check_required(spec: &HeaderSpec) -> Result<(), HeadersError> {
+    for header in required(spec.library) {
+        if !spec.include_dirs.iter().any(|d| d.join(header).is_file()) {
+            return Err(HeadersError::HeaderMissing {
+                header: header.to_string(),
+                dirs: spec
+                    .include_dirs
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                release: spec.release.to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Bindgen's Rust text for the headers, its callbacks recording the macros into `seen`; a
+/// bindgen error or panic is an error naming the release.
+fn bindgen_text(spec: &HeaderSpec, seen: Rc<Recorder>) -> Result<String, HeadersError> {
+    let release = spec.release.to_string();
+    let builder = builder(spec, seen);
+    let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        builder.generate().map(|b| b.to_string())
+    }));
+    match generated {
+        Ok(Ok(text)) => Ok(text),
+        Ok(Err(e)) => Err(HeadersError::Bindgen {
+            release,
+            message: e.to_string(),
+        }),
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "(no message)".to_string());
+            Err(HeadersError::Panicked { release, message })
+        }
+    }
+}
+
+/// The macros bindgen's callbacks saw, each with where the headers define it.
+fn macro_defs(seen: &Recorder, places: &clang::Locations) -> Vec<MacroDef> {
+    seen.macros
         .borrow()
         .iter()
         .map(|(name, body)| {
@@ -210,28 +232,24 @@ pub fn read_headers(spec: &HeaderSpec) -> Result<Abi, HeadersError> {
                 line: loc.map_or(0, |l| l.line),
             }
         })
-        .collect();
-    diagnostics.extend(macros::classify(&mut abi, &defs));
-    diagnostics.extend(left_out(&abi, &places));
-    abi.deprecated = deprecated_items(&abi, &places);
+        .collect()
+}
 
-    abi.packages = spec.packages.iter().cloned().collect();
+/// Where the ABI comes from: the packages of the headers, bindgen's and libclang's versions.
+fn origin(spec: &HeaderSpec, libclang_version: &str) -> String {
     let packages: Vec<String> = spec
         .packages
         .iter()
         .map(|(n, v)| format!("{n} {v}"))
         .collect();
-    abi.origin = format!(
+    format!(
         "headers of {} via bindgen {BINDGEN_VERSION}, libclang {libclang_version}",
         if packages.is_empty() {
             "unnamed packages".to_string()
         } else {
             packages.join(", ")
         }
-    );
-    abi.file = BINDGEN_OUTPUT.to_string();
-    abi.diagnostics = diagnostics;
-    Ok(abi)
+    )
 }
 
 /// Loads libclang on this thread from `path`, unless one is loaded already. clang-sys finds

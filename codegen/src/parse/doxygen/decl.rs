@@ -628,12 +628,12 @@ fn members(body: &[Token]) -> Vec<Member> {
     out
 }
 
-/// Struct or union fields, with nested records read up to [`MAX_NESTING`].
 /// How many declarators of one statement (`int a, b, c;`, `struct {…} x, y;`) share the
 /// comments before it and the nested fields; later ones get neither, so that a statement with
 /// thousands of declarators cannot multiply one comment thousands of times.
 const MAX_SHARED: usize = 4;
 
+/// Struct or union fields, with nested records read up to [`MAX_NESTING`].
 fn fields(body: &[Token], depth: usize) -> Vec<FieldDecl> {
     let mut out: Vec<FieldDecl> = Vec::new();
     let mut pending: Vec<usize> = Vec::new();
@@ -653,91 +653,109 @@ fn fields(body: &[Token], depth: usize) -> Vec<FieldDecl> {
         if part.is_empty() {
             continue;
         }
-        let mut docs = std::mem::take(&mut pending);
-        let line = part[0].line;
+        let docs = std::mem::take(&mut pending);
         let kw = part.iter().position(
             |t| matches!(&t.tok, Tok::Ident(w) if w == "struct" || w == "union" || w == "enum"),
         );
         let brace = part.iter().position(|t| is_punct(&t.tok, '{'));
-        if let (Some(kw), Some(br)) = (kw, brace) {
-            let close = skip_group(part, br);
-            let inner = inside(part, br, close);
-            let nested = if depth < MAX_NESTING {
-                fields(inner, depth + 1)
-            } else {
-                Vec::new()
-            };
-            let kind = ident(&part[kw].tok).unwrap_or("struct").to_string();
-            let tail = clean(part.get(close..).unwrap_or(&[]), &mut docs);
-            for (n, name) in tail.iter().filter_map(|t| ident(&t.tok)).enumerate() {
-                let shared = n < MAX_SHARED;
-                out.push(FieldDecl {
-                    name: name.to_string(),
-                    ty: format!("{kind} {{…}}"),
-                    docs: if shared { docs.clone() } else { Vec::new() },
-                    nested: if shared { nested.clone() } else { Vec::new() },
-                    line,
-                    unnamed: 0,
-                });
-            }
-            continue;
-        }
-        // Comments inside the statement belong to the declarator they stand in; the ones
-        // before it to every declarator (`/** doc */ int a, b;`). The declarators are taken
-        // one at a time (a statement may hold a million).
-        let mut first: Vec<Token> = Vec::new();
-        let mut base_len = 0;
-        for (n, piece) in split_top(part, ',').enumerate() {
-            let mut own = Vec::new();
-            let d = clean(piece, &mut own);
-            let (name, ty) = if n == 0 {
-                // `T a, *b, c[4]`: the base type is the first declarator's tokens before its
-                // name.
-                let (b, rest) = declarator(&d);
-                base_len = b.len();
-                let found = (field_name(rest), type_text(&[b, rest].concat()));
-                first = d;
-                found
-            } else {
-                let b = &first[..base_len];
-                (field_name(&d), type_text(&[b, &d[..]].concat()))
-            };
-            if name.is_empty() {
-                // A run of unnamed declarators is one entry, counted, whatever its length.
-                match out.last_mut() {
-                    Some(prev) if prev.unnamed > 0 && prev.line == line => prev.unnamed += 1,
-                    _ => out.push(FieldDecl {
-                        name,
-                        ty: String::new(),
-                        docs: Vec::new(),
-                        nested: Vec::new(),
-                        line,
-                        unnamed: 1,
-                    }),
-                }
-                continue;
-            }
-            let ty = remove_name(&ty, &name);
-            let mut field_docs = if n < MAX_SHARED {
-                docs.clone()
-            } else {
-                Vec::new()
-            };
-            field_docs.extend(own);
-            out.push(FieldDecl {
-                name,
-                ty,
-                docs: field_docs,
-                nested: Vec::new(),
-                line,
-                unnamed: 0,
-            });
+        match (kw, brace) {
+            (Some(kw), Some(br)) => record_fields(part, kw, br, depth, docs, &mut out),
+            _ => declarator_fields(part, &docs, &mut out),
         }
     }
     if let Some(last) = out.last_mut() {
         last.docs.append(&mut pending);
     }
     out
+}
+
+/// The fields a statement declaring a nested record declares (`struct {…} x, y;`): one per
+/// name after the braces, each with the record's fields. `kw` is the `struct`/`union`/`enum`
+/// keyword of `part`, `br` its opening brace; `docs` the comments before the statement.
+fn record_fields(
+    part: &[Token],
+    kw: usize,
+    br: usize,
+    depth: usize,
+    mut docs: Vec<usize>,
+    out: &mut Vec<FieldDecl>,
+) {
+    let line = part[0].line;
+    let close = skip_group(part, br);
+    let inner = inside(part, br, close);
+    let nested = if depth < MAX_NESTING {
+        fields(inner, depth + 1)
+    } else {
+        Vec::new()
+    };
+    let kind = ident(&part[kw].tok).unwrap_or("struct").to_string();
+    let tail = clean(part.get(close..).unwrap_or(&[]), &mut docs);
+    for (n, name) in tail.iter().filter_map(|t| ident(&t.tok)).enumerate() {
+        let shared = n < MAX_SHARED;
+        out.push(FieldDecl {
+            name: name.to_string(),
+            ty: format!("{kind} {{…}}"),
+            docs: if shared { docs.clone() } else { Vec::new() },
+            nested: if shared { nested.clone() } else { Vec::new() },
+            line,
+            unnamed: 0,
+        });
+    }
+}
+
+/// The fields of a statement of plain declarators (`T a, *b, c[4];`), taken one at a time (a
+/// statement may hold a million). Comments inside the statement belong to the declarator they
+/// stand in; `docs`, the ones before it, to every declarator (`/** doc */ int a, b;`).
+fn declarator_fields(part: &[Token], docs: &[usize], out: &mut Vec<FieldDecl>) {
+    let line = part[0].line;
+    let mut first: Vec<Token> = Vec::new();
+    let mut base_len = 0;
+    for (n, piece) in split_top(part, ',').enumerate() {
+        let mut own = Vec::new();
+        let d = clean(piece, &mut own);
+        let (name, ty) = if n == 0 {
+            // `T a, *b, c[4]`: the base type is the first declarator's tokens before its
+            // name.
+            let (b, rest) = declarator(&d);
+            base_len = b.len();
+            let found = (field_name(rest), type_text(&[b, rest].concat()));
+            first = d;
+            found
+        } else {
+            let b = &first[..base_len];
+            (field_name(&d), type_text(&[b, &d[..]].concat()))
+        };
+        if name.is_empty() {
+            // A run of unnamed declarators is one entry, counted, whatever its length.
+            match out.last_mut() {
+                Some(prev) if prev.unnamed > 0 && prev.line == line => prev.unnamed += 1,
+                _ => out.push(FieldDecl {
+                    name,
+                    ty: String::new(),
+                    docs: Vec::new(),
+                    nested: Vec::new(),
+                    line,
+                    unnamed: 1,
+                }),
+            }
+            continue;
+        }
+        let ty = remove_name(&ty, &name);
+        let mut field_docs = if n < MAX_SHARED {
+            docs.to_vec()
+        } else {
+            Vec::new()
+        };
+        field_docs.extend(own);
+        out.push(FieldDecl {
+            name,
+            ty,
+            docs: field_docs,
+            nested: Vec::new(),
+            line,
+            unnamed: 0,
+        });
+    }
 }
 
 /// Splits a declarator `unsigned int x[4] : 2` into base-type tokens and the rest (from the

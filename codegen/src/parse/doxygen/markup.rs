@@ -690,52 +690,20 @@ impl<'a> Builder<'a> {
         let mut plain_start = 0;
         macro_rules! flush {
             () => {
-                if plain_start < i {
-                    let t = &s[plain_start..i];
-                    self.push(t);
-                }
+                self.push_text(&s[plain_start..i])
             };
         }
         while i < b.len() {
             let c = b[i];
             match c {
-                b'\\' | b'@' => {
-                    let next = b.get(i + 1).copied().unwrap_or(b' ');
-                    if c == b'@' && (next == b'{' || next == b'}') {
-                        flush!();
-                        if next == b'{' {
-                            self.out.groups.opens += 1;
-                        } else {
-                            self.out.groups.closes += 1;
-                        }
-                        i += 2;
-                        plain_start = i;
-                        continue;
+                b'\\' | b'@' => match self.command_at(s, i, &s[plain_start..i]) {
+                    Step::Text(j) => i = j,
+                    Step::Continue(k) => {
+                        i = k;
+                        plain_start = k;
                     }
-                    if c == b'\\' && !is_ident_byte(next) {
-                        flush!();
-                        i = self.escaped(s, i);
-                        plain_start = i;
-                        continue;
-                    }
-                    let mut j = i + 1;
-                    while j < b.len() && is_ident_byte(b[j]) {
-                        j += 1;
-                    }
-                    let name = &s[i + 1..j];
-                    if c == b'@' && !KNOWN.contains(&name) && self.aliases.get(name).is_none() {
-                        i = j;
-                        continue;
-                    }
-                    flush!();
-                    match self.command(name, s, j) {
-                        Step::Continue(k) => {
-                            i = k;
-                            plain_start = k;
-                        }
-                        Step::Stop(k) => return (k < s.len()).then_some(k),
-                    }
-                }
+                    Step::Stop(k) => return (k < s.len()).then_some(k),
+                },
                 b':' if b.get(i + 1) == Some(&b':')
                     && b.get(i + 2)
                         .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
@@ -792,6 +760,45 @@ impl<'a> Builder<'a> {
         }
         flush!();
         None
+    }
+
+    /// A `\` or `@` at `i` of `s`: a group mark (`@{`, `@}`), an escaped character, or a
+    /// command; an `@word` that names no command is text. `text`, the plain text before `i`,
+    /// is pushed before whatever markup this is.
+    fn command_at(&mut self, s: &str, i: usize, text: &str) -> Step {
+        let b = s.as_bytes();
+        let c = b[i];
+        let next = b.get(i + 1).copied().unwrap_or(b' ');
+        if c == b'@' && (next == b'{' || next == b'}') {
+            self.push_text(text);
+            if next == b'{' {
+                self.out.groups.opens += 1;
+            } else {
+                self.out.groups.closes += 1;
+            }
+            return Step::Continue(i + 2);
+        }
+        if c == b'\\' && !is_ident_byte(next) {
+            self.push_text(text);
+            return Step::Continue(self.escaped(s, i));
+        }
+        let mut j = i + 1;
+        while j < b.len() && is_ident_byte(b[j]) {
+            j += 1;
+        }
+        let name = &s[i + 1..j];
+        if c == b'@' && !KNOWN.contains(&name) && self.aliases.get(name).is_none() {
+            return Step::Text(j);
+        }
+        self.push_text(text);
+        self.command(name, s, j)
+    }
+
+    /// Pushes plain `text`, if any.
+    fn push_text(&mut self, text: &str) {
+        if !text.is_empty() {
+            self.push(text);
+        }
     }
 
     /// An escaped character at `i` of `s` (`\\`, `\@`, `\&`, `\<`, `\::`…) as text;
@@ -1312,6 +1319,8 @@ impl<'a> Builder<'a> {
 }
 
 enum Step {
+    /// Not markup (an `@word` naming no command): text, on to this index.
+    Text(usize),
     /// Go on scanning the line at this index.
     Continue(usize),
     /// Stop scanning; the line's rest from this index is handed back to [`Builder::line`].

@@ -649,6 +649,9 @@ fn cudart_memcpy2d_to_array_dtod() {
         let dd = cudaMemcpyKind::DEVICE_TO_DEVICE;
         api::memcpy(d1, cptr(&h1), SIZE, cudaMemcpyKind::HOST_TO_DEVICE).expect("h1 to d1");
         api::memcpy2d_to_array(arr, 0, 0, d1, SIZE, SIZE, 1, dd).expect("d1 to arr");
+        // Zeroed first: compute-sanitizer's initcheck does not count a copy out of a CUDA
+        // array as initialising `d2` (the data check below shows the copy wrote it).
+        api::memset(d2, 0, SIZE).expect("zero d2");
         api::memcpy2d_from_array(d2, SIZE, arr.into(), 0, 0, SIZE, 1, dd).expect("arr to d2");
         api::memcpy(vptr(&mut h2), d2, SIZE, cudaMemcpyKind::DEVICE_TO_HOST).expect("d2 to h2");
         api::free_array(arr).expect("free array");
@@ -831,6 +834,9 @@ fn cudart_memcpy_to_array_dtod() {
         let dd = cudaMemcpyKind::DEVICE_TO_DEVICE;
         api::memcpy(d1, cptr(&h1), SIZE, cudaMemcpyKind::HOST_TO_DEVICE).expect("h1 to d1");
         api::memcpy_to_array(arr, 0, 0, d1, SIZE, dd).expect("d1 to arr");
+        // Zeroed first: compute-sanitizer's initcheck does not count a copy out of a CUDA
+        // array as initialising `d2` (the data check below shows the copy wrote it).
+        api::memset(d2, 0, SIZE).expect("zero d2");
         api::memcpy_from_array(d2, arr.into(), 0, 0, SIZE, dd).expect("arr to d2");
         api::memcpy(vptr(&mut h2), d2, SIZE, cudaMemcpyKind::DEVICE_TO_HOST).expect("d2 to h2");
         api::free_array(arr).expect("free array");

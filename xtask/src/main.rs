@@ -63,9 +63,9 @@ enum Command {
     /// The API timeline of every release with an ABI snapshot: item × release (added,
     /// changed, deprecated, removed), each event classed from C compatibility.
     Timeline(timeline_cmd::TimelineArgs),
-    /// Release day: a CUDA release's wheels → its ABI snapshot → its documentation headers →
-    /// the major's crate regenerated with since-marks, built and audited → a release report
-    /// (target/release-X.Y/report.md).
+    /// Release day: for every crate of the major (the runtime's, then NVRTC's), the release's
+    /// wheels → its ABI snapshot → its documentation headers → the crate regenerated with
+    /// since-marks, built and audited → a release report (target/release-X.Y/report.md).
     Release(release_cmd::ReleaseArgs),
     /// Download and unpack a release's NVIDIA wheels (runtime, crt/ headers, profiler API:
     /// headers and libcudart) into target/cuda-wheel-<X.Y>/.

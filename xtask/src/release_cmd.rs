@@ -1,16 +1,18 @@
-//! `cargo xtask release X.Y [--page FILE…]`: release day in one command. For CUDA `X.Y` it
-//! fetches NVIDIA's wheels of the release, makes the ABI snapshot `abi/X.Y.json` (kept when
-//! it is committed already), copies the release's documentation headers into
-//! `docs-src/nvidia-cuda-headers-X.Y/` (byte for byte, with their `[[document]]` entry in
-//! `docs-src/manifest.toml`), points the major's `[[crate]]` at them (and at the pages given)
-//! when `X.Y` is its newest release, regenerates that crate with its since-marks, builds it,
-//! runs its audit (`cargo xtask audit`) and writes a short release report — what changed
-//! since the previous minor, from the ABI diff of the two releases — to
-//! `target/release-X.Y/report.md`, with the whole diff beside it (`changes.md`).
+//! `cargo xtask release X.Y [--page FILE…]`: release day in one command. For CUDA `X.Y` and
+//! every `[[crate]]` of its major (the runtime's, then NVRTC's) it fetches NVIDIA's wheels of
+//! the release, makes the crate's library's ABI snapshot (`abi/X.Y.json`,
+//! `abi/nvrtc/X.Y.json`; kept when it is committed already), copies the release's
+//! documentation headers into `docs-src/nvidia-cuda-headers-X.Y/` (`nvidia-nvrtc-headers-X.Y/`;
+//! byte for byte, with their `[[document]]` entry in `docs-src/manifest.toml`), points the
+//! crate at them (the runtime's also at the pages given) when `X.Y` is its newest release,
+//! regenerates the crate with its since-marks, builds it, runs its audit (`cargo xtask
+//! audit`) and writes a short release report — what changed since the previous minor, from
+//! the ABI diff of the two releases — to `target/release-X.Y/report.md`, with the whole
+//! diffs beside it (`changes.md`, `changes-nvrtc.md`).
 //!
-//! What it writes in the repository is only what it makes: the snapshot, the header copies,
-//! copies of the pages given from outside `docs-src/`, the manifest entries and the crate. Downloads and builds stay under `target/`. This module
-//! wires the steps together; each lives in its own module.
+//! What it writes in the repository is only what it makes: the snapshot, the header copies, copies
+//! of the pages given from outside `docs-src/`, the manifest entries and the crate. Downloads and
+//! builds stay under `target/`. This module wires the steps together; each lives in its own module.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};

@@ -65,8 +65,8 @@ pub struct ReleaseArgs {
     /// current pages: NVIDIA's `cuda.bindings.runtime` page (its HTML, in any Sphinx theme, or
     /// a text rendering of it). A file under docs-src/ with a manifest entry stating a release
     /// of the same major is used as it is; any other is taken as the page of this release:
-    /// copied into docs-src/nvidia-cuda-bindings-X.Y/ (never over a different file) with its
-    /// manifest entry. Repeatable.
+    /// copied into docs-src/nvidia-cuda-bindings-X.Y/ (beside a different file of its name, as
+    /// NAME-2, never over it) with its manifest entry. Repeatable.
     #[arg(long)]
     page: Vec<PathBuf>,
 }
@@ -253,8 +253,8 @@ fn documentation(
 /// The pages given, each as a file under `docs_src` with a manifest entry: a page already
 /// there with an entry stays as it is; any other is taken as `release`'s page of
 /// `cuda.bindings.runtime` (checked to be one: HTML or its text rendering), copied into
-/// `docs-src/nvidia-cuda-bindings-X.Y/` unless it is there already (a different file of its
-/// name there is an error, never overwritten), and given its `[[document]]` entry.
+/// `docs-src/nvidia-cuda-bindings-X.Y/` unless it is there already (beside a different file
+/// of its name, never over it: [`free_name`]), and given its `[[document]]` entry.
 fn adopt_pages(docs_src: &Path, release: &Release, pages: &[PathBuf]) -> Result<Vec<PathBuf>> {
     use codegen::ir::Format;
     let short = snapshot::short_release(release);
@@ -291,21 +291,15 @@ fn adopt_pages(docs_src: &Path, release: &Release, pages: &[PathBuf]) -> Result<
                 let name = full
                     .file_name()
                     .with_context(|| format!("--page {}: no file name", p.display()))?;
-                let rel = format!("nvidia-cuda-bindings-{short}/{}", name.to_string_lossy());
+                let folder = format!("nvidia-cuda-bindings-{short}");
+                let rel = free_name(docs_src, &folder, name, &bytes)?;
                 let dest = docs_src.join(&rel);
-                match std::fs::read(&dest) {
-                    Ok(there) if there == bytes => {}
-                    Ok(_) => bail!(
-                        "--page {}: docs-src/{rel} holds another file: not overwritten (remove or rename it, or give that file)",
-                        p.display()
-                    ),
-                    Err(_) => {
-                        std::fs::create_dir_all(dest.parent().expect("a folder"))
-                            .with_context(|| format!("creating {}", dest.display()))?;
-                        codegen::output::write_file(&dest, &bytes)
-                            .with_context(|| format!("writing {}", dest.display()))?;
-                        println!("--page {}: copied to docs-src/{rel}", p.display());
-                    }
+                if !dest.exists() {
+                    std::fs::create_dir_all(dest.parent().expect("a folder"))
+                        .with_context(|| format!("creating {}", dest.display()))?;
+                    codegen::output::write_file(&dest, &bytes)
+                        .with_context(|| format!("writing {}", dest.display()))?;
+                    println!("--page {}: copied to docs-src/{rel}", p.display());
                 }
                 rel
             }
@@ -323,6 +317,39 @@ fn adopt_pages(docs_src: &Path, release: &Release, pages: &[PathBuf]) -> Result<
     }
     manifest.save()?;
     Ok(out)
+}
+
+/// Where under `docs_src` a page `name` of `bytes` goes in `folder`: `folder/name` when that
+/// is free or holds these very bytes, else the first free (or identical) `folder/stem-N.ext`,
+/// so that pages of one name given one after the other (`runtime.html` of two themes) are
+/// each kept, and no file is ever written over.
+fn free_name(
+    docs_src: &Path,
+    folder: &str,
+    name: &std::ffi::OsStr,
+    bytes: &[u8],
+) -> Result<String> {
+    let name = Path::new(name);
+    let stem = name.file_stem().unwrap_or_default().to_string_lossy();
+    let ext = name
+        .extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default();
+    for n in 1..=1000 {
+        let file = if n == 1 {
+            format!("{stem}{ext}")
+        } else {
+            format!("{stem}-{n}{ext}")
+        };
+        let rel = format!("{folder}/{file}");
+        match std::fs::read(docs_src.join(&rel)) {
+            Ok(there) if there == bytes => return Ok(rel),
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(rel),
+            Err(e) => bail!("docs-src/{rel}: {e}"),
+        }
+    }
+    bail!("docs-src/{folder}/: a thousand other pages named {stem}{ext} already")
 }
 
 /// Regenerates `krate`; returns the generator's summary (printed too).
@@ -739,13 +766,17 @@ mod tests {
         adopt_pages(&docs_src, &r, &given[..1]).unwrap();
         assert_eq!(entry_count("nvidia-cuda-bindings-13.5/runtime.txt"), 1);
 
-        // Another file of that name is not overwritten.
-        std::fs::write(elsewhere.join("runtime.txt"), [&page[..], b"\n"].concat()).unwrap();
-        let err = adopt_pages(&docs_src, &r, &given[..1])
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("holds another file"), "{err}");
+        // Another page of that name (another theme's) goes beside it, never over it.
+        let other = [&page[..], b"\n"].concat();
+        std::fs::write(elsewhere.join("runtime.txt"), &other).unwrap();
+        let got = adopt_pages(&docs_src, &r, &given[..1]).unwrap();
+        assert_eq!(got, [folder.join("runtime-2.txt")]);
         assert_eq!(std::fs::read(folder.join("runtime.txt")).unwrap(), page);
+        assert_eq!(std::fs::read(folder.join("runtime-2.txt")).unwrap(), other);
+        assert_eq!(entry_count("nvidia-cuda-bindings-13.5/runtime-2.txt"), 1);
+        // And again: the same copy, no third.
+        adopt_pages(&docs_src, &r, &given[..1]).unwrap();
+        assert!(!folder.join("runtime-3.txt").exists());
 
         // What is not a page is refused, and nothing is copied.
         let err = adopt_pages(&docs_src, &r, &[elsewhere.join("notes.txt")])

@@ -5,7 +5,6 @@
 //! hook, and the documented CuPy mapping lists every CuPy name.
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::{Mutex, Once};
 
 use cudart13::kernel::KernelArgs;
@@ -252,24 +251,10 @@ fn child_without_the_library() {
 
 #[test]
 fn without_the_library_every_call_is_the_loaders_error() {
-    let out = Command::new(std::env::current_exe().expect("test executable"))
-        .args([
-            "--exact",
-            "safe_cpu::child_without_the_library",
-            "--ignored",
-            "--nocapture",
-        ])
-        .env("CUDART_SAFE_NO_LIBRARY_CHILD", "1")
-        .env("CUDART_PATH", "/nonexistent/libcudart.so.13")
-        .output()
-        .expect("running the child test");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "child failed:\n{text}");
-    assert!(text.contains("1 passed"), "the child ran no test:\n{text}");
+    let text = workspace_tests::child::run("safe_cpu::child_without_the_library", |cmd| {
+        cmd.env("CUDART_SAFE_NO_LIBRARY_CHILD", "1")
+            .env("CUDART_PATH", "/nonexistent/libcudart.so.13");
+    });
     assert!(
         !text.contains("releasing a"),
         "the default hook is silent when the library is absent:\n{text}"

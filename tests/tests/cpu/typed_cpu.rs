@@ -148,25 +148,11 @@ fn a_function_the_library_lacks_is_the_loaders_error() {
         "cc failed: {}",
         String::from_utf8_lossy(&cc.stderr)
     );
-    let out = Command::new(std::env::current_exe().expect("test executable"))
-        .args([
-            "--exact",
-            "typed_cpu::child_typed_call_of_a_missing_function",
-            "--ignored",
-            "--nocapture",
-        ])
-        .env("CUDART_RT_TYPED_CHILD", "1")
-        .env("CUDART_PATH", &lib)
-        .output()
-        .expect("running the child test");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    workspace_tests::child::run("typed_cpu::child_typed_call_of_a_missing_function", |cmd| {
+        cmd.env("CUDART_RT_TYPED_CHILD", "1")
+            .env("CUDART_PATH", &lib);
+    });
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(out.status.success(), "child failed:\n{text}");
-    assert!(text.contains("1 passed"), "the child ran no test:\n{text}");
 }
 
 /// The typed layer's additions that need no GPU: constants typed from C macros, the inline

@@ -9,7 +9,6 @@
 //! process-wide.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use cudart13::{CudaVersion, Error};
 
@@ -25,22 +24,10 @@ fn lib(var: &str) -> PathBuf {
 
 /// Runs `child` in a child process with `CUDART_PATH=lib`.
 fn in_child(child: &str, lib: &PathBuf) {
-    let exe = std::env::current_exe().expect("test executable");
-    let out = Command::new(exe)
-        .args([
-            "--exact",
-            &format!("release::{child}"),
-            "--ignored",
-            "--nocapture",
-        ])
-        .env("CUDART_RELEASE_TEST_CHILD", "1")
-        .env("CUDART_PATH", lib)
-        .output()
-        .expect("running the child test");
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{child} failed:\n{text}");
-    assert!(text.contains("1 passed"), "{child} ran no test:\n{text}");
+    workspace_tests::child::run(&format!("release::{child}"), |cmd| {
+        cmd.env("CUDART_RELEASE_TEST_CHILD", "1")
+            .env("CUDART_PATH", lib);
+    });
 }
 
 fn is_child() -> bool {

@@ -327,22 +327,9 @@ fn child_typed_stand_in() {
 
 /// Runs test `name` of this file in a child process with `CUDART_PATH=lib`.
 fn in_child(name: &str, lib: &Path) -> String {
-    let out = Command::new(std::env::current_exe().expect("test executable"))
-        .args([
-            "--exact",
-            &format!("robust::{name}"),
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("CUDART_RT_TEST_CHILD", "1")
-        .env("CUDART_PATH", lib)
-        .output()
-        .expect("running the child test");
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "child {name} failed:\n{text}");
-    assert!(text.contains("1 passed"), "the child ran no test:\n{text}");
+    let text = workspace_tests::child::run(&format!("robust::{name}"), |cmd| {
+        cmd.env("CUDART_RT_TEST_CHILD", "1").env("CUDART_PATH", lib);
+    });
     assert!(!text.contains("panicked"), "{text}");
     text
 }

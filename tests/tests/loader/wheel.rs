@@ -10,7 +10,6 @@
 
 use std::ffi::{c_char, c_int, CStr};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use cudart13::{check, Error, LazySymbol, Library};
 
@@ -209,19 +208,11 @@ fn child_global_probes_without_a_library() {
 
 #[test]
 fn global_probes_without_a_library_are_errors() {
-    let exe = std::env::current_exe().expect("test executable");
     let missing = std::env::temp_dir().join("no-such-folder-cudart-rt/libcudart.so.13");
-    let out = Command::new(exe)
-        .args(["--exact", "wheel::child_global_probes_without_a_library"])
-        .args(["--ignored", "--nocapture", "--test-threads=1"])
-        .env("CUDART_RT_TEST_CHILD", "1")
-        .env("CUDART_PATH", &missing)
-        .output()
-        .expect("running the child test");
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "child failed:\n{text}");
-    assert!(text.contains("1 passed"), "the child ran no test:\n{text}");
+    let text = workspace_tests::child::run("wheel::child_global_probes_without_a_library", |cmd| {
+        cmd.env("CUDART_RT_TEST_CHILD", "1")
+            .env("CUDART_PATH", &missing);
+    });
     assert!(text.contains(&missing.display().to_string()), "{text}");
 }
 
@@ -250,22 +241,13 @@ fn the_active_python_environments_wheel_and_conda_lib_are_found() {
     std::fs::copy(&lib, wheel_dir.join("libcudart.so.13")).expect("copy");
     std::fs::copy(&lib, conda.join("lib/libcudart.so.13")).expect("copy");
     let run = |envs: &[(&str, &Path)], expected: &Path| {
-        let exe = std::env::current_exe().expect("test executable");
-        let mut cmd = Command::new(exe);
-        cmd.args(["--exact", "wheel::child_found_in_the_environment"])
-            .args(["--ignored", "--nocapture", "--test-threads=1"])
-            .env_remove("CUDART_PATH")
-            .env_remove("VIRTUAL_ENV")
-            .env_remove("CONDA_PREFIX")
-            .env("CUDART_RT_TEST_EXPECT", expected);
-        for (k, v) in envs {
-            cmd.env(k, v);
-        }
-        let out = cmd.output().expect("running the child test");
-        let text = String::from_utf8_lossy(&out.stdout).into_owned()
-            + &String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "child failed:\n{text}");
-        assert!(text.contains("1 passed"), "the child ran no test:\n{text}");
+        workspace_tests::child::run("wheel::child_found_in_the_environment", |cmd| {
+            cmd.env_remove("CUDART_PATH")
+                .env_remove("VIRTUAL_ENV")
+                .env_remove("CONDA_PREFIX")
+                .env("CUDART_RT_TEST_EXPECT", expected)
+                .envs(envs.iter().copied());
+        });
     };
     // The activated environment comes before the system loader, the wheel before conda's lib.
     run(

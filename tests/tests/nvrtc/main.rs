@@ -6,8 +6,6 @@
 //! - [`older`]: one crate for every minor, against NVRTC 13.2 (`NVRTC_OLDER_LIB`);
 //! - [`no_library`]: every call an error, none a panic, where NVRTC cannot be loaded.
 
-use std::process::Command;
-
 mod no_library;
 mod older;
 mod wheel;
@@ -22,21 +20,9 @@ fn is_child() -> bool {
 }
 
 /// Runs the ignored test `name` (its path in this binary) alone in a child process of this
-/// binary, and fails with its output unless it passed.
+/// binary ([`workspace_tests::child::run`]).
 fn in_own_process(name: &str) {
-    let out = Command::new(std::env::current_exe().expect("test executable"))
-        .args(["--exact", name, "--ignored", "--nocapture"])
-        .env(CHILD_VAR, "1")
-        .output()
-        .expect("running the child test");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "child test {name} failed:\n{text}");
-    assert!(
-        text.contains("1 passed"),
-        "child test {name} did not run:\n{text}"
-    );
+    workspace_tests::child::run(name, |cmd| {
+        cmd.env(CHILD_VAR, "1");
+    });
 }

@@ -243,7 +243,7 @@ mod tests {
         let fifo = dir.join("pipe");
         let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("path");
         // SAFETY: a NUL-terminated path and a mode.
-        assert_eq!(unsafe { libc_mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
         let reader = {
             let fifo = fifo.clone();
             std::thread::spawn(move || std::fs::read(fifo).expect("read the FIFO"))
@@ -255,12 +255,6 @@ mod tests {
             .file_type()
             .is_fifo());
         let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[cfg(unix)]
-    extern "C" {
-        #[link_name = "mkfifo"]
-        fn libc_mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
     }
 
     #[test]

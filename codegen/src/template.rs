@@ -48,6 +48,10 @@ pub const COPIED: &[(&str, &str)] = &[
         include_str!("../template/src/memory/pinned.rs"),
     ),
     (
+        "src/memory/pinned_block.rs",
+        include_str!("../template/src/memory/pinned_block.rs"),
+    ),
+    (
         "src/memory/pinned_slice.rs",
         include_str!("../template/src/memory/pinned_slice.rs"),
     ),
@@ -60,12 +64,36 @@ pub const COPIED: &[(&str, &str)] = &[
         include_str!("../template/src/memory/pool.rs"),
     ),
     (
-        "src/memory/release.rs",
-        include_str!("../template/src/memory/release.rs"),
+        "src/memory/graph_buffer.rs",
+        include_str!("../template/src/memory/graph_buffer.rs"),
     ),
     (
-        "src/memory/track.rs",
-        include_str!("../template/src/memory/track.rs"),
+        "src/lifetime/mod.rs",
+        include_str!("../template/src/lifetime/mod.rs"),
+    ),
+    (
+        "src/lifetime/capture.rs",
+        include_str!("../template/src/lifetime/capture.rs"),
+    ),
+    (
+        "src/lifetime/current.rs",
+        include_str!("../template/src/lifetime/current.rs"),
+    ),
+    (
+        "src/lifetime/deferred.rs",
+        include_str!("../template/src/lifetime/deferred.rs"),
+    ),
+    (
+        "src/lifetime/holdings.rs",
+        include_str!("../template/src/lifetime/holdings.rs"),
+    ),
+    (
+        "src/lifetime/queue.rs",
+        include_str!("../template/src/lifetime/queue.rs"),
+    ),
+    (
+        "src/lifetime/uses.rs",
+        include_str!("../template/src/lifetime/uses.rs"),
     ),
     ("src/kernel.rs", include_str!("../template/src/kernel.rs")),
     ("src/global.rs", include_str!("../template/src/global.rs")),

@@ -427,6 +427,15 @@ EMU_API(cudaCreateTextureObject,
          const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc),
         (pTexObject, pResDesc, pTexDesc, pResViewDesc))
 
+/* The linear memory a texture object reads (NULL, with a hazard, for a destroyed or unknown
+ * object, or one over an array), for the built-in kernel that fetches through it. */
+const void *emu_texture_linear(const char *op, unsigned long long tex, size_t *bytes) {
+    struct emu_texture *t = emu_handle_get(op, (uintptr_t)tex, K_TEXTURE);
+    if (!t || t->res.resType != cudaResourceTypeLinear) return NULL;
+    *bytes = t->res.res.linear.sizeInBytes;
+    return t->res.res.linear.devPtr;
+}
+
 static cudaError_t cudaDestroyTextureObject_impl(cudaTextureObject_t texObject) {
     struct emu_texture *t =
         emu_handle_take("cudaDestroyTextureObject", (uintptr_t)texObject, K_TEXTURE);

@@ -114,6 +114,7 @@ struct emu_alloc {
     int plain;                   /* from cudaMalloc: what cudaIpcGetMemHandle accepts */
     unsigned long long ipc_source; /* M_IPC: the serial of the allocation it maps */
     unsigned ipc_refs;           /* M_IPC: opens not yet closed */
+    int fd_plus1;                /* exported: a memfd behind `base`, plus one (0: none) */
 };
 struct emu_alloc *emu_alloc_new(size_t size, enum emu_mem_kind kind, int device);
 struct emu_alloc *emu_alloc_find(const void *p);
@@ -122,6 +123,9 @@ void emu_alloc_revive(struct emu_alloc *a);                /* a graph allocation
 /* The emulator's address for [p, p+n) touched by `op`, or NULL after logging a hazard.
  * device_side: p must be emulated memory (device, pinned, managed, array). */
 char *emu_access(const char *op, const void *p, size_t n, int write, int device_side);
+/* The linear memory texture object `tex` reads, and its size (NULL and a hazard when the
+ * object is destroyed or unknown). */
+const void *emu_texture_linear(const char *op, unsigned long long tex, size_t *bytes);
 /* A copy of n bytes as cudaMemcpyKind `kind` describes, every side checked. */
 void emu_copy(const char *op, void *dst, const void *src, size_t n, int kind);
 void emu_set2d(const char *op, void *dst, size_t pitch, unsigned value, unsigned elem,

@@ -2,12 +2,15 @@
  * NAME` is a kernel, its `.param` list the parameter layout), an ELF image (its size computed
  * from its own headers, every byte of it read, kernels named by its `.text.NAME` sections) and
  * a fatbin (magic 0xBA55ED50, u16 version, u16 header size, u64 payload size: that many bytes
- * read, kernels named by the `.entry NAME` strings inside). Reading the whole image is the
+ * read, kernels named by the `.entry NAME` strings inside; a cubin entry, kind 2, read by its
+ * own ELF headers as the driver does, past its entry if they say so). Reading the whole image is the
  * point: a caller that passes fewer bytes than the image's headers claim is caught by
  * AddressSanitizer or valgrind.
  *
  * Kernels with these names do something (anything else is a no-op):
  *   emu_fill_u32(unsigned *p, unsigned n, unsigned v)     p[i] = v
+ *   emu_tex_sum_u32(cudaTextureObject_t t, unsigned *out, unsigned n)
+ *                                                         out[0] = sum of t's first n texels
  *   emu_add_u32(unsigned *p, unsigned n, unsigned v)      p[i] += v
  *   emu_copy_u32(unsigned *dst, const unsigned *src, unsigned n)
  *   emu_sleep(unsigned us)                                runs for us microseconds
@@ -47,6 +50,7 @@ static const struct builtin builtins[] = {
     {"emu_add_u32", 3, {0, 8, 12}, {8, 4, 4}},
     {"emu_copy_u32", 3, {0, 8, 16}, {8, 8, 4}},
     {"emu_sleep", 1, {0}, {4}},
+    {"emu_tex_sum_u32", 3, {0, 8, 16}, {8, 8, 4}},
 };
 
 static const char *kernel_name(const struct emu_kernel *k) { return k->ident; }
@@ -293,6 +297,20 @@ static cudaError_t load_image(struct emu_library *lib, const void *code, size_t 
         if (header < 16 || payload > MAX_IMAGE || header + payload > available)
             return cudaErrorInvalidKernelImage;
         image_checksum += touch(c, (size_t)(header + payload));
+        /* Entries (u16 kind, u16, u32 header size, u64 payload size, …): a cubin entry (kind
+         * 2) is read by its own ELF headers, as the driver does, whatever its entry says. */
+        const unsigned char *p = c + header, *end = c + header + payload;
+        while ((size_t)(end - p) >= 16) {
+            unsigned kind = (unsigned)rd(p, 2);
+            unsigned long long eh = rd(p + 4, 4), ep = rd(p + 8, 8);
+            if (eh < 16 || ep > MAX_IMAGE || eh + ep > (unsigned long long)(end - p)) break;
+            const unsigned char *q = p + eh;
+            if (kind == 2 && ep >= 4 && q[0] == 0x7f && q[1] == 'E' && q[2] == 'L' && q[3] == 'F') {
+                size_t size = elf_size(q, SIZE_MAX);
+                if (size) elf_kernels(lib, q, size);
+            }
+            p += eh + ep;
+        }
         scan_entries(lib, (const char *)c + header, (size_t)payload, 1);
         return cudaSuccess;
     }
@@ -623,6 +641,26 @@ void emu_kernel_run(struct emu_stream *s, struct emu_work *w) {
     }
     void *p;
     unsigned n, v;
+    if (!strcmp(name, "emu_tex_sum_u32")) {
+        /* out[0] = the sum of the first n u32 texels of a linear texture object. */
+        unsigned long long tex;
+        memcpy(&tex, a, 8);
+        memcpy(&p, a + 8, 8);
+        memcpy(&n, a + 16, 4);
+        size_t bytes = 0;
+        const void *mem = emu_texture_linear(label, tex, &bytes);
+        const unsigned char *src =
+            mem && (size_t)n * 4 <= bytes ? (const unsigned char *)emu_access(label, mem, (size_t)n * 4, 0, 1) : NULL;
+        unsigned sum = 0;
+        for (unsigned i = 0; src && i < n; i++) {
+            unsigned x;
+            memcpy(&x, src + 4 * i, 4);
+            sum += x;
+        }
+        unsigned char *d = (unsigned char *)emu_access(label, p, 4, 1, 1);
+        if (d) memcpy(d, &sum, 4);
+        return;
+    }
     if (!strcmp(name, "emu_copy_u32")) {
         void *src;
         memcpy(&p, a, 8);

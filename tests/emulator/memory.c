@@ -58,8 +58,9 @@ static size_t nmanaged, cap_managed;
 
 /* Managed memory is mapped twice (a memfd): the application's mapping becomes PROT_NONE while
  * a kernel runs on a device without concurrent managed access, the emulator's stays usable.
- * Everything else is one shared anonymous mapping (so that cudaIpcOpenMemHandle can map the
- * same pages again, with mremap), which the emulator uses only while it is live. */
+ * Everything else is one shared anonymous mapping (moved into a memfd when exported, so that
+ * cudaIpcOpenMemHandle can map the same pages again), which the emulator uses only while it
+ * is live. */
 static int map_pages(size_t mapped, int twice, char **base, char **alias) {
     if (!twice) {
         *base = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -164,6 +165,10 @@ void emu_alloc_free(struct emu_alloc *a, const char *by) {
     if (a->state == S_LIVE && counted(a)) device_used[a->device] -= a->mapped;
     if (a->state == S_LIVE) graph_count(a, -1);
     a->state = S_FREED;
+    if (a->fd_plus1) {
+        close(a->fd_plus1 - 1);
+        a->fd_plus1 = 0;
+    }
     free(a->freed_by);
     a->freed_by = emu_xstrdup(by); /* `by` may be a label on a worker's stack */
     mprotect(a->base, a->mapped, PROT_NONE);
@@ -468,7 +473,11 @@ static cudaError_t cudaFreeAsync_impl(void *devPtr, cudaStream_t hStream) {
     }
     if (s->cap && a->kind != M_GRAPH) {
         /* As CUDA does (seen on an H100 with the 13.0 runtime): a free of memory not
-         * allocated by a graph cannot be captured; the capture goes on. */
+         * allocated by a graph cannot be captured; the capture goes on. Handing CUDA such a
+         * free is logged: a caller relying on the refusal frees nothing it can trust. */
+        emu_hazard("capture-free-foreign",
+                   "cudaFreeAsync of memory #%llu, not a graph allocation, in a capture",
+                   a->serial);
         return cudaErrorInvalidValue;
     }
     struct emu_work w = {.type = s->cap ? W_MEM_FREE : W_FREE};
@@ -561,9 +570,26 @@ static cudaError_t free_now(void *p, int pinned, const char *op) {
 
 /* ---- interprocess memory ----
  * A handle is "cuda-emu ipc" and the allocation's serial. The emulator lets a process open its
- * own handles (CUDA refuses): one test process plays both sides. An open maps the same pages
- * again (mremap of the shared mapping) as an allocation of its own; a second open of the same
- * handle returns that mapping, counted; the last close quarantines it (nothing waits). */
+ * own handles (CUDA refuses): one test process plays both sides. Exporting moves the
+ * allocation's pages into a memfd, mapped over the same addresses; an open maps the memfd
+ * again as an allocation of its own (so it works under valgrind, which has no mremap of a
+ * shared mapping); a second open of the same handle returns that mapping, counted; the last
+ * close quarantines it (nothing waits). */
+
+/* Puts the pages of `a` behind a memfd (once), keeping its addresses and contents. */
+static int export_pages(struct emu_alloc *a) {
+    if (a->fd_plus1) return 1;
+    int fd = memfd_create("cuda-emu-ipc", MFD_CLOEXEC);
+    if (fd < 0) return 0;
+    if (ftruncate(fd, (off_t)a->mapped) != 0 || pwrite(fd, a->base, a->mapped, 0) != (ssize_t)a->mapped ||
+        mmap(a->base, a->mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+        close(fd);
+        return 0;
+    }
+    a->alias = a->base;
+    a->fd_plus1 = fd + 1;
+    return 1;
+}
 
 static const char IPC_MAGIC[16] = "cuda-emu ipc";
 
@@ -571,6 +597,7 @@ static cudaError_t cudaIpcGetMemHandle_impl(cudaIpcMemHandle_t *handle, void *de
     if (!handle) return cudaErrorInvalidValue;
     struct emu_alloc *a = emu_alloc_find(devPtr);
     if (!a || a->state != S_LIVE || !a->plain) return cudaErrorInvalidValue;
+    if (!export_pages(a)) return cudaErrorMemoryAllocation;
     memset(handle, 0, sizeof *handle);
     memcpy(handle->reserved, IPC_MAGIC, sizeof IPC_MAGIC);
     memcpy(handle->reserved + 16, &a->serial, sizeof a->serial);
@@ -595,7 +622,8 @@ static cudaError_t cudaIpcOpenMemHandle_impl(void **devPtr, cudaIpcMemHandle_t h
         if (a->serial == serial && a->plain) src = a;
     }
     if (!src || src->state != S_LIVE) return cudaErrorInvalidResourceHandle;
-    char *base = mremap(src->alias, 0, src->mapped, MREMAP_MAYMOVE);
+    if (!src->fd_plus1) return cudaErrorInvalidResourceHandle;
+    char *base = mmap(NULL, src->mapped, PROT_READ | PROT_WRITE, MAP_SHARED, src->fd_plus1 - 1, 0);
     if (base == MAP_FAILED) return cudaErrorMapBufferObjectFailed;
     struct emu_alloc *a = emu_xcalloc(1, sizeof *a);
     a->base = a->alias = base;

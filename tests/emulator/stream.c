@@ -442,6 +442,10 @@ static cudaError_t cudaStreamSynchronize_impl(cudaStream_t stream) {
         emu_capture_invalidate(s->cap, cudaErrorStreamCaptureUnsupported);
         return cudaErrorStreamCaptureUnsupported;
     }
+    /* A potentially unsafe call: forbidden (and invalidating) under another thread's global
+     * capture, or this thread's own non-relaxed one, unless this thread is relaxed. */
+    e = emu_capture_check_unsafe("cudaStreamSynchronize");
+    if (e != cudaSuccess) return e;
     unsigned long long target = s->enqueued;
     while (s->completed < target) emu_wait();
     emu_pools_settle();
@@ -457,6 +461,10 @@ static cudaError_t cudaStreamQuery_impl(cudaStream_t stream) {
         emu_capture_invalidate(s->cap, cudaErrorStreamCaptureUnsupported);
         return cudaErrorStreamCaptureUnsupported;
     }
+    /* A potentially unsafe call: forbidden (and invalidating) under another thread's global
+     * capture, or this thread's own non-relaxed one, unless this thread is relaxed. */
+    e = emu_capture_check_unsafe("cudaStreamQuery");
+    if (e != cudaSuccess) return e;
     return emu_stream_idle(s) ? cudaSuccess : cudaErrorNotReady;
 }
 EMU_API(cudaStreamQuery, (cudaStream_t stream), (stream))
@@ -633,6 +641,8 @@ static cudaError_t cudaEventQuery_impl(cudaEvent_t event) {
     if (!ev) return cudaErrorInvalidResourceHandle;
     cudaError_t e = captured_event(ev);
     if (e != cudaSuccess) return e;
+    e = emu_capture_check_unsafe("cudaEventQuery");
+    if (e != cudaSuccess) return e;
     return emu_event_complete(ev) ? cudaSuccess : cudaErrorNotReady;
 }
 EMU_API(cudaEventQuery, (cudaEvent_t event), (event))
@@ -641,6 +651,8 @@ static cudaError_t cudaEventSynchronize_impl(cudaEvent_t event) {
     struct emu_event *ev = emu_handle_get("cudaEventSynchronize", (uintptr_t)event, K_EVENT);
     if (!ev) return cudaErrorInvalidResourceHandle;
     cudaError_t e = captured_event(ev);
+    if (e != cudaSuccess) return e;
+    e = emu_capture_check_unsafe("cudaEventSynchronize");
     if (e != cudaSuccess) return e;
     while (!emu_event_complete(ev)) emu_wait();
     emu_pools_settle();

@@ -33,6 +33,17 @@
 //! );
 //! ```
 //!
+//! Opening memory or an event another process owns creates an obligation elsewhere (the
+//! owner may free it while this process uses it):
+//!
+//! ```compile_fail,E0133
+//! let _ = cudart13::api::ipc_open_mem_handle(Default::default(), 1);
+//! ```
+//!
+//! ```compile_fail,E0133
+//! let _ = cudart13::api::ipc_open_event_handle(Default::default());
+//! ```
+//!
 //! Opening a library runs its initialisers and trusts its prototypes:
 //!
 //! ```compile_fail,E0133
@@ -53,5 +64,7 @@
 //!         cudart13::api::cudaStream_t::null(),
 //!     );
 //!     let _ = cudart13::Library::open("libcudart.so.13");
+//!     let _ = cudart13::api::ipc_open_mem_handle(Default::default(), 1);
+//!     let _ = cudart13::api::ipc_open_event_handle(Default::default());
 //! }
 //! ```

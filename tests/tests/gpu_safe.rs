@@ -1053,12 +1053,11 @@ fn dropping_everything_returns_the_memory_and_reports_nothing() {
         let _pinned = PinnedBuffer::<u8>::new(8 << 20).unwrap();
         let module = Module::from_ptx(ADD_ONE_PTX).unwrap();
         let _kernel = module.kernel("add_one").unwrap();
-        let graph = stream
-            .capture(CaptureMode::GLOBAL, |s| {
-                let mut scratch = DeviceBuffer::<u8>::new(1 << 20, s)?;
-                scratch.fill_zero(s)
-            })
-            .unwrap();
+        let capture = stream.begin_capture(CaptureMode::GLOBAL).unwrap();
+        let mut scratch = capture.alloc::<u8>(1 << 20).unwrap();
+        scratch.as_slice_mut().fill_zero(capture.stream()).unwrap();
+        drop(scratch);
+        let graph = capture.end().unwrap();
         let _exec = graph.instantiate().unwrap();
         let array = CudaArray::new(
             ChannelFormat::of::<[f32; 4]>(),
@@ -1353,13 +1352,14 @@ fn executable_graph_nodes_are_updated_and_event_nodes_recorded() {
         matches!(refused, Err(Error::InvalidArgument(_))) || kernel.params().unwrap().is_none()
     );
 
-    // Memory a graph allocates shows in the device's graph memory pool.
-    let alloc = stream
-        .capture(CaptureMode::GLOBAL, |s| {
-            let mut scratch = DeviceBuffer::<u8>::new(64 << 20, s)?;
-            scratch.memset(0, s)
-        })
-        .unwrap();
+    // Memory a graph allocates shows in the device's graph memory pool; a device buffer
+    // cannot be allocated in a capture, a graph buffer only there.
+    let capture = stream.begin_capture(CaptureMode::GLOBAL).unwrap();
+    assert!(DeviceBuffer::<u8>::new(16, capture.stream()).is_err());
+    let mut scratch = capture.alloc::<u8>(64 << 20).unwrap();
+    scratch.as_slice_mut().memset(0, capture.stream()).unwrap();
+    drop(scratch);
+    let alloc = capture.end().unwrap();
     alloc.instantiate().unwrap().launch(&stream).unwrap();
     stream.synchronize().unwrap();
     let stats = Device::get(0).unwrap().graph_mem_stats().unwrap();
@@ -1369,6 +1369,71 @@ fn executable_graph_nodes_are_updated_and_event_nodes_recorded() {
         "{stats:?}"
     );
     Device::get(0).unwrap().graph_mem_trim().unwrap();
+}
+
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn graph_buffers_auto_free_on_launch_and_exclusion_per_buffer() {
+    gpu();
+    let add_one = Module::from_ptx(ADD_ONE_PTX)
+        .unwrap()
+        .kernel("add_one")
+        .unwrap();
+    let stream = Stream::non_blocking().unwrap();
+    let n = 1u32 << 16;
+    let input = DeviceBuffer::from_slice(&vec![41u32; n as usize], &stream).unwrap();
+    let mut output = DeviceBuffer::<u32>::zeroed(n as usize, &stream).unwrap();
+    // A graph of its own memory: allocated, used by a copy and a kernel, copied out, freed.
+    let capture = stream.begin_capture(CaptureMode::GLOBAL).unwrap();
+    let mut scratch = capture.alloc::<u32>(n as usize).unwrap();
+    scratch
+        .as_slice_mut()
+        .copy_from_device(&input, capture.stream())
+        .unwrap();
+    // SAFETY: add_one(unsigned*, unsigned) over `n` elements of the graph's buffer.
+    unsafe {
+        add_one
+            .launch(
+                capture.stream(),
+                LaunchConfig::for_num_elems(n),
+                (&scratch, &n),
+            )
+            .unwrap()
+    };
+    output.copy_from_device(&scratch, capture.stream()).unwrap();
+    let other = Stream::non_blocking().unwrap();
+    assert!(
+        scratch.as_slice_mut().memset(0, &other).is_err(),
+        "outside its capture"
+    );
+    drop(scratch);
+    let graph = capture.end().unwrap();
+    let exec = graph
+        .instantiate_with_flags(cudart13::InstantiateFlags::AUTO_FREE_ON_LAUNCH)
+        .unwrap();
+    for _ in 0..3 {
+        exec.launch(&stream).unwrap();
+    }
+    assert!(output.to_vec().unwrap().iter().all(|v| *v == 42));
+
+    // A view of a pinned buffer one graph holds stops that graph's launches, not another's.
+    let mut held = PinnedBuffer::<u32>::new(16).unwrap();
+    let mut unrelated = PinnedBuffer::<u32>::new(16).unwrap();
+    let (a, b) = (Graph::new().unwrap(), Graph::new().unwrap());
+    a.add_copy_to_pinned_node(&[], &mut held, &output.slice(..16).unwrap())
+        .unwrap();
+    b.add_copy_to_pinned_node(&[], &mut unrelated, &output.slice(..16).unwrap())
+        .unwrap();
+    let (a, b) = (a.instantiate().unwrap(), b.instantiate().unwrap());
+    let view = unrelated.as_slice().unwrap();
+    a.launch(&stream).unwrap();
+    assert!(b.launch(&stream).is_err(), "a view of b's buffer is alive");
+    assert!(view.iter().all(|v| *v == 0), "b never ran");
+    drop(view);
+    assert!(
+        held.as_slice().unwrap().iter().all(|v| *v == 42),
+        "the view waited for a"
+    );
 }
 
 /// Set in the child process of [`ipc_hands_a_buffer_and_an_event_to_another_process`].

@@ -13,6 +13,16 @@
 //! each device access to the other's default pool), beside the C loop that sets the pools'
 //! access by hand (issue 32: ≥ 0.95× C's bandwidth).
 //!
+//! `graph_launch_pinned/safe` launches a graph that copies into a pinned buffer (the safe layer
+//! records each launch as a use of that buffer, so that its host views wait for it);
+//! `graph_launch_pinned_2threads/safe` does so from two threads at once, each with its own
+//! graph, stream and buffer, while a third graph's buffer has a host view alive: the
+//! per-launch time of each thread, which stays that of one thread when unrelated launches do
+//! not wait for each other (issue 38: exclusion per buffer, never process-wide);
+//! `graph_launch_pinned_2threads` is the same through the typed `api` (no bookkeeping), the
+//! runtime's own figure for two threads. Run these unpinned (`GPU_BENCH_CPU=none`): two
+//! threads on one CPU take turns.
+//!
 //! Without a CUDA runtime (or a GPU) it says so on standard error and exits with status 2.
 use std::ffi::c_void;
 use std::hint::black_box;
@@ -21,7 +31,8 @@ use std::time::Instant;
 use cudart13::sys::{self, cudaMemcpyKind, dim3};
 use cudart13::StreamFlags;
 use cudart13::{
-    api, CaptureMode, Device, DeviceBuffer, Event, Module, PinnedBuffer, Result, Stream,
+    api, CaptureMode, Device, DeviceBuffer, Event, Graph, GraphExec, Module, PinnedBuffer, Result,
+    Stream,
 };
 
 /// An empty kernel, `empty()`, loaded at run time (the C baseline loads the same text).
@@ -125,6 +136,7 @@ fn run() -> Result<()> {
     exec.launch(&stream)?;
     stream.synchronize()?;
 
+    let pinned_graphs = PinnedGraphs::new()?;
     let sync = || stream.synchronize();
     let mut benches: Vec<Bench<'_>> = vec![
         Bench {
@@ -307,6 +319,27 @@ fn run() -> Result<()> {
             run: Box::new(|| per_call(10_000, || exec.launch(&stream), sync)),
         },
         Bench {
+            name: "graph_launch_pinned/safe",
+            unit: "ns",
+            run: Box::new(|| {
+                let lane = pinned_graphs.lanes[0]
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                let (exec, s) = &*lane;
+                per_call(10_000, || exec.launch(s), || s.synchronize())
+            }),
+        },
+        Bench {
+            name: "graph_launch_pinned_2threads/safe",
+            unit: "ns",
+            run: Box::new(|| pinned_graphs.two_threads(10_000, true)),
+        },
+        Bench {
+            name: "graph_launch_pinned_2threads",
+            unit: "ns",
+            run: Box::new(|| pinned_graphs.two_threads(10_000, false)),
+        },
+        Bench {
             name: "launch_kernel",
             unit: "ns",
             run: Box::new(|| {
@@ -430,6 +463,80 @@ fn run() -> Result<()> {
         println!("rust\t{name}\t{:.2}\tGB/s", median(r));
     }
     Ok(())
+}
+
+/// Three graphs that each copy 4 bytes into a pinned buffer of their own, with a stream each;
+/// the third one's buffer is viewed on the host while the others are launched.
+struct PinnedGraphs {
+    /// One per thread (a mutex only to hand each thread its own: executable graphs are not
+    /// `Sync`; each is locked once per batch).
+    lanes: Vec<std::sync::Mutex<(GraphExec, Stream)>>,
+    _buffers: Vec<(DeviceBuffer<u32>, PinnedBuffer<u32>)>,
+    viewed: PinnedBuffer<u32>,
+    _third: GraphExec,
+}
+
+impl PinnedGraphs {
+    fn new() -> Result<PinnedGraphs> {
+        let mut lanes = Vec::new();
+        let mut buffers = Vec::new();
+        let mut make = |host: &mut PinnedBuffer<u32>| -> Result<(GraphExec, Stream)> {
+            let stream = Stream::non_blocking()?;
+            let dev = DeviceBuffer::<u32>::zeroed(1, &stream)?;
+            let graph = Graph::new()?;
+            graph.add_copy_to_pinned_node(&[], host, &dev)?;
+            let exec = graph.instantiate()?;
+            buffers.push(dev);
+            Ok((exec, stream))
+        };
+        let mut hosts = vec![PinnedBuffer::<u32>::new(1)?, PinnedBuffer::<u32>::new(1)?];
+        for h in &mut hosts {
+            lanes.push(std::sync::Mutex::new(make(h)?));
+        }
+        let mut viewed = PinnedBuffer::<u32>::new(1)?;
+        let (third, _) = make(&mut viewed)?;
+        let buffers = buffers.into_iter().zip(hosts).collect();
+        Ok(PinnedGraphs {
+            lanes,
+            _buffers: buffers,
+            viewed,
+            _third: third,
+        })
+    }
+
+    /// Nanoseconds per launch of each of two threads launching `k` times at once (the mean
+    /// of the two), while the third graph's buffer has a host view alive: through the safe
+    /// layer, or (`safe` false) the typed `api::graph_launch` of the same executable graphs,
+    /// the baseline of what the runtime itself lets two threads do at once.
+    fn two_threads(&self, k: u32, safe: bool) -> Result<f64> {
+        let view = self.viewed.as_slice()?;
+        let times = std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .lanes
+                .iter()
+                .map(|lane| {
+                    scope.spawn(move || {
+                        let lane = lane.lock().unwrap_or_else(|e| e.into_inner());
+                        let (exec, s) = &*lane;
+                        if safe {
+                            per_call(k, || exec.launch(s), || s.synchronize())
+                        } else {
+                            // SAFETY: a live executable graph and stream; nothing it uses is
+                            // freed or viewed meanwhile.
+                            let launch = || unsafe { api::graph_launch(exec.as_raw(), s.as_raw()) };
+                            per_call(k, launch, || s.synchronize())
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or(Ok(f64::NAN)))
+                .collect::<Result<Vec<f64>>>()
+        })?;
+        drop(view);
+        Ok(times.iter().sum::<f64>() / times.len() as f64)
+    }
 }
 
 /// Pool buffers of devices 0 and 1 for the peer copy, with peer access enabled both ways

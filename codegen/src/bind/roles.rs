@@ -150,6 +150,8 @@ pub struct UnsafeRuling {
     pub pattern: String,
     /// What the function does that the safe layer must see (a sentence).
     pub reason: String,
+    /// What the caller must ensure, by the rule's class (a sentence).
+    pub caller_must: String,
     /// A sentence: what to use instead (Markdown, with links into the safe layer).
     pub prefer: String,
 }

@@ -1,7 +1,11 @@
-//! The reviewed rule set that makes a typed wrapper `unsafe` whatever its parameters: the
-//! functions that destroy, free or invalidate what the hand-written safe layer may own, and
-//! those that change what a stream's later work is captured into or ordered after (the safe
-//! layer's bookkeeping of stream-ordered lifetimes must see those calls).
+//! The reviewed rule set that makes a typed wrapper `unsafe` whatever its parameters, in two
+//! classes ([`Class`]): the functions that destroy, free or invalidate what the hand-written
+//! safe layer may own, and those that change what a stream's later work is captured into or
+//! ordered after (the safe layer's bookkeeping of stream-ordered lifetimes must see those
+//! calls) — [`RULES`]; and the functions that create obligations elsewhere: memory, events or
+//! objects another process or API owns and may end while this process uses them (IPC opens,
+//! imports of shareable handles, host and graphics registration, interop maps) —
+//! [`OBLIGATIONS`].
 //!
 //! Each rule is a C name or a word of the name (`*Destroy*`: the CamelCase word `Destroy`),
 //! with the reason (a sentence saying what the function does that the safe layer must see)
@@ -21,6 +25,34 @@ pub enum Pattern {
     Name(&'static str),
     /// Every function whose C name has this CamelCase word (`Free` in `cudaFreeArray`).
     Word(&'static str),
+}
+
+/// Why a rule makes a wrapper `unsafe`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// It destroys, frees or invalidates what the safe layer may own, or changes what a
+    /// stream's work is ordered after.
+    Invalidates,
+    /// It makes this process use something another process or API owns and may end: the
+    /// caller must keep that owner's promise, which nothing here can check.
+    Obligation,
+}
+
+impl Class {
+    /// What a caller of a function of this class must ensure (a sentence of its `# Safety`).
+    pub fn caller_must(self) -> &'static str {
+        match self {
+            Class::Invalidates => {
+                "The safe layer does not see this call: the caller must ensure that nothing it \
+                 affects is owned, or in use, by a safe-layer object."
+            }
+            Class::Obligation => {
+                "The caller must ensure that the owner keeps it alive, and does not change it \
+                 in ways this process does not expect, for as long as anything obtained through \
+                 this call is in use, here and in the work enqueued with it."
+            }
+        }
+    }
 }
 
 /// One rule: the pattern, what the function does, and what to use instead.
@@ -258,6 +290,59 @@ pub const RULES: &[UnsafeRule] = &[
     },
 ];
 
+const OWNED_ELSEWHERE: &str = "Keep the owner's promise for as long as anything made from the \
+                               handle is in use: it is not checked here.";
+
+/// The functions that create obligations elsewhere: what they open, import, register or map is
+/// owned by another process or API, which may end it while this process still uses it.
+pub const OBLIGATIONS: &[UnsafeRule] = &[
+    UnsafeRule {
+        pattern: Pattern::Name("cudaIpcOpenMemHandle"),
+        reason: "It maps memory another process allocated: that process may free it while this \
+                 one still uses the mapping (undefined behaviour), and nothing here can tell.",
+        prefer: "Prefer [`IpcMemHandle::open`](crate::IpcMemHandle::open), whose mapping is \
+                 closed after the work that uses it.",
+    },
+    UnsafeRule {
+        pattern: Pattern::Name("cudaIpcOpenEventHandle"),
+        reason: "It opens an event another process created: that process may destroy it while \
+                 this one still records or waits on it.",
+        prefer: "Prefer [`IpcEventHandle::open`](crate::IpcEventHandle::open).",
+    },
+    UnsafeRule {
+        pattern: Pattern::Word("Import"),
+        reason: "It imports memory, a semaphore or a pool allocation another process or API \
+                 owns: its owner may free or destroy it while this process still uses it.",
+        prefer: OWNED_ELSEWHERE,
+    },
+    UnsafeRule {
+        pattern: Pattern::Word("Register"),
+        reason: "It registers memory, a graphics object or a callback that another API owns: \
+                 the registration must end before its owner frees it, and what it hands out is \
+                 valid only until then.",
+        prefer: OWNED_ELSEWHERE,
+    },
+    UnsafeRule {
+        pattern: Pattern::Word("Map"),
+        reason: "It maps a resource another API owns (a graphics object, imported memory): \
+                 what the mapping hands out is valid only until it is unmapped or its owner \
+                 ends the resource.",
+        prefer: OWNED_ELSEWHERE,
+    },
+    UnsafeRule {
+        pattern: Pattern::Word("Mapped"),
+        reason: "It hands out memory or an array of a mapped resource another API owns: valid \
+                 only until the resource is unmapped or ended by its owner.",
+        prefer: OWNED_ELSEWHERE,
+    },
+    UnsafeRule {
+        pattern: Pattern::Word("Unmap"),
+        reason: "It unmaps a resource: every pointer and array mapped from it is dead \
+                 afterwards.",
+        prefer: OWNED_ELSEWHERE,
+    },
+];
+
 /// Names a word of [`RULES`] matches that destroy, free or release nothing, with the reason.
 pub const EXCEPTIONS: &[(&str, &str)] = &[(
     "cudaGraphMemFreeNodeGetParams",
@@ -277,19 +362,37 @@ fn words(name: &str) -> impl Iterator<Item = &str> {
         .map(move |k| name[starts[k]..starts[k + 1]].trim_start_matches('_'))
 }
 
-/// The first rule that matches the C function `name`, unless it is an exception.
+/// The first rule that matches the C function `name`, unless it is an exception: names of
+/// both classes before words, and [`RULES`] before [`OBLIGATIONS`].
 pub fn rule_for(name: &str) -> Option<&'static UnsafeRule> {
+    rule_and_class(name).map(|(r, _)| r)
+}
+
+/// [`rule_for`] with the rule's class.
+pub fn rule_and_class(name: &str) -> Option<(&'static UnsafeRule, Class)> {
     if EXCEPTIONS.iter().any(|(n, _)| *n == name) {
         return None;
     }
-    RULES
-        .iter()
-        .find(|r| matches!(r.pattern, Pattern::Name(n) if n == name))
-        .or_else(|| {
-            RULES
-                .iter()
-                .find(|r| matches!(r.pattern, Pattern::Word(w) if words(name).any(|x| x == w)))
-        })
+    let tables = [
+        (RULES, Class::Invalidates),
+        (OBLIGATIONS, Class::Obligation),
+    ];
+    let named = |(table, class): (&'static [UnsafeRule], Class)| {
+        table
+            .iter()
+            .find(|r| matches!(r.pattern, Pattern::Name(n) if n == name))
+            .map(|r| (r, class))
+    };
+    let worded = |(table, class): (&'static [UnsafeRule], Class)| {
+        table
+            .iter()
+            .find(|r| matches!(r.pattern, Pattern::Word(w) if words(name).any(|x| x == w)))
+            .map(|r| (r, class))
+    };
+    tables
+        .into_iter()
+        .find_map(named)
+        .or_else(|| tables.into_iter().find_map(worded))
 }
 
 impl Pattern {
@@ -304,9 +407,10 @@ impl Pattern {
 
 /// The ruling for the C function `name`, for the model.
 pub fn ruling(name: &str) -> Option<UnsafeRuling> {
-    rule_for(name).map(|r| UnsafeRuling {
+    rule_and_class(name).map(|(r, class)| UnsafeRuling {
         pattern: r.pattern.text(),
         reason: r.reason.to_string(),
+        caller_must: class.caller_must().to_string(),
         prefer: r.prefer.to_string(),
     })
 }
@@ -347,8 +451,43 @@ mod tests {
     }
 
     #[test]
+    fn functions_that_create_obligations_elsewhere_are_a_class() {
+        for name in [
+            "cudaIpcOpenMemHandle",
+            "cudaIpcOpenEventHandle",
+            "cudaMemPoolImportFromShareableHandle",
+            "cudaMemPoolImportPointer",
+            "cudaImportExternalMemory",
+            "cudaImportExternalSemaphore",
+            "cudaHostRegister",
+            "cudaGraphicsGLRegisterBuffer",
+            "cudaGraphicsVDPAURegisterVideoSurface",
+            "cudaGLRegisterBufferObject",
+            "cudaGraphicsMapResources",
+            "cudaGLMapBufferObject",
+            "cudaExternalMemoryGetMappedBuffer",
+            "cudaGraphicsResourceGetMappedPointer",
+        ] {
+            let (_, class) = rule_and_class(name).unwrap_or_else(|| panic!("{name}: no rule"));
+            assert_eq!(class, Class::Obligation, "{name}");
+        }
+        // Unregistering and unmapping end what registering and mapping began.
+        assert_eq!(
+            rule_and_class("cudaHostUnregister").map(|(_, c)| c),
+            Some(Class::Invalidates)
+        );
+        assert_eq!(
+            rule_and_class("cudaGLUnmapBufferObject").map(|(_, c)| c),
+            Some(Class::Obligation)
+        );
+        // Exporting creates no obligation in this process: what it exports stays owned here.
+        assert_eq!(rule_for("cudaIpcGetMemHandle"), None);
+        assert_eq!(rule_for("cudaMallocMipmappedArray"), None);
+    }
+
+    #[test]
     fn every_rule_has_a_reason_and_a_preference() {
-        for r in RULES {
+        for r in RULES.iter().chain(OBLIGATIONS) {
             assert!(r.reason.ends_with('.'), "{:?}", r.pattern);
             assert!(r.reason.starts_with("It "), "{:?}", r.pattern);
             assert!(r.prefer.ends_with('.'), "{:?}", r.pattern);

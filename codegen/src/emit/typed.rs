@@ -301,12 +301,7 @@ impl Parts {
             arg_docs: Vec::new(),
             ret_docs: Vec::new(),
             safety: unsafe_rule
-                .map(|r| {
-                    format!(
-                        "{} The safe layer does not see this call: the caller must ensure that nothing it affects is owned, or in use, by a safe-layer object. {}",
-                        r.reason, r.prefer
-                    )
-                })
+                .map(|r| format!("{} {} {}", r.reason, r.caller_must, r.prefer))
                 .into_iter()
                 .collect(),
             slices: false,

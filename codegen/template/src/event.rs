@@ -19,7 +19,8 @@ use std::ffi::c_uint;
 use std::sync::Arc;
 
 use crate::error::{report_drop_error, status, Error, Result};
-use crate::stream::{Stream, NOT_READY};
+use crate::lifetime::NOT_READY;
+use crate::stream::Stream;
 use crate::sys;
 
 /// Event creation flags (`cudaEventDefault`, `cudaEventBlockingSync`,
@@ -94,14 +95,14 @@ impl Event {
         let mut raw = sys::cudaEvent_t::null();
         // SAFETY: one handle is written through a valid pointer.
         status(unsafe { sys::cudaEventCreateWithFlags(&mut raw, flags.bits() as c_uint) })?;
-        let device = crate::device::current_ordinal().ok();
+        let device = crate::lifetime::current::current_ordinal().ok();
         Ok(Event::owning(raw, device))
     }
 
     /// A new event with these flags on `device` (the current device is restored).
     #[doc(alias = "cudaEventCreateWithFlags")]
     pub fn on_device(device: crate::Device, flags: EventFlags) -> Result<Event> {
-        crate::device::with_device(device.ordinal(), || Event::with_flags(flags))
+        crate::lifetime::current::with_device(device.ordinal(), || Event::with_flags(flags))
     }
 
     /// A new event of `device` that another process can wait on: `INTERPROCESS |
@@ -169,7 +170,7 @@ impl Event {
             status(unsafe { sys::cudaEventRecord(raw, stream.as_raw()) })
         };
         match (stream.ordinal(), mine) {
-            (None, Some(d)) => crate::device::with_device(d, record),
+            (None, Some(d)) => crate::lifetime::current::with_device(d, record),
             _ => record(),
         }
     }
@@ -225,7 +226,7 @@ impl Event {
         // With the event's device current: the runtime of CUDA 13.0 (driver 580) crashes
         // in `cudaIpcGetEventHandle` for an event of another device than the current one.
         match self.inner.device {
-            Some(device) => crate::device::with_device(device, get)?,
+            Some(device) => crate::lifetime::current::with_device(device, get)?,
             None => get()?,
         }
         Ok(IpcEventHandle {
@@ -305,7 +306,7 @@ impl IpcEventHandle {
             reserved: self.bytes.map(|b| b as _),
         };
         let mut raw = sys::cudaEvent_t::null();
-        crate::device::with_device(device.ordinal(), || {
+        crate::lifetime::current::with_device(device.ordinal(), || {
             // SAFETY: one handle is written; the caller's promise about the bytes.
             status(unsafe { sys::cudaIpcOpenEventHandle(&mut raw, handle) })
         })?;
@@ -334,7 +335,7 @@ impl Drop for EventInner {
             return;
         }
         if crate::loader::in_callback() {
-            crate::memory::release::release_later(Box::new(DestroyLater(self.raw)));
+            crate::lifetime::deferred::release_later(Box::new(DestroyLater(self.raw)));
             return;
         }
         // SAFETY: owned handle, destroyed once, by its last clone.
@@ -342,6 +343,34 @@ impl Drop for EventInner {
             report_drop_error("event", &e);
         }
     }
+}
+
+/// A stream's waits on events and the events it records (with the events, so that streams need
+/// not know them).
+impl Stream {
+    /// Makes later work on this stream wait until `event` has completed
+    /// (`cudaStreamWaitEvent`); the host does not wait. Waiting on an event recorded in a
+    /// capture joins this stream to that capture.
+    #[doc(alias = "cudaStreamWaitEvent")]
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        let _gate = self.gate_exclusive();
+        // SAFETY: both handles are alive; flags 0.
+        status(unsafe { sys::cudaStreamWaitEvent(self.as_raw(), event.as_raw(), 0) })
+    }
+
+    /// Records a new event (default flags), made on the stream's device, at this point of
+    /// the stream and returns it.
+    #[doc(alias = "cudaEventCreate")]
+    #[doc(alias = "cudaEventRecord")]
+    pub fn record_event(&self) -> Result<Event> {
+        let event = match self.ordinal() {
+            Some(d) => crate::lifetime::current::with_device(d, Event::new)?,
+            None => Event::new()?,
+        };
+        event.record(self)?;
+        Ok(event)
+    }
+
 }
 
 #[cfg(test)]

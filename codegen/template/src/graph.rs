@@ -5,6 +5,11 @@
 //! nodes) in an executable graph; the graph memory pool's statistics are
 //! [`Device::graph_mem_stats`](crate::Device::graph_mem_stats).
 //!
+//! Graph allocations: [`CaptureGuard::alloc`] allocates a [`GraphBuffer`] inside the capture
+//! (a graph memory node), usable only by work captured into that capture, and freed in it
+//! when dropped (a free node); a [`DeviceBuffer`](crate::DeviceBuffer) cannot be allocated on
+//! a stream being captured.
+//!
 //! [`Graph`] and [`GraphExec`] are owned and destroyed on drop. They are `Send` but not
 //! `Sync`: CUDA does not synchronise graph objects internally, and calls on one graph (even
 //! ones that look read-only, as instantiation) must not run concurrently (CUDA Runtime API,
@@ -20,34 +25,38 @@
 //! only gives up the buffer's own reference. A node's new parameters in an executable graph
 //! ([`GraphExec::set_kernel_node_params`], …) are kept the same way, by the executable
 //! graph; what the node's previous parameters used is let go once the launches made before
-//! the change have completed. The crate keeps these in a table of its own per
-//! graph rather than in CUDA user objects, which made every launch of a graph holding one
-//! about 3.4 µs slower on an H100 (5.3 µs instead of 2.0 µs): so a graph handle passed to the
-//! typed layer (`api`) cannot be changed there in ways that add work (those functions are
-//! `unsafe`).
+//! the change have completed, and so is what the graph an executable graph was updated from
+//! replaced ([`GraphExec::update`]). This is the gate's **hold** (the crate-private `lifetime` module): one
+//! set of holdings per graph rather than CUDA user objects, which made every launch of a
+//! graph holding one about 3.4 µs slower on an H100 (5.3 µs instead of 2.0 µs): so a graph
+//! handle passed to the typed layer (`api`) cannot be changed there in ways that add work
+//! (those functions are `unsafe`).
 //!
-//! Host memory a graph writes: while any graph holds a
-//! [`PinnedBuffer`](crate::PinnedBuffer), [`GraphExec::launch`] and host views of such buffers
-//! exclude each other: a launch fails while a view is alive, and a view waits for the
-//! launches before it (see [`PinnedBuffer`](crate::PinnedBuffer)).
+//! Host memory a graph writes: [`GraphExec::launch`] of a graph holding a
+//! [`PinnedBuffer`](crate::PinnedBuffer) and host views of *that* buffer exclude each other:
+//! a launch fails while a view is alive, and a view waits for the launches before it (see
+//! [`PinnedBuffer`](crate::PinnedBuffer)). The exclusion is per buffer: launches of graphs
+//! holding no pinned memory, or other pinned memory, never wait or fail because of a view.
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::ffi::{c_ulonglong, c_void};
+use std::ffi::c_void;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use crate::error::{report_drop_error, status, Error, Result};
 use crate::event::Event;
 use crate::kernel::Launch;
-use crate::memory::track::{Access, Capture, StreamKey, Uses, WHOLE};
+use crate::lifetime::capture::{capture_begun, capture_ended};
+use crate::lifetime::current::{current_ordinal, with_device};
+use crate::lifetime::deferred::run_caught;
+use crate::lifetime::holdings::{self, Held, Holdings, Launches};
+use crate::lifetime::{self, Life};
 use crate::memory::{
     AsDeviceSlice, AsDeviceSliceMut, AsPinnedSlice, AsPinnedSliceMut, DeviceCopy, DeviceSlice,
-    PinnedSlice,
+    GraphBuffer, PinnedSlice,
 };
-use crate::stream::{run_caught, Stream};
+use crate::stream::Stream;
 use crate::sys;
 
 /// How a capture restricts other threads' potentially unsafe CUDA calls
@@ -75,72 +84,14 @@ pub type CaptureMode = sys::cudaStreamCaptureMode;
 /// ```
 pub struct Graph {
     raw: sys::cudaGraph_t,
-    /// What the graph keeps alive (see the module documentation).
-    kept: Arc<KeptSet>,
+    /// What the graph holds (see the module documentation).
+    kept: Arc<Holdings>,
 }
 
 impl std::fmt::Debug for Graph {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("Graph").field(&self.raw).finish()
     }
-}
-
-/// Something a graph keeps alive: memory its nodes use, a host node's closure, a module.
-pub(crate) type Kept = Box<dyn Any + Send + Sync>;
-
-/// What one graph keeps, shared with the executable graphs, clones and parents made from it.
-#[derive(Default)]
-pub(crate) struct KeptSet {
-    items: Mutex<Vec<Kept>>,
-}
-
-impl KeptSet {
-    fn push(&self, item: Kept) {
-        self.items
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(item);
-    }
-}
-
-/// The keep sets of the graphs this crate knows (live [`Graph`]s, and graphs being captured,
-/// found through the capturing stream's capture info), by handle.
-fn graphs() -> std::sync::MutexGuard<'static, HashMap<usize, Arc<KeptSet>>> {
-    static GRAPHS: OnceLock<Mutex<HashMap<usize, Arc<KeptSet>>>> = OnceLock::new();
-    GRAPHS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-}
-
-/// Makes `graph` keep `item` alive: a graph of this crate's, or one being captured (its
-/// [`Graph`] takes the items over when the capture ends).
-pub(crate) fn keep_in_graph(graph: sys::cudaGraph_t, item: Kept) -> Result<()> {
-    let set = graphs().entry(graph.0 as usize).or_default().clone();
-    set.push(item);
-    Ok(())
-}
-
-/// The keep set of a graph just made, or just ended as a capture (taking over what captured
-/// work gave it).
-fn register(raw: sys::cudaGraph_t) -> Arc<KeptSet> {
-    graphs().entry(raw.0 as usize).or_default().clone()
-}
-
-/// Captures begun through this crate and not yet ended, process-wide: while there are none,
-/// no stream is capturing in a way the crate must see (a capture begun through the typed
-/// layer is the caller's to account for), and operations skip the capture query.
-static CAPTURES_ACTIVE: AtomicUsize = AtomicUsize::new(0);
-
-/// The capture status the bookkeeping needs: [`capture_graph`] while a capture of this
-/// crate's is active anywhere, otherwise [`Capture::No`] without asking CUDA. Read under the
-/// stream's gate, so that no capture of this crate's begins on or joins the stream meanwhile.
-#[inline]
-pub(crate) fn capture_of(stream: &Stream) -> Result<Capture> {
-    if CAPTURES_ACTIVE.load(Ordering::SeqCst) == 0 {
-        return Ok(Capture::No);
-    }
-    capture_graph(stream)
 }
 
 // SAFETY: a graph may be used from any thread, one at a time (`!Sync`).
@@ -255,12 +206,12 @@ impl Graph {
     fn owning(raw: sys::cudaGraph_t) -> Graph {
         Graph {
             raw,
-            kept: register(raw),
+            kept: holdings::of_graph(raw),
         }
     }
 
-    /// Makes the graph keep `item` alive (for a node that uses it).
-    pub(crate) fn keep(&self, item: Kept) {
+    /// Makes the graph hold `item` (for a node that uses it).
+    pub(crate) fn keep(&self, item: Held) {
         self.kept.push(item);
     }
 
@@ -335,7 +286,7 @@ impl Graph {
         let cell: *const HostNodeFn = &*closure;
         // The user object owns the closure from here on (also when retaining fails); the
         // box's contents do not move.
-        self.keep(Box::new(HostNodeOwner(closure)));
+        self.keep(Held::Other(Box::new(HostNodeOwner(closure))));
         let params = sys::cudaHostNodeParams {
             fn_: Some(host_node_trampoline),
             userData: cell.cast_mut().cast(),
@@ -369,7 +320,7 @@ impl Graph {
             )
         })?;
         // The copy runs the child's work: this graph keeps what the child keeps.
-        self.keep(Box::new(child.kept.clone()));
+        self.keep(Held::Set(child.kept.clone()));
         Ok(self.node(node))
     }
 
@@ -383,7 +334,7 @@ impl Graph {
         value: u8,
     ) -> Result<GraphNode<'_>> {
         let dst = dst.as_device_slice_mut();
-        dst.keep_in(self.raw)?;
+        dst.hold_in(self.raw)?;
         let params = sys::cudaMemsetParams {
             dst: dst.as_device_ptr().as_raw(),
             pitch: 0,
@@ -524,12 +475,12 @@ impl Graph {
     ) -> Result<GraphNode<'_>> {
         for side in copy.sides() {
             if let Side::Device(view) = side {
-                view.keep_in(self.raw)?;
+                view.hold_in(self.raw)?;
             }
         }
         for side in copy.sides() {
             if let Side::Pinned(part) = side {
-                self.keep(part.keeper());
+                self.keep(part.life().hold()?);
             }
         }
         let mut node = sys::cudaGraphNode_t::null();
@@ -563,7 +514,7 @@ impl Graph {
         mut launch: Launch<'_>,
     ) -> Result<GraphNode<'_>> {
         let params = launch.node_params()?;
-        launch.keep_in(self.raw)?;
+        launch.hold_in(self.raw)?;
         let mut node = sys::cudaGraphNode_t::null();
         // SAFETY: the caller's promise about the arguments; `params` borrows `launch`'s
         // argument list for the call, and CUDA copies the values.
@@ -581,7 +532,7 @@ impl Graph {
         deps: &[GraphNode<'_>],
         event: &Event,
     ) -> Result<GraphNode<'_>> {
-        self.keep(Box::new(event.clone()));
+        self.keep(Held::Other(Box::new(event.clone())));
         let mut node = sys::cudaGraphNode_t::null();
         // SAFETY: the graph, the dependencies and the event (kept by the graph) are alive.
         status(unsafe {
@@ -605,7 +556,7 @@ impl Graph {
         deps: &[GraphNode<'_>],
         event: &Event,
     ) -> Result<GraphNode<'_>> {
-        self.keep(Box::new(event.clone()));
+        self.keep(Held::Other(Box::new(event.clone())));
         let mut node = sys::cudaGraphNode_t::null();
         // SAFETY: as above.
         status(unsafe {
@@ -623,22 +574,49 @@ impl Graph {
     /// Instantiates the graph into an executable graph (`cudaGraphInstantiate`, no flags).
     #[doc(alias = "cudaGraphInstantiate")]
     pub fn instantiate(&self) -> Result<GraphExec> {
-        self.instantiate_with_flags(0)
+        self.instantiate_with_flags(InstantiateFlags::empty())
     }
 
-    /// Instantiates with `cudaGraphInstantiateFlags` bits (e.g. `AutoFreeOnLaunch` = 1,
-    /// `Upload` = 2, `UseNodePriority` = 8).
-    #[doc(alias = "cudaGraphInstantiate")]
-    pub fn instantiate_with_flags(&self, flags: u64) -> Result<GraphExec> {
+    /// Instantiates with flags (`cudaGraphInstantiateWithFlags`).
+    ///
+    /// Every flag of [`InstantiateFlags`] is safe by construction:
+    /// [`AUTO_FREE_ON_LAUNCH`](InstantiateFlags::AUTO_FREE_ON_LAUNCH) frees, at each launch,
+    /// the graph allocations an earlier launch left allocated, and a graph of this crate
+    /// leaves none — a [`GraphBuffer`] is freed inside the capture that allocated it, and a
+    /// [`DeviceBuffer`](crate::DeviceBuffer) cannot be allocated in a capture — so the flag
+    /// frees nothing the crate knows of. Device-side launch
+    /// (`cudaGraphInstantiateFlagDeviceLaunch`) is not among them: launches from the device
+    /// bypass the launch records that keep what the graph uses alive; it is
+    /// [`instantiate_with_raw_flags`](Graph::instantiate_with_raw_flags).
+    #[doc(alias = "cudaGraphInstantiateWithFlags")]
+    pub fn instantiate_with_flags(&self, flags: InstantiateFlags) -> Result<GraphExec> {
+        // SAFETY: every flag of `InstantiateFlags` is safe (see above).
+        unsafe { self.instantiate_with_raw_flags(flags.bits()) }
+    }
+
+    /// Instantiates with any `cudaGraphInstantiateFlags` bits, device-side launch included.
+    ///
+    /// # Safety
+    /// Graph allocations that a launch frees behind this crate
+    /// (`cudaGraphInstantiateFlagAutoFreeOnLaunch` on a graph made outside this crate) are
+    /// not used afterwards, and launches this crate does not make
+    /// (`cudaGraphInstantiateFlagDeviceLaunch`: `cudaGraphLaunch` from device code) complete
+    /// before the executable graph, and what its graph holds, are dropped, and never write
+    /// pinned memory a host view of this crate shows.
+    #[doc(alias = "cudaGraphInstantiateWithFlags")]
+    pub unsafe fn instantiate_with_raw_flags(&self, flags: u64) -> Result<GraphExec> {
         let mut raw = sys::cudaGraphExec_t::null();
-        // SAFETY: the graph is alive; one handle is written.
-        status(unsafe { sys::cudaGraphInstantiate(&mut raw, self.raw, flags as _) })?;
-        Ok(GraphExec {
+        // SAFETY: the graph is alive; one handle is written; the flags are the caller's.
+        status(unsafe { sys::cudaGraphInstantiateWithFlags(&mut raw, self.raw, flags as _) })?;
+        let exec = GraphExec {
             raw,
-            kept: RefCell::new(vec![self.kept.clone()]),
-            launched: RefCell::new(Launched::default()),
+            graph: RefCell::new(self.kept.clone()),
+            launched: RefCell::new(Launches::default()),
             node_kept: RefCell::new(HashMap::new()),
-        })
+            guarded: RefCell::new(Vec::new()),
+        };
+        exec.reguard();
+        Ok(exec)
     }
 
     /// A copy of the graph (`cudaGraphClone`), sharing what the graph keeps alive.
@@ -648,7 +626,7 @@ impl Graph {
         // SAFETY: the graph is alive; one handle is written.
         status(unsafe { sys::cudaGraphClone(&mut raw, self.raw) })?;
         let clone = Graph::owning(raw);
-        clone.keep(Box::new(self.kept.clone()));
+        clone.keep(Held::Set(self.kept.clone()));
         Ok(clone)
     }
 
@@ -663,16 +641,8 @@ impl Graph {
     }
 
     /// Forgets the graph's entry (before the handle can be reused) and destroys it.
-    fn destroy(&self, kept: Arc<KeptSet>) -> Result<()> {
-        {
-            let mut table = graphs();
-            if table
-                .get(&(self.raw.0 as usize))
-                .is_some_and(|s| Arc::ptr_eq(s, &kept))
-            {
-                table.remove(&(self.raw.0 as usize));
-            }
-        }
+    fn destroy(&self, kept: Arc<Holdings>) -> Result<()> {
+        holdings::forget_graph(self.raw, &kept);
         drop(kept);
         // SAFETY: owned handle, destroyed once.
         status(unsafe { sys::cudaGraphDestroy(self.raw) })
@@ -706,64 +676,22 @@ impl Drop for Graph {
 /// ```
 pub struct GraphExec {
     raw: sys::cudaGraphExec_t,
-    /// What the graphs it was made and updated from keep alive.
-    kept: RefCell<Vec<Arc<KeptSet>>>,
-    /// Where it was launched: what it keeps is let go once those streams have passed the
+    /// What the graph it was made (or last updated) from holds.
+    graph: RefCell<Arc<Holdings>>,
+    /// Where it was launched: what it holds is let go once those streams have passed the
     /// launches.
-    launched: RefCell<Launched>,
+    launched: RefCell<Launches>,
     /// What the current parameters of each node changed in place use, by node handle.
-    node_kept: RefCell<HashMap<usize, Vec<Kept>>>,
+    node_kept: RefCell<HashMap<usize, Vec<Held>>>,
+    /// The host-visible memory it holds (in address order): each launch excludes host views
+    /// of these, and of nothing else.
+    guarded: RefCell<Vec<Life>>,
 }
 
 impl std::fmt::Debug for GraphExec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("GraphExec").field(&self.raw).finish()
     }
-}
-
-/// The streams an executable graph was launched on (a created stream or the legacy stream
-/// of a device, kept to be waited for when the graph goes), and its launches on per-thread
-/// default streams (recorded with events, as another thread cannot wait on those later).
-#[derive(Default)]
-struct Launched {
-    streams: Vec<(Stream, StreamKey, i32)>,
-    per_thread: Uses,
-}
-
-impl Launched {
-    fn note(&mut self, done: &crate::memory::track::Enqueued<'_>) {
-        if done.key.is_per_thread() {
-            done.record_launch(&mut self.per_thread);
-        } else if !self.streams.iter().any(|(_, k, _)| *k == done.key) {
-            self.streams
-                .push((done.stream.clone(), done.key, done.device));
-        }
-    }
-}
-
-/// Lets go of what an executable graph kept once its launches have completed: on the release
-/// thread, an event is recorded on each stream it was launched on (once the stream is not
-/// being captured), then the events and the per-thread launches are polled.
-fn release_after_launches(kept: Box<dyn Any + Send>, launched: Launched) {
-    let Launched {
-        mut streams,
-        per_thread: mut events,
-    } = launched;
-    if streams.is_empty() && events.is_empty() {
-        drop(kept);
-        return;
-    }
-    let mut kept = Some(kept);
-    crate::memory::release::retry_later(Box::new(move || {
-        streams.retain(|(stream, key, device)| {
-            !crate::memory::track::record_after(stream, *key, *device, &mut events)
-        });
-        if !streams.is_empty() || !events.all_done() {
-            return false;
-        }
-        drop(kept.take());
-        true
-    }));
 }
 
 // SAFETY: an executable graph may be used from any thread, one at a time (`!Sync`).
@@ -776,19 +704,25 @@ impl GraphExec {
     }
 
     /// Enqueues one run of the graph on `stream` (`cudaGraphLaunch`), with the stream's
-    /// device current. While a graph holds a pinned buffer, a launch fails (without
-    /// launching) as long as a host view of such a buffer is alive (see the module
-    /// documentation). Launching into a stream being captured is refused.
+    /// device current. While a host view of a pinned buffer this graph holds is alive, the
+    /// launch fails without launching (see the module documentation); views of other
+    /// buffers do not matter. Launching into a stream being captured is refused.
     #[inline]
     #[doc(alias = "cudaGraphLaunch")]
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         let raw = self.raw;
-        crate::memory::pinned::graph_launch(
-            stream,
-            |done| self.launched.borrow_mut().note(done),
+        let device = match stream.ordinal() {
+            Some(d) => d,
+            None => current_ordinal()?,
+        };
+        lifetime::launch_graph(
+            &self.guarded.borrow(),
+            stream.queue(),
+            device,
+            &mut self.launched.borrow_mut(),
             || {
-                // SAFETY: both handles are alive; what the graph uses is kept alive by it
-                // (see the module documentation).
+                // SAFETY: both handles are alive; what the graph uses is held by it (see the
+                // module documentation).
                 status(unsafe { sys::cudaGraphLaunch(raw, stream.as_raw()) })
             },
         )
@@ -803,16 +737,52 @@ impl GraphExec {
     }
 
     /// Updates this executable graph in place from `graph`, which must have the same
-    /// topology (`cudaGraphExecUpdate`); a refused update is
-    /// `cudaErrorGraphExecUpdateFailure` and leaves this one unchanged. From then on it also
-    /// keeps what `graph` keeps.
+    /// topology (`cudaGraphExecUpdate`). On success it holds what `graph` holds from then
+    /// on, and what it held before (the previous graph's memory, the parameters set on its
+    /// nodes) is let go once the launches made before have completed: what an executable
+    /// graph updated many times holds stays bounded. A refused update
+    /// (`cudaErrorGraphExecUpdateFailure`) leaves it unchanged, holding what it held.
     #[doc(alias = "cudaGraphExecUpdate")]
     pub fn update(&self, graph: &Graph) -> Result<()> {
-        // Kept before the update, so that no launch can use what `graph` names unkept.
-        self.kept.borrow_mut().push(graph.kept.clone());
         let mut info = sys::cudaGraphExecUpdateResultInfo::default();
+        // `graph` cannot change meanwhile (`&Graph`, and graphs are not `Sync`), and no
+        // launch of this executable graph runs during the call (`!Sync`): holding the new
+        // memory once the call returned is in time for every later launch.
         // SAFETY: both handles are alive; one record is written.
-        status(unsafe { sys::cudaGraphExecUpdate(self.raw, graph.raw, &mut info) })
+        let updated = status(unsafe { sys::cudaGraphExecUpdate(self.raw, graph.raw, &mut info) });
+        match &updated {
+            Ok(()) => {
+                let previous = self.graph.replace(graph.kept.clone());
+                let nodes = std::mem::take(&mut *self.node_kept.borrow_mut());
+                let mut items: Vec<Held> = nodes.into_values().flatten().collect();
+                items.push(Held::Set(previous));
+                self.reguard();
+                self.release_after_current_launches(items);
+            }
+            // CUDA: "the graph update was not performed".
+            Err(e) if e.cuda_code() == Some(GRAPH_EXEC_UPDATE_FAILURE) => {}
+            // Whether anything changed is unknown: hold the new graph's memory too.
+            Err(_) => {
+                self.node_kept
+                    .borrow_mut()
+                    .entry(0)
+                    .or_default()
+                    .push(Held::Set(graph.kept.clone()));
+                self.reguard();
+            }
+        }
+        updated
+    }
+
+    /// Recomputes the host-visible memory this executable graph holds.
+    fn reguard(&self) {
+        let mut all = self.graph.borrow().host_lives();
+        for items in self.node_kept.borrow().values() {
+            all.extend(holdings::host_lives_of(items));
+        }
+        all.sort_by_key(Life::addr);
+        all.dedup_by_key(|l| l.addr());
+        *self.guarded.borrow_mut() = all;
     }
 
     /// Sets the parameters of kernel node `node` (a node of the graph this was instantiated
@@ -832,7 +802,7 @@ impl GraphExec {
         mut launch: Launch<'_>,
     ) -> Result<()> {
         let params = launch.node_params()?;
-        let kept = launch.keepers();
+        let kept = launch.holdings()?;
         // SAFETY: live handles; the caller's promise about the arguments, whose memory this
         // executable graph keeps from now on; CUDA copies the argument values.
         self.set_node(node, kept, || unsafe {
@@ -916,15 +886,14 @@ impl GraphExec {
         node: GraphNode<'_>,
         copy: Copy1d<'_, T>,
     ) -> Result<()> {
-        let devices = copy.sides().into_iter().filter_map(|side| match side {
-            Side::Device(view) => view.keeper(),
-            _ => None,
-        });
-        let pinned = copy.sides().into_iter().filter_map(|side| match side {
-            Side::Pinned(part) => Some(part.keeper()),
-            _ => None,
-        });
-        let kept = devices.chain(pinned).collect();
+        let mut kept = Vec::new();
+        for side in copy.sides() {
+            match side {
+                Side::Device(view) => kept.extend(view.holding()?),
+                Side::Pinned(part) => kept.push(part.life().hold()?),
+                Side::Host(..) => {}
+            }
+        }
         // SAFETY: live handles; the sides are kept by this executable graph from now on (host
         // ones by the caller's promise).
         self.set_node(node, kept, || unsafe {
@@ -944,7 +913,7 @@ impl GraphExec {
     #[doc(alias = "cudaGraphExecEventRecordNodeSetEvent")]
     pub fn set_event_record_node(&self, node: GraphNode<'_>, event: &Event) -> Result<()> {
         // SAFETY: live handles; the event is kept by this executable graph from now on.
-        self.set_node(node, vec![Box::new(event.clone())], || unsafe {
+        self.set_node(node, vec![Held::Other(Box::new(event.clone()))], || unsafe {
             sys::cudaGraphExecEventRecordNodeSetEvent(self.raw, node.raw, event.as_raw())
         })
     }
@@ -954,7 +923,7 @@ impl GraphExec {
     #[doc(alias = "cudaGraphExecEventWaitNodeSetEvent")]
     pub fn set_event_wait_node(&self, node: GraphNode<'_>, event: &Event) -> Result<()> {
         // SAFETY: as above.
-        self.set_node(node, vec![Box::new(event.clone())], || unsafe {
+        self.set_node(node, vec![Held::Other(Box::new(event.clone()))], || unsafe {
             sys::cudaGraphExecEventWaitNodeSetEvent(self.raw, node.raw, event.as_raw())
         })
     }
@@ -965,7 +934,7 @@ impl GraphExec {
     fn set_node(
         &self,
         node: GraphNode<'_>,
-        kept: Vec<Kept>,
+        kept: Vec<Held>,
         set: impl FnOnce() -> Result<sys::cudaError_t>,
     ) -> Result<()> {
         status(set())?;
@@ -973,6 +942,7 @@ impl GraphExec {
             .node_kept
             .borrow_mut()
             .insert(node.raw.0 as usize, kept);
+        self.reguard();
         if let Some(previous) = previous {
             self.release_after_current_launches(previous);
         }
@@ -983,40 +953,35 @@ impl GraphExec {
     /// per-thread default streams are waited for on the host now (another thread's stream
     /// cannot be recorded later), the others on the release thread. A failed wait keeps
     /// `items` for good (failing closed).
-    fn release_after_current_launches(&self, items: Vec<Kept>) {
-        let mut launched = self.launched.borrow_mut();
-        if launched.per_thread.wait_host(Access::Write, WHOLE).is_err() {
-            std::mem::forget(items);
-            return;
+    fn release_after_current_launches(&self, items: Vec<Held>) {
+        match self.launched.borrow_mut().so_far() {
+            Some(launches) => holdings::release_after(Box::new(items), launches),
+            None => std::mem::forget(items),
         }
-        let snapshot = Launched {
-            streams: launched.streams.clone(),
-            per_thread: Uses::new(),
-        };
-        release_after_launches(Box::new(items), snapshot);
-    }
-
-    /// Everything this executable graph keeps, to let go after its launches.
-    fn take_kept(&mut self) -> Box<dyn Any + Send> {
-        let graphs = std::mem::take(self.kept.get_mut());
-        let nodes = std::mem::take(self.node_kept.get_mut());
-        Box::new((graphs, nodes.into_values().collect::<Vec<_>>()))
     }
 
     /// Destroys the executable graph now and returns the error, where dropping would
-    /// report it to the hook. Launches already enqueued complete; what the graph keeps is
+    /// report it to the hook. Launches already enqueued complete; what the graph holds is
     /// let go after them.
     #[doc(alias = "cudaGraphExecDestroy")]
-    pub fn close(mut self) -> Result<()> {
-        let kept = self.take_kept();
-        let launched = std::mem::take(self.launched.get_mut());
-        let raw = self.raw;
-        // Every field is empty now (nothing allocated): forgetting `self` leaks nothing and
-        // keeps `Drop` from destroying the handle again.
-        std::mem::forget(self);
+    pub fn close(self) -> Result<()> {
+        let me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: each field is read out once; `me` is never dropped.
+        let (graph, launched, nodes, guarded) = unsafe {
+            (
+                std::ptr::read(&me.graph),
+                std::ptr::read(&me.launched),
+                std::ptr::read(&me.node_kept),
+                std::ptr::read(&me.guarded),
+            )
+        };
+        drop(guarded);
         // SAFETY: owned handle, destroyed once.
-        let result = status(unsafe { sys::cudaGraphExecDestroy(raw) });
-        release_after_launches(kept, launched);
+        let result = status(unsafe { sys::cudaGraphExecDestroy(me.raw) });
+        holdings::release_after(
+            Box::new((graph.into_inner(), nodes.into_inner())),
+            launched.into_inner(),
+        );
         result
     }
 }
@@ -1027,8 +992,11 @@ impl Drop for GraphExec {
         if let Err(e) = status(unsafe { sys::cudaGraphExecDestroy(self.raw) }) {
             report_drop_error("executable graph", &e);
         }
-        let kept = self.take_kept();
-        release_after_launches(kept, std::mem::take(self.launched.get_mut()));
+        let kept = (
+            self.graph.get_mut().clone(),
+            std::mem::take(self.node_kept.get_mut()),
+        );
+        holdings::release_after(Box::new(kept), std::mem::take(self.launched.get_mut()));
     }
 }
 
@@ -1052,6 +1020,10 @@ impl Drop for GraphExec {
 #[derive(Debug)]
 pub struct CaptureGuard<'s> {
     stream: &'s Stream,
+    /// The device whose default stream is captured (`None` for a created stream): a
+    /// per-thread default stream names the current device's, so the capture is ended with
+    /// this device current whichever is current then.
+    device: Option<i32>,
     ended: bool,
     _not_send: PhantomData<*const ()>,
 }
@@ -1062,112 +1034,54 @@ impl CaptureGuard<'_> {
         self.stream
     }
 
+    /// `len` elements of device memory of the graph's own (a graph memory node,
+    /// `cudaMallocAsync` in the capture): usable only by work captured into this capture
+    /// (on the captured stream, or a stream joined to the capture), and freed in it when
+    /// dropped (a free node), which the borrow checker places before [`end`](Self::end).
+    /// Contents unspecified at each launch. See [`GraphBuffer`].
+    #[doc(alias = "cudaMallocAsync")]
+    pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<GraphBuffer<'_, T>> {
+        GraphBuffer::new(self.stream, len)
+    }
+
     /// Ends the capture (`cudaStreamEndCapture`) and returns the graph; an invalidated
     /// capture is the error that invalidated it (`cudaErrorStreamCaptureInvalidated`, …).
     #[doc(alias = "cudaStreamEndCapture")]
     pub fn end(mut self) -> Result<Graph> {
         self.ended = true;
-        end_capture(self.stream)
+        end_capture(self.stream, self.device)
     }
 }
 
 impl Drop for CaptureGuard<'_> {
     fn drop(&mut self) {
         if !self.ended {
-            if let Err(e) = end_capture(self.stream) {
+            if let Err(e) = end_capture(self.stream, self.device) {
                 report_drop_error("stream capture", &e);
             }
         }
     }
 }
 
-fn end_capture(stream: &Stream) -> Result<Graph> {
-    let _gate = stream.gate_exclusive();
-    let mut raw = sys::cudaGraph_t::null();
-    // SAFETY: the stream is alive and capturing (begun by the guard).
-    let ended = status(unsafe { sys::cudaStreamEndCapture(stream.as_raw(), &mut raw) });
-    CAPTURES_ACTIVE.fetch_sub(1, Ordering::SeqCst);
-    if raw.is_null() {
-        return Err(ended.err().unwrap_or_else(|| Error::from_code(901)));
+/// Ends the capture of `stream` (with `device` current, for a default stream).
+fn end_capture(stream: &Stream, device: Option<i32>) -> Result<Graph> {
+    let end = || {
+        let _gate = stream.gate_exclusive();
+        let mut raw = sys::cudaGraph_t::null();
+        // SAFETY: the stream is alive and capturing (begun by the guard).
+        let ended = status(unsafe { sys::cudaStreamEndCapture(stream.as_raw(), &mut raw) });
+        capture_ended();
+        if raw.is_null() {
+            return Err(ended.err().unwrap_or_else(|| Error::from_code(901)));
+        }
+        let graph = Graph::owning(raw);
+        ended?;
+        Ok(graph)
+    };
+    match device {
+        Some(d) => with_device(d, end),
+        None => end(),
     }
-    let graph = Graph::owning(raw);
-    ended?;
-    Ok(graph)
-}
-
-/// The 13.x `cudaStreamGetCaptureInfo` (12.3+: `cudaStreamGetCaptureInfo_v3`).
-type CaptureInfoV3 = unsafe extern "C" fn(
-    sys::cudaStream_t,
-    *mut sys::cudaStreamCaptureStatus,
-    *mut c_ulonglong,
-    *mut sys::cudaGraph_t,
-    *mut *const sys::cudaGraphNode_t,
-    *mut *const c_void,
-    *mut usize,
-) -> sys::cudaError_t;
-/// 12.0-12.2's `cudaStreamGetCaptureInfo_v2` (no edge data).
-type CaptureInfoV2 = unsafe extern "C" fn(
-    sys::cudaStream_t,
-    *mut sys::cudaStreamCaptureStatus,
-    *mut c_ulonglong,
-    *mut sys::cudaGraph_t,
-    *mut *const sys::cudaGraphNode_t,
-    *mut usize,
-) -> sys::cudaError_t;
-
-/// Whether `stream` is capturing, and into which graph (`cudaStreamGetCaptureInfo`): how the
-/// crate finds the graph that captured work goes into, whichever stream of a fork-join
-/// capture the work was enqueued on.
-pub(crate) fn capture_graph(stream: &Stream) -> Result<Capture> {
-    // SAFETY: the C signatures of their releases.
-    static V3: crate::loader::LazySymbol<CaptureInfoV3> = unsafe {
-        crate::loader::LazySymbol::new(
-            if sys::CUDA_MAJOR >= 13 {
-                c"cudaStreamGetCaptureInfo"
-            } else {
-                c"cudaStreamGetCaptureInfo_v3"
-            },
-            0,
-        )
-    };
-    // SAFETY: as above.
-    static V2: crate::loader::LazySymbol<CaptureInfoV2> =
-        unsafe { crate::loader::LazySymbol::new(c"cudaStreamGetCaptureInfo_v2", 0) };
-    let mut st = sys::cudaStreamCaptureStatus::NONE;
-    let mut id: c_ulonglong = 0;
-    let mut graph = sys::cudaGraph_t::null();
-    let code = match V3.get() {
-        // SAFETY: the outputs are valid; the optional ones are NULL.
-        Ok(f) => unsafe {
-            f(
-                stream.as_raw(),
-                &mut st,
-                &mut id,
-                &mut graph,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-            )
-        },
-        Err(e) if sys::CUDA_MAJOR >= 13 => return Err(e),
-        // SAFETY: as above.
-        Err(_) => unsafe {
-            V2.get()?(
-                stream.as_raw(),
-                &mut st,
-                &mut id,
-                &mut graph,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-            )
-        },
-    };
-    status(Ok(code))?;
-    Ok(match st {
-        sys::cudaStreamCaptureStatus::NONE => Capture::No,
-        sys::cudaStreamCaptureStatus::ACTIVE if !graph.is_null() => Capture::Into(graph, id),
-        _ => Capture::Dead,
-    })
 }
 
 impl Stream {
@@ -1176,22 +1090,29 @@ impl Stream {
     ///
     /// During a capture nothing runs: blocking calls on the stream (a `copy_to_host`,
     /// `synchronize`) fail and invalidate the capture. Copies to and from
-    /// [`PinnedBuffer`](crate::PinnedBuffer)s, kernel launches, memsets and
-    /// device copies are captured; so are allocations and frees of device buffers on the
-    /// stream (`cudaMallocAsync` / `cudaFreeAsync` become graph memory nodes): allocate the
-    /// buffers a graph reuses before the capture, and drop them after it.
+    /// [`PinnedBuffer`](crate::PinnedBuffer)s, kernel launches, memsets and device copies
+    /// are captured, and the graph holds the memory they use. A device buffer cannot be
+    /// allocated on the stream meanwhile (its memory would exist only while the graph runs);
+    /// the graph's own temporary memory is [`CaptureGuard::alloc`]. A capture of a
+    /// per-thread default stream is ended with the device that was current when it began.
     #[doc(alias = "cudaStreamBeginCapture")]
     pub fn begin_capture(&self, mode: CaptureMode) -> Result<CaptureGuard<'_>> {
+        let device = match self.ordinal() {
+            Some(_) => None,
+            None => Some(current_ordinal()?),
+        };
         let _gate = self.gate_exclusive();
-        CAPTURES_ACTIVE.fetch_add(1, Ordering::SeqCst);
+        self.queue().count_capture();
+        capture_begun();
         // SAFETY: the stream is alive.
         let begun = status(unsafe { sys::cudaStreamBeginCapture(self.as_raw(), mode) });
         if begun.is_err() {
-            CAPTURES_ACTIVE.fetch_sub(1, Ordering::SeqCst);
+            capture_ended();
         }
         begun?;
         Ok(CaptureGuard {
             stream: self,
+            device,
             ended: false,
             _not_send: PhantomData,
         })
@@ -1211,6 +1132,38 @@ impl Stream {
         let graph = guard.end();
         recorded?;
         graph
+    }
+}
+
+/// `cudaErrorGraphExecUpdateFailure`: the update was not performed.
+const GRAPH_EXEC_UPDATE_FAILURE: i32 = 910;
+
+/// Flags of an instantiation (`cudaGraphInstantiateFlags`) that are safe by construction
+/// (see [`Graph::instantiate_with_flags`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct InstantiateFlags(u64);
+
+bitflags::bitflags! {
+    impl InstantiateFlags: u64 {
+        /// Frees, at each launch, graph allocations an earlier launch left allocated
+        /// (`cudaGraphInstantiateFlagAutoFreeOnLaunch`); a graph of this crate leaves none.
+        #[doc(alias = "cudaGraphInstantiateFlagAutoFreeOnLaunch")]
+        const AUTO_FREE_ON_LAUNCH = 1;
+        /// Uploads the graph as it is instantiated (`cudaGraphInstantiateFlagUpload`).
+        #[doc(alias = "cudaGraphInstantiateFlagUpload")]
+        const UPLOAD = 2;
+        /// Launches kernel nodes with the priorities of their nodes
+        /// (`cudaGraphInstantiateFlagUseNodePriority`).
+        #[doc(alias = "cudaGraphInstantiateFlagUseNodePriority")]
+        const USE_NODE_PRIORITY = 8;
+    }
+}
+
+impl std::fmt::Debug for InstantiateFlags {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "InstantiateFlags(")?;
+        bitflags::parser::to_writer(self, &mut *f)?;
+        f.write_str(")")
     }
 }
 

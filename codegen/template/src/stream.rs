@@ -16,19 +16,18 @@
 use std::collections::HashMap;
 use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, OnceLock, RwLockWriteGuard};
 
-use crate::error::{report_drop_error, status, Error, Result};
-use crate::event::Event;
+use crate::error::{status, Error, Result};
+use crate::lifetime::deferred::run_caught;
+use crate::lifetime::queue::Queue;
+use crate::lifetime::NOT_READY;
 use crate::sys;
 
 /// A stream's capture status (`cudaStreamCaptureStatus`: `NONE`, `ACTIVE`, `INVALIDATED`).
 pub use crate::sys::cudaStreamCaptureStatus as CaptureStatus;
 /// Stream creation flags (`cudaStreamDefault`, `cudaStreamNonBlocking`).
 pub use crate::sys::StreamFlags;
-
-/// `cudaErrorNotReady`: work is still pending (not an error for a query).
-pub(crate) const NOT_READY: i32 = 600;
 
 /// A CUDA stream (see the [module documentation](self)).
 ///
@@ -44,83 +43,21 @@ pub(crate) const NOT_READY: i32 = 600;
 /// ```
 #[derive(Clone)]
 pub struct Stream {
-    inner: Arc<StreamInner>,
-}
-
-struct StreamInner {
-    raw: sys::cudaStream_t,
-    owned: bool,
-    /// The stream's device; `None` for the legacy and per-thread default streams, which
-    /// are a different stream on every device.
-    device: Option<i32>,
-    /// Held shared while an operation of the crate enqueues work and reads where it went
-    /// (the capture status), exclusively while the crate begins or ends a capture, records
-    /// an event or makes the stream wait on one: so that no capture begins, ends or joins
-    /// this stream between an operation and its bookkeeping.
-    gate: RwLock<()>,
-}
-
-// SAFETY: a CUDA stream handle may be used from any host thread; the runtime synchronises
-// its own state (CUDA Runtime API, "Thread safety" and the Programming Guide's streams).
-unsafe impl Send for StreamInner {}
-// SAFETY: as above; every method takes `&self` and only passes the handle to CUDA.
-unsafe impl Sync for StreamInner {}
-
-/// An owned stream handle destroyed when dropped: what a stream dropped inside a CUDA
-/// callback hands to the release thread (no CUDA call is allowed there).
-struct DestroyLater(sys::cudaStream_t);
-
-// SAFETY: a stream handle may be destroyed from any thread.
-unsafe impl Send for DestroyLater {}
-
-impl Drop for DestroyLater {
-    fn drop(&mut self) {
-        // SAFETY: an owned stream, destroyed once.
-        if let Err(e) = status(unsafe { sys::cudaStreamDestroy(self.0) }) {
-            report_drop_error("stream", &e);
-        }
-    }
-}
-
-impl Drop for StreamInner {
-    fn drop(&mut self) {
-        if self.owned && crate::loader::in_callback() {
-            crate::memory::release::release_later(Box::new(DestroyLater(self.raw)));
-            return;
-        }
-        if self.owned {
-            // SAFETY: the stream is owned and this is its last reference. Pending work
-            // completes first; CUDA releases the stream afterwards.
-            if let Err(e) = status(unsafe { sys::cudaStreamDestroy(self.raw) }) {
-                report_drop_error("stream", &e);
-            }
-        }
-    }
-}
-
-impl StreamInner {
-    fn new(raw: sys::cudaStream_t, owned: bool, device: Option<i32>) -> StreamInner {
-        StreamInner {
-            raw,
-            owned,
-            device,
-            gate: RwLock::new(()),
-        }
-    }
+    inner: Arc<Queue>,
 }
 
 impl std::fmt::Debug for Stream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Stream")
-            .field("raw", &self.inner.raw)
-            .field("owned", &self.inner.owned)
+            .field("raw", &self.inner.raw())
+            .field("owned", &self.inner.owned())
             .finish()
     }
 }
 
 impl PartialEq for Stream {
     fn eq(&self, other: &Stream) -> bool {
-        self.inner.raw == other.inner.raw
+        self.inner.raw() == other.inner.raw()
     }
 }
 
@@ -148,14 +85,14 @@ impl Stream {
         let mut raw = sys::cudaStream_t::null();
         // SAFETY: one handle is written through a valid pointer.
         status(unsafe { sys::cudaStreamCreateWithFlags(&mut raw, flags.bits() as c_uint) })?;
-        Ok(Stream::owning(raw, crate::device::current_ordinal()))
+        Ok(Stream::owning(raw, crate::lifetime::current::current_ordinal()))
     }
 
     /// A new stream of `device` with these flags, whichever device is current (which stays
     /// current).
     #[doc(alias = "cudaStreamCreateWithFlags")]
     pub fn on_device(device: crate::Device, flags: StreamFlags) -> Result<Stream> {
-        crate::device::with_device(device.ordinal(), || Stream::with_flags(flags))
+        crate::lifetime::current::with_device(device.ordinal(), || Stream::with_flags(flags))
     }
 
     /// A new stream of `device` with these flags and a priority, whichever device is
@@ -166,7 +103,7 @@ impl Stream {
         flags: StreamFlags,
         priority: i32,
     ) -> Result<Stream> {
-        crate::device::with_device(device.ordinal(), || Stream::with_priority(flags, priority))
+        crate::lifetime::current::with_device(device.ordinal(), || Stream::with_priority(flags, priority))
     }
 
     /// A new stream with these flags and a priority (`cudaStreamCreateWithPriority`); see
@@ -179,14 +116,14 @@ impl Stream {
         status(unsafe {
             sys::cudaStreamCreateWithPriority(&mut raw, flags.bits() as c_uint, priority)
         })?;
-        Ok(Stream::owning(raw, crate::device::current_ordinal()))
+        Ok(Stream::owning(raw, crate::lifetime::current::current_ordinal()))
     }
 
     /// An owned stream of `device` (`None` when the current device could not be read).
     fn owning(raw: sys::cudaStream_t, device: Result<i32>) -> Stream {
         let device = device.ok();
         Stream {
-            inner: Arc::new(StreamInner::new(raw, true, device)),
+            inner: Arc::new(Queue::new(raw, true, device)),
         }
     }
 
@@ -200,7 +137,7 @@ impl Stream {
         // SAFETY: a live stream handle (the caller's promise); one int is written.
         match status(unsafe { sys::cudaStreamGetDevice(raw, &mut device) }) {
             Ok(()) => Some(device),
-            Err(_) => crate::device::current_ordinal().ok(),
+            Err(_) => crate::lifetime::current::current_ordinal().ok(),
         }
     }
 
@@ -211,11 +148,7 @@ impl Stream {
         static LEGACY: OnceLock<Stream> = OnceLock::new();
         LEGACY
             .get_or_init(|| Stream {
-                inner: Arc::new(StreamInner::new(
-                    sys::cudaStream_t(1 as *mut _),
-                    false,
-                    None,
-                )),
+                inner: Arc::new(Queue::new(sys::cudaStream_t(1 as *mut _), false, None)),
             })
             .clone()
     }
@@ -229,11 +162,7 @@ impl Stream {
         static PER_THREAD: OnceLock<Stream> = OnceLock::new();
         PER_THREAD
             .get_or_init(|| Stream {
-                inner: Arc::new(StreamInner::new(
-                    sys::cudaStream_t(2 as *mut _),
-                    false,
-                    None,
-                )),
+                inner: Arc::new(Queue::new(sys::cudaStream_t(2 as *mut _), false, None)),
             })
             .clone()
     }
@@ -248,7 +177,7 @@ impl Stream {
     #[doc(alias = "cudaStreamGetDevice")]
     pub unsafe fn borrowed(raw: sys::cudaStream_t) -> Stream {
         Stream {
-            inner: Arc::new(StreamInner::new(raw, false, Stream::device_of(raw))),
+            inner: Arc::new(Queue::new(raw, false, Stream::device_of(raw))),
         }
     }
 
@@ -259,7 +188,7 @@ impl Stream {
     #[doc(alias = "cudaStreamGetDevice")]
     pub unsafe fn from_raw(raw: sys::cudaStream_t) -> Stream {
         Stream {
-            inner: Arc::new(StreamInner::new(raw, true, Stream::device_of(raw))),
+            inner: Arc::new(Queue::new(raw, true, Stream::device_of(raw))),
         }
     }
 
@@ -267,12 +196,12 @@ impl Stream {
     /// long as this value (or a clone) exists.
     #[inline]
     pub fn as_raw(&self) -> sys::cudaStream_t {
-        self.inner.raw
+        self.inner.raw()
     }
 
     /// Whether the stream is destroyed when its last clone is dropped.
     pub fn is_owned(&self) -> bool {
-        self.inner.owned
+        self.inner.owned()
     }
 
     /// The stream's device, remembered when the stream was made; `None` for the legacy and
@@ -280,24 +209,24 @@ impl Stream {
     /// Work this crate enqueues on the stream runs with this device current.
     #[inline]
     pub fn device(&self) -> Option<crate::Device> {
-        self.inner.device.map(crate::Device::from_ordinal)
+        self.inner.device().map(crate::Device::from_ordinal)
     }
 
     /// The stream's device ordinal (see [`device`](Stream::device)).
     #[inline]
     pub(crate) fn ordinal(&self) -> Option<i32> {
-        self.inner.device
+        self.inner.device()
     }
 
-    /// The gate held while an operation enqueues work and reads where it went.
+    /// The stream as the lifetime bookkeeping holds it.
     #[inline]
-    pub(crate) fn gate_shared(&self) -> RwLockReadGuard<'_, ()> {
-        self.inner.gate.read().unwrap_or_else(|e| e.into_inner())
+    pub(crate) fn queue(&self) -> &Arc<Queue> {
+        &self.inner
     }
 
     /// The gate held while the stream's capture state may change.
     pub(crate) fn gate_exclusive(&self) -> RwLockWriteGuard<'_, ()> {
-        self.inner.gate.write().unwrap_or_else(|e| e.into_inner())
+        self.inner.gate_exclusive()
     }
 
     /// The stream's flags (`cudaStreamGetFlags`).
@@ -344,29 +273,6 @@ impl Stream {
             Err(e) if e.cuda_code() == Some(NOT_READY) => Ok(false),
             Err(e) => Err(e),
         }
-    }
-
-    /// Makes later work on this stream wait until `event` has completed
-    /// (`cudaStreamWaitEvent`); the host does not wait. Waiting on an event recorded in a
-    /// capture joins this stream to that capture.
-    #[doc(alias = "cudaStreamWaitEvent")]
-    pub fn wait_event(&self, event: &Event) -> Result<()> {
-        let _gate = self.gate_exclusive();
-        // SAFETY: both handles are alive; flags 0.
-        status(unsafe { sys::cudaStreamWaitEvent(self.as_raw(), event.as_raw(), 0) })
-    }
-
-    /// Records a new event (default flags), made on the stream's device, at this point of
-    /// the stream and returns it.
-    #[doc(alias = "cudaEventCreate")]
-    #[doc(alias = "cudaEventRecord")]
-    pub fn record_event(&self) -> Result<Event> {
-        let event = match self.ordinal() {
-            Some(d) => crate::device::with_device(d, Event::new)?,
-            None => Event::new()?,
-        };
-        event.record(self)?;
-        Ok(event)
     }
 
     /// Runs `f` on a CUDA host thread once all work enqueued before it has finished, and
@@ -460,19 +366,11 @@ impl Stream {
     #[doc(alias = "cudaStreamDestroy")]
     pub fn close(self) -> Result<()> {
         match Arc::try_unwrap(self.inner) {
-            Ok(mut inner) => {
-                let result = if inner.owned {
-                    // SAFETY: owned, last reference; `Drop` below no longer destroys it.
-                    status(unsafe { sys::cudaStreamDestroy(inner.raw) })
-                } else {
-                    Ok(())
-                };
-                inner.owned = false;
-                result
-            }
+            Ok(queue) => queue.destroy(),
             Err(_) => Ok(()),
         }
     }
+
 }
 
 type HostFunc = Box<dyn FnOnce() + Send>;
@@ -500,14 +398,6 @@ impl HostFuncTable {
     fn take(&self, id: u64) -> Option<HostFunc> {
         let mut map = self.pending.lock().unwrap_or_else(|e| e.into_inner());
         map.as_mut().and_then(|m| m.remove(&id))
-    }
-}
-
-/// Runs a Rust closure from C, catching a panic (unwinding must not cross the boundary).
-pub(crate) fn run_caught(what: &'static str, f: impl FnOnce()) {
-    if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        let message = crate::error::panic_message(&*payload);
-        report_drop_error(what, &Error::CallbackPanicked(message));
     }
 }
 

@@ -717,6 +717,10 @@ pub unsafe fn ipc_get_event_handle(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It opens an event another process created: that process may destroy it while this one still records or waits on it. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Prefer [`IpcEventHandle::open`](crate::IpcEventHandle::open).
+///
 /// # See also
 ///
 /// - [`cudaEventCreate`](crate::api::event_create)
@@ -731,7 +735,7 @@ pub unsafe fn ipc_get_event_handle(
 /// - `cuIpcOpenEventHandle`
 #[doc(alias = "cudaIpcOpenEventHandle")]
 #[inline]
-pub fn ipc_open_event_handle(
+pub unsafe fn ipc_open_event_handle(
     handle: cudaIpcEventHandle_t,
 ) -> crate::Result<cudaEvent_t> {
     let mut event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
@@ -854,6 +858,10 @@ pub unsafe fn ipc_get_mem_handle(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorTooManyPeers`](crate::sys::cudaError_t::ERROR_TOO_MANY_PEERS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It maps memory another process allocated: that process may free it while this one still uses the mapping (undefined behaviour), and nothing here can tell. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Prefer [`IpcMemHandle::open`](crate::IpcMemHandle::open), whose mapping is closed after the work that uses it.
+///
 /// # See also
 ///
 /// - [`cudaMalloc`](crate::api::malloc)
@@ -867,7 +875,7 @@ pub unsafe fn ipc_get_mem_handle(
 /// - `cuIpcOpenMemHandle`
 #[doc(alias = "cudaIpcOpenMemHandle")]
 #[inline]
-pub fn ipc_open_mem_handle(
+pub unsafe fn ipc_open_mem_handle(
     handle: cudaIpcMemHandle_t,
     flags: c_uint,
 ) -> crate::Result<*mut c_void> {
@@ -1005,6 +1013,7 @@ pub fn device_flush_gpu_direct_rdma_writes(
 ///
 /// # Safety
 ///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `callback_func` is called by CUDA, possibly from another thread, with the user data; it must be sound to call so.
 /// - `user_data` is handed to the callback and must stay valid until the callback has run.
 ///
@@ -4670,6 +4679,7 @@ pub unsafe fn event_elapsed_time_v2(
 ///
 /// # Safety
 ///
+/// - It imports memory, a semaphore or a pool allocation another process or API owns: its owner may free or destroy it while this process still uses it. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `cudaExternalMemoryHandleDesc` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
@@ -4737,6 +4747,7 @@ pub unsafe fn import_external_memory(
 ///
 /// # Safety
 ///
+/// - It hands out memory or an array of a mapped resource another API owns: valid only until the resource is unmapped or ended by its owner. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `ext_mem` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -4810,6 +4821,7 @@ pub unsafe fn external_memory_get_mapped_buffer(
 ///
 /// # Safety
 ///
+/// - It hands out memory or an array of a mapped resource another API owns: valid only until the resource is unmapped or ended by its owner. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `ext_mem` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -5003,6 +5015,7 @@ pub unsafe fn destroy_external_memory(
 ///
 /// # Safety
 ///
+/// - It imports memory, a semaphore or a pool allocation another process or API owns: its owner may free or destroy it while this process still uses it. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `cudaExternalSemaphoreHandleDesc` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
@@ -6531,6 +6544,7 @@ pub fn host_alloc(
 ///
 /// # Safety
 ///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
 ///
 /// # See also
@@ -10788,6 +10802,7 @@ pub unsafe fn mem_pool_export_to_shareable_handle(
 ///
 /// # Safety
 ///
+/// - It imports memory, a semaphore or a pool allocation another process or API owns: its owner may free or destroy it while this process still uses it. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `shareable_handle` is a raw pointer: it must be valid for what the function does with it, as described above.
 ///
 /// # See also
@@ -10890,6 +10905,7 @@ pub unsafe fn mem_pool_export_pointer(
 ///
 /// # Safety
 ///
+/// - It imports memory, a semaphore or a pool allocation another process or API owns: its owner may free or destroy it while this process still uses it. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `mem_pool` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -11243,6 +11259,10 @@ pub fn gl_get_devices(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaGraphicsUnregisterResource`](crate::api::graphics_unregister_resource)
@@ -11251,7 +11271,7 @@ pub fn gl_get_devices(
 /// - `cuGraphicsGLRegisterImage`
 #[doc(alias = "cudaGraphicsGLRegisterImage")]
 #[inline]
-pub fn graphics_gl_register_image(
+pub unsafe fn graphics_gl_register_image(
     image: GLuint,
     target: GLenum,
     flags: c_uint,
@@ -11299,6 +11319,10 @@ pub fn graphics_gl_register_image(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaGraphicsUnregisterResource`](crate::api::graphics_unregister_resource)
@@ -11307,7 +11331,7 @@ pub fn graphics_gl_register_image(
 /// - `cuGraphicsGLRegisterBuffer`
 #[doc(alias = "cudaGraphicsGLRegisterBuffer")]
 #[inline]
-pub fn graphics_gl_register_buffer(
+pub unsafe fn graphics_gl_register_buffer(
     buffer: GLuint,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
@@ -11444,6 +11468,10 @@ pub unsafe fn vdpau_set_vdpau_device(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaVDPAUSetVDPAUDevice`](crate::api::vdpau_set_vdpau_device)
@@ -11452,7 +11480,7 @@ pub unsafe fn vdpau_set_vdpau_device(
 /// - `cuGraphicsVDPAURegisterVideoSurface`
 #[doc(alias = "cudaGraphicsVDPAURegisterVideoSurface")]
 #[inline]
-pub fn graphics_vdpau_register_video_surface(
+pub unsafe fn graphics_vdpau_register_video_surface(
     vdp_surface: VdpVideoSurface,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
@@ -11503,6 +11531,10 @@ pub fn graphics_vdpau_register_video_surface(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaVDPAUSetVDPAUDevice`](crate::api::vdpau_set_vdpau_device)
@@ -11511,7 +11543,7 @@ pub fn graphics_vdpau_register_video_surface(
 /// - `cuGraphicsVDPAURegisterOutputSurface`
 #[doc(alias = "cudaGraphicsVDPAURegisterOutputSurface")]
 #[inline]
-pub fn graphics_vdpau_register_output_surface(
+pub unsafe fn graphics_vdpau_register_output_surface(
     vdp_surface: VdpOutputSurface,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
@@ -11583,6 +11615,7 @@ pub fn graphics_vdpau_register_output_surface(
 ///
 /// # Safety
 ///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `image` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -12049,6 +12082,7 @@ pub unsafe fn egl_stream_producer_return_frame(
 ///
 /// # Safety
 ///
+/// - It hands out memory or an array of a mapped resource another API owns: valid only until the resource is unmapped or ended by its owner. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -12211,6 +12245,7 @@ pub unsafe fn graphics_unregister_resource(
 ///
 /// # Safety
 ///
+/// - It maps a resource another API owns (a graphics object, imported memory): what the mapping hands out is valid only until it is unmapped or its owner ends the resource. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -12259,6 +12294,7 @@ pub unsafe fn graphics_resource_set_map_flags(
 ///
 /// # Safety
 ///
+/// - It maps a resource another API owns (a graphics object, imported memory): what the mapping hands out is valid only until it is unmapped or its owner ends the resource. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - the `cudaGraphicsResource_t` entries of `resources` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
@@ -12319,6 +12355,7 @@ pub unsafe fn graphics_map_resources(
 ///
 /// # Safety
 ///
+/// - It unmaps a resource: every pointer and array mapped from it is dead afterwards. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - the `cudaGraphicsResource_t` entries of `resources` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
@@ -12378,6 +12415,7 @@ pub unsafe fn graphics_unmap_resources(
 ///
 /// # Safety
 ///
+/// - It hands out memory or an array of a mapped resource another API owns: valid only until the resource is unmapped or ended by its owner. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -12436,6 +12474,7 @@ pub unsafe fn graphics_resource_get_mapped_pointer(
 ///
 /// # Safety
 ///
+/// - It hands out memory or an array of a mapped resource another API owns: valid only until the resource is unmapped or ended by its owner. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -12489,6 +12528,7 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
 ///
 /// # Safety
 ///
+/// - It hands out memory or an array of a mapped resource another API owns: valid only until the resource is unmapped or ended by its owner. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -19807,12 +19847,16 @@ pub fn gl_set_gl_device(device: c_int) -> crate::Result<()> {
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaGraphicsGLRegisterBuffer`](crate::api::graphics_gl_register_buffer)
 #[doc(alias = "cudaGLRegisterBufferObject")]
 #[inline]
-pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
+pub unsafe fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
     unsafe { crate::sys::cudaGLRegisterBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
@@ -19850,12 +19894,16 @@ pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It maps a resource another API owns (a graphics object, imported memory): what the mapping hands out is valid only until it is unmapped or its owner ends the resource. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaGraphicsMapResources`](crate::api::graphics_map_resources)
 #[doc(alias = "cudaGLMapBufferObject")]
 #[inline]
-pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut c_void> {
+pub unsafe fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut c_void> {
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     unsafe { crate::sys::cudaGLMapBufferObject(&mut dev_ptr, buf_obj) }?.result()?;
     Ok(dev_ptr)
@@ -19888,12 +19936,16 @@ pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut c_void> {
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It unmaps a resource: every pointer and array mapped from it is dead afterwards. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaGraphicsUnmapResources`](crate::api::graphics_unmap_resources)
 #[doc(alias = "cudaGLUnmapBufferObject")]
 #[inline]
-pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
+pub unsafe fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
     unsafe { crate::sys::cudaGLUnmapBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
@@ -19973,12 +20025,16 @@ pub unsafe fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> 
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It maps a resource another API owns (a graphics object, imported memory): what the mapping hands out is valid only until it is unmapped or its owner ends the resource. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaGraphicsResourceSetMapFlags`](crate::api::graphics_resource_set_map_flags)
 #[doc(alias = "cudaGLSetBufferObjectMapFlags")]
 #[inline]
-pub fn gl_set_buffer_object_map_flags(
+pub unsafe fn gl_set_buffer_object_map_flags(
     buf_obj: GLuint,
     flags: c_uint,
 ) -> crate::Result<()> {
@@ -20021,6 +20077,7 @@ pub fn gl_set_buffer_object_map_flags(
 ///
 /// # Safety
 ///
+/// - It maps a resource another API owns (a graphics object, imported memory): what the mapping hands out is valid only until it is unmapped or its owner ends the resource. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -20067,6 +20124,7 @@ pub unsafe fn gl_map_buffer_object_async(
 ///
 /// # Safety
 ///
+/// - It unmaps a resource: every pointer and array mapped from it is dead afterwards. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also

@@ -33,10 +33,6 @@ pub use crate::sys::cudaLimit as Limit;
 
 /// `cudaErrorInvalidDevice`: the error for an ordinal past the last device.
 const INVALID_DEVICE: i32 = 101;
-/// `cudaErrorPeerAccessAlreadyEnabled`.
-const PEER_ACCESS_ALREADY_ENABLED: i32 = 704;
-/// `cudaErrorPeerAccessNotEnabled`.
-const PEER_ACCESS_NOT_ENABLED: i32 = 705;
 
 /// A CUDA device, by ordinal (`0..Device::count()`).
 ///
@@ -247,125 +243,11 @@ impl Device {
         Ok(can != 0)
     }
 
-    /// Lets this device's kernels and copies access `peer`'s memory: memory from
-    /// `cudaMalloc` (`cudaDeviceEnablePeerAccess` with this device current) and the
-    /// stream-ordered memory of `peer`'s default pool and of the pool `peer` allocates from
-    /// now (`cudaMemPoolSetAccess`), which is where every [`DeviceBuffer`] of `peer` comes
-    /// from unless another pool or allocator was chosen. Copies between the two devices'
-    /// buffers then go directly over NVLink or PCIe instead of through the host, and
-    /// kernels of this device may read and write `peer`'s buffers. Pools created with
-    /// [`MemPool::new`] are not changed: give them access with [`MemPool::set_access`].
-    /// Access that is already enabled is not an error here.
-    ///
-    /// ```no_run
-    /// # fn main() -> cudart12::Result<()> {
-    /// use cudart12::{Device, DeviceBuffer, Stream, StreamFlags};
-    /// let (d0, d1) = (Device::get(0)?, Device::get(1)?);
-    /// d0.enable_peer_access(d1)?;
-    /// let (s0, s1) = (d0.stream(StreamFlags::NON_BLOCKING)?, d1.stream(StreamFlags::NON_BLOCKING)?);
-    /// let src = DeviceBuffer::from_slice(&[1u32, 2, 3], &s1)?;
-    /// let mut dst = DeviceBuffer::<u32>::new(3, &s0)?;
-    /// dst.copy_from_device(&src, &s0)?; // device 0 reads device 1's buffer directly
-    /// assert_eq!(dst.to_vec()?, [1, 2, 3]);
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// [`DeviceBuffer`]: crate::DeviceBuffer
-    /// [`MemPool::new`]: crate::MemPool::new
-    /// [`MemPool::set_access`]: crate::MemPool::set_access
-    #[doc(alias = "cudaDeviceEnablePeerAccess")]
-    #[doc(alias = "cudaMemPoolSetAccess")]
-    pub fn enable_peer_access(self, peer: Device) -> Result<()> {
-        {
-            let _guard = self.guard()?;
-            // SAFETY: value-only call; flags must be 0.
-            match status(unsafe { sys::cudaDeviceEnablePeerAccess(peer.ordinal, 0) }) {
-                Err(e) if e.cuda_code() == Some(PEER_ACCESS_ALREADY_ENABLED) => {}
-                other => other?,
-            }
-        }
-        for pool in peer_pools(peer)? {
-            pool.set_access(self, true)?;
-        }
-        Ok(())
-    }
-
-    /// Stops this device's access to `peer`'s memory: `cudaDeviceDisablePeerAccess`, and
-    /// the access [`enable_peer_access`](Device::enable_peer_access) gave to `peer`'s
-    /// default and current pools (`cudaMemPoolSetAccess`). Access that was not enabled is
-    /// not an error here.
-    #[doc(alias = "cudaDeviceDisablePeerAccess")]
-    #[doc(alias = "cudaMemPoolSetAccess")]
-    pub fn disable_peer_access(self, peer: Device) -> Result<()> {
-        for pool in peer_pools(peer)? {
-            pool.set_access(self, false)?;
-        }
-        let _guard = self.guard()?;
-        // SAFETY: value-only call.
-        match status(unsafe { sys::cudaDeviceDisablePeerAccess(peer.ordinal) }) {
-            Err(e) if e.cuda_code() == Some(PEER_ACCESS_NOT_ENABLED) => Ok(()),
-            other => other,
-        }
-    }
-
     /// A new stream of this device with these flags
     /// ([`Stream::on_device`](crate::Stream::on_device)); the current device is unchanged.
     #[doc(alias = "cudaStreamCreateWithFlags")]
     pub fn stream(self, flags: crate::StreamFlags) -> Result<crate::Stream> {
         crate::Stream::on_device(self, flags)
-    }
-
-    /// The graph memory pool's usage on this device (`cudaDeviceGetGraphMemAttribute`):
-    /// memory that graphs with allocation nodes (buffers allocated in a captured stream)
-    /// hold, which no [`MemPool`](crate::MemPool) reports.
-    #[doc(alias = "cudaDeviceGetGraphMemAttribute")]
-    pub fn graph_mem_stats(self) -> Result<crate::memory::MemPoolStats> {
-        use sys::cudaGraphMemAttributeType as A;
-        let get = |attr| -> Result<u64> {
-            let mut value: u64 = 0;
-            // SAFETY: these attributes are `cuuint64_t`; one value is written.
-            status(unsafe {
-                sys::cudaDeviceGetGraphMemAttribute(
-                    self.ordinal,
-                    attr,
-                    (&mut value as *mut u64).cast(),
-                )
-            })?;
-            Ok(value)
-        };
-        Ok(crate::memory::MemPoolStats {
-            reserved_current: get(A::RESERVED_MEM_CURRENT)?,
-            reserved_high: get(A::RESERVED_MEM_HIGH)?,
-            used_current: get(A::USED_MEM_CURRENT)?,
-            used_high: get(A::USED_MEM_HIGH)?,
-        })
-    }
-
-    /// Resets the graph memory pool's high-water marks to the current values
-    /// (`cudaDeviceSetGraphMemAttribute`; CUDA accepts only 0, meaning "now").
-    #[doc(alias = "cudaDeviceSetGraphMemAttribute")]
-    pub fn reset_graph_mem_high_watermarks(self) -> Result<()> {
-        use sys::cudaGraphMemAttributeType as A;
-        for attr in [A::USED_MEM_HIGH, A::RESERVED_MEM_HIGH] {
-            let mut zero: u64 = 0;
-            // SAFETY: these attributes are `cuuint64_t`; one value is read.
-            status(unsafe {
-                sys::cudaDeviceSetGraphMemAttribute(
-                    self.ordinal,
-                    attr,
-                    (&mut zero as *mut u64).cast(),
-                )
-            })?;
-        }
-        Ok(())
-    }
-
-    /// Returns the memory the graph memory pool holds but no graph uses to the OS
-    /// (`cudaDeviceGraphMemTrim`).
-    #[doc(alias = "cudaDeviceGraphMemTrim")]
-    pub fn graph_mem_trim(self) -> Result<()> {
-        // SAFETY: a value-only call.
-        status(unsafe { sys::cudaDeviceGraphMemTrim(self.ordinal) })
     }
 
     /// Waits until all work on this device has finished (`cudaDeviceSynchronize`).
@@ -460,48 +342,6 @@ pub fn runtime_version() -> Result<i32> {
     // SAFETY: one int is written through a valid pointer.
     status(unsafe { sys::cudaRuntimeGetVersion(&mut v) })?;
     Ok(v)
-}
-
-/// The calling thread's current device ordinal (`cudaGetDevice`).
-pub(crate) fn current_ordinal() -> Result<i32> {
-    let mut ordinal: c_int = 0;
-    // SAFETY: one int is written through a valid pointer.
-    status(unsafe { sys::cudaGetDevice(&mut ordinal) })?;
-    Ok(ordinal)
-}
-
-/// Runs `f` with `device` current on the calling thread, and makes the previous device
-/// current again afterwards. A failed restore is reported through the drop-error hook, not
-/// returned: `f` may have enqueued work, whose bookkeeping must not be skipped.
-pub(crate) fn with_device<R>(device: i32, f: impl FnOnce() -> Result<R>) -> Result<R> {
-    let previous = current_ordinal()?;
-    if previous == device {
-        return f();
-    }
-    // SAFETY: a value-only call.
-    status(unsafe { sys::cudaSetDevice(device) })?;
-    let result = f();
-    // SAFETY: as above.
-    if let Err(e) = status(unsafe { sys::cudaSetDevice(previous) }) {
-        crate::error::report_drop_error("restoring the current device", &e);
-    }
-    result
-}
-
-/// `peer`'s default pool and, when another was made current, its current pool: the pools
-/// peer access is granted on (see [`Device::enable_peer_access`]); none on a device without
-/// memory pools.
-fn peer_pools(peer: Device) -> Result<Vec<crate::MemPool>> {
-    if peer.attribute(DeviceAttribute::MEMORY_POOLS_SUPPORTED)? == 0 {
-        return Ok(Vec::new());
-    }
-    let default = crate::MemPool::device_default(peer)?;
-    let current = crate::MemPool::device_current(peer)?;
-    if current.as_raw() == default.as_raw() {
-        Ok(vec![default])
-    } else {
-        Ok(vec![default, current])
-    }
 }
 
 type GetDeviceProperties =

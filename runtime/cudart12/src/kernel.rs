@@ -33,9 +33,9 @@ use std::mem::MaybeUninit;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use crate::error::{report_drop_error, status, Error, Result};
-use crate::memory::track::{self, Access, Capture, Tracked};
-use crate::memory::{DeviceBuffer, DeviceCopy, DeviceSlice, DeviceSliceMut, ManagedBuffer};
+use crate::error::{status, Error, Result};
+use crate::lifetime::{self, holdings::Held, Access, Kind, Life, Part, Release};
+use crate::memory::{DeviceBuffer, DeviceCopy, DeviceSlice, DeviceSliceMut, GraphBuffer, ManagedBuffer};
 use crate::stream::Stream;
 use crate::sys;
 
@@ -58,67 +58,37 @@ pub use crate::sys::cudaFuncAttribute as FuncAttribute;
 /// ```
 #[derive(Clone)]
 pub struct Module {
-    inner: Arc<ModuleInner>,
+    inner: ModuleRef,
 }
 
-pub(crate) struct ModuleInner {
+/// A loaded library and its record in the gate: the module, its kernels and globals share
+/// it; the last of them unloads the library once every device has finished its work (kernels
+/// and copies of globals are used without records), and a capture that uses them makes the
+/// graph hold it.
+#[derive(Clone)]
+pub(crate) struct ModuleRef {
     pub(crate) raw: sys::cudaLibrary_t,
-}
-
-impl Tracked for Arc<ModuleInner> {
-    /// A module's globals need no record outside captures (unloading waits for every
-    /// device); a capture keeps the module loaded for the graph.
-    fn track(&self, done: &track::Enqueued<'_>, _access: Access) {
-        if let Ok(Capture::Into(graph, _)) = &done.capture {
-            if crate::graph::keep_in_graph(*graph, self.keeper()).is_err() {
-                // The graph may run after the module is dropped: keep it loaded for good.
-                std::mem::forget(Arc::clone(self));
-            }
-        }
-    }
-
-    fn keeper(&self) -> crate::graph::Kept {
-        Box::new(Arc::clone(self))
-    }
+    pub(crate) life: Life,
 }
 
 // SAFETY: library handles are context-independent and may be used from any thread.
-unsafe impl Send for ModuleInner {}
+unsafe impl Send for ModuleRef {}
 // SAFETY: as above; only passed to CUDA.
-unsafe impl Sync for ModuleInner {}
+unsafe impl Sync for ModuleRef {}
 
-impl Drop for ModuleInner {
-    fn drop(&mut self) {
-        // Kernels of the module may still run (a launch returns once enqueued): every
-        // device finishes its work first; when that cannot be confirmed the module stays
-        // loaded (failing closed). Graphs that captured its kernels hold the module.
-        if let Err(e) = synchronize_all_devices() {
-            report_drop_error(
-                "module (its kernels could not be waited for; kept loaded)",
-                &e,
-            );
-            return;
-        }
-        // SAFETY: owned library, unloaded once, after its last kernel is gone and every
-        // launch of its kernels has completed.
-        if let Err(e) = status(unsafe { sys::cudaLibraryUnload(self.raw) }) {
-            report_drop_error("module", &e);
+impl ModuleRef {
+    fn new(raw: sys::cudaLibrary_t) -> ModuleRef {
+        let handle = raw.0 as usize;
+        // SAFETY: an owned library, unloaded once, by the gate: after its last kernel and
+        // global are gone and every device has finished its work.
+        let release: Release = Box::new(move || {
+            status(unsafe { sys::cudaLibraryUnload(sys::cudaLibrary_t(handle as *mut _)) })
+        });
+        ModuleRef {
+            raw,
+            life: Life::new("module", Kind::Everywhere, Some(release)),
         }
     }
-}
-
-/// Waits until every device has finished its work (in relaxed capture mode).
-fn synchronize_all_devices() -> Result<()> {
-    let mut n: c_int = 0;
-    // SAFETY: one int is written.
-    status(unsafe { sys::cudaGetDeviceCount(&mut n) })?;
-    for d in 0..n {
-        crate::device::with_device(d, || {
-            // SAFETY: a value-only call.
-            track::relaxed(|| status(unsafe { sys::cudaDeviceSynchronize() }))
-        })?;
-    }
-    Ok(())
 }
 
 impl std::fmt::Debug for Module {
@@ -214,7 +184,7 @@ impl Module {
 
     fn wrap(raw: sys::cudaLibrary_t) -> Module {
         Module {
-            inner: Arc::new(ModuleInner { raw }),
+            inner: ModuleRef::new(raw),
         }
     }
 
@@ -232,19 +202,19 @@ impl Module {
         self.inner.raw
     }
 
-    /// Unloads the module now (if no clone and no kernel of it is left) and returns the
-    /// error, where dropping would report it to the hook; with clones or kernels alive
-    /// nothing is unloaded and this returns `Ok`.
+    /// The library and its record in the gate (what a global keeps).
+    pub(crate) fn module_ref(&self) -> &ModuleRef {
+        &self.inner
+    }
+
+    /// Unloads the module now (if no clone, kernel or global of it is left, and no graph
+    /// holds it), once every device has finished its work — as dropping does — and returns
+    /// the error, where dropping would report it to the hook. With clones, kernels, globals
+    /// or graphs holding it nothing is unloaded and this returns `Ok`: the last of them
+    /// unloads it.
     #[doc(alias = "cudaLibraryUnload")]
     pub fn close(self) -> Result<()> {
-        match Arc::try_unwrap(self.inner) {
-            Ok(inner) => {
-                let raw = std::mem::ManuallyDrop::new(inner).raw;
-                // SAFETY: the last reference to an owned library; unloaded once.
-                status(unsafe { sys::cudaLibraryUnload(raw) })
-            }
-            Err(_) => Ok(()),
-        }
+        self.inner.life.close()
     }
 
     /// The kernel called `name` (its mangled name for C++ kernels without `extern "C"`),
@@ -263,28 +233,6 @@ impl Module {
         })
     }
 
-    /// The module's `__device__` or `__constant__` variable called `name`, of type `T`
-    /// (`cudaLibraryGetGlobal`); its size must be `size_of::<T>()`
-    /// ([`Error::InvalidArgument`] otherwise). See [`DeviceGlobal`](crate::DeviceGlobal).
-    #[doc(alias = "cudaLibraryGetGlobal")]
-    pub fn global<T: DeviceCopy>(&self, name: &str) -> Result<crate::DeviceGlobal<T>> {
-        crate::global::DeviceGlobal::find(self.inner.clone(), name, Some(1), false)
-    }
-
-    /// The module's array variable called `name` (`__device__ T name[N];`), of as many
-    /// elements of `T` as its size holds (`cudaLibraryGetGlobal`; a size that is not a
-    /// whole number of `T` is [`Error::InvalidArgument`]).
-    #[doc(alias = "cudaLibraryGetGlobal")]
-    pub fn global_array<T: DeviceCopy>(&self, name: &str) -> Result<crate::DeviceGlobal<T>> {
-        crate::global::DeviceGlobal::find(self.inner.clone(), name, None, false)
-    }
-
-    /// The module's `__managed__` variable called `name` (`cudaLibraryGetManaged`), reached
-    /// as device memory through copies like [`global_array`](Module::global_array).
-    #[doc(alias = "cudaLibraryGetManaged")]
-    pub fn managed_global<T: DeviceCopy>(&self, name: &str) -> Result<crate::DeviceGlobal<T>> {
-        crate::global::DeviceGlobal::find(self.inner.clone(), name, None, true)
-    }
 }
 
 #[cfg(unix)]
@@ -321,7 +269,7 @@ fn path_cstring(path: &Path) -> Result<CString> {
 #[derive(Clone)]
 pub struct Kernel {
     raw: sys::cudaKernel_t,
-    _module: Option<Arc<ModuleInner>>,
+    _module: Option<ModuleRef>,
     params: Arc<OnceLock<Option<Box<[ParamInfo]>>>>,
 }
 
@@ -819,7 +767,14 @@ pub unsafe trait KernelArg {
 /// The crate's memory behind a kernel argument (see [`KernelArg::tracked_memory`]).
 #[doc(hidden)]
 #[derive(Clone, Copy)]
-pub struct TrackedMemory<'a>(&'a dyn Tracked);
+pub struct TrackedMemory<'a>(&'a Life);
+
+impl<'a> TrackedMemory<'a> {
+    /// The resource behind an argument, as the gate records it.
+    pub(crate) fn of(life: &'a Life) -> TrackedMemory<'a> {
+        TrackedMemory(life)
+    }
+}
 
 // SAFETY: the value itself is the argument.
 unsafe impl<T: DeviceCopy> KernelArg for T {
@@ -851,7 +806,7 @@ unsafe impl<T: DeviceCopy> KernelArg for DeviceBuffer<T> {
 
     #[inline]
     fn tracked_memory(&self) -> Option<TrackedMemory<'_>> {
-        Some(TrackedMemory(self.tracked()))
+        Some(TrackedMemory(self.life()))
     }
 }
 
@@ -869,7 +824,7 @@ unsafe impl<T: DeviceCopy> KernelArg for DeviceSlice<'_, T> {
 
     #[inline]
     fn tracked_memory(&self) -> Option<TrackedMemory<'_>> {
-        self.tracked().map(TrackedMemory)
+        self.life().map(TrackedMemory)
     }
 }
 
@@ -887,7 +842,7 @@ unsafe impl<T: DeviceCopy> KernelArg for DeviceSliceMut<'_, T> {
 
     #[inline]
     fn tracked_memory(&self) -> Option<TrackedMemory<'_>> {
-        self.tracked().map(TrackedMemory)
+        self.life().map(TrackedMemory)
     }
 }
 
@@ -901,6 +856,29 @@ unsafe impl<T: DeviceCopy> KernelArg for ManagedBuffer<T> {
     #[inline]
     fn arg_size(&self) -> usize {
         POINTER
+    }
+
+    #[inline]
+    fn tracked_memory(&self) -> Option<TrackedMemory<'_>> {
+        Some(TrackedMemory(self.life()))
+    }
+}
+
+// SAFETY: as for `DeviceBuffer`; the gate refuses a launch outside the buffer's capture.
+unsafe impl<T: DeviceCopy> KernelArg for GraphBuffer<'_, T> {
+    #[inline]
+    fn arg_ptr(&self) -> *mut c_void {
+        GraphBuffer::arg_ptr(self)
+    }
+
+    #[inline]
+    fn arg_size(&self) -> usize {
+        POINTER
+    }
+
+    #[inline]
+    fn tracked_memory(&self) -> Option<TrackedMemory<'_>> {
+        Some(TrackedMemory(self.life()))
     }
 }
 
@@ -1053,8 +1031,8 @@ impl ArgList {
 /// The crate's memory among a launch's arguments: inline for the first few (no allocation
 /// for a launch), spilled to a `Vec` past them.
 struct TrackedList<'a> {
-    inline: [Option<&'a dyn Tracked>; INLINE_TRACKED],
-    spill: Vec<&'a dyn Tracked>,
+    inline: [Option<&'a Life>; INLINE_TRACKED],
+    spill: Vec<&'a Life>,
 }
 
 /// Buffers among a launch's arguments kept inline.
@@ -1070,7 +1048,7 @@ impl<'a> TrackedList<'a> {
     }
 
     #[inline]
-    fn push(&mut self, m: &'a dyn Tracked) {
+    fn push(&mut self, m: &'a Life) {
         match self.inline.iter_mut().find(|slot| slot.is_none()) {
             Some(slot) => *slot = Some(m),
             None => self.spill.push(m),
@@ -1078,7 +1056,7 @@ impl<'a> TrackedList<'a> {
     }
 
     #[inline]
-    fn iter(&self) -> impl Iterator<Item = &'a dyn Tracked> + '_ {
+    fn iter(&self) -> impl Iterator<Item = &'a Life> + Clone + '_ {
         self.inline
             .iter()
             .map_while(|m| *m)
@@ -1293,28 +1271,22 @@ impl<'a> Launch<'a> {
         };
         let device = match stream.ordinal() {
             Some(d) => d,
-            None => crate::device::current_ordinal()?,
+            None => crate::lifetime::current::current_ordinal()?,
         };
         let memory = std::mem::replace(&mut self.memory, TrackedList::new());
         let kernel: &Kernel = self.kernel;
-        let module = &kernel._module;
-        track::enqueue(
-            stream,
+        // The arguments' memory is written (or may be); the kernel's module is used too (a
+        // capture makes the graph hold it).
+        let parts = memory
+            .iter()
+            .map(|life| Part::whole(life, Access::Write))
+            .chain(kernel._module.iter().map(|m| Part::whole(&m.life, Access::Read)));
+        lifetime::enqueue_with(
+            stream.queue(),
             device,
+            parts,
             // SAFETY: the caller's promise, passed on.
             || unsafe { self.send(stream.as_raw()) },
-            |done| {
-                for m in memory.iter() {
-                    m.track(done, Access::Write);
-                }
-                if let (Ok(Capture::Into(graph, _)), Some(module)) = (&done.capture, module) {
-                    if crate::graph::keep_in_graph(*graph, Box::new(Arc::clone(module))).is_err() {
-                        // The graph may run the kernel after the module is dropped: keep
-                        // the module loaded for good (failing closed).
-                        std::mem::forget(Arc::clone(module));
-                    }
-                }
-            },
         )
     }
 
@@ -1371,23 +1343,27 @@ impl<'a> Launch<'a> {
         status(unsafe { sys::cudaLaunchKernelExC(&config, func, args) })
     }
 
-    /// Makes `graph` keep the crate's memory among the arguments, and the kernel's module,
-    /// alive (for a graph kernel node).
-    pub(crate) fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
-        for item in self.keepers() {
-            crate::graph::keep_in_graph(graph, item)?;
+    /// **hold**: makes `graph` keep the crate's memory among the arguments, and the kernel's
+    /// module, alive (for a graph kernel node).
+    pub(crate) fn hold_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
+        for item in self.holdings()? {
+            crate::lifetime::holdings::hold_in_graph(graph, item);
         }
         Ok(())
     }
 
-    /// What a graph or executable graph holds to keep the crate's memory among the
-    /// arguments, and the kernel's module, alive.
-    pub(crate) fn keepers(&self) -> Vec<crate::graph::Kept> {
-        let mut items: Vec<crate::graph::Kept> = self.memory.iter().map(|m| m.keeper()).collect();
-        if let Some(module) = &self.kernel._module {
-            items.push(Box::new(module.clone()));
+    /// **hold**: what a graph or executable graph holds to keep the crate's memory among the
+    /// arguments, and the kernel's module, alive; an error for memory no graph may hold (a
+    /// graph allocation, a texture or surface object).
+    pub(crate) fn holdings(&self) -> Result<Vec<Held>> {
+        let mut items = Vec::new();
+        for life in self.memory.iter() {
+            items.push(life.hold()?);
         }
-        items
+        if let Some(module) = &self.kernel._module {
+            items.push(module.life.hold()?);
+        }
+        Ok(items)
     }
 
     /// The `cudaKernelNodeParams` of this launch (for a graph kernel node). Its argument
@@ -1513,6 +1489,9 @@ mod image {
         Ok(())
     }
 
+    /// The kind of a fatbin entry holding a cubin (1 is PTX).
+    const CUBIN_ENTRY: u64 = 2;
+
     fn fatbin(b: &[u8]) -> Result<(), String> {
         let header = u16_at(b, 6)?;
         let size = u64_at(b, 8)?;
@@ -1526,20 +1505,28 @@ mod image {
             if end - at < 16 {
                 return Err(format!("a truncated fatbin entry header at offset {at}"));
             }
+            let kind = u16_at(b, at as usize)?;
             let entry_header = u32_at(b, at as usize + 4)?;
             let payload = u64_at(b, at as usize + 8)?;
             let total = entry_header
                 .checked_add(payload)
                 .filter(|t| *t >= 16)
                 .ok_or_else(|| format!("a fatbin entry of impossible size at offset {at}"))?;
-            match at.checked_add(total) {
-                Some(next) if next <= end => at = next,
+            let next = match at.checked_add(total) {
+                Some(next) if next <= end => next,
                 _ => {
                     return Err(format!(
                         "a fatbin entry at offset {at} ends past the fatbin"
                     ))
                 }
+            };
+            // A cubin entry is read by its own ELF headers: they must describe only the
+            // entry's payload (a compressed one does not start with the ELF magic).
+            let cubin = &b[(at + entry_header) as usize..next as usize];
+            if kind == CUBIN_ENTRY && cubin.starts_with(super::ELF_MAGIC) {
+                elf(cubin).map_err(|why| format!("the cubin of the fatbin entry at offset {at}: {why}"))?;
             }
+            at = next;
         }
         Ok(())
     }
@@ -1588,6 +1575,33 @@ mod image {
             assert!(check(&b[..40]).is_err(), "a cut fatbin");
             b[16 + 8..16 + 16].copy_from_slice(&17u64.to_le_bytes());
             assert!(check(&b).is_err(), "an entry past the fatbin");
+        }
+
+        #[test]
+        fn a_cubin_inside_a_fatbin_must_fit_its_entry() {
+            // One cubin entry whose ELF has a section table of 2 entries at offset 64: 128
+            // bytes past its 64-byte header, in a payload of `payload` bytes.
+            let fatbin = |payload: usize| {
+                let mut b = vec![0u8; 16 + 16 + payload];
+                b[..4].copy_from_slice(&[0x50, 0xED, 0x55, 0xBA]);
+                b[6..8].copy_from_slice(&16u16.to_le_bytes());
+                b[8..16].copy_from_slice(&((16 + payload) as u64).to_le_bytes());
+                b[16..18].copy_from_slice(&2u16.to_le_bytes());
+                b[16 + 4..16 + 8].copy_from_slice(&16u32.to_le_bytes());
+                b[16 + 8..16 + 16].copy_from_slice(&(payload as u64).to_le_bytes());
+                let e = &mut b[32..];
+                e[..4].copy_from_slice(b"\x7fELF");
+                e[4] = 2;
+                e[5] = 1;
+                e[40..48].copy_from_slice(&64u64.to_le_bytes());
+                e[58..60].copy_from_slice(&64u16.to_le_bytes());
+                e[60..62].copy_from_slice(&2u16.to_le_bytes());
+                b
+            };
+            assert!(check(&fatbin(64 + 128)).is_ok());
+            let short = fatbin(64 + 64);
+            let why = check(&short).expect_err("the cubin's section table ends past its entry");
+            assert!(why.contains("cubin of the fatbin entry"), "{why}");
         }
     }
 }

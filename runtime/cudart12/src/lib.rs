@@ -123,9 +123,10 @@
 //!     parameters; clusters, cooperative launches, priorities), and a module's typed globals
 //!     ([`DeviceGlobal`]); CUDA C++ compiled at run time by the generated `nvrtc12` crate
 //!     (NVRTC) loads with [`Module::from_ptx`] and [`Module::from_bytes`];
-//!   - [`graph`]: capture ([`Stream::begin_capture`], [`Stream::capture`]), explicit
-//!     [`Graph`] construction (kernel, copy, memset, host, child graph and event nodes),
-//!     [`GraphExec`] (upload, launch, update, node parameter updates);
+//!   - [`graph`]: capture ([`Stream::begin_capture`], [`Stream::capture`]), a graph's own
+//!     memory ([`CaptureGuard::alloc`], [`GraphBuffer`]), explicit [`Graph`] construction
+//!     (kernel, copy, memset, host, child graph and event nodes), [`GraphExec`] (typed
+//!     instantiation flags, upload, launch, update, node parameter updates);
 //!   - [`texture`] (arrays, resource and texture descriptions, texture and surface objects),
 //!     [`profiler`], and `nvtx` (Cargo feature `nvtx`: NVIDIA's `nvtx` crate).
 //!
@@ -141,7 +142,9 @@
 //! [`PinnedBuffer`] or a part of one are safe, the buffer waits for them before the host
 //! touches it). The [safety model](memory#safety-model)
 //! states what makes everything else safe for every interleaving CUDA allows: other streams,
-//! threads and devices, failed waits, captures and graphs.
+//! threads and devices, failed waits, captures and graphs. Everything that can make memory, a
+//! module or a handle stop existing goes through one gate (the crate-private `lifetime` module,
+//! four verbs: use, hold, host, free), so a new feature plugs into the same bookkeeping.
 //!
 //! **Send and Sync.** CUDA runtime handles may be used from any host thread, so devices,
 //! streams, events, buffers, pools, modules, kernels, arrays and texture objects are `Send`
@@ -153,8 +156,9 @@
 //! run concurrently); a panic inside one is caught at the C boundary.
 //!
 //! **Drop.** Dropping never panics. It never blocks on device work but for a pinned buffer
-//! (which first waits for the copies that use it), a module (which waits for the devices: its
-//! kernels may still run) and a shareable or opened IPC buffer (`cudaFree` and
+//! (which first waits for the copies that use it), a module and a managed buffer (which wait for
+//! the devices: kernels use them without records), a texture or surface object (which waits for
+//! the launches that used it) and a shareable or opened IPC buffer (`cudaFree` and
 //! `cudaIpcCloseMemHandle` are not stream-ordered: the host waits for the buffer's work first):
 //! a device buffer is freed with `cudaFreeAsync` on its stream
 //! after every other stream that used it, or later, when the graphs that use it let go. Memory
@@ -224,7 +228,10 @@
 //! change what a stream's later work is captured into or ordered after (`cudaStreamBeginCapture`,
 //! `cudaStreamWaitEvent`, `cudaEventRecord`, `cudaGraphLaunch`, …), are `unsafe` whatever their
 //! parameters, by a reviewed rule whose reason is their `# Safety` section, with the safe-layer
-//! method to prefer. Calling one outside `unsafe` does not compile:
+//! method to prefer; so are those that create obligations elsewhere, whose promise another
+//! process or API must keep (`cudaIpcOpenMemHandle`, `cudaMemPoolImportPointer`,
+//! `cudaHostRegister`, graphics registration and interop maps). Calling one outside `unsafe`
+//! does not compile:
 //!
 //! ```compile_fail,E0133
 //! // Resetting the device destroys every handle the safe layer holds for it.
@@ -289,6 +296,7 @@ pub mod event;
 pub mod global;
 pub mod graph;
 pub mod kernel;
+mod lifetime;
 pub mod memory;
 #[cfg(feature = "nvtx")]
 pub mod nvtx;
@@ -299,13 +307,15 @@ pub use device::{Device, DeviceAttribute, DeviceGuard, DeviceProperties, Limit, 
 pub use error::{check, set_drop_error_hook, Error, Result};
 pub use event::{Event, EventFlags, IpcEventHandle};
 pub use global::DeviceGlobal;
-pub use graph::{CaptureGuard, CaptureMode, Graph, GraphExec, GraphNode};
+pub use graph::{
+    CaptureGuard, CaptureMode, Graph, GraphExec, GraphNode, InstantiateFlags,
+};
 pub use kernel::{Dim3, FuncAttribute, Kernel, KernelArg, KernelArgs};
 pub use kernel::{Launch, LaunchConfig, Module, ParamInfo};
 pub use loader::{has_function, is_available, LazySymbol, Library};
 pub use memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut};
 pub use memory::{HostAllocFlags, IpcMemHandle, ManagedBuffer, MemPool, MemPoolStats};
-pub use memory::{PinnedBuffer, PinnedPool, PinnedSlice, PinnedSliceMut};
+pub use memory::{GraphBuffer, PinnedBuffer, PinnedPool, PinnedSlice, PinnedSliceMut};
 pub use stream::{CaptureStatus, Stream, StreamFlags};
 pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
 pub use version::{function_since, runtime_version, CudaVersion};

@@ -719,6 +719,10 @@ pub unsafe fn ipc_get_event_handle(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It opens an event another process created: that process may destroy it while this one still records or waits on it. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Prefer [`IpcEventHandle::open`](crate::IpcEventHandle::open).
+///
 /// # See also
 ///
 /// - [`cudaEventCreate`](crate::api::event_create)
@@ -733,7 +737,7 @@ pub unsafe fn ipc_get_event_handle(
 /// - `cuIpcOpenEventHandle`
 #[doc(alias = "cudaIpcOpenEventHandle")]
 #[inline]
-pub fn ipc_open_event_handle(
+pub unsafe fn ipc_open_event_handle(
     handle: cudaIpcEventHandle_t,
 ) -> crate::Result<cudaEvent_t> {
     let mut event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
@@ -856,6 +860,10 @@ pub unsafe fn ipc_get_mem_handle(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorTooManyPeers`](crate::sys::cudaError_t::ERROR_TOO_MANY_PEERS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It maps memory another process allocated: that process may free it while this one still uses the mapping (undefined behaviour), and nothing here can tell. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Prefer [`IpcMemHandle::open`](crate::IpcMemHandle::open), whose mapping is closed after the work that uses it.
+///
 /// # See also
 ///
 /// - [`cudaMalloc`](crate::api::malloc)
@@ -869,7 +877,7 @@ pub unsafe fn ipc_get_mem_handle(
 /// - `cuIpcOpenMemHandle`
 #[doc(alias = "cudaIpcOpenMemHandle")]
 #[inline]
-pub fn ipc_open_mem_handle(
+pub unsafe fn ipc_open_mem_handle(
     handle: cudaIpcMemHandle_t,
     flags: c_uint,
 ) -> crate::Result<*mut c_void> {
@@ -1007,6 +1015,7 @@ pub fn device_flush_gpu_direct_rdma_writes(
 ///
 /// # Safety
 ///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `callback_func` is called by CUDA, possibly from another thread, with the user data; it must be sound to call so.
 /// - `user_data` is handed to the callback and must stay valid until the callback has run.
 ///
@@ -4027,6 +4036,7 @@ pub unsafe fn event_elapsed_time(
 ///
 /// # Safety
 ///
+/// - It imports memory, a semaphore or a pool allocation another process or API owns: its owner may free or destroy it while this process still uses it. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `cudaExternalMemoryHandleDesc` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
@@ -4094,6 +4104,7 @@ pub unsafe fn import_external_memory(
 ///
 /// # Safety
 ///
+/// - It hands out memory or an array of a mapped resource another API owns: valid only until the resource is unmapped or ended by its owner. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `ext_mem` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -4167,6 +4178,7 @@ pub unsafe fn external_memory_get_mapped_buffer(
 ///
 /// # Safety
 ///
+/// - It hands out memory or an array of a mapped resource another API owns: valid only until the resource is unmapped or ended by its owner. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `ext_mem` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -4358,6 +4370,7 @@ pub unsafe fn destroy_external_memory(
 ///
 /// # Safety
 ///
+/// - It imports memory, a semaphore or a pool allocation another process or API owns: its owner may free or destroy it while this process still uses it. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `cudaExternalSemaphoreHandleDesc` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
@@ -6018,6 +6031,7 @@ pub fn host_alloc(
 ///
 /// # Safety
 ///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
 ///
 /// # See also
@@ -10721,6 +10735,7 @@ pub unsafe fn mem_pool_export_to_shareable_handle(
 ///
 /// # Safety
 ///
+/// - It imports memory, a semaphore or a pool allocation another process or API owns: its owner may free or destroy it while this process still uses it. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `shareable_handle` is a raw pointer: it must be valid for what the function does with it, as described above.
 ///
 /// # See also
@@ -10823,6 +10838,7 @@ pub unsafe fn mem_pool_export_pointer(
 ///
 /// # Safety
 ///
+/// - It imports memory, a semaphore or a pool allocation another process or API owns: its owner may free or destroy it while this process still uses it. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `mem_pool` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -11180,6 +11196,10 @@ pub fn gl_get_devices(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaGraphicsUnregisterResource`](crate::api::graphics_unregister_resource)
@@ -11188,7 +11208,7 @@ pub fn gl_get_devices(
 /// - `cuGraphicsGLRegisterImage`
 #[doc(alias = "cudaGraphicsGLRegisterImage")]
 #[inline]
-pub fn graphics_gl_register_image(
+pub unsafe fn graphics_gl_register_image(
     image: GLuint,
     target: GLenum,
     flags: c_uint,
@@ -11236,6 +11256,10 @@ pub fn graphics_gl_register_image(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaGraphicsUnregisterResource`](crate::api::graphics_unregister_resource)
@@ -11244,7 +11268,7 @@ pub fn graphics_gl_register_image(
 /// - `cuGraphicsGLRegisterBuffer`
 #[doc(alias = "cudaGraphicsGLRegisterBuffer")]
 #[inline]
-pub fn graphics_gl_register_buffer(
+pub unsafe fn graphics_gl_register_buffer(
     buffer: GLuint,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
@@ -11383,6 +11407,10 @@ pub unsafe fn vdpau_set_vdpau_device(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaVDPAUSetVDPAUDevice`](crate::api::vdpau_set_vdpau_device)
@@ -11391,7 +11419,7 @@ pub unsafe fn vdpau_set_vdpau_device(
 /// - `cuGraphicsVDPAURegisterVideoSurface`
 #[doc(alias = "cudaGraphicsVDPAURegisterVideoSurface")]
 #[inline]
-pub fn graphics_vdpau_register_video_surface(
+pub unsafe fn graphics_vdpau_register_video_surface(
     vdp_surface: VdpVideoSurface,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
@@ -11443,6 +11471,10 @@ pub fn graphics_vdpau_register_video_surface(
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaVDPAUSetVDPAUDevice`](crate::api::vdpau_set_vdpau_device)
@@ -11451,7 +11483,7 @@ pub fn graphics_vdpau_register_video_surface(
 /// - `cuGraphicsVDPAURegisterOutputSurface`
 #[doc(alias = "cudaGraphicsVDPAURegisterOutputSurface")]
 #[inline]
-pub fn graphics_vdpau_register_output_surface(
+pub unsafe fn graphics_vdpau_register_output_surface(
     vdp_surface: VdpOutputSurface,
     flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
@@ -11524,6 +11556,7 @@ pub fn graphics_vdpau_register_output_surface(
 ///
 /// # Safety
 ///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `image` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -11993,6 +12026,7 @@ pub unsafe fn egl_stream_producer_return_frame(
 ///
 /// # Safety
 ///
+/// - It hands out memory or an array of a mapped resource another API owns: valid only until the resource is unmapped or ended by its owner. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -12155,6 +12189,7 @@ pub unsafe fn graphics_unregister_resource(
 ///
 /// # Safety
 ///
+/// - It maps a resource another API owns (a graphics object, imported memory): what the mapping hands out is valid only until it is unmapped or its owner ends the resource. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -12203,6 +12238,7 @@ pub unsafe fn graphics_resource_set_map_flags(
 ///
 /// # Safety
 ///
+/// - It maps a resource another API owns (a graphics object, imported memory): what the mapping hands out is valid only until it is unmapped or its owner ends the resource. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - the `cudaGraphicsResource_t` entries of `resources` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
@@ -12263,6 +12299,7 @@ pub unsafe fn graphics_map_resources(
 ///
 /// # Safety
 ///
+/// - It unmaps a resource: every pointer and array mapped from it is dead afterwards. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - the `cudaGraphicsResource_t` entries of `resources` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
@@ -12322,6 +12359,7 @@ pub unsafe fn graphics_unmap_resources(
 ///
 /// # Safety
 ///
+/// - It hands out memory or an array of a mapped resource another API owns: valid only until the resource is unmapped or ended by its owner. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -12380,6 +12418,7 @@ pub unsafe fn graphics_resource_get_mapped_pointer(
 ///
 /// # Safety
 ///
+/// - It hands out memory or an array of a mapped resource another API owns: valid only until the resource is unmapped or ended by its owner. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -12433,6 +12472,7 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
 ///
 /// # Safety
 ///
+/// - It hands out memory or an array of a mapped resource another API owns: valid only until the resource is unmapped or ended by its owner. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -13141,6 +13181,7 @@ pub fn runtime_get_version() -> crate::Result<c_int> {
 ///
 /// # Safety
 ///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `callback_func` is called by CUDA, possibly from another thread, with the user data; it must be sound to call so.
 /// - `user_data` is handed to the callback and must stay valid until the callback has run.
 #[doc(alias = "cudaLogsRegisterCallback")]
@@ -20822,12 +20863,16 @@ pub fn gl_set_gl_device(device: c_int) -> crate::Result<()> {
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It registers memory, a graphics object or a callback that another API owns: the registration must end before its owner frees it, and what it hands out is valid only until then. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaGraphicsGLRegisterBuffer`](crate::api::graphics_gl_register_buffer)
 #[doc(alias = "cudaGLRegisterBufferObject")]
 #[inline]
-pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
+pub unsafe fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
     unsafe { crate::sys::cudaGLRegisterBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
@@ -20865,12 +20910,16 @@ pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It maps a resource another API owns (a graphics object, imported memory): what the mapping hands out is valid only until it is unmapped or its owner ends the resource. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaGraphicsMapResources`](crate::api::graphics_map_resources)
 #[doc(alias = "cudaGLMapBufferObject")]
 #[inline]
-pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut c_void> {
+pub unsafe fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut c_void> {
     let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     unsafe { crate::sys::cudaGLMapBufferObject(&mut dev_ptr, buf_obj) }?.result()?;
     Ok(dev_ptr)
@@ -20903,12 +20952,16 @@ pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut c_void> {
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It unmaps a resource: every pointer and array mapped from it is dead afterwards. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaGraphicsUnmapResources`](crate::api::graphics_unmap_resources)
 #[doc(alias = "cudaGLUnmapBufferObject")]
 #[inline]
-pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
+pub unsafe fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
     unsafe { crate::sys::cudaGLUnmapBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
@@ -20988,12 +21041,16 @@ pub unsafe fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> 
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
+/// # Safety
+///
+/// - It maps a resource another API owns (a graphics object, imported memory): what the mapping hands out is valid only until it is unmapped or its owner ends the resource. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
+///
 /// # See also
 ///
 /// - [`cudaGraphicsResourceSetMapFlags`](crate::api::graphics_resource_set_map_flags)
 #[doc(alias = "cudaGLSetBufferObjectMapFlags")]
 #[inline]
-pub fn gl_set_buffer_object_map_flags(
+pub unsafe fn gl_set_buffer_object_map_flags(
     buf_obj: GLuint,
     flags: c_uint,
 ) -> crate::Result<()> {
@@ -21036,6 +21093,7 @@ pub fn gl_set_buffer_object_map_flags(
 ///
 /// # Safety
 ///
+/// - It maps a resource another API owns (a graphics object, imported memory): what the mapping hands out is valid only until it is unmapped or its owner ends the resource. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also
@@ -21082,6 +21140,7 @@ pub unsafe fn gl_map_buffer_object_async(
 ///
 /// # Safety
 ///
+/// - It unmaps a resource: every pointer and array mapped from it is dead afterwards. The caller must ensure that the owner keeps it alive, and does not change it in ways this process does not expect, for as long as anything obtained through this call is in use, here and in the work enqueued with it. Keep the owner's promise for as long as anything made from the handle is in use: it is not checked here.
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 ///
 /// # See also

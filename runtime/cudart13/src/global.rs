@@ -14,11 +14,8 @@
 //!
 //! Not here: loading modules and launching their kernels ([`crate::kernel`]).
 
-use std::sync::Arc;
-
 use crate::error::{status, Error, Result};
-use crate::kernel::ModuleInner;
-use crate::memory::track::Tracked;
+use crate::kernel::{Module, ModuleRef};
 use crate::memory::{AsDeviceSlice, AsDeviceSliceMut, DeviceCopy, DevicePtr, DeviceSlice};
 use crate::memory::{DeviceSliceMut, Mem};
 use crate::stream::Stream;
@@ -48,7 +45,7 @@ pub struct DeviceGlobal<T: DeviceCopy> {
     ptr: *mut T,
     len: usize,
     device: i32,
-    module: Arc<ModuleInner>,
+    module: ModuleRef,
     stream: Stream,
 }
 
@@ -63,14 +60,14 @@ impl<T: DeviceCopy> DeviceGlobal<T> {
     /// (`Some`), or as many as its size holds (`None`); a `__managed__` variable when
     /// `managed`.
     pub(crate) fn find(
-        module: Arc<ModuleInner>,
+        module: ModuleRef,
         name: &str,
         elems: Option<usize>,
         managed: bool,
     ) -> Result<DeviceGlobal<T>> {
         let c_name = std::ffi::CString::new(name)
             .map_err(|_| Error::InvalidArgument("a global's name with a NUL byte".into()))?;
-        let device = crate::device::current_ordinal()?;
+        let device = crate::lifetime::current::current_ordinal()?;
         let mut ptr: *mut std::ffi::c_void = std::ptr::null_mut();
         let mut bytes = 0usize;
         // SAFETY: the library is alive; a pointer and a size are written; the name is
@@ -127,7 +124,7 @@ impl<T: DeviceCopy> DeviceGlobal<T> {
         Mem {
             stream: &self.stream,
             device: Some(self.device),
-            alloc: Some(&self.module as &dyn Tracked),
+            alloc: Some(&self.module.life),
         }
     }
 
@@ -195,6 +192,32 @@ impl<T: DeviceCopy> std::fmt::Debug for DeviceGlobal<T> {
             .field("len", &self.len)
             .field("device", &self.device)
             .finish()
+    }
+}
+
+/// The globals of a module (with the globals, so that kernels need not know them).
+impl Module {
+    /// The module's `__device__` or `__constant__` variable called `name`, of type `T`
+    /// (`cudaLibraryGetGlobal`); its size must be `size_of::<T>()`
+    /// ([`Error::InvalidArgument`] otherwise). See [`DeviceGlobal`].
+    #[doc(alias = "cudaLibraryGetGlobal")]
+    pub fn global<T: DeviceCopy>(&self, name: &str) -> Result<DeviceGlobal<T>> {
+        DeviceGlobal::find(self.module_ref().clone(), name, Some(1), false)
+    }
+
+    /// The module's array variable called `name` (`__device__ T name[N];`), of as many
+    /// elements of `T` as its size holds (`cudaLibraryGetGlobal`; a size that is not a
+    /// whole number of `T` is [`Error::InvalidArgument`]).
+    #[doc(alias = "cudaLibraryGetGlobal")]
+    pub fn global_array<T: DeviceCopy>(&self, name: &str) -> Result<DeviceGlobal<T>> {
+        DeviceGlobal::find(self.module_ref().clone(), name, None, false)
+    }
+
+    /// The module's `__managed__` variable called `name` (`cudaLibraryGetManaged`), reached
+    /// as device memory through copies like [`global_array`](Module::global_array).
+    #[doc(alias = "cudaLibraryGetManaged")]
+    pub fn managed_global<T: DeviceCopy>(&self, name: &str) -> Result<DeviceGlobal<T>> {
+        DeviceGlobal::find(self.module_ref().clone(), name, None, true)
     }
 }
 

@@ -8,14 +8,18 @@
 //! to pass to kernels.
 //!
 //! Arrays and objects are owned and destroyed on drop; an object borrows the memory it
-//! reads (`TextureObject<'a>`), so the memory cannot be freed while the object exists. All
-//! are `Send` and `Sync` (handles and values). Texture references (`cudaBindTexture`,
+//! reads (`TextureObject<'a>`), so the memory cannot be freed while the object exists. A
+//! launch with an object among its arguments is a use of the object and of its memory (the
+//! gate records it, the crate-private `lifetime` module): the object is destroyed, and the memory freed, only
+//! after such launches have run. An object cannot be captured into a graph (the graph would
+//! outlive the borrow). All are `Send` and `Sync` (handles and values). Texture references (`cudaBindTexture`,
 //! CuPy's `TextureReference`) were removed in CUDA 12 and are not offered.
 
 use std::marker::PhantomData;
 
-use crate::error::{report_drop_error, status, Error, Result};
-use crate::kernel::KernelArg;
+use crate::error::{status, Error, Result};
+use crate::kernel::{KernelArg, TrackedMemory};
+use crate::lifetime::{Kind, Life, Release};
 use crate::memory::{bytes_of, AsDeviceSlice, DeviceCopy};
 use crate::sys;
 
@@ -164,6 +168,9 @@ pub struct CudaArray {
     format: ChannelFormat,
     width: usize,
     height: usize,
+    /// The gate's record: freed after the launches of texture and surface objects that read
+    /// the array.
+    life: Life,
 }
 
 // SAFETY: an array handle may be used from any thread.
@@ -185,11 +192,17 @@ impl CudaArray {
         let desc = format.as_raw();
         // SAFETY: one handle is written; the descriptor is read.
         status(unsafe { sys::cudaMallocArray(&mut raw, &desc, width, height, flags.bits() as _) })?;
+        let handle = raw.0 as usize;
+        // SAFETY: an owned array, freed once, by the gate, after every recorded use.
+        let release: Release = Box::new(move || {
+            status(unsafe { sys::cudaFreeArray(sys::cudaArray_t(handle as *mut _)) })
+        });
         Ok(CudaArray {
             raw,
             format,
             width,
             height,
+            life: Life::new("CUDA array", Kind::Host, Some(release)),
         })
     }
 
@@ -288,19 +301,39 @@ impl CudaArray {
     /// hook.
     #[doc(alias = "cudaFreeArray")]
     pub fn close(self) -> Result<()> {
-        let raw = std::mem::ManuallyDrop::new(self).raw;
-        // SAFETY: owned handle, freed once.
-        status(unsafe { sys::cudaFreeArray(raw) })
+        self.life.close()
     }
 }
 
-impl Drop for CudaArray {
-    fn drop(&mut self) {
-        // SAFETY: owned handle, freed once.
-        if let Err(e) = status(unsafe { sys::cudaFreeArray(self.raw) }) {
-            report_drop_error("CUDA array", &e);
-        }
-    }
+/// The gate's record of a texture or surface object `raw` reading `resource`, destroyed
+/// with `destroy`.
+fn handle_life(
+    what: &'static str,
+    raw: u64,
+    destroy: unsafe fn(u64) -> Result<sys::cudaError_t>,
+    resource: &ResourceDesc<'_>,
+) -> Life {
+    // SAFETY: an owned object, destroyed once, by the gate, after every recorded use.
+    let release: Release = Box::new(move || status(unsafe { destroy(raw) }));
+    Life::over(what, Kind::Borrowing, Some(release), resource.life.cloned())
+}
+
+/// `cudaDestroyTextureObject`.
+///
+/// # Safety
+/// `raw` is a texture object, destroyed once.
+unsafe fn destroy_texture(raw: u64) -> Result<sys::cudaError_t> {
+    // SAFETY: the caller's promise.
+    unsafe { sys::cudaDestroyTextureObject(raw) }
+}
+
+/// `cudaDestroySurfaceObject`.
+///
+/// # Safety
+/// `raw` is a surface object, destroyed once.
+unsafe fn destroy_surface(raw: u64) -> Result<sys::cudaError_t> {
+    // SAFETY: the caller's promise.
+    unsafe { sys::cudaDestroySurfaceObject(raw) }
 }
 
 /// What a texture or surface reads (`cudaResourceDesc`), borrowing it for `'a`.
@@ -318,7 +351,8 @@ impl Drop for CudaArray {
 #[derive(Clone, Copy)]
 pub struct ResourceDesc<'a> {
     raw: sys::cudaResourceDesc,
-    _memory: PhantomData<&'a ()>,
+    /// The record of the memory read, in the gate.
+    life: Option<&'a Life>,
 }
 
 // SAFETY: a record of handles and addresses, never dereferenced on the host.
@@ -336,7 +370,7 @@ impl<'a> ResourceDesc<'a> {
         raw.res.array.array = array.raw;
         ResourceDesc {
             raw,
-            _memory: PhantomData,
+            life: Some(&array.life),
         }
     }
 
@@ -355,7 +389,7 @@ impl<'a> ResourceDesc<'a> {
         raw.res.linear.sizeInBytes = view.size_bytes();
         ResourceDesc {
             raw,
-            _memory: PhantomData,
+            life: view.life(),
         }
     }
 
@@ -390,7 +424,7 @@ impl<'a> ResourceDesc<'a> {
         raw.res.pitch2D.pitchInBytes = pitch_bytes;
         Ok(ResourceDesc {
             raw,
-            _memory: PhantomData,
+            life: view.life(),
         })
     }
 
@@ -511,6 +545,9 @@ impl std::fmt::Debug for TextureDesc {
 #[derive(Debug)]
 pub struct TextureObject<'a> {
     raw: sys::cudaTextureObject_t,
+    /// The gate's record: destroyed after the launches that used it, which are uses of the
+    /// memory it reads too.
+    life: Life,
     _memory: PhantomData<&'a ()>,
 }
 
@@ -525,6 +562,7 @@ impl<'a> TextureObject<'a> {
         })?;
         Ok(TextureObject {
             raw,
+            life: handle_life("texture object", raw, destroy_texture, resource),
             _memory: PhantomData,
         })
     }
@@ -552,22 +590,11 @@ impl<'a> TextureObject<'a> {
         Ok(TextureDesc(desc))
     }
 
-    /// Destroys the object now and returns the error, where dropping would report it to
-    /// the hook.
+    /// Destroys the object now (once the launches that used it have run, as dropping does)
+    /// and returns the error, where dropping would report it to the hook.
     #[doc(alias = "cudaDestroyTextureObject")]
     pub fn close(self) -> Result<()> {
-        let raw = std::mem::ManuallyDrop::new(self).raw;
-        // SAFETY: owned object, destroyed once.
-        status(unsafe { sys::cudaDestroyTextureObject(raw) })
-    }
-}
-
-impl Drop for TextureObject<'_> {
-    fn drop(&mut self) {
-        // SAFETY: owned object, destroyed once.
-        if let Err(e) = status(unsafe { sys::cudaDestroyTextureObject(self.raw) }) {
-            report_drop_error("texture object", &e);
-        }
+        self.life.close()
     }
 }
 
@@ -579,6 +606,10 @@ unsafe impl KernelArg for TextureObject<'_> {
 
     fn arg_size(&self) -> usize {
         std::mem::size_of_val(&self.raw)
+    }
+
+    fn tracked_memory(&self) -> Option<TrackedMemory<'_>> {
+        Some(TrackedMemory::of(&self.life))
     }
 }
 
@@ -597,6 +628,9 @@ unsafe impl KernelArg for TextureObject<'_> {
 #[derive(Debug)]
 pub struct SurfaceObject<'a> {
     raw: sys::cudaSurfaceObject_t,
+    /// The gate's record: destroyed after the launches that used it, which are uses of the
+    /// memory it reads too.
+    life: Life,
     _memory: PhantomData<&'a ()>,
 }
 
@@ -609,6 +643,7 @@ impl<'a> SurfaceObject<'a> {
         status(unsafe { sys::cudaCreateSurfaceObject(&mut raw, &resource.raw) })?;
         Ok(SurfaceObject {
             raw,
+            life: handle_life("surface object", raw, destroy_surface, resource),
             _memory: PhantomData,
         })
     }
@@ -627,22 +662,11 @@ impl<'a> SurfaceObject<'a> {
         Ok(desc)
     }
 
-    /// Destroys the object now and returns the error, where dropping would report it to
-    /// the hook.
+    /// Destroys the object now (once the launches that used it have run, as dropping does)
+    /// and returns the error, where dropping would report it to the hook.
     #[doc(alias = "cudaDestroySurfaceObject")]
     pub fn close(self) -> Result<()> {
-        let raw = std::mem::ManuallyDrop::new(self).raw;
-        // SAFETY: owned object, destroyed once.
-        status(unsafe { sys::cudaDestroySurfaceObject(raw) })
-    }
-}
-
-impl Drop for SurfaceObject<'_> {
-    fn drop(&mut self) {
-        // SAFETY: owned object, destroyed once.
-        if let Err(e) = status(unsafe { sys::cudaDestroySurfaceObject(self.raw) }) {
-            report_drop_error("surface object", &e);
-        }
+        self.life.close()
     }
 }
 
@@ -654,6 +678,10 @@ unsafe impl KernelArg for SurfaceObject<'_> {
 
     fn arg_size(&self) -> usize {
         std::mem::size_of_val(&self.raw)
+    }
+
+    fn tracked_memory(&self) -> Option<TrackedMemory<'_>> {
+        Some(TrackedMemory::of(&self.life))
     }
 }
 

@@ -1547,7 +1547,8 @@ fn graphics_register_image_invalid() {
     gpu();
     // No OpenGL context and a made-up texture: registration must fail with an error.
     let flags = cudaGraphicsRegisterFlags::WRITE_DISCARD.as_raw();
-    match api::graphics_gl_register_image(1, 0x0DE1, flags) {
+    // SAFETY: no GL object exists to be freed meanwhile: the registration fails.
+    match unsafe { api::graphics_gl_register_image(1, 0x0DE1, flags) } {
         Ok(resource) => {
             // SAFETY: the runtime returned this resource.
             unsafe { api::graphics_unregister_resource(resource) }.expect("unregister");

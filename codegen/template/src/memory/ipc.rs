@@ -23,7 +23,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::allocator::DeviceAllocator;
 use super::buffer::DeviceBuffer;
-use super::track;
+use crate::lifetime;
 use super::{DeviceCopy, DevicePtr};
 use crate::error::{status, Error, Result};
 use crate::stream::Stream;
@@ -153,8 +153,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         let ptr = self.as_device_ptr().as_raw();
         // With the buffer's device current: the runtime of CUDA 13.0 (driver 580) crashes
         // when another device, whose context was never used, is current.
-        crate::device::with_device(self.device().ordinal(), || {
-            track::relaxed(|| {
+        crate::lifetime::current::with_device(self.device().ordinal(), || {
+            lifetime::relaxed(|| {
                 // SAFETY: the buffer's memory is alive; one 64-byte record is written.
                 status(unsafe { sys::cudaIpcGetMemHandle(&mut raw, ptr) })
             })
@@ -183,9 +183,9 @@ unsafe impl DeviceAllocator for Malloc {
         let mut ptr: *mut c_void = std::ptr::null_mut();
         let device = match stream.ordinal() {
             Some(d) => d,
-            None => crate::device::current_ordinal()?,
+            None => crate::lifetime::current::current_ordinal()?,
         };
-        crate::device::with_device(device, || {
+        crate::lifetime::current::with_device(device, || {
             // SAFETY: one pointer is written.
             status(unsafe { sys::cudaMalloc(&mut ptr, bytes) })
         })?;
@@ -195,7 +195,7 @@ unsafe impl DeviceAllocator for Malloc {
     unsafe fn free(&self, ptr: DevicePtr, _bytes: usize, stream: &Stream) -> Result<()> {
         // `cudaFree` is not stream-ordered: the host waits for the stream first (failing
         // closed: a failed wait is an error, and the buffer leaks the memory).
-        track::wait_stream(stream.as_raw())?;
+        lifetime::wait_stream(stream.as_raw())?;
         // SAFETY: memory from `cudaMalloc`, freed once, after every use (the caller's
         // promise orders them before `stream`, which is done).
         status(unsafe { sys::cudaFree(ptr.as_raw()) })
@@ -219,10 +219,10 @@ unsafe impl DeviceAllocator for IpcMapping {
         let mut ptr: *mut c_void = std::ptr::null_mut();
         let device = match stream.ordinal() {
             Some(d) => d,
-            None => crate::device::current_ordinal()?,
+            None => crate::lifetime::current::current_ordinal()?,
         };
-        crate::device::with_device(device, || {
-            track::relaxed(|| {
+        crate::lifetime::current::with_device(device, || {
+            lifetime::relaxed(|| {
                 // SAFETY: one pointer is written; the handle's origin is the opener's promise.
                 status(unsafe {
                     sys::cudaIpcOpenMemHandle(
@@ -237,7 +237,7 @@ unsafe impl DeviceAllocator for IpcMapping {
     }
 
     unsafe fn free(&self, ptr: DevicePtr, _bytes: usize, stream: &Stream) -> Result<()> {
-        track::wait_stream(stream.as_raw())?;
+        lifetime::wait_stream(stream.as_raw())?;
         // SAFETY: a mapping from `cudaIpcOpenMemHandle`, closed once, after every use here.
         status(unsafe { sys::cudaIpcCloseMemHandle(ptr.as_raw()) })
     }

@@ -12,11 +12,8 @@
 
 use std::ffi::c_void;
 
-use super::buffer::DeviceBuffer;
-use super::DeviceCopy;
 use crate::device::Device;
 use crate::error::{report_drop_error, status, Result};
-use crate::stream::Stream;
 use crate::sys;
 
 /// A CUDA memory pool: a device's default pool (not destroyed on drop) or one created
@@ -135,7 +132,7 @@ impl MemPool {
         })
     }
 
-    /// Makes this the pool `cudaMallocAsync` (and so [`DeviceBuffer::new`]) uses on its
+    /// Makes this the pool `cudaMallocAsync` (and so [`DeviceBuffer::new`](crate::DeviceBuffer::new)) uses on its
     /// device (`cudaDeviceSetMemPool`). Destroying it makes the device's default pool
     /// current again (CUDA does that).
     #[doc(alias = "cudaDeviceSetMemPool")]
@@ -159,11 +156,6 @@ impl MemPool {
         self.limit
     }
 
-    /// `len` elements from this pool on `stream` ([`DeviceBuffer::new_in`]).
-    #[doc(alias = "cudaMallocFromPoolAsync")]
-    pub fn alloc<T: DeviceCopy>(&self, len: usize, stream: &Stream) -> Result<DeviceBuffer<T>> {
-        DeviceBuffer::new_in(self, len, stream)
-    }
 
     fn get_u64(&self, attr: sys::cudaMemPoolAttr) -> Result<u64> {
         let mut value: u64 = 0;
@@ -314,3 +306,144 @@ fn device_location(ordinal: i32) -> sys::cudaMemLocation {
     }
     location
 }
+/// A device's memory access to its peers' pools and its graph memory: the parts of [`Device`]
+/// that are about memory pools.
+impl Device {
+    /// Lets this device's kernels and copies access `peer`'s memory: memory from
+    /// `cudaMalloc` (`cudaDeviceEnablePeerAccess` with this device current) and the
+    /// stream-ordered memory of `peer`'s default pool and of the pool `peer` allocates from
+    /// now (`cudaMemPoolSetAccess`), which is where every [`DeviceBuffer`] of `peer` comes
+    /// from unless another pool or allocator was chosen. Copies between the two devices'
+    /// buffers then go directly over NVLink or PCIe instead of through the host, and
+    /// kernels of this device may read and write `peer`'s buffers. Pools created with
+    /// [`MemPool::new`] are not changed: give them access with [`MemPool::set_access`].
+    /// Access that is already enabled is not an error here.
+    ///
+    /// ```no_run
+    /// # fn main() -> @CRATE@::Result<()> {
+    /// use @CRATE@::{Device, DeviceBuffer, Stream, StreamFlags};
+    /// let (d0, d1) = (Device::get(0)?, Device::get(1)?);
+    /// d0.enable_peer_access(d1)?;
+    /// let (s0, s1) = (d0.stream(StreamFlags::NON_BLOCKING)?, d1.stream(StreamFlags::NON_BLOCKING)?);
+    /// let src = DeviceBuffer::from_slice(&[1u32, 2, 3], &s1)?;
+    /// let mut dst = DeviceBuffer::<u32>::new(3, &s0)?;
+    /// dst.copy_from_device(&src, &s0)?; // device 0 reads device 1's buffer directly
+    /// assert_eq!(dst.to_vec()?, [1, 2, 3]);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// [`DeviceBuffer`]: crate::DeviceBuffer
+    /// [`MemPool::new`]: crate::MemPool::new
+    /// [`MemPool::set_access`]: crate::MemPool::set_access
+    #[doc(alias = "cudaDeviceEnablePeerAccess")]
+    #[doc(alias = "cudaMemPoolSetAccess")]
+    pub fn enable_peer_access(self, peer: Device) -> Result<()> {
+        {
+            let _guard = self.guard()?;
+            // SAFETY: value-only call; flags must be 0.
+            match status(unsafe { sys::cudaDeviceEnablePeerAccess(peer.ordinal(), 0) }) {
+                Err(e) if e.cuda_code() == Some(PEER_ACCESS_ALREADY_ENABLED) => {}
+                other => other?,
+            }
+        }
+        for pool in peer_pools(peer)? {
+            pool.set_access(self, true)?;
+        }
+        Ok(())
+    }
+
+    /// Stops this device's access to `peer`'s memory: `cudaDeviceDisablePeerAccess`, and
+    /// the access [`enable_peer_access`](Device::enable_peer_access) gave to `peer`'s
+    /// default and current pools (`cudaMemPoolSetAccess`). Access that was not enabled is
+    /// not an error here.
+    #[doc(alias = "cudaDeviceDisablePeerAccess")]
+    #[doc(alias = "cudaMemPoolSetAccess")]
+    pub fn disable_peer_access(self, peer: Device) -> Result<()> {
+        for pool in peer_pools(peer)? {
+            pool.set_access(self, false)?;
+        }
+        let _guard = self.guard()?;
+        // SAFETY: value-only call.
+        match status(unsafe { sys::cudaDeviceDisablePeerAccess(peer.ordinal()) }) {
+            Err(e) if e.cuda_code() == Some(PEER_ACCESS_NOT_ENABLED) => Ok(()),
+            other => other,
+        }
+    }
+
+    /// The graph memory pool's usage on this device (`cudaDeviceGetGraphMemAttribute`):
+    /// memory that graphs with allocation nodes (buffers allocated in a captured stream)
+    /// hold, which no [`MemPool`] reports.
+    #[doc(alias = "cudaDeviceGetGraphMemAttribute")]
+    pub fn graph_mem_stats(self) -> Result<MemPoolStats> {
+        use sys::cudaGraphMemAttributeType as A;
+        let get = |attr| -> Result<u64> {
+            let mut value: u64 = 0;
+            // SAFETY: these attributes are `cuuint64_t`; one value is written.
+            status(unsafe {
+                sys::cudaDeviceGetGraphMemAttribute(
+                    self.ordinal(),
+                    attr,
+                    (&mut value as *mut u64).cast(),
+                )
+            })?;
+            Ok(value)
+        };
+        Ok(MemPoolStats {
+            reserved_current: get(A::RESERVED_MEM_CURRENT)?,
+            reserved_high: get(A::RESERVED_MEM_HIGH)?,
+            used_current: get(A::USED_MEM_CURRENT)?,
+            used_high: get(A::USED_MEM_HIGH)?,
+        })
+    }
+
+    /// Resets the graph memory pool's high-water marks to the current values
+    /// (`cudaDeviceSetGraphMemAttribute`; CUDA accepts only 0, meaning "now").
+    #[doc(alias = "cudaDeviceSetGraphMemAttribute")]
+    pub fn reset_graph_mem_high_watermarks(self) -> Result<()> {
+        use sys::cudaGraphMemAttributeType as A;
+        for attr in [A::USED_MEM_HIGH, A::RESERVED_MEM_HIGH] {
+            let mut zero: u64 = 0;
+            // SAFETY: these attributes are `cuuint64_t`; one value is read.
+            status(unsafe {
+                sys::cudaDeviceSetGraphMemAttribute(
+                    self.ordinal(),
+                    attr,
+                    (&mut zero as *mut u64).cast(),
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Returns the memory the graph memory pool holds but no graph uses to the OS
+    /// (`cudaDeviceGraphMemTrim`).
+    #[doc(alias = "cudaDeviceGraphMemTrim")]
+    pub fn graph_mem_trim(self) -> Result<()> {
+        // SAFETY: a value-only call.
+        status(unsafe { sys::cudaDeviceGraphMemTrim(self.ordinal()) })
+    }
+
+}
+
+/// `cudaErrorPeerAccessAlreadyEnabled`.
+const PEER_ACCESS_ALREADY_ENABLED: i32 = 704;
+/// `cudaErrorPeerAccessNotEnabled`.
+const PEER_ACCESS_NOT_ENABLED: i32 = 705;
+
+/// `peer`'s default pool and, when another was made current, its current pool: the pools
+/// peer access is granted on (see [`Device::enable_peer_access`]); none on a device without
+/// memory pools.
+fn peer_pools(peer: Device) -> Result<Vec<MemPool>> {
+    if peer.attribute(crate::device::DeviceAttribute::MEMORY_POOLS_SUPPORTED)? == 0 {
+        return Ok(Vec::new());
+    }
+    let default = MemPool::device_default(peer)?;
+    let current = MemPool::device_current(peer)?;
+    if current.as_raw() == default.as_raw() {
+        Ok(vec![default])
+    } else {
+        Ok(vec![default, current])
+    }
+}
+
+

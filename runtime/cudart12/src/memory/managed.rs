@@ -22,7 +22,8 @@ use std::ptr::NonNull;
 use std::sync::OnceLock;
 
 use super::{bytes_of, DeviceCopy, DevicePtr};
-use crate::error::{report_drop_error, status, Error, Result};
+use crate::error::{status, Error, Result};
+use crate::lifetime::{Kind, Life, Release};
 use crate::sys;
 
 /// `len` values of `T` in managed memory, freed with `cudaFree` when dropped (which waits
@@ -40,6 +41,9 @@ use crate::sys;
 pub struct ManagedBuffer<T: DeviceCopy> {
     ptr: NonNull<T>,
     len: usize,
+    /// The gate's record: kernels use managed memory without records, so the free waits for
+    /// every device; a capture that uses it makes the graph hold it.
+    life: Life,
 }
 
 // SAFETY: the buffer owns its elements, like `Vec<T>`.
@@ -58,6 +62,7 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
             return Ok(ManagedBuffer {
                 ptr: NonNull::dangling(),
                 len: 0,
+                life: Life::new("managed buffer", Kind::Everywhere, None),
             });
         }
         let mut ptr: *mut c_void = std::ptr::null_mut();
@@ -65,8 +70,13 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
         status(unsafe {
             sys::cudaMallocManaged(&mut ptr, bytes, sys::MemAttachFlags::GLOBAL.bits() as _)
         })?;
+        let addr = ptr as usize;
+        // SAFETY: an owned managed allocation, freed once, by the gate, once every device
+        // has finished its work.
+        let release: Release = Box::new(move || status(unsafe { sys::cudaFree(addr as *mut c_void) }));
+        let life = Life::new("managed buffer", Kind::Everywhere, Some(release));
         let ptr = NonNull::new(ptr.cast::<T>()).ok_or_else(|| Error::from_code(2))?;
-        let buffer = ManagedBuffer { ptr, len };
+        let buffer = ManagedBuffer { ptr, len, life };
         if host_access_allowed().is_ok() {
             // SAFETY: `bytes` bytes of managed memory, host-accessible (every device has
             // concurrent managed access); zero bits are a valid `T`.
@@ -75,7 +85,7 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
             // The host may not touch it while any kernel runs: zeroed by the device.
             // SAFETY: `bytes` bytes of managed memory.
             status(unsafe { sys::cudaMemset(ptr.as_ptr().cast(), 0, bytes) })?;
-            super::track::wait_stream(sys::cudaStream_t(1 as *mut _))?;
+            crate::lifetime::wait_stream(sys::cudaStream_t(1 as *mut _))?;
         }
         Ok(buffer)
     }
@@ -137,24 +147,21 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
         std::ptr::addr_of!(self.ptr).cast_mut().cast()
     }
 
-    /// Frees the memory now and returns the error, where dropping would report it to the
-    /// hook.
+    /// Frees the memory now (once every device has finished its work, as dropping does) and
+    /// returns the error, where dropping would report it to the hook. While a graph holds the
+    /// memory (a captured launch used it), it is freed when the graph lets go.
     #[doc(alias = "cudaFree")]
     pub fn close(self) -> Result<()> {
-        let me = std::mem::ManuallyDrop::new(self);
-        me.free()
+        self.life.close()
     }
 
-    fn free(&self) -> Result<()> {
-        if self.len == 0 || std::mem::size_of::<T>() == 0 {
-            return Ok(());
-        }
-        // SAFETY: owned managed allocation, freed once.
-        status(unsafe { sys::cudaFree(self.ptr.as_ptr().cast()) })
+    /// The allocation's record in the gate, for a kernel launch's bookkeeping.
+    #[inline]
+    pub(crate) fn life(&self) -> &Life {
+        &self.life
     }
 }
 
-/// `Ok` when every device has concurrent managed access (read once per process).
 fn host_access_allowed() -> Result<()> {
     static MISSING: OnceLock<std::result::Result<Option<c_int>, Error>> = OnceLock::new();
     let missing = MISSING.get_or_init(|| {
@@ -185,14 +192,6 @@ fn host_access_allowed() -> Result<()> {
              after synchronising"
         ))),
         Err(e) => Err(e.clone()),
-    }
-}
-
-impl<T: DeviceCopy> Drop for ManagedBuffer<T> {
-    fn drop(&mut self) {
-        if let Err(e) = self.free() {
-            report_drop_error("managed buffer", &e);
-        }
     }
 }
 

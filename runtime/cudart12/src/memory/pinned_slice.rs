@@ -19,13 +19,12 @@
 use std::marker::PhantomData;
 use std::ops::RangeBounds;
 use std::ptr::NonNull;
-use std::sync::Arc;
 
+use super::pinned_block::{PinnedBlock, PinnedMut, PinnedRef};
 #[cfg(doc)]
-use super::pinned::PinnedBuffer;
-use super::pinned::{PinnedBlock, PinnedMut, PinnedPart, PinnedRef};
-use super::track::{self, Access, Bytes, Tracked};
+use super::PinnedBuffer;
 use super::{bounds, DeviceCopy};
+use crate::lifetime::{self, Access, Bytes, Part};
 use crate::error::{Error, Result};
 use crate::stream::Stream;
 
@@ -47,7 +46,7 @@ use crate::stream::Stream;
 pub struct PinnedSlice<'a, T: DeviceCopy> {
     ptr: NonNull<T>,
     len: usize,
-    block: &'a Arc<PinnedBlock>,
+    block: &'a PinnedBlock,
     /// The first element's byte offset in the block.
     offset: usize,
     _data: PhantomData<&'a [T]>,
@@ -72,7 +71,7 @@ pub struct PinnedSlice<'a, T: DeviceCopy> {
 pub struct PinnedSliceMut<'a, T: DeviceCopy> {
     ptr: NonNull<T>,
     len: usize,
-    block: &'a Arc<PinnedBlock>,
+    block: &'a PinnedBlock,
     offset: usize,
     _data: PhantomData<&'a mut [T]>,
 }
@@ -158,11 +157,12 @@ macro_rules! part_methods {
             )
         }
 
-        /// The bookkeeping of this part.
-        pub(crate) fn part(&self) -> PinnedPart<'_> {
-            PinnedPart {
-                block: self.block,
+        /// This part as an operation uses it (the gate's **use**).
+        pub(crate) fn part(&self, access: Access) -> Part<'_> {
+            Part {
+                life: &self.block.life,
                 range: self.range(),
+                access,
             }
         }
 
@@ -192,25 +192,17 @@ macro_rules! part_methods {
             stream: &Stream,
             access: Access,
             device: i32,
-            others: &[(&dyn Tracked, Access)],
+            other: Option<Part<'_>>,
             copy: impl FnOnce(*mut std::ffi::c_void) -> Result<()>,
         ) -> Result<()> {
             if self.len == 0 || std::mem::size_of::<T>() == 0 {
                 return Ok(());
             }
             let host = self.ptr.as_ptr().cast::<std::ffi::c_void>();
-            let part = self.part();
-            track::enqueue(
-                stream,
-                device,
-                || copy(host),
-                |done| {
-                    part.track(done, access);
-                    for (other, a) in others {
-                        other.track(done, *a);
-                    }
-                },
-            )
+            let parts = [Some(self.part(access)), other];
+            lifetime::enqueue_with(stream.queue(), device, parts.into_iter().flatten(), || {
+                copy(host)
+            })
         }
     };
 }
@@ -221,7 +213,7 @@ impl<'a, T: DeviceCopy> PinnedSlice<'a, T> {
     pub(crate) unsafe fn new(
         ptr: NonNull<T>,
         len: usize,
-        block: &'a Arc<PinnedBlock>,
+        block: &'a PinnedBlock,
         offset: usize,
     ) -> PinnedSlice<'a, T> {
         PinnedSlice {
@@ -235,9 +227,9 @@ impl<'a, T: DeviceCopy> PinnedSlice<'a, T> {
 
     part_methods!();
 
-    /// What a graph holds to keep the buffer's memory alive.
-    pub(crate) fn keeper(&self) -> crate::graph::Kept {
-        self.part().keeper()
+    /// The block's record in the gate (what a graph holds to keep the memory alive).
+    pub(crate) fn life(&self) -> &'a crate::lifetime::Life {
+        &self.block.life
     }
 
     /// The view of the whole part (see [`PinnedBuffer::as_slice`]).
@@ -312,7 +304,7 @@ impl<'a, T: DeviceCopy> PinnedSliceMut<'a, T> {
     pub(crate) unsafe fn new(
         ptr: NonNull<T>,
         len: usize,
-        block: &'a Arc<PinnedBlock>,
+        block: &'a PinnedBlock,
         offset: usize,
     ) -> PinnedSliceMut<'a, T> {
         PinnedSliceMut {
@@ -503,6 +495,7 @@ impl<T: DeviceCopy> std::fmt::Debug for PinnedSliceMut<'_, T> {
 mod tests {
     use super::*;
     use crate::memory::pinned::tests::FakeHost;
+    use std::sync::Arc;
     use crate::memory::PinnedBuffer;
 
     #[test]

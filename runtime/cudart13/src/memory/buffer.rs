@@ -14,19 +14,19 @@
 use std::ffi::{c_int, c_void};
 use std::marker::PhantomData;
 use std::ops::RangeBounds;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use super::allocator::{self, DeviceAllocator};
 use super::pinned_slice::{chunk, chunk_count, AsPinnedSlice, AsPinnedSliceMut};
 use super::pool::MemPool;
-use super::release::{release_later, retry_later};
-use super::track::{self, Access, Capture, Enqueued, StreamKey, Tracked, Uses, WHOLE};
 use super::{bounds, bytes_of, length_mismatch, DeviceCopy, DevicePtr};
-use crate::device;
-use crate::error::{report_drop_error, status, Error, Result};
+use crate::error::{status, Error, Result};
+use crate::lifetime::capture::{capture_of, refuse_capture, Capture};
+use crate::lifetime::current::{current_ordinal, with_device};
+use crate::lifetime::{self, wait_stream, Access, Home, Kind, Life, Part, Release};
 use crate::stream::Stream;
 use crate::sys;
-use crate::sys::cudaMemcpyKind as Kind;
+use crate::sys::cudaMemcpyKind as Kind_;
 
 /// Owned device memory holding `len` values of `T`.
 ///
@@ -64,346 +64,64 @@ use crate::sys::cudaMemcpyKind as Kind;
 pub struct DeviceBuffer<T: DeviceCopy> {
     ptr: *mut T,
     len: usize,
-    /// Taken out once, by `Drop`, `close` or `into_raw_parts`.
-    alloc: std::mem::ManuallyDrop<DeviceAlloc>,
+    /// The home stream: where the memory was allocated and is freed, and where blocking
+    /// copies run.
+    stream: Stream,
+    device: i32,
+    custom_allocator: bool,
+    /// The gate's record of the allocation; its last clone's drop frees the memory.
+    life: Life,
 }
 
 // SAFETY: the buffer owns device memory the host never dereferences; its bookkeeping is
-// behind a mutex, its stream is `Send + Sync`, the allocator is `Send + Sync` by its trait.
+// behind the gate's mutex, its stream is `Send + Sync`, the allocator is `Send + Sync` by its
+// trait.
 unsafe impl<T: DeviceCopy + Send> Send for DeviceBuffer<T> {}
 // SAFETY: `&DeviceBuffer` only reads the address and enqueues reads of the memory.
 unsafe impl<T: DeviceCopy + Sync> Sync for DeviceBuffer<T> {}
 
-/// The allocation behind a [`DeviceBuffer`]: its home stream (where it is freed), device,
-/// allocator, and what used it.
-pub(crate) struct DeviceAlloc {
-    ptr: *mut c_void,
-    bytes: usize,
-    home: Stream,
-    home_key: StreamKey,
-    device: i32,
-    allocator: Option<Arc<dyn DeviceAllocator>>,
-    state: Mutex<AllocState>,
+/// A device address as a value the free can carry to another thread.
+#[derive(Clone, Copy)]
+struct Addr(usize);
+
+impl Addr {
+    fn of(ptr: *mut c_void) -> Addr {
+        Addr(ptr as usize)
+    }
+
+    fn ptr(self) -> *mut c_void {
+        self.0 as *mut c_void
+    }
 }
 
-#[derive(Default)]
-struct AllocState {
-    uses: Uses,
-    /// The capture in which work on another stream than the home used the memory.
-    captured_off_home: Option<u64>,
-    /// Shared with the graphs that use the memory; set once a graph takes it.
-    keeper: Option<Arc<Keeper>>,
-    /// The graph (and capture) the memory was last handed to, so that it is held once per
-    /// capture.
-    kept_in: Option<(usize, u64)>,
+/// The error of an allocation refused because its stream is being captured.
+fn allocation_in_capture() -> Error {
+    Error::InvalidArgument(
+        "a device buffer cannot be allocated on a stream being captured (its memory would \
+         exist only while the graph runs): allocate it before the capture, or use \
+         CaptureGuard::alloc for memory of the graph's own"
+            .into(),
+    )
 }
 
-// SAFETY: device memory the host never dereferences; the state is behind a mutex.
-unsafe impl Send for DeviceAlloc {}
-// SAFETY: as above.
-unsafe impl Sync for DeviceAlloc {}
-
-/// What graphs hold of a device allocation: the free, once the buffer is gone; it runs when
-/// the last holder lets go (on the release thread, for a graph).
-#[derive(Default)]
-struct Keeper {
-    free: Mutex<Option<Free>>,
-}
-
-impl Drop for Keeper {
-    fn drop(&mut self) {
-        if let Some(free) = self
-            .free
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-        {
-            if let Err(e) = free.run() {
-                report_drop_error("device buffer", &e);
-            }
+/// Runs `alloc` on `stream` unless the stream is being captured (then the allocation would
+/// be a graph allocation, valid only inside the graph): refused before, and when a capture of
+/// the crate's began on the stream meanwhile (the allocation may have been captured), the
+/// memory is leaked and the allocation refused.
+fn outside_capture(stream: &Stream, alloc: impl FnOnce() -> Result<DevicePtr>) -> Result<DevicePtr> {
+    let queue = stream.queue();
+    let epoch = {
+        let _gate = queue.gate_shared();
+        if capture_of(queue)? != Capture::No {
+            return Err(allocation_in_capture());
         }
+        queue.capture_epoch()
+    };
+    let ptr = alloc()?;
+    if queue.capture_epoch() != epoch {
+        return Err(allocation_in_capture());
     }
-}
-
-/// What dropping a buffer does: free now, or hand the free to the graphs holding the
-/// memory.
-struct Release {
-    free: Free,
-    keeper: Option<Arc<Keeper>>,
-    captured_off_home: Option<u64>,
-}
-
-impl Release {
-    fn run(self) -> Result<()> {
-        let Some(keeper) = self.keeper else {
-            return self.free.run();
-        };
-        // Dropped during the capture that allocated it (a graph allocation) and used only on
-        // its home stream there: the free is captured after those uses, as CUDA's graph
-        // memory nodes want. Memory not allocated by the graph cannot be freed in a capture
-        // (CUDA refuses): the graphs holding it free it once they let go.
-        // (Only the runtime's own allocations: another allocator frees its memory itself.)
-        if let (Ok(Capture::Into(_, id)), false, true) = (
-            crate::graph::capture_of(&self.free.home),
-            self.free.bytes == 0,
-            self.free.allocator.is_none(),
-        ) {
-            if self.captured_off_home != Some(id) {
-                let freed = {
-                    let _gate = self.free.home.gate_shared();
-                    // SAFETY: the allocation is owned and freed once (here, or by the
-                    // keeper).
-                    status(unsafe { sys::cudaFreeAsync(self.free.ptr, self.free.home.as_raw()) })
-                };
-                if freed.is_ok() {
-                    std::mem::forget(self.free);
-                    return Ok(());
-                }
-            }
-        }
-        *keeper.free.lock().unwrap_or_else(|e| e.into_inner()) = Some(self.free);
-        Ok(())
-    }
-}
-
-/// A [`Release`] run when dropped (on the release thread).
-struct ReleaseOnDrop(Option<Release>);
-
-impl Drop for ReleaseOnDrop {
-    fn drop(&mut self) {
-        if let Some(r) = self.0.take() {
-            if let Err(e) = r.run() {
-                report_drop_error("device buffer", &e);
-            }
-        }
-    }
-}
-
-/// Freeing a device allocation in stream order on its home stream, after every use.
-struct Free {
-    ptr: *mut c_void,
-    bytes: usize,
-    home: Stream,
-    home_key: StreamKey,
-    device: i32,
-    allocator: Option<Arc<dyn DeviceAllocator>>,
-    uses: Uses,
-}
-
-// SAFETY: as `DeviceAlloc`.
-unsafe impl Send for Free {}
-
-/// What a free attempt came to.
-enum Freed {
-    Done(Result<()>),
-    /// The home stream is being captured (a free there would be captured): try later.
-    NotYet(Free),
-}
-
-impl Free {
-    /// Frees now, or later on the release thread while the home stream is being captured.
-    /// Memory that may still be in use (a use that could not be recorded or waited for) is
-    /// leaked and the error returned.
-    fn run(self) -> Result<()> {
-        match self.attempt() {
-            Freed::Done(result) => result,
-            Freed::NotYet(free) => {
-                let mut pending = Some(free);
-                retry_later(Box::new(move || match pending.take().map(Free::attempt) {
-                    None => true,
-                    Some(Freed::Done(result)) => {
-                        if let Err(e) = result {
-                            report_drop_error("device buffer", &e);
-                        }
-                        true
-                    }
-                    Some(Freed::NotYet(free)) => {
-                        pending = Some(free);
-                        false
-                    }
-                }));
-                Ok(())
-            }
-        }
-    }
-
-    fn attempt(mut self) -> Freed {
-        if self.bytes == 0 {
-            return Freed::Done(Ok(()));
-        }
-        if let Some(e) = self.uses.poisoned_error() {
-            std::mem::forget(self);
-            return Freed::Done(Err(e));
-        }
-        // The legacy and per-thread streams are the current device's: switch to the
-        // memory's (when the runtime cannot say which is current, there is nothing to
-        // switch; the free goes to the allocator as it is).
-        let switch = !matches!(self.home_key, StreamKey::Handle(_))
-            && device::current_ordinal().is_ok_and(|current| current != self.device);
-        let result = if switch {
-            let device = self.device;
-            device::with_device(device, || self.enqueue_free())
-        } else {
-            self.enqueue_free()
-        };
-        match result {
-            Ok(()) => Freed::Done(Ok(())),
-            Err(e) if is_capturing_error(&e) => Freed::NotYet(self),
-            Err(e) => {
-                // The memory may still be in use: leak it (failing closed).
-                std::mem::forget(self);
-                Freed::Done(Err(e))
-            }
-        }
-    }
-
-    /// Orders the free after every recorded use and enqueues it on the home stream, under
-    /// the stream's gate (no capture of the crate's begins meanwhile); the marker error
-    /// [`capturing`] while the home stream is being captured (a free there fails, and
-    /// waits there would be captured instead of run).
-    fn enqueue_free(&mut self) -> Result<()> {
-        let home = self.home.as_raw();
-        if !self.uses.is_empty() {
-            // Under the gate, no capture of the crate's begins on the stream between the
-            // check and the waits (which a capture would take in instead of running them).
-            let _gate = self.home.gate_shared();
-            if crate::graph::capture_graph(&self.home)? != Capture::No {
-                return Err(capturing());
-            }
-            self.uses.order_before(home)?;
-        }
-        let freed = match &self.allocator {
-            // SAFETY: the allocation is owned, freed once, after every recorded use.
-            None => status(unsafe { sys::cudaFreeAsync(self.ptr, home) }),
-            // SAFETY: from this allocator with this size; work using it is ordered before
-            // the free on `home` (the trait's contract).
-            Some(a) => unsafe { a.free(DevicePtr::from_raw(self.ptr), self.bytes, &self.home) },
-        };
-        freed.map_err(|e| match crate::graph::capture_graph(&self.home) {
-            Ok(Capture::No) => e,
-            _ => capturing(),
-        })
-    }
-}
-
-/// The marker error of a free deferred because its stream is being captured.
-fn capturing() -> Error {
-    Error::InvalidArgument("the home stream is being captured".into())
-}
-
-fn is_capturing_error(e: &Error) -> bool {
-    matches!(e, Error::InvalidArgument(m) if m == "the home stream is being captured")
-}
-
-impl DeviceAlloc {
-    fn new(
-        ptr: *mut c_void,
-        bytes: usize,
-        home: &Stream,
-        device: i32,
-        allocator: Option<Arc<dyn DeviceAllocator>>,
-    ) -> DeviceAlloc {
-        DeviceAlloc {
-            ptr,
-            bytes,
-            home: home.clone(),
-            home_key: StreamKey::of(home, device),
-            device,
-            allocator,
-            state: Mutex::new(AllocState::default()),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, AllocState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Makes `graph` keep the memory alive (once per graph and capture id).
-    fn keep_in(
-        keeper: &mut Option<Arc<Keeper>>,
-        kept_in: &mut Option<(usize, u64)>,
-        graph: sys::cudaGraph_t,
-        id: u64,
-    ) -> Result<()> {
-        let key = (graph.0 as usize, id);
-        if *kept_in == Some(key) {
-            return Ok(());
-        }
-        let keeper = keeper.get_or_insert_with(Arc::default).clone();
-        crate::graph::keep_in_graph(graph, Box::new(keeper))?;
-        *kept_in = Some(key);
-        Ok(())
-    }
-
-    /// After a per-thread allocation: the allocation itself is a use, which another thread
-    /// must order its free after.
-    fn note_allocation(&self) {
-        if self.bytes == 0 || !self.home_key.is_per_thread() {
-            return;
-        }
-        let _ = track::enqueue(
-            &self.home,
-            self.device,
-            || Ok(()),
-            |done| self.track(done, Access::Write),
-        );
-    }
-
-    /// Frees the memory (see [`DeviceBuffer`]'s documentation): now, or once the graphs
-    /// holding it let go; inside a CUDA callback (where no CUDA call is allowed), on the
-    /// release thread.
-    fn release(self) -> Result<()> {
-        let DeviceAlloc {
-            ptr,
-            bytes,
-            home,
-            home_key,
-            device,
-            allocator,
-            state,
-        } = self;
-        let st = state.into_inner().unwrap_or_else(|e| e.into_inner());
-        let release = Release {
-            free: Free {
-                ptr,
-                bytes,
-                home,
-                home_key,
-                device,
-                allocator,
-                uses: st.uses,
-            },
-            keeper: st.keeper,
-            captured_off_home: st.captured_off_home,
-        };
-        if crate::loader::in_callback() {
-            release_later(Box::new(ReleaseOnDrop(Some(release))));
-            return Ok(());
-        }
-        release.run()
-    }
-}
-
-impl Tracked for DeviceAlloc {
-    fn track(&self, done: &Enqueued<'_>, access: Access) {
-        let mut guard = self.lock();
-        let AllocState {
-            uses,
-            captured_off_home,
-            keeper,
-            kept_in,
-        } = &mut *guard;
-        done.track(uses, self.home_key, access, WHOLE, |graph, id| {
-            if done.key != self.home_key {
-                *captured_off_home = Some(id);
-            }
-            Self::keep_in(keeper, kept_in, graph, id)
-        });
-    }
-
-    fn keeper(&self) -> crate::graph::Kept {
-        Box::new(self.lock().keeper.get_or_insert_with(Arc::default).clone())
-    }
+    Ok(ptr)
 }
 
 /// A borrowed view of `len` values of device memory (of a [`DeviceBuffer`], or foreign
@@ -456,9 +174,9 @@ pub(crate) struct Mem<'a> {
     /// The memory's device; `None` for foreign memory on a default stream (the current
     /// device is used).
     pub(crate) device: Option<i32>,
-    /// The owner's bookkeeping: a buffer's allocation, a module's globals; `None` for
+    /// The owner's record in the gate: a buffer's allocation, a module's globals; `None` for
     /// foreign memory.
-    pub(crate) alloc: Option<&'a dyn Tracked>,
+    pub(crate) alloc: Option<&'a Life>,
 }
 
 impl<'a> Mem<'a> {
@@ -474,12 +192,13 @@ impl<'a> Mem<'a> {
     fn device(&self) -> Result<i32> {
         match self.device {
             Some(d) => Ok(d),
-            None => device::current_ordinal(),
+            None => current_ordinal(),
         }
     }
 
-    fn tracked(&self) -> Option<&dyn Tracked> {
-        self.alloc
+    /// The part an operation uses, and how (`None` for foreign memory).
+    fn part(&self, access: Access) -> Option<Part<'a>> {
+        self.alloc.map(|life| Part::whole(life, access))
     }
 }
 
@@ -552,7 +271,7 @@ unsafe fn memcpy_async(
     dst: *mut c_void,
     src: *const c_void,
     bytes: usize,
-    kind: Kind,
+    kind: Kind_,
     stream: &Stream,
 ) -> Result<()> {
     // SAFETY: the caller's promise.
@@ -560,33 +279,27 @@ unsafe fn memcpy_async(
 }
 
 /// Enqueues `op` on `stream` for memory `parts` (each with what the op does to it), with the
-/// right device current, and records the uses (see [`track::enqueue`]).
+/// right device current, and records the uses (the gate's **use**, [`lifetime::enqueue`]).
 fn run_async(
     stream: &Stream,
     device: i32,
-    parts: &[(Option<&dyn Tracked>, Access)],
+    parts: &[Option<Part<'_>>],
     op: impl FnOnce() -> Result<()>,
 ) -> Result<()> {
-    track::enqueue(stream, device, op, |done| {
-        for (part, access) in parts {
-            if let Some(p) = part {
-                p.track(done, *access);
-            }
-        }
-    })
+    lifetime::enqueue_with(stream.queue(), device, parts.iter().flatten().copied(), op)
 }
 
 /// Runs a copy between device memory and borrowed host memory on `mem`'s stream and waits
-/// until it cannot run any more (see [`track::wait_stream`]): refused on a stream being
-/// captured; the wait happens also when enqueuing reported an error.
+/// until it cannot run any more (see [`wait_stream`]): refused on a stream being captured;
+/// the wait happens also when enqueuing reported an error.
 fn run_blocking(mem: Mem<'_>, op: impl FnOnce() -> Result<()>) -> Result<()> {
-    let stream = mem.stream;
-    let _gate = stream.gate_shared();
-    let device = stream.ordinal().map_or_else(|| mem.device(), Ok)?;
-    device::with_device(device, || {
-        track::refuse_capture(stream)?;
+    let queue = mem.stream.queue();
+    let _gate = queue.gate_shared();
+    let device = queue.device().map_or_else(|| mem.device(), Ok)?;
+    with_device(device, || {
+        refuse_capture(queue)?;
         let enqueued = op();
-        let waited = track::wait_stream(stream.as_raw());
+        let waited = wait_stream(queue.raw());
         enqueued.and(waited)
     })
 }
@@ -654,7 +367,7 @@ macro_rules! read_methods {
             run_blocking(self.mem(), || {
                 // SAFETY: `dst` is borrowed until the copy can no longer run; the source is
                 // `len` elements of device memory.
-                unsafe { memcpy_async(out, src, bytes, Kind::DEVICE_TO_HOST, self.stream()) }
+                unsafe { memcpy_async(out, src, bytes, Kind_::DEVICE_TO_HOST, self.stream()) }
             })
         }
 
@@ -669,7 +382,7 @@ macro_rules! read_methods {
                 run_blocking(self.mem(), || {
                     // SAFETY: the spare capacity holds `len` elements; the copy can no
                     // longer run when `run_blocking` returns.
-                    unsafe { memcpy_async(dst, src, bytes, Kind::DEVICE_TO_HOST, self.stream()) }
+                    unsafe { memcpy_async(dst, src, bytes, Kind_::DEVICE_TO_HOST, self.stream()) }
                 })?;
             }
             // SAFETY: `len` elements written in full by the copy (any bits are a `T`), or
@@ -699,10 +412,10 @@ macro_rules! read_methods {
             run_async(
                 stream,
                 mem.device()?,
-                &[(mem.tracked(), Access::Read)],
+                &[mem.part(Access::Read)],
                 || {
                     // SAFETY: the caller keeps `dst` valid until the copy has run.
-                    unsafe { memcpy_async(out, src, bytes, Kind::DEVICE_TO_HOST, stream) }
+                    unsafe { memcpy_async(out, src, bytes, Kind_::DEVICE_TO_HOST, stream) }
                 },
             )
         }
@@ -723,18 +436,11 @@ macro_rules! read_methods {
             }
             let (src, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
             let mem = self.mem();
-            let part;
-            let others: &[(&dyn Tracked, Access)] = match mem.alloc {
-                Some(a) => {
-                    part = [(a, Access::Read)];
-                    &part
-                }
-                None => &[],
-            };
+            let others = mem.part(Access::Read);
             dst.use_async(stream, Access::Write, mem.device()?, others, |host| {
                 // SAFETY: the pinned buffer stays alive and untouched by the host until
                 // the copy has run (its views wait; a capturing graph holds it).
-                unsafe { memcpy_async(host, src, bytes, Kind::DEVICE_TO_HOST, stream) }
+                unsafe { memcpy_async(host, src, bytes, Kind_::DEVICE_TO_HOST, stream) }
             })
         }
     };
@@ -807,7 +513,7 @@ macro_rules! write_methods {
             let input = src.as_ptr().cast::<c_void>();
             run_blocking(self.mem(), || {
                 // SAFETY: `src` is borrowed until the copy can no longer run.
-                unsafe { memcpy_async(dst, input, bytes, Kind::HOST_TO_DEVICE, self.stream()) }
+                unsafe { memcpy_async(dst, input, bytes, Kind_::HOST_TO_DEVICE, self.stream()) }
             })
         }
 
@@ -831,10 +537,10 @@ macro_rules! write_methods {
             run_async(
                 stream,
                 mem.device()?,
-                &[(mem.tracked(), Access::Write)],
+                &[mem.part(Access::Write)],
                 || {
                     // SAFETY: the caller keeps `src` valid until the copy has run.
-                    unsafe { memcpy_async(dst, input, bytes, Kind::HOST_TO_DEVICE, stream) }
+                    unsafe { memcpy_async(dst, input, bytes, Kind_::HOST_TO_DEVICE, stream) }
                 },
             )
         }
@@ -858,18 +564,11 @@ macro_rules! write_methods {
             }
             let (dst, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
             let mem = self.mem();
-            let part;
-            let others: &[(&dyn Tracked, Access)] = match mem.alloc {
-                Some(a) => {
-                    part = [(a, Access::Write)];
-                    &part
-                }
-                None => &[],
-            };
+            let others = mem.part(Access::Write);
             src.use_async(stream, Access::Read, mem.device()?, others, |host| {
                 // SAFETY: the pinned buffer stays alive and unwritten by the host until the
                 // copy has run (its views wait; a capturing graph holds it).
-                unsafe { memcpy_async(dst, host, bytes, Kind::HOST_TO_DEVICE, stream) }
+                unsafe { memcpy_async(dst, host, bytes, Kind_::HOST_TO_DEVICE, stream) }
             })
         }
 
@@ -891,14 +590,11 @@ macro_rules! write_methods {
             let (dst, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
             let from = src.ptr.cast::<c_void>();
             let mem = self.mem();
-            let parts = [
-                (mem.tracked(), Access::Write),
-                (src.mem.tracked(), Access::Read),
-            ];
+            let parts = [mem.part(Access::Write), src.mem.part(Access::Read)];
             run_async(stream, mem.device()?, &parts, || {
                 // SAFETY: both sides are device memory of `len` elements, kept until the
                 // copy has run (their frees wait for it; a capturing graph holds them).
-                unsafe { memcpy_async(dst, from, bytes, Kind::DEVICE_TO_DEVICE, stream) }
+                unsafe { memcpy_async(dst, from, bytes, Kind_::DEVICE_TO_DEVICE, stream) }
             })
         }
 
@@ -914,7 +610,7 @@ macro_rules! write_methods {
             run_async(
                 stream,
                 mem.device()?,
-                &[(mem.tracked(), Access::Write)],
+                &[mem.part(Access::Write)],
                 || {
                     // SAFETY: `bytes` bytes of device memory, kept until the memset has run.
                     status(unsafe {
@@ -934,9 +630,12 @@ macro_rules! write_methods {
 
 impl<T: DeviceCopy> DeviceBuffer<T> {
     /// `len` elements on `stream`'s device, in stream order (see the type's documentation
-    /// for which allocator is used). Contents unspecified. On a stream being captured the
-    /// allocation becomes a node of the graph (CUDA's graph memory nodes): its memory is
-    /// valid in the graph's work and, once the graph has run, until the buffer is dropped.
+    /// for which allocator is used). Contents unspecified. Refused
+    /// ([`Error::InvalidArgument`]) on a stream being captured: the allocation would be a node
+    /// of the graph, its memory existing only while the graph runs, and this buffer could be
+    /// used before that on the host or another stream. A graph's own temporary memory is a
+    /// [`GraphBuffer`](crate::memory::GraphBuffer)
+    /// ([`CaptureGuard::alloc`](crate::graph::CaptureGuard::alloc)).
     #[doc(alias = "cudaMallocAsync")]
     #[inline]
     pub fn new(len: usize, stream: &Stream) -> Result<DeviceBuffer<T>> {
@@ -976,7 +675,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     fn home_device(stream: &Stream) -> i32 {
         stream
             .ordinal()
-            .or_else(|| device::current_ordinal().ok())
+            .or_else(|| current_ordinal().ok())
             .unwrap_or(0)
     }
 
@@ -984,8 +683,11 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     fn alloc_runtime(len: usize, stream: &Stream, pool: Option<&MemPool>) -> Result<Self> {
         let bytes = bytes_of::<T>(len)?;
         let device = Self::home_device(stream);
-        let mut ptr: *mut c_void = std::ptr::null_mut();
-        if bytes > 0 {
+        if bytes == 0 {
+            return Ok(Self::wrap(DevicePtr::null(), len, stream, device, None));
+        }
+        let ptr = outside_capture(stream, || {
+            let mut ptr: *mut c_void = std::ptr::null_mut();
             // SAFETY: one pointer is written; the stream (and pool) handles are alive.
             status(unsafe {
                 match pool {
@@ -995,24 +697,49 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
                     }
                 }
             })?;
-        }
-        Ok(Self::wrap(
-            DeviceAlloc::new(ptr, bytes, stream, device, None),
-            len,
-        ))
+            Ok(DevicePtr::from_raw(ptr))
+        })?;
+        let raw = Addr::of(stream.as_raw().0.cast());
+        let addr = Addr::of(ptr.as_raw());
+        // SAFETY: the allocation is owned and freed once, by the gate, after every use.
+        let free: Release = Box::new(move || status(unsafe {
+            sys::cudaFreeAsync(addr.ptr(), sys::cudaStream_t(raw.ptr().cast()))
+        }));
+        Ok(Self::wrap(ptr, len, stream, device, Some((free, false))))
     }
 
+    /// The buffer of `len` elements at `ptr`, homed on `stream`, ended by `free` (`None`:
+    /// not freed); the flag says whether a custom allocator frees it.
     #[inline]
-    fn wrap(alloc: DeviceAlloc, len: usize) -> DeviceBuffer<T> {
-        alloc.note_allocation();
+    fn wrap(
+        ptr: DevicePtr,
+        len: usize,
+        stream: &Stream,
+        device: i32,
+        free: Option<(Release, bool)>,
+    ) -> DeviceBuffer<T> {
+        let custom_allocator = free.as_ref().is_some_and(|(_, custom)| *custom);
+        let home = Home::new(stream.queue(), device);
+        let per_thread = home.key.is_per_thread();
+        let release = if ptr.is_null() { None } else { free.map(|(f, _)| f) };
+        let life = Life::new("device buffer", Kind::Device(home), release);
+        if per_thread {
+            // The allocation itself is a use, which another thread's free must follow: that
+            // thread's per-thread stream is another stream.
+            let _ = lifetime::enqueue(stream.queue(), device, &[Part::whole(&life, Access::Write)], || Ok(()));
+        }
         DeviceBuffer {
-            ptr: alloc.ptr.cast(),
+            ptr: ptr.as_raw().cast(),
             len,
-            alloc: std::mem::ManuallyDrop::new(alloc),
+            stream: stream.clone(),
+            device,
+            custom_allocator,
+            life,
         }
     }
 
-    /// `len` elements from `allocator`, which also frees them.
+    /// `len` elements from `allocator`, which also frees them. Refused on a stream being
+    /// captured (see [`new`](Self::new)).
     pub fn with_allocator(
         allocator: Arc<dyn DeviceAllocator>,
         len: usize,
@@ -1020,13 +747,15 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     ) -> Result<DeviceBuffer<T>> {
         let bytes = bytes_of::<T>(len)?;
         let device = Self::home_device(stream);
-        let ptr = if bytes > 0 {
-            allocator.alloc(bytes, stream)?
-        } else {
-            DevicePtr::null()
-        };
-        let alloc = DeviceAlloc::new(ptr.as_raw(), bytes, stream, device, Some(allocator));
-        Ok(Self::wrap(alloc, len))
+        if bytes == 0 {
+            return Ok(Self::wrap(DevicePtr::null(), len, stream, device, None));
+        }
+        let ptr = outside_capture(stream, || allocator.alloc(bytes, stream))?;
+        let home = stream.clone();
+        // SAFETY: from this allocator with this size, freed once, by the gate, after every
+        // use was ordered before `home` (the trait's contract).
+        let free: Release = Box::new(move || unsafe { allocator.free(ptr, bytes, &home) });
+        Ok(Self::wrap(ptr, len, stream, device, Some((free, true))))
     }
 
     /// Takes ownership of `len` elements at `ptr`, to be freed with `cudaFreeAsync` on
@@ -1041,30 +770,31 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         len: usize,
         stream: &Stream,
     ) -> Result<DeviceBuffer<T>> {
-        let bytes = bytes_of::<T>(len)?;
+        bytes_of::<T>(len)?;
         let device = Self::home_device(stream);
-        Ok(Self::wrap(
-            DeviceAlloc::new(ptr.as_raw(), bytes, stream, device, None),
-            len,
-        ))
+        let raw = Addr::of(stream.as_raw().0.cast());
+        let addr = Addr::of(ptr.as_raw());
+        // SAFETY: the caller's promise: a stream-ordered allocation nothing else frees.
+        let free: Release = Box::new(move || status(unsafe {
+            sys::cudaFreeAsync(addr.ptr(), sys::cudaStream_t(raw.ptr().cast()))
+        }));
+        Ok(Self::wrap(ptr, len, stream, device, Some((free, false))))
     }
 
     /// Gives up ownership: the memory is no longer freed on drop. Returns its address and
     /// length. Work other streams or graphs still do with it is no longer waited for: who
     /// frees it must order the free after that work.
     pub fn into_raw_parts(self) -> (DevicePtr, usize) {
-        let mut me = std::mem::ManuallyDrop::new(self);
-        // SAFETY: taken once; `me` is never dropped. The allocation's bookkeeping is dropped
-        // (events back to the pool, graphs' keepers without a free); nothing is freed.
-        drop(unsafe { std::mem::ManuallyDrop::take(&mut me.alloc) });
-        (DevicePtr::from_raw(me.ptr.cast()), me.len)
+        let DeviceBuffer { ptr, len, life, .. } = self;
+        life.give_up();
+        (DevicePtr::from_raw(ptr.cast()), len)
     }
 
     /// A new buffer with the same contents (allocated and copied on the buffer's stream).
     #[doc(alias = "cudaMemcpyAsync")]
     pub fn try_clone(&self) -> Result<DeviceBuffer<T>> {
-        let mut copy = Self::new(self.len, &self.alloc.home)?;
-        copy.copy_from_device(self, &self.alloc.home)?;
+        let mut copy = Self::new(self.len, &self.stream)?;
+        copy.copy_from_device(self, &self.stream)?;
         Ok(copy)
     }
 
@@ -1082,7 +812,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// That is where the memory is, unless a pool or allocator of another device gave it
     /// ([`new_in`](Self::new_in) with another device's pool).
     pub fn device(&self) -> crate::Device {
-        crate::Device::from_ordinal(self.alloc.device)
+        crate::Device::from_ordinal(self.device)
     }
 
     /// Frees the memory now (enqueued on the buffer's stream, after the other streams that
@@ -1090,9 +820,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// graph holds the memory, it is freed when the graph lets go.
     #[doc(alias = "cudaFreeAsync")]
     pub fn close(self) -> Result<()> {
-        let mut me = std::mem::ManuallyDrop::new(self);
-        // SAFETY: taken once; `me` is never dropped.
-        unsafe { std::mem::ManuallyDrop::take(&mut me.alloc) }.release()
+        self.life.close()
     }
 
     /// The address of the pointer field: what a kernel argument list points to.
@@ -1101,18 +829,18 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         std::ptr::addr_of!(self.ptr).cast_mut().cast()
     }
 
-    /// The allocation, for a kernel launch's bookkeeping.
+    /// The allocation's record in the gate, for a kernel launch's bookkeeping.
     #[inline]
-    pub(crate) fn tracked(&self) -> &dyn Tracked {
-        &*self.alloc
+    pub(crate) fn life(&self) -> &Life {
+        &self.life
     }
 
     #[inline]
     fn mem(&self) -> Mem<'_> {
         Mem {
-            stream: &self.alloc.home,
-            device: Some(self.alloc.device),
-            alloc: Some(&*self.alloc as &dyn Tracked),
+            stream: &self.stream,
+            device: Some(self.device),
+            alloc: Some(&self.life),
         }
     }
 
@@ -1120,13 +848,12 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     write_methods!();
 }
 
-impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
-    fn drop(&mut self) {
-        // SAFETY: taken once, here; the buffer is gone after this.
-        let alloc = unsafe { std::mem::ManuallyDrop::take(&mut self.alloc) };
-        if let Err(e) = alloc.release() {
-            report_drop_error("device buffer", &e);
-        }
+/// Allocation from a pool (with the buffers, so that pools need not know them).
+impl MemPool {
+    /// `len` elements from this pool on `stream` ([`DeviceBuffer::new_in`]).
+    #[doc(alias = "cudaMallocFromPoolAsync")]
+    pub fn alloc<T: DeviceCopy>(&self, len: usize, stream: &Stream) -> Result<DeviceBuffer<T>> {
+        DeviceBuffer::new_in(self, len, stream)
     }
 }
 
@@ -1135,9 +862,9 @@ impl<T: DeviceCopy> std::fmt::Debug for DeviceBuffer<T> {
         f.debug_struct("DeviceBuffer")
             .field("ptr", &self.ptr)
             .field("len", &self.len)
-            .field("device", &self.alloc.device)
-            .field("stream", &self.alloc.home.as_raw())
-            .field("custom_allocator", &self.alloc.allocator.is_some())
+            .field("device", &self.device)
+            .field("stream", &self.stream.as_raw())
+            .field("custom_allocator", &self.custom_allocator)
             .finish()
     }
 }
@@ -1165,16 +892,17 @@ macro_rules! view_methods {
             std::ptr::addr_of!(self.ptr).cast_mut().cast()
         }
 
-        /// The owning buffer's allocation, for a kernel launch's or a graph's bookkeeping.
+        /// The owner's record in the gate, for a kernel launch's or a graph's bookkeeping
+        /// (`None` for foreign memory).
         #[inline]
-        pub(crate) fn tracked(&self) -> Option<&'a dyn Tracked> {
+        pub(crate) fn life(&self) -> Option<&'a Life> {
             self.mem.alloc
         }
 
-        /// Makes `graph` keep the owning buffer's memory alive (nothing for foreign memory).
-        pub(crate) fn keep_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
+        /// **hold**: makes `graph` keep the owner's memory alive (nothing for foreign memory).
+        pub(crate) fn hold_in(&self, graph: sys::cudaGraph_t) -> Result<()> {
             match self.mem.alloc {
-                Some(a) => Tracked::keep_in(a, graph),
+                Some(life) => life.hold_in(graph),
                 None => Ok(()),
             }
         }
@@ -1200,14 +928,15 @@ impl<'a, T: DeviceCopy> DeviceSlice<'a, T> {
     ///
     /// # Safety
     /// `ptr` is `len` elements of device memory that `mem.alloc` keeps alive for `'a` and,
-    /// through its [`Tracked`] records, until the work enqueued with the view has run.
+    /// through the gate's records, until the work enqueued with the view has run.
     pub(crate) unsafe fn from_tracked(ptr: *mut T, len: usize, mem: Mem<'a>) -> DeviceSlice<'a, T> {
         DeviceSlice::new(ptr, len, mem)
     }
 
-    /// What a graph holds to keep the owner's memory alive (`None` for foreign memory).
-    pub(crate) fn keeper(&self) -> Option<crate::graph::Kept> {
-        self.mem.alloc.map(|a| a.keeper())
+    /// **hold**: what a graph holds to keep the owner's memory alive (`None` for foreign
+    /// memory; an error for memory no graph may hold).
+    pub(crate) fn holding(&self) -> Result<Option<crate::lifetime::holdings::Held>> {
+        self.mem.alloc.map(Life::hold).transpose()
     }
 
     view_methods!();

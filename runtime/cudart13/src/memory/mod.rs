@@ -19,12 +19,18 @@
 //! - [`DeviceAllocator`], [`set_allocator`], [`using_allocator`], [`MemoryHook`]: CuPy's
 //!   `set_allocator` / `using_allocator` / memory hooks.
 //!
+//! - [`GraphBuffer<T>`]: a graph's own device memory, allocated and freed inside the capture
+//!   that makes the graph.
+//!
 //! Element types are [`DeviceCopy`]: plain data for which every bit pattern is a value.
 //!
 //! # Safety model
 //!
 //! A safe function of this crate is safe for every interleaving CUDA allows: other streams,
-//! other threads, other devices, failed waits and captures. Five rules make that hold.
+//! other threads, other devices, failed waits and captures. Five rules make that hold; every
+//! one is kept in one place, the gate of the crate-private `lifetime` module, which every allocation,
+//! module and handle of the crate speaks to in four verbs (use, hold, host, free) and which
+//! is the one road by which anything stops existing.
 //!
 //! 1. **Stream order is memory order.** Every device, pinned and managed allocation knows
 //!    every stream that used it since the host last waited for it: an operation enqueued on
@@ -47,9 +53,11 @@
 //!    graph nodes make the graph own the memory they use through CUDA user objects, for as
 //!    long as the graph and every executable graph, clone and parent made from it, and their
 //!    launches, exist. Host memory a graph writes is never read through a live view while an
-//!    executable graph may run: while any graph holds pinned memory, a graph launch fails
-//!    while a host view of graph-held pinned memory is alive, and such a view waits for
-//!    every launch made before it.
+//!    executable graph may run: a launch of a graph holding a pinned buffer fails while a
+//!    host view of that buffer is alive, and such a view waits for every launch made before
+//!    it (per buffer: unrelated work never waits). Memory allocated by a capture is a
+//!    [`GraphBuffer`], usable only by work of that capture and freed in it; a
+//!    [`DeviceBuffer`] cannot be allocated on a stream being captured.
 //! 4. **Device affinity.** Streams, events, buffers and pools remember their device; work
 //!    this crate enqueues runs with its stream's device current (switched for the call and
 //!    back), and bookkeeping events are made on the device of the stream they are recorded
@@ -67,7 +75,7 @@
 //!
 //! Contracts the borrow checker enforces:
 //!
-//! ```compile_fail
+//! ```compile_fail,E0502
 //! # fn f(stream: &cudart13::Stream, dev: &cudart13::DeviceBuffer<u32>) -> cudart13::Result<()> {
 //! // A host view of a pinned buffer cannot live across a copy that writes the buffer.
 //! let mut host = cudart13::PinnedBuffer::<u32>::new(4)?;
@@ -77,7 +85,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! ```compile_fail
+//! ```compile_fail,E0608
 //! # fn f(stream: &cudart13::Stream) -> cudart13::Result<()> {
 //! // Pinned memory is reached through views that wait, never by dereferencing the buffer.
 //! let host = cudart13::PinnedBuffer::<u32>::new(4)?;
@@ -110,13 +118,13 @@
 
 mod allocator;
 mod buffer;
+mod graph_buffer;
 mod ipc;
 mod managed;
 pub(crate) mod pinned;
+mod pinned_block;
 mod pinned_slice;
 mod pool;
-pub(crate) mod release;
-pub(crate) mod track;
 
 use std::ffi::c_void;
 use std::ops::{Bound, RangeBounds};
@@ -127,11 +135,11 @@ pub use allocator::{
 };
 pub(crate) use buffer::Mem;
 pub use buffer::{AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceSlice, DeviceSliceMut};
+pub use graph_buffer::GraphBuffer;
 pub use ipc::IpcMemHandle;
 pub use managed::ManagedBuffer;
-pub use pinned::{
-    HostAllocFlags, PinnedBuffer, PinnedMut, PinnedPool, PinnedRef, RuntimeHostAllocator,
-};
+pub use pinned::{HostAllocFlags, PinnedBuffer, PinnedPool, RuntimeHostAllocator};
+pub use pinned_block::{PinnedMut, PinnedRef};
 pub use pinned_slice::{AsPinnedSlice, AsPinnedSliceMut, PinnedSlice, PinnedSliceMut};
 pub use pool::{MemPool, MemPoolStats};
 

@@ -13,24 +13,24 @@
 //! waits for the copies that conflict with it (writes for a read view, all for a write
 //! view) and returns the error when a wait fails; dropping the buffer waits for all of them
 //! and leaks the block instead of freeing it when a wait fails. A copy captured into a graph
-//! makes the graph own the block (a CUDA user object); while any graph owns a pinned block,
-//! [`GraphExec::launch`](crate::graph::GraphExec::launch) and host views of graph-owned
-//! blocks exclude each other: a launch fails while such a view is alive, and such a view
-//! first waits for every launch made before it.
+//! makes the graph hold the block; [`GraphExec::launch`](crate::graph::GraphExec::launch) of a
+//! graph holding a block and host views of *that* block exclude each other: the launch fails
+//! while a view is alive, and a view first waits for every launch made before it. Each block
+//! excludes on its own (the gate's **host** and **use**, the crate-private `lifetime` module): unrelated
+//! blocks, graphs and threads never wait for one another.
 
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::ops::{Deref, DerefMut, RangeBounds};
+use std::ops::RangeBounds;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::allocator::{self, HostAllocator};
+use super::pinned_block::{PinnedBlock, PinnedMut, PinnedRef};
 use super::pinned_slice::{AsPinnedSlice, AsPinnedSliceMut, PinnedSlice, PinnedSliceMut};
-use super::track::{Access, Bytes, Capture, Enqueued, StreamKey, Tracked, Uses, WHOLE};
 use super::{bytes_of, DeviceCopy};
 use crate::error::{report_drop_error, status, Error, Result};
-use crate::stream::Stream;
+use crate::lifetime::{Kind, Life, Release};
 use crate::sys;
 
 /// `cudaHostAlloc` flags (`PORTABLE`, `MAPPED`, `WRITE_COMBINED`).
@@ -75,24 +75,7 @@ unsafe impl HostAllocator for RuntimeHostAllocator {
     }
 }
 
-/// One pinned allocation, shared by its buffer and by the graphs that use it.
-pub(crate) struct PinnedBlock {
-    ptr: NonNull<u8>,
-    bytes: usize,
-    origin: Origin,
-    state: Mutex<BlockState>,
-    /// How many graph references (user objects) hold the block.
-    graph_refs: AtomicUsize,
-}
-
-#[derive(Default)]
-struct BlockState {
-    uses: Uses,
-    /// The graph (and capture) the block was last handed to, so that one capture holds it
-    /// once.
-    kept_in: Option<(usize, u64)>,
-}
-
+/// Where a block goes back to.
 enum Origin {
     /// Nothing allocated (zero bytes).
     Empty,
@@ -100,271 +83,38 @@ enum Origin {
     Pool(Arc<PoolShared>),
 }
 
-// SAFETY: the block owns its memory; the state is behind a mutex, the allocator is
-// `Send + Sync`.
-unsafe impl Send for PinnedBlock {}
-// SAFETY: shared access reads the address and synchronises through the mutex and CUDA.
-unsafe impl Sync for PinnedBlock {}
+/// A host address as a value the free can carry to another thread.
+#[derive(Clone, Copy)]
+struct Addr(usize);
 
-/// Pinned blocks held by at least one graph, process-wide: while there are any, graph
-/// launches are recorded and host views of such blocks counted (see the module docs).
-static BLOCKS_IN_GRAPHS: AtomicUsize = AtomicUsize::new(0);
-
-/// Graph launches and live host views of graph-held pinned blocks.
-struct GraphLaunches {
-    /// The last launch on each stream (all launches, while pinned blocks are in graphs).
-    launches: Uses,
-    /// Live host views of graph-held blocks.
-    views: usize,
-}
-
-static LAUNCHES: Mutex<GraphLaunches> = Mutex::new(GraphLaunches {
-    launches: Uses::new(),
-    views: 0,
-});
-
-fn launches() -> std::sync::MutexGuard<'static, GraphLaunches> {
-    LAUNCHES.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Launches a graph on `stream` with `launch` (see [`GraphExec::launch`](crate::graph::GraphExec::launch)):
-/// refused into a capture; while pinned blocks are held by graphs, refused while a host view
-/// of one is alive, and recorded so that later views wait for it. `record` sees every
-/// launch that ran outside a capture.
-pub(crate) fn graph_launch(
-    stream: &Stream,
-    record: impl FnOnce(&Enqueued<'_>),
-    launch: impl FnOnce() -> Result<()>,
-) -> Result<()> {
-    let guarded = BLOCKS_IN_GRAPHS.load(Ordering::Acquire) > 0;
-    let mut log = if guarded { Some(launches()) } else { None };
-    if log.as_ref().is_some_and(|l| l.views > 0) {
-        return Err(Error::InvalidArgument(
-            "a host view of a pinned buffer that a graph uses is alive: drop it before \
-             launching a graph"
-                .into(),
-        ));
-    }
-    let _gate = stream.gate_shared();
-    let device = match stream.ordinal() {
-        Some(d) => d,
-        None => crate::device::current_ordinal()?,
-    };
-    crate::device::with_device(device, || {
-        // Under the gate, no capture of the crate's begins or ends until the launch is in.
-        if crate::graph::capture_of(stream)? != Capture::No {
-            return Err(Error::InvalidArgument(
-                "launching an executable graph into a stream being captured".into(),
-            ));
-        }
-        // A failed launch is recorded too: it may have been enqueued all the same.
-        let launched = launch();
-        let done = Enqueued {
-            stream,
-            key: StreamKey::of(stream, device),
-            device,
-            capture: Ok(Capture::No),
-        };
-        if let Some(l) = log.as_mut() {
-            done.record_launch(&mut l.launches);
-        }
-        record(&done);
-        launched
-    })
-}
-
-impl PinnedBlock {
-    fn new(ptr: NonNull<u8>, bytes: usize, origin: Origin) -> PinnedBlock {
-        PinnedBlock {
-            ptr,
-            bytes,
-            origin,
-            state: Mutex::new(BlockState::default()),
-            graph_refs: AtomicUsize::new(0),
-        }
+impl Addr {
+    fn of(ptr: NonNull<u8>) -> Addr {
+        Addr(ptr.as_ptr() as usize)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BlockState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Waits for the work a host access of this kind to `range` conflicts with, and counts
-    /// the view when a graph holds the block (see the module documentation).
-    pub(crate) fn host_access(&self, access: Access, range: Bytes) -> Result<ViewToken> {
-        self.lock().uses.wait_host(access, range)?;
-        if self.graph_refs.load(Ordering::Acquire) == 0 {
-            return Ok(ViewToken { counted: false });
-        }
-        let mut log = launches();
-        log.launches.wait_host(Access::Write, WHOLE)?;
-        log.views += 1;
-        Ok(ViewToken { counted: true })
-    }
-
-    /// Makes `graph` hold the block (once per graph and capture).
-    fn keep_in(
-        self: &Arc<Self>,
-        kept_in: &mut Option<(usize, u64)>,
-        graph: sys::cudaGraph_t,
-        id: u64,
-    ) -> Result<()> {
-        let key = (graph.0 as usize, id);
-        if *kept_in == Some(key) {
-            return Ok(());
-        }
-        crate::graph::keep_in_graph(graph, Box::new(GraphRef::new(self.clone())))?;
-        *kept_in = Some(key);
-        Ok(())
-    }
-
-    /// Frees the memory (or returns it to its pool) once; later calls do nothing.
-    fn release(&mut self) -> Result<()> {
-        match std::mem::replace(&mut self.origin, Origin::Empty) {
-            Origin::Empty => Ok(()),
-            // SAFETY: the memory came from this allocator with this size; freed once.
-            Origin::Allocator(a) => unsafe { a.free(self.ptr, self.bytes) },
-            Origin::Pool(pool) => {
-                pool.give_back(self.ptr, self.bytes);
-                Ok(())
-            }
-        }
+    fn ptr(self) -> NonNull<u8> {
+        NonNull::new(self.0 as *mut u8).unwrap_or(NonNull::dangling())
     }
 }
 
-/// A graph's reference to a pinned block (what its user object owns).
-struct GraphRef(Arc<PinnedBlock>);
-
-impl GraphRef {
-    fn new(block: Arc<PinnedBlock>) -> GraphRef {
-        if block.graph_refs.fetch_add(1, Ordering::AcqRel) == 0 {
-            BLOCKS_IN_GRAPHS.fetch_add(1, Ordering::AcqRel);
-        }
-        GraphRef(block)
+/// The release of a block of `bytes` bytes at `ptr` from `origin`.
+fn release_of(ptr: NonNull<u8>, bytes: usize, origin: Origin) -> Option<Release> {
+    let at = Addr::of(ptr);
+    match origin {
+        Origin::Empty => None,
+        // SAFETY: the memory came from this allocator with this size; freed once, by the
+        // gate, after every use.
+        Origin::Allocator(a) => Some(Box::new(move || unsafe { a.free(at.ptr(), bytes) })),
+        Origin::Pool(pool) => Some(Box::new(move || {
+            pool.give_back(at.ptr(), bytes);
+            Ok(())
+        })),
     }
 }
 
-impl Drop for GraphRef {
-    fn drop(&mut self) {
-        if self.0.graph_refs.fetch_sub(1, Ordering::AcqRel) == 1 {
-            BLOCKS_IN_GRAPHS.fetch_sub(1, Ordering::AcqRel);
-        }
-    }
-}
-
-/// A range of a pinned block, as an operation uses it: what its bookkeeping records.
-pub(crate) struct PinnedPart<'a> {
-    pub(crate) block: &'a Arc<PinnedBlock>,
-    pub(crate) range: Bytes,
-}
-
-impl Tracked for PinnedPart<'_> {
-    fn track(&self, done: &Enqueued<'_>, access: Access) {
-        let mut st = self.block.lock();
-        let BlockState { uses, kept_in } = &mut *st;
-        // Host memory has no home stream: every use is recorded.
-        done.track(uses, HOST, access, self.range, |graph, id| {
-            self.block.keep_in(kept_in, graph, id)
-        });
-    }
-
-    fn keeper(&self) -> crate::graph::Kept {
-        Box::new(GraphRef::new(self.block.clone()))
-    }
-}
-
-/// The "home" of a pinned block: a key no stream has, so that every use is recorded.
-const HOST: StreamKey = StreamKey::Handle(usize::MAX);
-
-impl Drop for PinnedBlock {
-    fn drop(&mut self) {
-        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
-        if let Err(e) = state.uses.wait_host(Access::Write, WHOLE) {
-            // A copy may still use the block: leak it (failing closed).
-            report_drop_error(
-                "pinned buffer (its copies could not be waited for; leaked)",
-                &e,
-            );
-            return;
-        }
-        if let Err(e) = self.release() {
-            report_drop_error("pinned buffer", &e);
-        }
-    }
-}
-
-/// A live host view; counted while a graph holds its block.
-#[derive(Debug)]
-pub(crate) struct ViewToken {
-    counted: bool,
-}
-
-impl Drop for ViewToken {
-    fn drop(&mut self) {
-        if self.counted {
-            launches().views -= 1;
-        }
-    }
-}
-
-/// A host view of a [`PinnedBuffer`] for reading ([`PinnedBuffer::as_slice`]): no copy
-/// writes the memory while it is alive.
-///
-/// ```no_run
-/// # fn main() -> cudart13::Result<()> {
-/// use cudart13::{DeviceBuffer, PinnedBuffer, Stream};
-/// let stream = Stream::non_blocking()?;
-/// let dev = DeviceBuffer::from_slice(&[1.5f32; 8], &stream)?;
-/// let mut host = PinnedBuffer::<f32>::new(8)?;
-/// dev.copy_to_pinned_async(&mut host, &stream)?;
-/// let view = host.as_slice()?; // waits for the copy; no copy may write `host` while it lives
-/// println!("{}", view.iter().sum::<f32>());
-/// # Ok(()) }
-/// ```
-#[derive(Debug)]
-pub struct PinnedRef<'a, T: DeviceCopy> {
-    pub(crate) slice: &'a [T],
-    pub(crate) _view: ViewToken,
-}
-
-/// A host view of a [`PinnedBuffer`] for writing ([`PinnedBuffer::as_mut_slice`]): no copy
-/// reads or writes the memory while it is alive.
-///
-/// ```no_run
-/// # fn main() -> cudart13::Result<()> {
-/// use cudart13::{DeviceBuffer, PinnedBuffer, Stream};
-/// let stream = Stream::non_blocking()?;
-/// let mut host = PinnedBuffer::<u32>::new(8)?;
-/// let mut dev = DeviceBuffer::<u32>::new(8, &stream)?;
-/// for round in 0..3 {
-///     host.as_mut_slice()?.fill(round); // waits until the previous upload has read `host`
-///     dev.copy_from_pinned_async(&host, &stream)?;
-/// }
-/// # Ok(()) }
-/// ```
-#[derive(Debug)]
-pub struct PinnedMut<'a, T: DeviceCopy> {
-    pub(crate) slice: &'a mut [T],
-    pub(crate) _view: ViewToken,
-}
-
-impl<T: DeviceCopy> Deref for PinnedRef<'_, T> {
-    type Target = [T];
-    fn deref(&self) -> &[T] {
-        self.slice
-    }
-}
-
-impl<T: DeviceCopy> Deref for PinnedMut<'_, T> {
-    type Target = [T];
-    fn deref(&self) -> &[T] {
-        self.slice
-    }
-}
-
-impl<T: DeviceCopy> DerefMut for PinnedMut<'_, T> {
-    fn deref_mut(&mut self) -> &mut [T] {
-        self.slice
-    }
+/// A block of `bytes` bytes at `ptr` from `origin`.
+fn block(ptr: NonNull<u8>, bytes: usize, origin: Origin) -> PinnedBlock {
+    PinnedBlock::new(ptr, bytes, release_of(ptr, bytes, origin))
 }
 
 /// Page-locked host memory holding `len` values of `T`, freed (or returned to its pool)
@@ -396,7 +146,7 @@ impl<T: DeviceCopy> DerefMut for PinnedMut<'_, T> {
 pub struct PinnedBuffer<T: DeviceCopy> {
     ptr: NonNull<T>,
     len: usize,
-    block: Arc<PinnedBlock>,
+    block: PinnedBlock,
 }
 
 // SAFETY: like `Vec<T>`: the buffer owns its elements.
@@ -445,12 +195,12 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
         let bytes = bytes_of::<T>(len)?;
         if bytes == 0 {
             return Ok(Self::from_block(
-                PinnedBlock::new(NonNull::dangling(), 0, Origin::Empty),
+                block(NonNull::dangling(), 0, Origin::Empty),
                 0,
             ));
         }
         let ptr = allocator.alloc(bytes)?;
-        let block = PinnedBlock::new(ptr, bytes, Origin::Allocator(allocator));
+        let block = block(ptr, bytes, Origin::Allocator(allocator));
         Self::checked(block, len, zero)
     }
 
@@ -465,26 +215,26 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     /// Wraps the block (zeroed first when `zero`), or gives it back when it is misaligned
     /// for `T`.
     fn checked(block: PinnedBlock, len: usize, zero: bool) -> Result<PinnedBuffer<T>> {
-        if block.ptr.as_ptr() as usize % std::mem::align_of::<T>() != 0 {
+        if block.ptr().as_ptr() as usize % std::mem::align_of::<T>() != 0 {
             return Err(Error::InvalidArgument(format!(
                 "pinned memory at {:p} is not aligned for a type of alignment {}",
-                block.ptr,
+                block.ptr(),
                 std::mem::align_of::<T>()
             )));
         }
         if zero {
             // SAFETY: the block holds at least `len * size_of::<T>()` writable bytes; zero
             // bits are a valid `T` (`DeviceCopy`).
-            unsafe { block.ptr.as_ptr().write_bytes(0, block.bytes) };
+            unsafe { block.ptr().as_ptr().write_bytes(0, block.bytes()) };
         }
         Ok(Self::from_block(block, len))
     }
 
     fn from_block(block: PinnedBlock, len: usize) -> PinnedBuffer<T> {
         PinnedBuffer {
-            ptr: block.ptr.cast(),
+            ptr: block.ptr().cast(),
             len,
-            block: Arc::new(block),
+            block,
         }
     }
 
@@ -590,15 +340,9 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     /// stays alive while a graph still holds it; when the wait fails, it is leaked.
     #[doc(alias = "cudaFreeHost")]
     pub fn close(self) -> Result<()> {
-        let me = std::mem::ManuallyDrop::new(self);
-        // SAFETY: read once; `me` is never dropped.
-        let block = unsafe { std::ptr::read(&me.block) };
-        block.lock().uses.wait_host(Access::Write, WHOLE)?;
-        match Arc::try_unwrap(block) {
-            Ok(mut block) => block.release(),
-            Err(_) => Ok(()),
-        }
+        self.block.life.close()
     }
+
 }
 
 /// The pinned allocator in use: the one set with
@@ -618,16 +362,6 @@ impl<T: DeviceCopy> AsPinnedSliceMut<T> for PinnedBuffer<T> {
     fn as_pinned_slice_mut(&mut self) -> PinnedSliceMut<'_, T> {
         // SAFETY: the buffer's elements, borrowed exclusively.
         unsafe { PinnedSliceMut::new(self.ptr, self.len, &self.block, 0) }
-    }
-}
-
-impl<T: DeviceCopy> Drop for PinnedBuffer<T> {
-    fn drop(&mut self) {
-        // Inside a CUDA callback no CUDA call is allowed: the wait and the free happen on
-        // the release thread, which takes a reference before this one goes.
-        if crate::loader::in_callback() {
-            super::release::release_later(Box::new(Arc::clone(&self.block)));
-        }
     }
 }
 
@@ -703,13 +437,21 @@ impl Drop for PoolShared {
         let state = std::mem::take(&mut *self.lock());
         for (bytes, blocks) in state.free {
             for ptr in blocks {
-                // SAFETY: cached blocks came from this allocator with this size.
-                if let Err(e) = unsafe { self.allocator.free(ptr, bytes) } {
+                if let Err(e) = free_cached(&self.allocator, ptr, bytes) {
                     report_drop_error("pinned pool block", &e);
                 }
             }
         }
     }
+}
+
+/// Frees a block the pool cached (its uses were waited for when it was re-pooled) through the
+/// gate's free road.
+fn free_cached(allocator: &Arc<dyn HostAllocator>, ptr: NonNull<u8>, bytes: usize) -> Result<()> {
+    let (allocator, at) = (allocator.clone(), Addr::of(ptr));
+    // SAFETY: a cached block came from this allocator with this size, and is freed once.
+    let release: Release = Box::new(move || unsafe { allocator.free(at.ptr(), bytes) });
+    Life::new("pinned pool block", Kind::Host, Some(release)).close()
 }
 
 impl Default for PinnedPool {
@@ -761,7 +503,7 @@ impl PinnedPool {
         let bytes = bytes_of::<T>(len)?;
         if bytes == 0 {
             return Ok(PinnedBuffer::from_block(
-                PinnedBlock::new(NonNull::dangling(), 0, Origin::Empty),
+                block(NonNull::dangling(), 0, Origin::Empty),
                 0,
             ));
         }
@@ -790,7 +532,7 @@ impl PinnedPool {
         // A cached block was initialised when it was first handed out (zeroed, or memory
         // the allocator says is initialised).
         let zero = zero || (fresh && !self.shared.allocator.initialized());
-        let block = PinnedBlock::new(ptr, rounded, Origin::Pool(self.shared.clone()));
+        let block = block(ptr, rounded, Origin::Pool(self.shared.clone()));
         PinnedBuffer::checked(block, len, zero)
     }
 
@@ -826,8 +568,7 @@ impl PinnedPool {
         let mut first = Ok(());
         for (bytes, list) in blocks {
             for ptr in list {
-                // SAFETY: cached blocks came from this allocator with this size.
-                if let Err(e) = unsafe { self.shared.allocator.free(ptr, bytes) } {
+                if let Err(e) = free_cached(&self.shared.allocator, ptr, bytes) {
                     if first.is_ok() {
                         first = Err(e);
                     }
@@ -852,8 +593,8 @@ impl std::fmt::Debug for PinnedPool {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::alloc::Layout;
-    use std::sync::atomic::AtomicUsize;
 
     /// Host memory from the Rust allocator, counting calls: the pool's bookkeeping without
     /// CUDA.

@@ -1,34 +1,34 @@
-// Copied by `cargo xtask codegen` from the generator's codegen/template/src/memory/release.rs:
+// Copied by `cargo xtask codegen` from the generator's codegen/template/src/lifetime/deferred.rs:
 // edit the template, not this copy.
 
-//! What must be released later, on a thread of the crate's own: objects dropped inside a CUDA
-//! callback (where no CUDA call is allowed), what an executable graph kept once its launches
-//! have completed, and frees that cannot be enqueued yet (the memory's home stream is being
-//! captured), retried until they can.
+//! What must happen later, on a thread of the crate's own: objects dropped inside a CUDA
+//! callback (where no CUDA call is allowed) and frees that cannot run yet (the memory's home
+//! stream is being captured; an executable graph's launches have not completed), retried
+//! until they can; and running Rust code called from C without letting a panic cross.
 //!
-//! Not here: deciding what a graph must keep ([`crate::graph`] and the memory types do).
+//! Not here: deciding what to release or when it may go ([`super::Life`], [`super::holdings`]).
 
 use std::any::Any;
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use crate::error::{Error, Result};
+use crate::error::{report_drop_error, Error, Result};
 
 /// Something to drop on the release thread.
-pub(crate) type Kept = Box<dyn Any + Send>;
+pub(crate) type Later = Box<dyn Any + Send>;
 
-/// A free (or other release) that could not run yet: called again on the release thread
-/// until it returns `true`.
+/// A release that could not run yet: called again on the release thread until it returns
+/// `true`.
 pub(crate) type Retry = Box<dyn FnMut() -> bool + Send>;
 
 enum Message {
-    Drop(Kept),
+    Drop(Later),
     Retry(Retry),
 }
 
 /// Drops `item` on the release thread (for what a CUDA callback thread hands over).
-pub(crate) fn release_later(item: Kept) {
+pub(crate) fn release_later(item: Later) {
     match sender() {
         Ok(tx) => {
             if let Err(unsent) = send(tx, Message::Drop(item)) {
@@ -57,6 +57,25 @@ fn send(tx: &Mutex<Sender<Message>>, m: Message) -> std::result::Result<(), Mess
         .unwrap_or_else(|e| e.into_inner())
         .send(m)
         .map_err(|e| e.0)
+}
+
+/// Runs a Rust closure called from C (a callback, or the release thread's work), catching a
+/// panic: unwinding must not cross into C. The payload is dropped inside a catch too, and a
+/// payload whose own drop panics is forgotten, so nothing unwinds out of this function.
+pub(crate) fn run_caught(what: &'static str, f: impl FnOnce()) {
+    if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        let message = crate::error::panic_message(&*payload);
+        report_drop_error(what, &Error::CallbackPanicked(message));
+        drop_payload(payload);
+    }
+}
+
+/// Drops a panic payload without letting its `Drop` unwind: a payload that panics while
+/// dropped is caught, and that second payload is forgotten.
+fn drop_payload(payload: Box<dyn Any + Send>) {
+    if let Err(second) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(payload))) {
+        std::mem::forget(second);
+    }
 }
 
 /// Held by the release thread while it works; taken for good when the process exits.
@@ -96,14 +115,16 @@ fn sender() -> Result<&'static Mutex<Sender<Message>>> {
                         // Nothing runs once the process is exiting (see `stop_at_exit`).
                         let _running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
                         match next {
-                            Ok(Message::Drop(item)) => {
-                                crate::stream::run_caught("released object", move || drop(item))
-                            }
+                            Ok(Message::Drop(item)) => run_caught("released object", move || drop(item)),
                             Ok(Message::Retry(job)) => pending.push(job),
                             Err(RecvTimeoutError::Timeout) => {}
                             Err(RecvTimeoutError::Disconnected) => break,
                         }
-                        pending.retain_mut(|job| !job());
+                        pending.retain_mut(|job| {
+                            let mut done = true;
+                            run_caught("deferred release", || done = job());
+                            !done
+                        });
                     }
                 })
                 .map(|_| {
@@ -153,5 +174,24 @@ mod tests {
         eventually("three tries", || tries.load(Ordering::SeqCst) == 3);
         std::thread::sleep(Duration::from_millis(30));
         assert_eq!(tries.load(Ordering::SeqCst), 3, "no try after success");
+    }
+
+    #[test]
+    fn a_payload_that_panics_when_dropped_does_not_escape() {
+        struct Bomb;
+        impl Drop for Bomb {
+            fn drop(&mut self) {
+                panic!("the payload's own drop panics");
+            }
+        }
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        // Without the catch around the payload's drop this unwinds out of `run_caught`
+        // (in an `extern "C"` trampoline: an abort).
+        let escaped = std::panic::catch_unwind(|| {
+            run_caught("test", || std::panic::panic_any(Bomb));
+        });
+        std::panic::set_hook(hook);
+        assert!(escaped.is_ok(), "the payload's panic escaped run_caught");
     }
 }

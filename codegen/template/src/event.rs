@@ -370,7 +370,6 @@ impl Stream {
         event.record(self)?;
         Ok(event)
     }
-
 }
 
 #[cfg(test)]

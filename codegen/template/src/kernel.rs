@@ -32,7 +32,9 @@ use std::sync::{Arc, OnceLock};
 
 use crate::error::{status, Error, Result};
 use crate::lifetime::{self, holdings::Held, Access, Kind, Life, Part, Release};
-use crate::memory::{DeviceBuffer, DeviceCopy, DeviceSlice, DeviceSliceMut, GraphBuffer, ManagedBuffer};
+use crate::memory::{
+    DeviceBuffer, DeviceCopy, DeviceSlice, DeviceSliceMut, GraphBuffer, ManagedBuffer,
+};
 use crate::stream::Stream;
 use crate::sys;
 
@@ -229,7 +231,6 @@ impl Module {
             params: Arc::default(),
         })
     }
-
 }
 
 #[cfg(unix)]
@@ -1277,7 +1278,12 @@ impl<'a> Launch<'a> {
         let parts = memory
             .iter()
             .map(|life| Part::whole(life, Access::Write))
-            .chain(kernel._module.iter().map(|m| Part::whole(&m.life, Access::Read)));
+            .chain(
+                kernel
+                    ._module
+                    .iter()
+                    .map(|m| Part::whole(&m.life, Access::Read)),
+            );
         lifetime::enqueue_with(
             stream.queue(),
             device,
@@ -1521,7 +1527,9 @@ mod image {
             // entry's payload (a compressed one does not start with the ELF magic).
             let cubin = &b[(at + entry_header) as usize..next as usize];
             if kind == CUBIN_ENTRY && cubin.starts_with(super::ELF_MAGIC) {
-                elf(cubin).map_err(|why| format!("the cubin of the fatbin entry at offset {at}: {why}"))?;
+                elf(cubin).map_err(|why| {
+                    format!("the cubin of the fatbin entry at offset {at}: {why}")
+                })?;
             }
             at = next;
         }

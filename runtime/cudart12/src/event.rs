@@ -373,7 +373,6 @@ impl Stream {
         event.record(self)?;
         Ok(event)
     }
-
 }
 
 #[cfg(test)]

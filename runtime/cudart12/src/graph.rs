@@ -916,9 +916,13 @@ impl GraphExec {
     #[doc(alias = "cudaGraphExecEventRecordNodeSetEvent")]
     pub fn set_event_record_node(&self, node: GraphNode<'_>, event: &Event) -> Result<()> {
         // SAFETY: live handles; the event is kept by this executable graph from now on.
-        self.set_node(node, vec![Held::Other(Box::new(event.clone()))], || unsafe {
-            sys::cudaGraphExecEventRecordNodeSetEvent(self.raw, node.raw, event.as_raw())
-        })
+        self.set_node(
+            node,
+            vec![Held::Other(Box::new(event.clone()))],
+            || unsafe {
+                sys::cudaGraphExecEventRecordNodeSetEvent(self.raw, node.raw, event.as_raw())
+            },
+        )
     }
 
     /// Makes event wait node `node` wait for `event` at later launches
@@ -926,9 +930,13 @@ impl GraphExec {
     #[doc(alias = "cudaGraphExecEventWaitNodeSetEvent")]
     pub fn set_event_wait_node(&self, node: GraphNode<'_>, event: &Event) -> Result<()> {
         // SAFETY: as above.
-        self.set_node(node, vec![Held::Other(Box::new(event.clone()))], || unsafe {
-            sys::cudaGraphExecEventWaitNodeSetEvent(self.raw, node.raw, event.as_raw())
-        })
+        self.set_node(
+            node,
+            vec![Held::Other(Box::new(event.clone()))],
+            || unsafe {
+                sys::cudaGraphExecEventWaitNodeSetEvent(self.raw, node.raw, event.as_raw())
+            },
+        )
     }
 
     /// Changes one node's parameters with `set` and keeps `kept` (what they use) in the

@@ -88,7 +88,10 @@ impl Stream {
         let mut raw = sys::cudaStream_t::null();
         // SAFETY: one handle is written through a valid pointer.
         status(unsafe { sys::cudaStreamCreateWithFlags(&mut raw, flags.bits() as c_uint) })?;
-        Ok(Stream::owning(raw, crate::lifetime::current::current_ordinal()))
+        Ok(Stream::owning(
+            raw,
+            crate::lifetime::current::current_ordinal(),
+        ))
     }
 
     /// A new stream of `device` with these flags, whichever device is current (which stays
@@ -106,7 +109,9 @@ impl Stream {
         flags: StreamFlags,
         priority: i32,
     ) -> Result<Stream> {
-        crate::lifetime::current::with_device(device.ordinal(), || Stream::with_priority(flags, priority))
+        crate::lifetime::current::with_device(device.ordinal(), || {
+            Stream::with_priority(flags, priority)
+        })
     }
 
     /// A new stream with these flags and a priority (`cudaStreamCreateWithPriority`); see
@@ -119,7 +124,10 @@ impl Stream {
         status(unsafe {
             sys::cudaStreamCreateWithPriority(&mut raw, flags.bits() as c_uint, priority)
         })?;
-        Ok(Stream::owning(raw, crate::lifetime::current::current_ordinal()))
+        Ok(Stream::owning(
+            raw,
+            crate::lifetime::current::current_ordinal(),
+        ))
     }
 
     /// An owned stream of `device` (`None` when the current device could not be read).
@@ -373,7 +381,6 @@ impl Stream {
             Err(_) => Ok(()),
         }
     }
-
 }
 
 type HostFunc = Box<dyn FnOnce() + Send>;

@@ -307,15 +307,14 @@ pub use device::{Device, DeviceAttribute, DeviceGuard, DeviceProperties, Limit, 
 pub use error::{check, set_drop_error_hook, Error, Result};
 pub use event::{Event, EventFlags, IpcEventHandle};
 pub use global::DeviceGlobal;
-pub use graph::{
-    CaptureGuard, CaptureMode, Graph, GraphExec, GraphNode, InstantiateFlags,
-};
+pub use graph::{CaptureGuard, CaptureMode, Graph, GraphExec};
+pub use graph::{GraphNode, InstantiateFlags};
 pub use kernel::{Dim3, FuncAttribute, Kernel, KernelArg, KernelArgs};
 pub use kernel::{Launch, LaunchConfig, Module, ParamInfo};
 pub use loader::{has_function, is_available, LazySymbol, Library};
 pub use memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut};
-pub use memory::{HostAllocFlags, IpcMemHandle, ManagedBuffer, MemPool, MemPoolStats};
 pub use memory::{GraphBuffer, PinnedBuffer, PinnedPool, PinnedSlice, PinnedSliceMut};
+pub use memory::{HostAllocFlags, IpcMemHandle, ManagedBuffer, MemPool, MemPoolStats};
 pub use stream::{CaptureStatus, Stream, StreamFlags};
 pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
 pub use version::{function_since, runtime_version, CudaVersion};

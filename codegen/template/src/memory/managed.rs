@@ -70,7 +70,8 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
         let addr = ptr as usize;
         // SAFETY: an owned managed allocation, freed once, by the gate, once every device
         // has finished its work.
-        let release: Release = Box::new(move || status(unsafe { sys::cudaFree(addr as *mut c_void) }));
+        let release: Release =
+            Box::new(move || status(unsafe { sys::cudaFree(addr as *mut c_void) }));
         let life = Life::new("managed buffer", Kind::Everywhere, Some(release));
         let ptr = NonNull::new(ptr.cast::<T>()).ok_or_else(|| Error::from_code(2))?;
         let buffer = ManagedBuffer { ptr, len, life };

@@ -339,7 +339,6 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     pub fn close(self) -> Result<()> {
         self.block.life.close()
     }
-
 }
 
 /// The pinned allocator in use: the one set with
@@ -590,8 +589,8 @@ impl std::fmt::Debug for PinnedPool {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::alloc::Layout;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// Host memory from the Rust allocator, counting calls: the pool's bookkeeping without
     /// CUDA.

@@ -111,4 +111,3 @@ impl<T: DeviceCopy> DerefMut for PinnedMut<'_, T> {
         self.slice
     }
 }
-

@@ -21,8 +21,8 @@ use super::pinned_block::{PinnedBlock, PinnedMut, PinnedRef};
 #[cfg(doc)]
 use super::PinnedBuffer;
 use super::{bounds, DeviceCopy};
-use crate::lifetime::{self, Access, Bytes, Part};
 use crate::error::{Error, Result};
+use crate::lifetime::{self, Access, Bytes, Part};
 use crate::stream::Stream;
 
 /// A shared part of a [`PinnedBuffer`]: a source of asynchronous copies
@@ -492,8 +492,8 @@ impl<T: DeviceCopy> std::fmt::Debug for PinnedSliceMut<'_, T> {
 mod tests {
     use super::*;
     use crate::memory::pinned::tests::FakeHost;
-    use std::sync::Arc;
     use crate::memory::PinnedBuffer;
+    use std::sync::Arc;
 
     #[test]
     fn chunks_cover_the_buffer_without_overlap() {

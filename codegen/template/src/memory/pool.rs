@@ -156,7 +156,6 @@ impl MemPool {
         self.limit
     }
 
-
     fn get_u64(&self, attr: sys::cudaMemPoolAttr) -> Result<u64> {
         let mut value: u64 = 0;
         // SAFETY: these attributes are `cuuint64_t`; the handle is alive.
@@ -422,7 +421,6 @@ impl Device {
         // SAFETY: a value-only call.
         status(unsafe { sys::cudaDeviceGraphMemTrim(self.ordinal()) })
     }
-
 }
 
 /// `cudaErrorPeerAccessAlreadyEnabled`.
@@ -445,5 +443,3 @@ fn peer_pools(peer: Device) -> Result<Vec<MemPool>> {
         Ok(vec![default, current])
     }
 }
-
-

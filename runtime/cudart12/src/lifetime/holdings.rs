@@ -143,10 +143,16 @@ impl Launches {
     /// Notes a launch just enqueued.
     pub(crate) fn note(&mut self, done: &Enqueued<'_>) {
         if done.key.is_per_thread() {
-            self.per_thread
-                .note_or_wait(done.queue.raw(), done.key, done.device, Access::Write, WHOLE);
+            self.per_thread.note_or_wait(
+                done.queue.raw(),
+                done.key,
+                done.device,
+                Access::Write,
+                WHOLE,
+            );
         } else if !self.streams.iter().any(|(_, k, _)| *k == done.key) {
-            self.streams.push((done.queue.clone(), done.key, done.device));
+            self.streams
+                .push((done.queue.clone(), done.key, done.device));
         }
     }
 

@@ -108,7 +108,10 @@ fn allocation_in_capture() -> Error {
 /// be a graph allocation, valid only inside the graph): refused before, and when a capture of
 /// the crate's began on the stream meanwhile (the allocation may have been captured), the
 /// memory is leaked and the allocation refused.
-fn outside_capture(stream: &Stream, alloc: impl FnOnce() -> Result<DevicePtr>) -> Result<DevicePtr> {
+fn outside_capture(
+    stream: &Stream,
+    alloc: impl FnOnce() -> Result<DevicePtr>,
+) -> Result<DevicePtr> {
     let queue = stream.queue();
     let epoch = {
         let _gate = queue.gate_shared();
@@ -409,15 +412,10 @@ macro_rules! read_methods {
             let (src, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
             let out = dst.as_mut_ptr().cast::<c_void>();
             let mem = self.mem();
-            run_async(
-                stream,
-                mem.device()?,
-                &[mem.part(Access::Read)],
-                || {
-                    // SAFETY: the caller keeps `dst` valid until the copy has run.
-                    unsafe { memcpy_async(out, src, bytes, Kind_::DEVICE_TO_HOST, stream) }
-                },
-            )
+            run_async(stream, mem.device()?, &[mem.part(Access::Read)], || {
+                // SAFETY: the caller keeps `dst` valid until the copy has run.
+                unsafe { memcpy_async(out, src, bytes, Kind_::DEVICE_TO_HOST, stream) }
+            })
         }
 
         /// Enqueues a copy of everything into pinned memory `dst` (a
@@ -534,15 +532,10 @@ macro_rules! write_methods {
             let (dst, bytes) = (self.ptr.cast::<c_void>(), self.size_bytes());
             let input = src.as_ptr().cast::<c_void>();
             let mem = self.mem();
-            run_async(
-                stream,
-                mem.device()?,
-                &[mem.part(Access::Write)],
-                || {
-                    // SAFETY: the caller keeps `src` valid until the copy has run.
-                    unsafe { memcpy_async(dst, input, bytes, Kind_::HOST_TO_DEVICE, stream) }
-                },
-            )
+            run_async(stream, mem.device()?, &[mem.part(Access::Write)], || {
+                // SAFETY: the caller keeps `src` valid until the copy has run.
+                unsafe { memcpy_async(dst, input, bytes, Kind_::HOST_TO_DEVICE, stream) }
+            })
         }
 
         /// Enqueues a copy of pinned memory `src` (a [`PinnedBuffer`](super::PinnedBuffer)
@@ -607,17 +600,12 @@ macro_rules! write_methods {
             }
             let dst = self.ptr.cast::<c_void>();
             let mem = self.mem();
-            run_async(
-                stream,
-                mem.device()?,
-                &[mem.part(Access::Write)],
-                || {
-                    // SAFETY: `bytes` bytes of device memory, kept until the memset has run.
-                    status(unsafe {
-                        sys::cudaMemsetAsync(dst, c_int::from(value), bytes, stream.as_raw())
-                    })
-                },
-            )
+            run_async(stream, mem.device()?, &[mem.part(Access::Write)], || {
+                // SAFETY: `bytes` bytes of device memory, kept until the memset has run.
+                status(unsafe {
+                    sys::cudaMemsetAsync(dst, c_int::from(value), bytes, stream.as_raw())
+                })
+            })
         }
 
         /// Enqueues setting every element to zero bits on `stream`.
@@ -702,9 +690,9 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         let raw = Addr::of(stream.as_raw().0.cast());
         let addr = Addr::of(ptr.as_raw());
         // SAFETY: the allocation is owned and freed once, by the gate, after every use.
-        let free: Release = Box::new(move || status(unsafe {
-            sys::cudaFreeAsync(addr.ptr(), sys::cudaStream_t(raw.ptr().cast()))
-        }));
+        let free: Release = Box::new(move || {
+            status(unsafe { sys::cudaFreeAsync(addr.ptr(), sys::cudaStream_t(raw.ptr().cast())) })
+        });
         Ok(Self::wrap(ptr, len, stream, device, Some((free, false))))
     }
 
@@ -721,12 +709,21 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         let custom_allocator = free.as_ref().is_some_and(|(_, custom)| *custom);
         let home = Home::new(stream.queue(), device);
         let per_thread = home.key.is_per_thread();
-        let release = if ptr.is_null() { None } else { free.map(|(f, _)| f) };
+        let release = if ptr.is_null() {
+            None
+        } else {
+            free.map(|(f, _)| f)
+        };
         let life = Life::new("device buffer", Kind::Device(home), release);
         if per_thread {
             // The allocation itself is a use, which another thread's free must follow: that
             // thread's per-thread stream is another stream.
-            let _ = lifetime::enqueue(stream.queue(), device, &[Part::whole(&life, Access::Write)], || Ok(()));
+            let _ = lifetime::enqueue(
+                stream.queue(),
+                device,
+                &[Part::whole(&life, Access::Write)],
+                || Ok(()),
+            );
         }
         DeviceBuffer {
             ptr: ptr.as_raw().cast(),
@@ -775,9 +772,9 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         let raw = Addr::of(stream.as_raw().0.cast());
         let addr = Addr::of(ptr.as_raw());
         // SAFETY: the caller's promise: a stream-ordered allocation nothing else frees.
-        let free: Release = Box::new(move || status(unsafe {
-            sys::cudaFreeAsync(addr.ptr(), sys::cudaStream_t(raw.ptr().cast()))
-        }));
+        let free: Release = Box::new(move || {
+            status(unsafe { sys::cudaFreeAsync(addr.ptr(), sys::cudaStream_t(raw.ptr().cast())) })
+        });
         Ok(Self::wrap(ptr, len, stream, device, Some((free, false))))
     }
 

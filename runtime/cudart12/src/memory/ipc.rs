@@ -26,9 +26,9 @@ use std::sync::{Arc, OnceLock};
 
 use super::allocator::DeviceAllocator;
 use super::buffer::DeviceBuffer;
-use crate::lifetime;
 use super::{DeviceCopy, DevicePtr};
 use crate::error::{status, Error, Result};
+use crate::lifetime;
 use crate::stream::Stream;
 use crate::sys;
 

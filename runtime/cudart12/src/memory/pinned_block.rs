@@ -114,4 +114,3 @@ impl<T: DeviceCopy> DerefMut for PinnedMut<'_, T> {
         self.slice
     }
 }
-

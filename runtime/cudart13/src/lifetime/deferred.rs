@@ -115,7 +115,9 @@ fn sender() -> Result<&'static Mutex<Sender<Message>>> {
                         // Nothing runs once the process is exiting (see `stop_at_exit`).
                         let _running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
                         match next {
-                            Ok(Message::Drop(item)) => run_caught("released object", move || drop(item)),
+                            Ok(Message::Drop(item)) => {
+                                run_caught("released object", move || drop(item))
+                            }
                             Ok(Message::Retry(job)) => pending.push(job),
                             Err(RecvTimeoutError::Timeout) => {}
                             Err(RecvTimeoutError::Disconnected) => break,

@@ -191,11 +191,12 @@ impl Life {
     /// The first half of **use**: whether work going to `capture` may use the resource.
     fn admit(&self, capture: &Capture) -> Result<()> {
         match (&self.0.kind, capture) {
-            (Kind::Graph { graph, capture: id, .. }, Capture::Into(g, c))
-                if g.0 as usize == *graph && c == id =>
-            {
-                Ok(())
-            }
+            (
+                Kind::Graph {
+                    graph, capture: id, ..
+                },
+                Capture::Into(g, c),
+            ) if g.0 as usize == *graph && c == id => Ok(()),
             (Kind::Graph { .. }, _) => Err(Error::InvalidArgument(
                 "a graph allocation is usable only by work captured into the capture that \
                  allocated it"
@@ -236,7 +237,9 @@ impl Life {
                 // are recorded (inside the capture) so that the free node follows them.
                 if done.key != home.key {
                     let mut st = self.lock();
-                    if let Err(e) = st.uses.note(done.queue.raw(), done.key, done.device, access, range)
+                    if let Err(e) =
+                        st.uses
+                            .note(done.queue.raw(), done.key, done.device, access, range)
                     {
                         st.uses.poison(e);
                     }
@@ -249,9 +252,13 @@ impl Life {
                 if done.key == home_key && !home_key.is_per_thread() {
                     return;
                 }
-                self.lock()
-                    .uses
-                    .note_or_wait(done.queue.raw(), done.key, done.device, access, range);
+                self.lock().uses.note_or_wait(
+                    done.queue.raw(),
+                    done.key,
+                    done.device,
+                    access,
+                    range,
+                );
             }
             Ok(Capture::Into(graph, id)) => self.held_by_capture(*graph, *id),
             Ok(Capture::Dead) => {}
@@ -322,7 +329,11 @@ impl Life {
     /// Gives the resource up without ending it (`into_raw_parts`): nothing is freed when the
     /// last reference goes.
     pub(crate) fn give_up(self) {
-        self.0.release.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.0
+            .release
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
     }
 }
 
@@ -363,7 +374,11 @@ impl Shared {
 
     /// The free to run, taken once (`None` when there is nothing to free).
     fn take_freeing(&mut self) -> Option<Freeing> {
-        let release = self.release.get_mut().unwrap_or_else(|e| e.into_inner()).take()?;
+        let release = self
+            .release
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()?;
         let state = std::mem::take(self.state.get_mut().unwrap_or_else(|e| e.into_inner()));
         Some(Freeing {
             what: self.what,
@@ -412,17 +427,19 @@ impl Freeing {
             Attempt::Done(result) => result,
             Attempt::NotYet(job) => {
                 let mut pending = Some(job);
-                deferred::retry_later(Box::new(move || match pending.take().map(Freeing::attempt) {
-                    None => true,
-                    Some(Attempt::Done(result)) => {
-                        if let Err(e) = result {
-                            report_drop_error("deferred free", &e);
+                deferred::retry_later(Box::new(move || {
+                    match pending.take().map(Freeing::attempt) {
+                        None => true,
+                        Some(Attempt::Done(result)) => {
+                            if let Err(e) = result {
+                                report_drop_error("deferred free", &e);
+                            }
+                            true
                         }
-                        true
-                    }
-                    Some(Attempt::NotYet(job)) => {
-                        pending = Some(job);
-                        false
+                        Some(Attempt::NotYet(job)) => {
+                            pending = Some(job);
+                            false
+                        }
                     }
                 }));
                 Ok(())
@@ -486,7 +503,11 @@ impl Freeing {
                 }
                 Attempt::Done(relaxed(self.release))
             }
-            Kind::Graph { home, graph, capture } => {
+            Kind::Graph {
+                home,
+                graph,
+                capture,
+            } => {
                 let queue = home.queue.clone();
                 let _gate = queue.gate_shared();
                 match capture_graph(queue.raw()) {
@@ -525,7 +546,9 @@ fn synchronize_all_devices() -> Result<()> {
     status(unsafe { sys::cudaGetDeviceCount(&mut n) })?;
     for d in 0..n {
         // SAFETY: a value-only call.
-        with_device(d, || relaxed(|| status(unsafe { sys::cudaDeviceSynchronize() })))?;
+        with_device(d, || {
+            relaxed(|| status(unsafe { sys::cudaDeviceSynchronize() }))
+        })?;
     }
     Ok(())
 }

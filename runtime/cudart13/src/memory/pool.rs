@@ -159,7 +159,6 @@ impl MemPool {
         self.limit
     }
 
-
     fn get_u64(&self, attr: sys::cudaMemPoolAttr) -> Result<u64> {
         let mut value: u64 = 0;
         // SAFETY: these attributes are `cuuint64_t`; the handle is alive.
@@ -425,7 +424,6 @@ impl Device {
         // SAFETY: a value-only call.
         status(unsafe { sys::cudaDeviceGraphMemTrim(self.ordinal()) })
     }
-
 }
 
 /// `cudaErrorPeerAccessAlreadyEnabled`.
@@ -448,5 +446,3 @@ fn peer_pools(peer: Device) -> Result<Vec<MemPool>> {
         Ok(vec![default, current])
     }
 }
-
-

@@ -458,6 +458,63 @@ EMU_API(cudaGraphGetRootNodes,
         (cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes),
         (graph, pRootNodes, pNumRootNodes))
 
+static cudaError_t cudaGraphGetEdges_impl(cudaGraph_t graph, cudaGraphNode_t *from,
+                                          cudaGraphNode_t *to, cudaGraphEdgeData *edgeData,
+                                          size_t *numEdges) {
+    if (!numEdges || (from == NULL) != (to == NULL)) return cudaErrorInvalidValue;
+    struct emu_graph *g = emu_handle_get("cudaGraphGetEdges", (uintptr_t)graph, K_GRAPH);
+    if (!g) return cudaErrorInvalidValue;
+    size_t total = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        for (size_t d = 0; d < g->nodes[i]->ndeps; d++) {
+            if (from && total < *numEdges) {
+                from[total] = (cudaGraphNode_t)g->nodes[g->nodes[i]->deps[d]]->h->value;
+                to[total] = (cudaGraphNode_t)g->nodes[i]->h->value;
+                if (edgeData) memset(&edgeData[total], 0, sizeof *edgeData);
+            }
+            total++;
+        }
+    }
+    if (from)
+        for (size_t i = total; i < *numEdges; i++) from[i] = to[i] = NULL;
+    *numEdges = total;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphGetEdges,
+        (cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to,
+         cudaGraphEdgeData *edgeData, size_t *numEdges),
+        (graph, from, to, edgeData, numEdges))
+
+static cudaError_t cudaGraphNodeGetType_impl(cudaGraphNode_t node, enum cudaGraphNodeType *pType) {
+    struct emu_node *n = emu_handle_get("cudaGraphNodeGetType", (uintptr_t)node, K_NODE);
+    if (!n || !pType) return cudaErrorInvalidValue;
+    switch (n->w.type) {
+    case W_KERNEL: *pType = cudaGraphNodeTypeKernel; break;
+    case W_COPY: *pType = cudaGraphNodeTypeMemcpy; break;
+    case W_SET: *pType = cudaGraphNodeTypeMemset; break;
+    case W_HOST: *pType = cudaGraphNodeTypeHost; break;
+    case W_CHILD: *pType = cudaGraphNodeTypeGraph; break;
+    case W_EVENT_RECORD: *pType = cudaGraphNodeTypeEventRecord; break;
+    case W_EVENT_WAIT: *pType = cudaGraphNodeTypeWaitEvent; break;
+    case W_MEM_ALLOC: *pType = cudaGraphNodeTypeMemAlloc; break;
+    case W_MEM_FREE: *pType = cudaGraphNodeTypeMemFree; break;
+    default: *pType = cudaGraphNodeTypeEmpty; break;
+    }
+    return cudaSuccess;
+}
+EMU_API(cudaGraphNodeGetType, (cudaGraphNode_t node, enum cudaGraphNodeType *pType), (node, pType))
+
+static cudaError_t cudaGraphHostNodeSetParams_impl(cudaGraphNode_t node,
+                                                   const struct cudaHostNodeParams *p) {
+    struct emu_node *n = emu_handle_get("cudaGraphHostNodeSetParams", (uintptr_t)node, K_NODE);
+    if (!n || n->w.type != W_HOST || !p || !p->fn) return cudaErrorInvalidValue;
+    n->w.u.host.fn = p->fn;
+    n->w.u.host.user = p->userData;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphHostNodeSetParams, (cudaGraphNode_t node, const struct cudaHostNodeParams *p),
+        (node, p))
+
 /* Adds w to the graph after `deps`; takes w's contents (dropped on failure). */
 static cudaError_t add_node(cudaGraphNode_t *out, cudaGraph_t graph, const cudaGraphNode_t *deps,
                             size_t ndeps, struct emu_work *w, const char *op) {
@@ -770,6 +827,8 @@ static cudaError_t cudaGraphExecUpdate_impl(cudaGraphExec_t hGraphExec, cudaGrap
     memset(resultInfo, 0, sizeof *resultInfo);
     if (!same_topology(x->g, g)) {
         resultInfo->result = cudaGraphExecUpdateErrorTopologyChanged;
+        /* CUDA names a node of the new graph where it can: the first one past the old. */
+        if (g->n > x->g->n) resultInfo->errorNode = (cudaGraphNode_t)g->nodes[x->g->n]->h->value;
         return cudaErrorGraphExecUpdateFailure;
     }
     take_parameters(x->g, g);
@@ -828,6 +887,19 @@ static cudaError_t cudaGraphExecMemcpyNodeSetParams1D_impl(cudaGraphExec_t hGrap
     w->u.copy.kind = kind;
     return cudaSuccess;
 }
+static cudaError_t cudaGraphExecHostNodeSetParams_impl(cudaGraphExec_t hGraphExec,
+                                                       cudaGraphNode_t node,
+                                                       const struct cudaHostNodeParams *p) {
+    struct emu_work *w = exec_node("cudaGraphExecHostNodeSetParams", hGraphExec, node, W_HOST);
+    if (!w || !p || !p->fn) return cudaErrorInvalidValue;
+    w->u.host.fn = p->fn;
+    w->u.host.user = p->userData;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphExecHostNodeSetParams,
+        (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *p),
+        (hGraphExec, node, p))
+
 EMU_API(cudaGraphExecMemcpyNodeSetParams1D,
         (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count,
          enum cudaMemcpyKind kind),

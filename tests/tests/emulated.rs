@@ -1557,3 +1557,9 @@ emulated! {
 // ---- issue 38: the gate ----
 #[path = "emulated/gate.rs"]
 mod gate;
+
+#[path = "emulated/graph_nodes.rs"]
+mod graph_nodes;
+
+#[path = "emulated/host_memory.rs"]
+mod host_memory;

@@ -1528,3 +1528,408 @@ fn ipc_child_opens_the_handles() {
     stream.synchronize().unwrap();
     println!("child: opened and changed {n} elements");
 }
+
+// ---- issue 43 (graphs and memory, part b) ----
+
+/// `step(unsigned* state, unsigned long long handle)`: the while node's body of
+/// `examples/graph_while_loop.rs`.
+const STEP_PTX: &str = include_str!("../../examples/examples/graph_while_loop.ptx");
+
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43b_conditional_while_if_and_switch_nodes() {
+    use cudart13::graph::Conditional;
+    gpu();
+    let step = Module::from_ptx(STEP_PTX).unwrap().kernel("step").unwrap();
+    let stream = Stream::non_blocking().unwrap();
+    let mut state = DeviceBuffer::<u32>::zeroed(2, &stream).unwrap();
+    let init = DeviceBuffer::from_slice(&[7u32, 0], &stream).unwrap();
+    let graph = Graph::new().unwrap();
+    let reset = graph.add_copy_node(&[], &mut state, &init).unwrap();
+    let handle = graph.conditional_handle(Some(1)).unwrap();
+    let cond = graph
+        .add_conditional_node(&[reset], handle, Conditional::While)
+        .unwrap();
+    assert_eq!(cond.bodies().len(), 1);
+    assert_eq!(
+        cond.node().node_type().unwrap(),
+        cudart13::graph::GraphNodeType::CONDITIONAL
+    );
+    let h = handle.as_raw();
+    // SAFETY: step(unsigned*, unsigned long long) on one thread over `state`'s 2 elements.
+    unsafe {
+        cond.bodies()[0]
+            .add_kernel_node(
+                &[],
+                Launch::new(&step)
+                    .config(LaunchConfig::new(1, 1))
+                    .args((&state, &h)),
+            )
+            .unwrap()
+    };
+    // A handle of another graph is refused.
+    let other = Graph::new().unwrap();
+    let foreign = other.conditional_handle(None).unwrap();
+    assert!(matches!(
+        graph.add_conditional_node(&[], foreign, Conditional::While),
+        Err(Error::InvalidArgument(_))
+    ));
+    let exec = graph.instantiate().unwrap();
+    drop(cond);
+    drop(graph);
+    drop(init); // the executable graph holds it
+    for _ in 0..2 {
+        exec.launch(&stream).unwrap();
+        assert_eq!(state.to_vec().unwrap(), [0, 7], "seven rounds per launch");
+    }
+    // An if node with an else body: the default 0 runs the else body only.
+    let graph = Graph::new().unwrap();
+    let mut flags = DeviceBuffer::<u8>::zeroed(2, &stream).unwrap();
+    let handle = graph.conditional_handle(Some(0)).unwrap();
+    let cond = graph
+        .add_conditional_node(&[], handle, Conditional::If { with_else: true })
+        .unwrap();
+    assert_eq!(cond.bodies().len(), 2);
+    let mut first = flags.slice_mut(0..1).unwrap();
+    cond.bodies()[0]
+        .add_memset_node(&[], &mut first, 1)
+        .unwrap();
+    let mut second = flags.slice_mut(1..2).unwrap();
+    cond.bodies()[1]
+        .add_memset_node(&[], &mut second, 2)
+        .unwrap();
+    let exec = graph.instantiate().unwrap();
+    exec.launch(&stream).unwrap();
+    assert_eq!(flags.to_vec().unwrap(), [0, 2], "only the else body ran");
+    // A switch node (CUDA 12.8+ on the 12.x line): the default 2 runs body 2 of 3.
+    let graph = Graph::new().unwrap();
+    let mut cases = DeviceBuffer::<u8>::zeroed(3, &stream).unwrap();
+    let handle = graph.conditional_handle(Some(2)).unwrap();
+    let cond = graph
+        .add_conditional_node(&[], handle, Conditional::Switch { cases: 3 })
+        .unwrap();
+    for (i, body) in cond.bodies().iter().enumerate() {
+        let mut one = cases.slice_mut(i..i + 1).unwrap();
+        body.add_memset_node(&[], &mut one, 9).unwrap();
+    }
+    graph.instantiate().unwrap().launch(&stream).unwrap();
+    assert_eq!(cases.to_vec().unwrap(), [0, 0, 9]);
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43b_captured_host_callback_runs_once_per_launch() {
+    gpu();
+    let stream = Stream::non_blocking().unwrap();
+    let runs = Arc::new(AtomicUsize::new(0));
+    let seen = runs.clone();
+    let mut data = DeviceBuffer::<u32>::zeroed(1024, &stream).unwrap();
+    let graph = stream
+        .capture(CaptureMode::THREAD_LOCAL, |s| {
+            data.memset(1, s)?;
+            s.launch_repeatable_host_func(move || {
+                seen.fetch_add(1, Ordering::SeqCst);
+            })
+        })
+        .unwrap();
+    let types: Vec<_> = graph
+        .nodes()
+        .unwrap()
+        .iter()
+        .map(|n| n.node_type().unwrap())
+        .collect();
+    assert!(
+        types.contains(&cudart13::graph::GraphNodeType::HOST),
+        "{types:?}"
+    );
+    let exec = graph.instantiate().unwrap();
+    drop(graph);
+    for _ in 0..5 {
+        exec.launch(&stream).unwrap();
+    }
+    stream.synchronize().unwrap();
+    assert_eq!(runs.load(Ordering::SeqCst), 5);
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43b_update_1000_times_keeps_holdings_bounded_and_names_refusals() {
+    gpu();
+    struct Token(Arc<AtomicUsize>);
+    impl Drop for Token {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+    let stream = Stream::non_blocking().unwrap();
+    let live = Arc::new(AtomicUsize::new(0));
+    let make = || {
+        let graph = Graph::new().unwrap();
+        let mut buf = DeviceBuffer::<u8>::new(4096, &stream).unwrap();
+        let set = graph.add_memset_node(&[], &mut buf, 1).unwrap();
+        live.fetch_add(1, Ordering::SeqCst);
+        let token = Token(live.clone());
+        graph
+            .add_host_node(&[set], move || {
+                let _ = &token;
+            })
+            .unwrap();
+        graph
+    };
+    let exec = make().instantiate().unwrap();
+    let settle = || {
+        stream.synchronize().unwrap();
+        for _ in 0..400 {
+            if live.load(Ordering::SeqCst) <= 1 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        live.load(Ordering::SeqCst)
+    };
+    for i in 1..=1000 {
+        exec.launch(&stream).unwrap();
+        exec.update(&make()).unwrap();
+        if i % 100 == 0 {
+            let now = settle();
+            println!("{i} updates: {now} held closure(s)");
+            assert!(now <= 1, "{now} closures held after {i} updates");
+        }
+    }
+    // A refused update: result information names the reason and the node.
+    let other = Graph::new().unwrap();
+    let a = other.add_empty_node(&[]).unwrap();
+    other.add_empty_node(&[a]).unwrap();
+    match exec.update(&other) {
+        Err(Error::GraphUpdate(why)) => {
+            println!("refused: {why}");
+            assert_ne!(why.reason, cudart13::graph::GraphUpdateResult::SUCCESS);
+        }
+        other => panic!("expected a refused update, got {other:?}"),
+    }
+    exec.launch(&stream).unwrap();
+    drop(exec);
+    stream.synchronize().unwrap();
+    for _ in 0..400 {
+        if live.load(Ordering::SeqCst) == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(live.load(Ordering::SeqCst), 0);
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43b_nodes_edges_setters_and_removal() {
+    gpu();
+    let stream = Stream::non_blocking().unwrap();
+    let mut a = DeviceBuffer::<u8>::zeroed(256, &stream).unwrap();
+    let mut b = DeviceBuffer::<u8>::zeroed(256, &stream).unwrap();
+    let src = PinnedBuffer::from_slice(&[3u32; 64]).unwrap();
+    let mut dst = PinnedBuffer::<u32>::new(64).unwrap();
+    let mut dst2 = PinnedBuffer::<u32>::new(64).unwrap();
+    let which = Arc::new(AtomicUsize::new(0));
+    let mut graph = Graph::new().unwrap();
+    let (set, host, copy, spare) = {
+        let set = graph.add_memset_node(&[], &mut a, 1).unwrap();
+        let w = which.clone();
+        let host = graph
+            .add_host_node(&[set], move || w.store(1, Ordering::SeqCst))
+            .unwrap();
+        let copy = graph.add_copy_pinned_node(&[host], &mut dst, &src).unwrap();
+        let spare = graph.add_empty_node(&[copy]).unwrap();
+        assert_eq!(graph.nodes().unwrap(), vec![set, host, copy, spare]);
+        let edges = graph.edges().unwrap();
+        assert_eq!(edges.len(), 3);
+        assert!(edges.iter().any(|e| e.from == set && e.to == host));
+        assert_eq!(
+            copy.node_type().unwrap(),
+            cudart13::graph::GraphNodeType::MEMCPY
+        );
+        (set.id(), host.id(), copy.id(), spare.id())
+    };
+    graph.remove_node(spare).unwrap();
+    assert!(graph.remove_node(spare).is_err());
+    assert_eq!(graph.node_count().unwrap(), 3);
+    let nodes = graph.nodes().unwrap();
+    let find = |id| *nodes.iter().find(|n| n.id() == id).unwrap();
+    let (set, host, copy) = (find(set), find(host), find(copy));
+    graph.set_memset_node(set, &mut b, 5).unwrap();
+    let w = which.clone();
+    graph
+        .set_host_node(host, move || w.store(2, Ordering::SeqCst))
+        .unwrap();
+    let exec = graph.instantiate().unwrap();
+    exec.launch(&stream).unwrap();
+    assert_eq!(dst.to_vec().unwrap(), vec![3; 64]);
+    assert_eq!(b.to_vec().unwrap(), vec![5; 256]);
+    assert_eq!(a.to_vec().unwrap(), vec![0; 256]);
+    assert_eq!(which.load(Ordering::SeqCst), 2);
+    // The executable graph's own setters: host, memset, pinned-to-pinned copy.
+    let w = which.clone();
+    exec.set_host_node(host, move || w.store(3, Ordering::SeqCst))
+        .unwrap();
+    exec.set_memset_node(set, &mut a, 6).unwrap();
+    exec.set_copy_pinned_node(copy, &mut dst2, &src).unwrap();
+    exec.launch(&stream).unwrap();
+    assert_eq!(dst2.to_vec().unwrap(), vec![3; 64]);
+    assert_eq!(a.to_vec().unwrap(), vec![6; 256]);
+    assert_eq!(which.load(Ordering::SeqCst), 3);
+    // A child-graph node set in place.
+    let parent = Graph::new().unwrap();
+    let child = Graph::new().unwrap();
+    child.add_memset_node(&[], &mut a, 7).unwrap();
+    let node = parent.add_child_graph_node(&[], &child).unwrap();
+    let pexec = parent.instantiate().unwrap();
+    let child2 = Graph::new().unwrap();
+    child2.add_memset_node(&[], &mut b, 8).unwrap();
+    pexec.set_child_graph_node(node, &child2).unwrap();
+    pexec.launch(&stream).unwrap();
+    assert_eq!(b.to_vec().unwrap(), vec![8; 256]);
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43b_pointer_info_registration_and_pinned_copies() {
+    use cudart13::memory::{MemoryType, PointerInfo};
+    gpu();
+    let stream = Stream::non_blocking().unwrap();
+    let dev = DeviceBuffer::<u32>::zeroed(16, &stream).unwrap();
+    let info = PointerInfo::of(dev.as_device_ptr().as_raw()).unwrap();
+    assert_eq!(info.memory_type, MemoryType::DEVICE);
+    assert_eq!(info.device, Some(0));
+    assert!(info.is_device_accessible() && !info.is_host_accessible());
+    let pinned = PinnedBuffer::<u32>::new(16).unwrap();
+    let info = PointerInfo::of(pinned.as_ptr().cast()).unwrap();
+    assert_eq!(info.memory_type, MemoryType::HOST);
+    assert!(info.is_host_accessible());
+    let managed = ManagedBuffer::<u32>::new(16).unwrap();
+    let info = PointerInfo::of(managed.as_device_ptr().as_raw()).unwrap();
+    assert_eq!(info.memory_type, MemoryType::MANAGED);
+    assert!(info.is_device_accessible() && info.is_host_accessible());
+    let heap = vec![0u32; 16];
+    let info = PointerInfo::of(heap.as_ptr().cast()).unwrap();
+    assert_eq!(info.memory_type, MemoryType::UNREGISTERED);
+    assert_eq!(info.device, None);
+    // Registered host memory: pinned in place, copied to and from, unregistered on drop.
+    let data: Vec<u32> = (0..4096).collect();
+    let addr = data.as_ptr() as usize;
+    let mut registered = PinnedBuffer::register(data).unwrap();
+    assert_eq!(registered.as_ptr() as usize, addr, "no copy");
+    let info = PointerInfo::of(registered.as_ptr().cast()).unwrap();
+    assert_eq!(info.memory_type, MemoryType::HOST);
+    let mut back = DeviceBuffer::<u32>::zeroed(4096, &stream).unwrap();
+    back.copy_from_pinned_async(&registered, &stream).unwrap();
+    let mut copy = PinnedBuffer::<u32>::new(4096).unwrap();
+    copy.copy_from_pinned_async(&registered, &stream).unwrap();
+    registered.as_mut_slice().unwrap().fill(0); // waits for both copies
+    assert_eq!(back.to_vec().unwrap()[4095], 4095);
+    assert_eq!(copy.to_vec().unwrap()[4095], 4095);
+    back.copy_to_pinned_async(&mut registered, &stream).unwrap();
+    drop(registered); // unregistered and freed after the copy
+    stream.synchronize().unwrap();
+    assert!(take_drop_errors().is_empty());
+}
+
+/// Set in the child process of [`issue43b_ipc_pool_shared_with_a_child_process`].
+const IPC_POOL_CHILD: &str = "CUDART_TEST_IPC_POOL_CHILD";
+
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43b_ipc_pool_shared_with_a_child_process() {
+    use std::os::fd::AsFd;
+    gpu();
+    let device = Device::get(0).unwrap();
+    let stream = Stream::non_blocking().unwrap();
+    let plain = MemPool::new(device).unwrap();
+    assert!(plain.export_fd().is_err(), "a pool made without handles");
+    let pool = MemPool::new_shareable(device).unwrap();
+    let fd = pool.export_fd().unwrap();
+    let mut bufs = Vec::new();
+    let mut exports = Vec::new();
+    for i in 0..3u32 {
+        let mut buf = pool.alloc::<u32>(1 << 16, &stream).unwrap();
+        buf.copy_from_host(&vec![i + 1; 1 << 16]).unwrap();
+        bufs.push(buf);
+    }
+    stream.synchronize().unwrap();
+    for buf in &bufs {
+        let bytes = pool.export_pointer(buf).unwrap().to_bytes();
+        exports.push(bytes.iter().map(|x| format!("{x:02x}")).collect::<String>());
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args([
+            "issue43b_ipc_pool_child",
+            "--exact",
+            "--include-ignored",
+            "--nocapture",
+        ])
+        .env(IPC_POOL_CHILD, exports.join(" "))
+        .stdin(std::process::Stdio::from(
+            fd.as_fd().try_clone_to_owned().unwrap(),
+        ))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the child failed: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("child: imported 3 allocations"), "{text}");
+    for (i, buf) in bufs.iter().enumerate() {
+        assert!(
+            buf.to_vec()
+                .unwrap()
+                .iter()
+                .all(|v| *v == 10 * (i as u32 + 1)),
+            "the child's writes to allocation {i}"
+        );
+    }
+    drop(bufs);
+    assert!(take_drop_errors().is_empty());
+}
+
+/// The other side of [`issue43b_ipc_pool_shared_with_a_child_process`]; does nothing when
+/// run on its own.
+#[test]
+#[ignore = "run by issue43b_ipc_pool_shared_with_a_child_process in a child process"]
+fn issue43b_ipc_pool_child() {
+    use cudart13::memory::PoolPointerExport;
+    use std::os::fd::BorrowedFd;
+    let Ok(exports) = std::env::var(IPC_POOL_CHILD) else {
+        return;
+    };
+    let device = Device::get(0).unwrap();
+    device.set_current().unwrap();
+    let stream = Stream::non_blocking().unwrap();
+    // SAFETY: standard input is the pool's descriptor, inherited from the parent.
+    let fd = unsafe { BorrowedFd::borrow_raw(0) };
+    let pool = MemPool::import_fd(fd, device).unwrap();
+    let mut n = 0;
+    for (i, hex) in exports.split(' ').enumerate() {
+        let bytes: Vec<u8> = (0..hex.len() / 2)
+            .map(|k| u8::from_str_radix(&hex[2 * k..2 * k + 2], 16).unwrap())
+            .collect();
+        let export = PoolPointerExport::from_bytes(bytes.try_into().unwrap());
+        // SAFETY: the parent allocated (and synchronised) before exporting, and keeps the
+        // allocation until this process has exited.
+        let mut shared: DeviceBuffer<u32> =
+            unsafe { pool.import_pointer(export, &stream).unwrap() };
+        let want = i as u32 + 1;
+        assert!(shared.to_vec().unwrap().iter().all(|v| *v == want));
+        shared
+            .copy_from_host(&vec![10 * want; shared.len()])
+            .unwrap();
+        drop(shared);
+        n += 1;
+    }
+    stream.synchronize().unwrap();
+    println!("child: imported {n} allocations");
+}

@@ -606,6 +606,24 @@ EMU_API(cudaGraphAddMemsetNode,
          size_t numDependencies, const struct cudaMemsetParams *pMemsetParams),
         (pGraphNode, graph, pDependencies, numDependencies, pMemsetParams))
 
+static cudaError_t cudaGraphMemsetNodeSetParams_impl(cudaGraphNode_t node,
+                                                     const struct cudaMemsetParams *p) {
+    struct emu_node *n = emu_handle_get("cudaGraphMemsetNodeSetParams", (uintptr_t)node, K_NODE);
+    if (!n || n->w.type != W_SET || !p || !p->dst ||
+        (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) || p->height == 0 ||
+        (p->height > 1 && p->pitch < p->width * p->elementSize))
+        return cudaErrorInvalidValue;
+    n->w.u.set.dst = p->dst;
+    n->w.u.set.pitch = p->height > 1 ? p->pitch : p->width * p->elementSize;
+    n->w.u.set.value = p->value;
+    n->w.u.set.elem = p->elementSize;
+    n->w.u.set.width = p->width;
+    n->w.u.set.height = p->height;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphMemsetNodeSetParams, (cudaGraphNode_t node, const struct cudaMemsetParams *p),
+        (node, p))
+
 static cudaError_t cudaGraphAddMemcpyNode1D_impl(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                                  const cudaGraphNode_t *pDependencies,
                                                  size_t numDependencies, void *dst,

@@ -1812,7 +1812,7 @@ fn issue43b_pointer_info_registration_and_pinned_copies() {
     let info = PointerInfo::of(managed.as_device_ptr().as_raw()).unwrap();
     assert_eq!(info.memory_type, MemoryType::MANAGED);
     assert!(info.is_device_accessible() && info.is_host_accessible());
-    let heap = vec![0u32; 16];
+    let heap = [0u32; 16];
     let info = PointerInfo::of(heap.as_ptr().cast()).unwrap();
     assert_eq!(info.memory_type, MemoryType::UNREGISTERED);
     assert_eq!(info.device, None);

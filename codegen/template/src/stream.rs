@@ -385,7 +385,7 @@ impl Stream {
         }
         // Not capturing: once, through the table (which also covers a capture begun by
         // another thread in between: a second run finds nothing).
-        self.launch_host_func(move || f())
+        self.launch_host_func(f)
     }
 
     /// Runs `f` with the stream's status once all work enqueued before it has finished

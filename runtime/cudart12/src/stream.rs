@@ -22,7 +22,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLockWriteGuard};
 
 use crate::error::{status, Error, Result};
+use crate::lifetime::capture::{capture_graph, Capture};
 use crate::lifetime::deferred::run_caught;
+use crate::lifetime::holdings::hold_in_graph;
 use crate::lifetime::queue::Queue;
 use crate::lifetime::NOT_READY;
 use crate::sys;
@@ -297,6 +299,7 @@ impl Stream {
     ///
     /// Not available while the stream is being captured (a graph may run a host function
     /// many times): it returns [`Error::InvalidArgument`] then; use
+    /// [`launch_repeatable_host_func`](Stream::launch_repeatable_host_func) or
     /// [`Graph::add_host_node`](crate::graph::Graph::add_host_node).
     #[doc(alias = "cudaLaunchHostFunc")]
     pub fn launch_host_func<F>(&self, f: F) -> Result<()>
@@ -306,7 +309,7 @@ impl Stream {
         if self.is_capturing()? {
             return Err(Error::InvalidArgument(
                 "launch_host_func on a capturing stream: a graph may run the function \
-                 more than once; use Graph::add_host_node"
+                 more than once; use launch_repeatable_host_func"
                     .into(),
             ));
         }
@@ -323,6 +326,69 @@ impl Stream {
             drop(HOST_FUNCS.take(id));
         }
         launched
+    }
+
+    /// Runs `f` on a CUDA host thread once all work enqueued before it has finished, as
+    /// [`launch_host_func`](Stream::launch_host_func) does, also while the stream is being
+    /// captured (`cudaLaunchHostFunc` into a capture): the function then becomes a host
+    /// node of the graph being captured, which runs it once per launch. That graph holds
+    /// `f` (as the gate's holdings hold what graphs use) for as long as the graph, and every
+    /// executable graph, clone and parent made from it, can run it — so `f` is `Fn` and
+    /// `Sync`. The same rule for `f` applies: calls of this crate inside it return
+    /// [`Error::InCallback`]. On a stream whose capture was invalidated it returns
+    /// `cudaErrorStreamCaptureInvalidated` without enqueuing.
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart12::Result<()> {
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// use cudart12::{CaptureMode, Stream};
+    /// let stream = Stream::non_blocking()?;
+    /// let runs = Arc::new(AtomicUsize::new(0));
+    /// let seen = runs.clone();
+    /// let graph = stream.capture(CaptureMode::THREAD_LOCAL, |s| {
+    ///     s.launch_repeatable_host_func(move || {
+    ///         seen.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    /// })?;
+    /// let exec = graph.instantiate()?;
+    /// drop(graph); // the executable graph still holds the closure
+    /// for _ in 0..3 {
+    ///     exec.launch(&stream)?;
+    /// }
+    /// stream.synchronize()?;
+    /// assert_eq!(runs.load(Ordering::SeqCst), 3);
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "cudaLaunchHostFunc")]
+    pub fn launch_repeatable_host_func<F>(&self, f: F) -> Result<()>
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        {
+            // Under the gate no capture of the crate's begins or ends on the stream until the
+            // function is in. CUDA is asked directly (not only while a capture of the crate's
+            // is active): a capture begun through the typed layer is found too.
+            let _gate = self.inner.gate_shared();
+            match capture_graph(self.as_raw())? {
+                Capture::Into(graph, _) => {
+                    let (held, params) = crate::graph::host_closure(f);
+                    // The graph holds the closure before CUDA can run it (also when the
+                    // launch fails: it is then let go with the graph).
+                    hold_in_graph(graph, held);
+                    // SAFETY: the trampoline matches `cudaHostFn_t`; its argument lives as
+                    // long as the graph's holdings, which outlive every launch of the graph.
+                    return status(unsafe {
+                        sys::cudaLaunchHostFunc(self.as_raw(), params.fn_, params.userData)
+                    });
+                }
+                Capture::Dead => return Err(Error::from_code(CAPTURE_INVALIDATED)),
+                Capture::No => {}
+            }
+        }
+        // Not capturing: once, through the table (which also covers a capture begun by
+        // another thread in between: a second run finds nothing).
+        self.launch_host_func(f)
     }
 
     /// Runs `f` with the stream's status once all work enqueued before it has finished
@@ -382,6 +448,9 @@ impl Stream {
         }
     }
 }
+
+/// `cudaErrorStreamCaptureInvalidated`.
+const CAPTURE_INVALIDATED: i32 = 901;
 
 type HostFunc = Box<dyn FnOnce() + Send>;
 type StreamCallback = Box<dyn FnOnce(Result<()>) + Send>;

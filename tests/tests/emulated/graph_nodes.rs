@@ -120,7 +120,8 @@ emulated! {
             }
         }
         assert_eq!(runs.load(Ordering::SeqCst), 1000);
-        assert!(most < 100, "at most {most} closures alive at once");
+        // Between two waits, at most the 250 updates whose launches may still be queued.
+        assert!(most <= 251, "at most {most} closures alive at once");
         drop(exec);
         assert!(eventually(|| live.load(Ordering::SeqCst) == 0));
         Ok(())

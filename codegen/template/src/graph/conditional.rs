@@ -36,7 +36,7 @@ pub struct ConditionalHandle {
 impl ConditionalHandle {
     /// The raw handle, for a kernel argument.
     pub fn as_raw(self) -> u64 {
-        self.raw as u64
+        self.raw
     }
 }
 
@@ -223,12 +223,16 @@ impl Graph {
         };
         let add = ADD.get()?;
         let (kind, size) = kind.raw();
-        let mut cond = sys::cudaConditionalNodeParams::default();
-        cond.handle = handle.raw;
-        cond.type_ = kind;
-        cond.size = size;
-        let mut params = sys::cudaGraphNodeParams::default();
-        params.type_ = sys::cudaGraphNodeType::CONDITIONAL;
+        let cond = sys::cudaConditionalNodeParams {
+            handle: handle.raw,
+            type_: kind,
+            size,
+            ..Default::default()
+        };
+        let mut params = sys::cudaGraphNodeParams {
+            type_: sys::cudaGraphNodeType::CONDITIONAL,
+            ..Default::default()
+        };
         params.set_conditional(cond);
         let mut node = sys::cudaGraphNode_t::null();
         // SAFETY: the graph and dependencies are alive; CUDA writes the node and the body

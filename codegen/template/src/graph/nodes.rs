@@ -99,7 +99,7 @@ pub struct GraphUpdateFailure {
 
 impl GraphUpdateFailure {
     pub(crate) fn from_info(info: &sys::cudaGraphExecUpdateResultInfo) -> GraphUpdateFailure {
-        let id = |n: sys::cudaGraphNode_t| (!n.is_null()).then(|| NodeId(n.0 as usize));
+        let id = |n: sys::cudaGraphNode_t| (!n.is_null()).then_some(NodeId(n.0 as usize));
         GraphUpdateFailure {
             reason: info.result,
             node: id(info.errorNode),

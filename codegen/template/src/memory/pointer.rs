@@ -52,6 +52,8 @@ impl PointerInfo {
     /// about (nothing is read or written there); one CUDA does not know is
     /// [`MemoryType::UNREGISTERED`].
     #[doc(alias = "cudaPointerGetAttributes")]
+    // The address is looked up by CUDA, never dereferenced: any value is safe to pass.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
     pub fn of(ptr: *const c_void) -> Result<PointerInfo> {
         let mut attrs = sys::cudaPointerAttributes::default();
         // SAFETY: one record is written; the address is only looked up.

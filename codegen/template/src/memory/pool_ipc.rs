@@ -177,7 +177,7 @@ impl MemPool {
         // SAFETY: the buffer's memory is alive; one 64-byte record is written.
         status(unsafe { sys::cudaMemPoolExportPointer(&mut data, buf.as_device_ptr().as_raw()) })?;
         Ok(PoolPointerExport {
-            raw: data.reserved.map(|b| b as u8),
+            raw: data.reserved,
             bytes: buf.size_bytes() as u64,
         })
     }
@@ -229,8 +229,9 @@ struct PoolImport {
 // the import in stream order, after the work ordered before it.
 unsafe impl DeviceAllocator for PoolImport {
     fn alloc(&self, _bytes: usize, _stream: &Stream) -> Result<DevicePtr> {
-        let mut data = sys::cudaMemPoolPtrExportData::default();
-        data.reserved = self.data.map(|b| b as _);
+        let mut data = sys::cudaMemPoolPtrExportData {
+            reserved: self.data,
+        };
         let mut ptr: *mut c_void = std::ptr::null_mut();
         // SAFETY: one pointer is written; the pool handle is the importer's (alive: CUDA
         // refuses a destroyed one).

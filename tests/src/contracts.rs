@@ -90,7 +90,7 @@
 //! let local = 5;
 //! let borrowed = &local;
 //! let _ = stream.launch_repeatable_host_func(move || {
-//!     let _ = borrowed;
+//!     println!("{borrowed}");
 //! });
 //! ```
 //!

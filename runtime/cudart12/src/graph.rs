@@ -522,7 +522,7 @@ impl Graph {
     /// let graph = Graph::new()?;
     /// graph.add_copy_pinned_node(&[], &mut dst, &src)?;
     /// graph.instantiate()?.launch(&stream)?;
-    /// assert_eq!(dst.as_slice()?, &[1, 2, 3]); // waits for the launch
+    /// assert_eq!(&*dst.as_slice()?, &[1, 2, 3]); // waits for the launch
     /// # Ok(()) }
     /// ```
     #[doc(alias = "cudaGraphAddMemcpyNode1D")]

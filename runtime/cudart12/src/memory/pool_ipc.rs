@@ -37,7 +37,14 @@ use crate::sys;
 
 /// An allocation of a shareable pool as another process imports it: the 64 bytes of a
 /// `cudaMemPoolPtrExportData` and the allocation's size, 72 bytes in all
-/// ([`to_bytes`](PoolPointerExport::to_bytes)).
+/// ([`to_bytes`](PoolPointerExport::to_bytes)). See [`MemPool::new_shareable`] for the
+/// whole exchange.
+///
+/// ```
+/// use cudart12::memory::PoolPointerExport;
+/// let export = PoolPointerExport::from_bytes([1; 72]);
+/// assert_eq!(PoolPointerExport::from_bytes(export.to_bytes()), export);
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[doc(alias = "cudaMemPoolPtrExportData")]
 pub struct PoolPointerExport {

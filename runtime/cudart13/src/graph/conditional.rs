@@ -27,7 +27,17 @@ use crate::sys;
 /// The value a conditional node reads (`cudaGraphConditionalHandle`), made for one graph
 /// ([`Graph::conditional_handle`]) and set from device code with
 /// `cudaGraphSetConditional(handle, value)`: pass [`as_raw`](Self::as_raw) to the kernel as
-/// an `unsigned long long` argument.
+/// an `unsigned long long` argument. See [`Graph::add_conditional_node`] for a whole
+/// *while* loop.
+///
+/// ```no_run
+/// # fn main() -> cudart13::Result<()> {
+/// use cudart13::Graph;
+/// let graph = Graph::new()?;
+/// let handle = graph.conditional_handle(Some(0))?; // 0 at the start of every launch
+/// let arg: u64 = handle.as_raw(); // a kernel argument
+/// # let _ = arg; Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[doc(alias = "cudaGraphConditionalHandle")]
 pub struct ConditionalHandle {

@@ -459,7 +459,23 @@ impl GraphExec {
     }
 
     /// Makes memset node `node` set every byte of `dst` to `value` at later launches
-    /// (`cudaGraphExecMemsetNodeSetParams`); this executable graph holds `dst`'s buffer.
+    /// (`cudaGraphExecMemsetNodeSetParams`); this executable graph holds `dst`'s buffer, and
+    /// lets what the node set before go once the launches made before have completed.
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart13::Result<()> {
+    /// use cudart13::{DeviceBuffer, Graph, Stream};
+    /// let stream = Stream::non_blocking()?;
+    /// let mut a = DeviceBuffer::<u8>::new(64, &stream)?;
+    /// let graph = Graph::new()?;
+    /// let node = graph.add_memset_node(&[], &mut a, 0)?;
+    /// let exec = graph.instantiate()?;
+    /// let mut b = DeviceBuffer::<u8>::new(64, &stream)?;
+    /// exec.set_memset_node(node, &mut b, 0xff)?;
+    /// exec.launch(&stream)?;
+    /// assert_eq!(b.to_vec()?, vec![0xff; 64]);
+    /// # Ok(()) }
+    /// ```
     #[doc(alias = "cudaGraphExecMemsetNodeSetParams")]
     pub fn set_memset_node<T: DeviceCopy>(
         &self,
@@ -479,6 +495,23 @@ impl GraphExec {
     /// Makes child-graph node `node` run a copy of `child` at later launches
     /// (`cudaGraphExecChildGraphNodeSetParams`; same topology as the node's graph); this
     /// executable graph holds what `child` holds.
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart13::Result<()> {
+    /// use cudart13::{DeviceBuffer, Graph, Stream};
+    /// let stream = Stream::non_blocking()?;
+    /// let mut buf = DeviceBuffer::<u8>::new(64, &stream)?;
+    /// let (child, other) = (Graph::new()?, Graph::new()?);
+    /// child.add_memset_node(&[], &mut buf, 1)?;
+    /// other.add_memset_node(&[], &mut buf, 2)?; // the same topology
+    /// let parent = Graph::new()?;
+    /// let node = parent.add_child_graph_node(&[], &child)?;
+    /// let exec = parent.instantiate()?;
+    /// exec.set_child_graph_node(node, &other)?;
+    /// exec.launch(&stream)?;
+    /// assert_eq!(buf.to_vec()?, vec![2; 64]);
+    /// # Ok(()) }
+    /// ```
     #[doc(alias = "cudaGraphExecChildGraphNodeSetParams")]
     pub fn set_child_graph_node(&self, node: GraphNode<'_>, child: &Graph) -> Result<()> {
         // SAFETY: live handles; CUDA copies the child's parameters, and what they use is
@@ -491,6 +524,21 @@ impl GraphExec {
     /// Makes copy node `node` copy pinned memory `src` to pinned memory `dst` at later
     /// launches (`cudaGraphExecMemcpyNodeSetParams1D`); held and excluded from host views as
     /// in [`Graph::add_copy_pinned_node`].
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart13::Result<()> {
+    /// use cudart13::{Graph, PinnedBuffer, Stream};
+    /// let stream = Stream::non_blocking()?;
+    /// let src = PinnedBuffer::from_slice(&[4u16; 8])?;
+    /// let (mut a, mut b) = (PinnedBuffer::<u16>::new(8)?, PinnedBuffer::<u16>::new(8)?);
+    /// let graph = Graph::new()?;
+    /// let node = graph.add_copy_pinned_node(&[], &mut a, &src)?;
+    /// let exec = graph.instantiate()?;
+    /// exec.set_copy_pinned_node(node, &mut b, &src)?;
+    /// exec.launch(&stream)?;
+    /// assert_eq!(b.to_vec()?, vec![4; 8]);
+    /// # Ok(()) }
+    /// ```
     #[doc(alias = "cudaGraphExecMemcpyNodeSetParams1D")]
     pub fn set_copy_pinned_node<T: DeviceCopy>(
         &self,

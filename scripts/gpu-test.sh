@@ -75,7 +75,9 @@ while IFS=$'\t' read -r name path; do
 done <<< "$benches"
 for want in gpu gpu_safe gpu_multi gpu-bench nvrtc-bench examples/device_query examples/vector_add \
             examples/stream_timing examples/graph_capture examples/pool_stats examples/simple_streams \
-            examples/peer_copy examples/ipc_handoff examples/nvrtc_kernel; do
+            examples/peer_copy examples/ipc_handoff examples/nvrtc_kernel \
+            examples/graph_while_loop examples/graph_host_callback examples/graph_update_bounded \
+            examples/ipc_pool; do
   if [ ! -x "device-bin/$want" ]; then
     echo "gpu-test: $want was not built" >&2
     exit 1

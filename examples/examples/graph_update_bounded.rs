@@ -106,5 +106,6 @@ fn main() -> Result<()> {
         eprintln!("FAILED: closures outlive the executable graph");
         std::process::exit(1);
     }
+    println!("checked: {UPDATES} in-place updates, at most {most} closures held at once");
     Ok(())
 }

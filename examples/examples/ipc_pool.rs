@@ -91,7 +91,7 @@ fn main() -> Result<()> {
     if buf.to_vec()?.iter().any(|v| *v != 9) {
         fail("the parent does not see the child's data");
     }
-    println!("parent: sees the child's 9s in all {N} elements");
+    println!("checked: the parent sees the child's 9s in all {N} elements");
     drop(buf);
     drop(pool);
     Ok(())

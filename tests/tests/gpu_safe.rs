@@ -1933,3 +1933,54 @@ fn issue43b_ipc_pool_child() {
     stream.synchronize().unwrap();
     println!("child: imported {n} allocations");
 }
+
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43b_dependencies_and_programmatic_edges() {
+    use cudart13::graph::Programmatic;
+    gpu();
+    let stream = Stream::non_blocking().unwrap();
+    let add_one = Module::from_ptx(ADD_ONE_PTX)
+        .unwrap()
+        .kernel("add_one")
+        .unwrap();
+    let n = 4096u32;
+    let config = LaunchConfig::for_num_elems(n);
+    let a = DeviceBuffer::<u32>::zeroed(n as usize, &stream).unwrap();
+    let b = DeviceBuffer::<u32>::zeroed(n as usize, &stream).unwrap();
+    let graph = Graph::new().unwrap();
+    let (e1, e2) = (
+        graph.add_empty_node(&[]).unwrap(),
+        graph.add_empty_node(&[]).unwrap(),
+    );
+    graph.add_dependency(e1, e2).unwrap();
+    assert_eq!(graph.root_nodes().unwrap(), vec![e1]);
+    // SAFETY: add_one(unsigned*, unsigned) over `n` elements of buffers that outlive the
+    // launches; the two kernels touch different buffers, so overlapping them races on nothing.
+    unsafe {
+        let k1 = graph
+            .add_kernel_node(&[e2], Launch::new(&add_one).config(config).args((&a, &n)))
+            .unwrap();
+        let k2 = graph
+            .add_kernel_node(&[e2], Launch::new(&add_one).config(config).args((&b, &n)))
+            .unwrap();
+        graph
+            .add_programmatic_dependency(k1, k2, Programmatic::Triggered)
+            .unwrap();
+        assert!(
+            graph
+                .add_programmatic_dependency(e1, e2, Programmatic::Launched)
+                .is_err(),
+            "programmatic edges join kernel nodes only"
+        );
+    }
+    let edges = graph.edges().unwrap();
+    assert_eq!(edges.len(), 4);
+    assert!(edges.iter().any(|e| e.data.type_ == 1), "one programmatic edge");
+    let exec = graph.instantiate().unwrap();
+    exec.launch(&stream).unwrap();
+    exec.launch(&stream).unwrap();
+    assert!(a.to_vec().unwrap().iter().all(|v| *v == 2));
+    assert!(b.to_vec().unwrap().iter().all(|v| *v == 2));
+    assert!(take_drop_errors().is_empty());
+}

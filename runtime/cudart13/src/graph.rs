@@ -68,7 +68,9 @@ mod nodes;
 pub use conditional::{BodyGraph, Conditional, ConditionalHandle, ConditionalNode};
 
 pub(crate) use nodes::host_closure;
-pub use nodes::{GraphEdge, GraphNodeType, GraphUpdateFailure, GraphUpdateResult, NodeId};
+pub use nodes::{
+    GraphEdge, GraphNodeType, GraphUpdateFailure, GraphUpdateResult, NodeId, Programmatic,
+};
 
 /// How a capture restricts other threads' potentially unsafe CUDA calls
 /// (`cudaStreamCaptureMode`: `GLOBAL`, `THREAD_LOCAL`, `RELAXED`).

@@ -138,7 +138,121 @@ type GetEdges = unsafe extern "C" fn(
     *mut usize,
 ) -> sys::cudaError_t;
 
+/// The 5-argument `cudaGraphAddDependencies` of 13.x (12.3+: `cudaGraphAddDependencies_v2`).
+type AddDependencies = unsafe extern "C" fn(
+    sys::cudaGraph_t,
+    *const sys::cudaGraphNode_t,
+    *const sys::cudaGraphNode_t,
+    *const sys::cudaGraphEdgeData,
+    usize,
+) -> sys::cudaError_t;
+
+/// When a kernel node that depends programmatically on another may start
+/// ([`Graph::add_programmatic_dependency`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Programmatic {
+    /// Once every block of the kernel it depends on has called
+    /// `cudaTriggerProgrammaticLaunchCompletion` or exited
+    /// (`cudaGraphKernelNodePortProgrammatic`).
+    #[doc(alias = "cudaGraphKernelNodePortProgrammatic")]
+    Triggered,
+    /// Once every block of the kernel it depends on has started
+    /// (`cudaGraphKernelNodePortLaunchCompletion`).
+    #[doc(alias = "cudaGraphKernelNodePortLaunchCompletion")]
+    Launched,
+}
+
 impl Graph {
+    /// Makes `to` depend on `from` (`cudaGraphAddDependencies`): `to` runs after `from` has
+    /// completed. A duplicate edge or a cycle is CUDA's error. Adding order never makes
+    /// work overlap, so this is safe.
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart13::Result<()> {
+    /// use cudart13::Graph;
+    /// let graph = Graph::new()?;
+    /// let (a, b) = (graph.add_empty_node(&[])?, graph.add_empty_node(&[])?);
+    /// graph.add_dependency(a, b)?;
+    /// assert_eq!(graph.root_nodes()?, vec![a]);
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "cudaGraphAddDependencies")]
+    pub fn add_dependency(&self, from: GraphNode<'_>, to: GraphNode<'_>) -> Result<()> {
+        self.add_edge(from, to, sys::cudaGraphEdgeData::default())
+    }
+
+    /// Makes kernel node `to` depend on kernel node `from` programmatically (programmatic
+    /// dependent launch: an edge of type `cudaGraphDependencyTypeProgrammatic`, CUDA 12.3
+    /// and later): `to` may start before `from` has completed, as `when` says, and overlap
+    /// it. CUDA refuses it between nodes that are not kernels.
+    ///
+    /// # Safety
+    /// The kernel of `to` calls `cudaGridDependencySynchronize()` before it touches memory
+    /// that the kernel of `from` writes, or reads memory `to` writes (otherwise the two
+    /// kernels race on device memory).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use cudart13::graph::Programmatic;
+    /// use cudart13::{Graph, Launch, LaunchConfig, Module};
+    /// # let ptx = "";
+    /// let module = Module::from_ptx(ptx)?; // `produce` triggers, `consume` synchronises
+    /// let (produce, consume) = (module.kernel("produce")?, module.kernel("consume")?);
+    /// let graph = Graph::new()?;
+    /// let config = LaunchConfig::new(1, 32);
+    /// // SAFETY: both kernels take no arguments; `consume` calls
+    /// // cudaGridDependencySynchronize() before reading what `produce` wrote.
+    /// unsafe {
+    ///     let a = graph.add_kernel_node(&[], Launch::new(&produce).config(config))?;
+    ///     let b = graph.add_kernel_node(&[], Launch::new(&consume).config(config))?;
+    ///     graph.add_programmatic_dependency(a, b, Programmatic::Triggered)?;
+    /// }
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "cudaGraphAddDependencies")]
+    #[doc(alias = "cudaGraphDependencyTypeProgrammatic")]
+    pub unsafe fn add_programmatic_dependency(
+        &self,
+        from: GraphNode<'_>,
+        to: GraphNode<'_>,
+        when: Programmatic,
+    ) -> Result<()> {
+        let port = match when {
+            Programmatic::Triggered => sys::cudaGraphKernelNodePortProgrammatic,
+            Programmatic::Launched => sys::cudaGraphKernelNodePortLaunchCompletion,
+        };
+        let data = sys::cudaGraphEdgeData {
+            from_port: port as u8,
+            type_: sys::cudaGraphDependencyType::PROGRAMMATIC.0 as u8,
+            ..Default::default()
+        };
+        self.add_edge(from, to, data)
+    }
+
+    /// Adds the edge `from` → `to` with `data`.
+    fn add_edge(
+        &self,
+        from: GraphNode<'_>,
+        to: GraphNode<'_>,
+        data: sys::cudaGraphEdgeData,
+    ) -> Result<()> {
+        // SAFETY: the C signature of the function of each major.
+        static ADD: crate::loader::LazySymbol<AddDependencies> = unsafe {
+            crate::loader::LazySymbol::new(
+                if sys::CUDA_MAJOR >= 13 {
+                    c"cudaGraphAddDependencies"
+                } else {
+                    c"cudaGraphAddDependencies_v2"
+                },
+                if sys::CUDA_MAJOR >= 13 { 0 } else { 12030 },
+            )
+        };
+        let add = ADD.get()?;
+        // SAFETY: live nodes of live graphs (CUDA refuses nodes of another graph); one edge.
+        status(Ok(unsafe { add(self.raw, &from.raw, &to.raw, &data, 1) }))
+    }
+
     /// Every node of the graph (`cudaGraphGetNodes`).
     ///
     /// ```no_run

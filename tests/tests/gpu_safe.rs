@@ -1976,7 +1976,10 @@ fn issue43b_dependencies_and_programmatic_edges() {
     }
     let edges = graph.edges().unwrap();
     assert_eq!(edges.len(), 4);
-    assert!(edges.iter().any(|e| e.data.type_ == 1), "one programmatic edge");
+    assert!(
+        edges.iter().any(|e| e.data.type_ == 1),
+        "one programmatic edge"
+    );
     let exec = graph.instantiate().unwrap();
     exec.launch(&stream).unwrap();
     exec.launch(&stream).unwrap();

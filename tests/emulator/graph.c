@@ -624,6 +624,67 @@ static cudaError_t cudaGraphMemsetNodeSetParams_impl(cudaGraphNode_t node,
 EMU_API(cudaGraphMemsetNodeSetParams, (cudaGraphNode_t node, const struct cudaMemsetParams *p),
         (node, p))
 
+static cudaError_t cudaGraphMemcpyNodeSetParams1D_impl(cudaGraphNode_t node, void *dst,
+                                                       const void *src, size_t count,
+                                                       enum cudaMemcpyKind kind) {
+    struct emu_node *n = emu_handle_get("cudaGraphMemcpyNodeSetParams1D", (uintptr_t)node, K_NODE);
+    if (!n || n->w.type != W_COPY || !dst || !src) return cudaErrorInvalidValue;
+    if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+    n->w.u.copy.dst = dst;
+    n->w.u.copy.src = src;
+    n->w.u.copy.n = count;
+    n->w.u.copy.kind = kind;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphMemcpyNodeSetParams1D,
+        (cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind),
+        (node, dst, src, count, kind))
+
+static cudaError_t cudaGraphKernelNodeSetParams_impl(cudaGraphNode_t node,
+                                                     const struct cudaKernelNodeParams *p) {
+    const char *op = "cudaGraphKernelNodeSetParams";
+    struct emu_node *n = emu_handle_get(op, (uintptr_t)node, K_NODE);
+    if (!n || n->w.type != W_KERNEL || !p || p->extra) return cudaErrorInvalidValue;
+    struct emu_kernel *k = emu_kernel_get(op, p->func);
+    if (!k) return cudaErrorInvalidDeviceFunction;
+    struct emu_work nw = {.type = W_KERNEL};
+    nw.u.kernel.k = k;
+    nw.u.kernel.grid = p->gridDim;
+    nw.u.kernel.block = p->blockDim;
+    nw.u.kernel.smem = p->sharedMemBytes;
+    cudaError_t e = emu_kernel_args(k, p->kernelParams, &nw);
+    if (e != cudaSuccess) return e;
+    emu_work_drop(&n->w);
+    n->w = nw;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphKernelNodeSetParams,
+        (cudaGraphNode_t node, const struct cudaKernelNodeParams *p), (node, p))
+
+/* Not emulated (reported as unsupported, never faked): removing a node (nodes are kept in
+ * dependency order by index) and conditional nodes (no device code sets a condition here). */
+static cudaError_t cudaGraphDestroyNode_impl(cudaGraphNode_t node) {
+    if (!emu_handle_get("cudaGraphDestroyNode", (uintptr_t)node, K_NODE))
+        return cudaErrorInvalidValue;
+    return cudaErrorNotSupported;
+}
+EMU_API(cudaGraphDestroyNode, (cudaGraphNode_t node), (node))
+
+static cudaError_t cudaGraphConditionalHandleCreate_impl(cudaGraphConditionalHandle *pHandle_out,
+                                                         cudaGraph_t graph,
+                                                         unsigned int defaultLaunchValue,
+                                                         unsigned int flags) {
+    (void)defaultLaunchValue;
+    (void)flags;
+    if (!pHandle_out || !emu_handle_get("cudaGraphConditionalHandleCreate", (uintptr_t)graph, K_GRAPH))
+        return cudaErrorInvalidValue;
+    return cudaErrorNotSupported;
+}
+EMU_API(cudaGraphConditionalHandleCreate,
+        (cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph,
+         unsigned int defaultLaunchValue, unsigned int flags),
+        (pHandle_out, graph, defaultLaunchValue, flags))
+
 static cudaError_t cudaGraphAddMemcpyNode1D_impl(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                                  const cudaGraphNode_t *pDependencies,
                                                  size_t numDependencies, void *dst,
@@ -917,6 +978,40 @@ static cudaError_t cudaGraphExecHostNodeSetParams_impl(cudaGraphExec_t hGraphExe
 EMU_API(cudaGraphExecHostNodeSetParams,
         (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *p),
         (hGraphExec, node, p))
+
+static cudaError_t cudaGraphExecMemsetNodeSetParams_impl(cudaGraphExec_t hGraphExec,
+                                                         cudaGraphNode_t node,
+                                                         const struct cudaMemsetParams *p) {
+    struct emu_work *w = exec_node("cudaGraphExecMemsetNodeSetParams", hGraphExec, node, W_SET);
+    if (!w || !p || !p->dst || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) ||
+        p->height == 0 || (p->height > 1 && p->pitch < p->width * p->elementSize))
+        return cudaErrorInvalidValue;
+    w->u.set.dst = p->dst;
+    w->u.set.pitch = p->height > 1 ? p->pitch : p->width * p->elementSize;
+    w->u.set.value = p->value;
+    w->u.set.elem = p->elementSize;
+    w->u.set.width = p->width;
+    w->u.set.height = p->height;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphExecMemsetNodeSetParams,
+        (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *p),
+        (hGraphExec, node, p))
+
+static cudaError_t cudaGraphExecChildGraphNodeSetParams_impl(cudaGraphExec_t hGraphExec,
+                                                             cudaGraphNode_t node,
+                                                             cudaGraph_t childGraph) {
+    const char *op = "cudaGraphExecChildGraphNodeSetParams";
+    struct emu_work *w = exec_node(op, hGraphExec, node, W_CHILD);
+    struct emu_graph *child = emu_handle_get(op, (uintptr_t)childGraph, K_GRAPH);
+    if (!w || !child) return cudaErrorInvalidValue;
+    if (!same_topology(w->u.graph.g, child)) return cudaErrorGraphExecUpdateFailure;
+    take_parameters(w->u.graph.g, child);
+    return cudaSuccess;
+}
+EMU_API(cudaGraphExecChildGraphNodeSetParams,
+        (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph),
+        (hGraphExec, node, childGraph))
 
 EMU_API(cudaGraphExecMemcpyNodeSetParams1D,
         (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count,

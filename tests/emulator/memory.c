@@ -776,6 +776,53 @@ static cudaError_t cudaPointerGetAttributes_impl(struct cudaPointerAttributes *a
 EMU_API(cudaPointerGetAttributes, (struct cudaPointerAttributes * attributes, const void *ptr),
         (attributes, ptr))
 
+/* Pools shared between processes are not emulated (reported as unsupported, never faked). */
+static cudaError_t cudaMemPoolExportToShareableHandle_impl(void *shareableHandle,
+                                                           cudaMemPool_t memPool,
+                                                           enum cudaMemAllocationHandleType handleType,
+                                                           unsigned int flags) {
+    (void)memPool;
+    (void)handleType;
+    if (!shareableHandle || flags) return cudaErrorInvalidValue;
+    return cudaErrorNotSupported;
+}
+EMU_API(cudaMemPoolExportToShareableHandle,
+        (void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType,
+         unsigned int flags),
+        (shareableHandle, memPool, handleType, flags))
+
+static cudaError_t cudaMemPoolImportFromShareableHandle_impl(cudaMemPool_t *memPool,
+                                                             void *shareableHandle,
+                                                             enum cudaMemAllocationHandleType handleType,
+                                                             unsigned int flags) {
+    (void)shareableHandle;
+    (void)handleType;
+    if (!memPool || flags) return cudaErrorInvalidValue;
+    return cudaErrorNotSupported;
+}
+EMU_API(cudaMemPoolImportFromShareableHandle,
+        (cudaMemPool_t * memPool, void *shareableHandle,
+         enum cudaMemAllocationHandleType handleType, unsigned int flags),
+        (memPool, shareableHandle, handleType, flags))
+
+static cudaError_t cudaMemPoolExportPointer_impl(struct cudaMemPoolPtrExportData *exportData,
+                                                 void *ptr) {
+    if (!exportData || !ptr) return cudaErrorInvalidValue;
+    return cudaErrorNotSupported;
+}
+EMU_API(cudaMemPoolExportPointer, (struct cudaMemPoolPtrExportData * exportData, void *ptr),
+        (exportData, ptr))
+
+static cudaError_t cudaMemPoolImportPointer_impl(void **ptr, cudaMemPool_t memPool,
+                                                 struct cudaMemPoolPtrExportData *exportData) {
+    (void)memPool;
+    if (!ptr || !exportData) return cudaErrorInvalidValue;
+    return cudaErrorNotSupported;
+}
+EMU_API(cudaMemPoolImportPointer,
+        (void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData),
+        (ptr, memPool, exportData))
+
 static cudaError_t cudaMemGetInfo_impl(size_t *free_bytes, size_t *total) {
     if (!free_bytes || !total) return cudaErrorInvalidValue;
     *total = DEVICE_MEMORY;

@@ -163,6 +163,24 @@ emulated! {
         exec.launch(&s)?;
         s.synchronize()?;
         assert_eq!(which.load(Ordering::SeqCst), 3);
+        exec.set_memset_node(set, &mut a, 4)?;
+        exec.launch(&s)?;
+        assert_eq!(a.to_vec()?, vec![4; 64]);
+        // A child-graph node set in place (the same topology), and a removal the emulator
+        // does not model refused as unsupported.
+        let (child, other_child) = (Graph::new()?, Graph::new()?);
+        child.add_memset_node(&[], &mut a, 5)?;
+        other_child.add_memset_node(&[], &mut b, 6)?;
+        let mut parent = Graph::new()?;
+        let node = parent.add_child_graph_node(&[], &child)?;
+        let parent_exec = parent.instantiate()?;
+        parent_exec.set_child_graph_node(node, &other_child)?;
+        drop(other_child); // the executable graph holds what it used
+        parent_exec.launch(&s)?;
+        assert_eq!(b.to_vec()?, vec![6; 64]);
+        assert_eq!(node.node_type()?, GraphNodeType::GRAPH);
+        let id = node.id();
+        assert_eq!(parent.remove_node(id).unwrap_err().cuda_code(), Some(801));
         // A refused update: another topology.
         let other = Graph::new()?;
         let x = other.add_empty_node(&[])?;

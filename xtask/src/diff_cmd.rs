@@ -6,8 +6,12 @@
 //! wheels when there is none yet, as `codegen --out` does). A side of documents is
 //! joined with the snapshot of the release its documents state (`--old-abi`/`--new-abi`
 //! name another; one missing is made from the release's wheels, as `codegen --out` does), so
-//! that every class rests on the C headers; `--no-abi` compares the documents alone (every
-//! difference is then of class `docs`). When a side has no documents (a snapshot or a
+//! that every class rests on the C headers. A document that states no release (NVIDIA's pages
+//! do not) is matched by its item set against every committed snapshot
+//! ([`codegen::diff::identify`]); the matched release is printed, and where several cannot be
+//! told apart they are named (and used only when their headers declare the same). Where no
+//! snapshot can be had for a side, or with `--no-abi`, the documents alone are compared:
+//! removals and changed parameters are still breaks, marked as resting on the documents. When a side has no documents (a snapshot or a
 //! release), only the ABIs are compared. A side that reads with error diagnostics, or with no
 //! item at all, is an error exit that prints them. Items link to their rustdoc page in the
 //! workspace's generated crate of the new side's major, where it has them. It holds the
@@ -41,7 +45,8 @@ pub struct DiffArgs {
     /// The new side's ABI snapshot (default: abi/X.Y.json of the release its documents state).
     #[arg(long, value_name = "FILE", conflicts_with = "no_abi")]
     new_abi: Option<PathBuf>,
-    /// Compare the documents alone: every difference is then of class `docs`.
+    /// Compare the documents alone: breaks then rest on the documents (removals, parameters
+    /// added, removed or retyped), every other difference is of class `docs`.
     #[arg(long)]
     no_abi: bool,
     /// Where the generated crates' rustdoc lives, for the items' links (default: the
@@ -114,7 +119,7 @@ pub fn run(args: DiffArgs, root: &Path) -> Result<ExitCode> {
                 let which = if a.is_none() { &args.old } else { &args.new };
                 let _ = b;
                 errln!(
-                    "diff: {which} states no release and no snapshot was given (--old-abi/--new-abi): comparing the documents alone; every difference is of class docs"
+                    "diff: no ABI snapshot for {which} (it states no release and its items match no committed snapshot; --old-abi/--new-abi name one): comparing the documents alone; removals and changed parameters are breaks resting on the documents"
                 );
             }
             diff::diff(&old.api, &new.api)
@@ -253,9 +258,102 @@ fn load_side(arg: &str, abi_file: Option<&Path>, no_abi: bool, root: &Path) -> R
         inputs.push(file.clone());
         Some((read_snapshot(&file)?, shown(root, &file)))
     } else {
-        None
+        match identify_side(arg, &api, root)? {
+            Some((abi, file)) => {
+                let label = shown(root, &file);
+                inputs.push(file);
+                Some((abi, label))
+            }
+            None => None,
+        }
     };
     Ok(Side { api, abi, inputs })
+}
+
+/// The snapshot of the release a document that states none describes, matched by its item
+/// set against every snapshot of the workspace (the runtime's and the other libraries'),
+/// with what was found printed: the release matched, the ones it cannot tell apart, or that
+/// none matches (`None`: the documents alone are compared).
+fn identify_side(arg: &str, api: &Api, root: &Path) -> Result<Option<(Abi, PathBuf)>> {
+    let mut files = snapshot::list(root);
+    for lib in codegen::library::Library::ALL {
+        if !lib.snapshot_folder().is_empty() {
+            files.extend(snapshot::list_library(root, lib));
+        }
+    }
+    let mut abis = Vec::with_capacity(files.len());
+    for (_, f) in &files {
+        abis.push(read_snapshot(f)?);
+    }
+    let refs: Vec<&Abi> = abis.iter().collect();
+    let id = codegen::diff::identify::identify(api, &refs);
+    let name = |i: usize| {
+        let lib = abis[i].library;
+        let r = snapshot::short_release(&files[i].0);
+        if lib.is_cudart() {
+            r
+        } else {
+            format!("{} {r}", lib.name())
+        }
+    };
+    match id.matches() {
+        [] => {
+            let best = id.fits.first();
+            let why = best.map_or(String::new(), |b| {
+                if b.foreign > 0 {
+                    format!(
+                        " (nearest: {}, which lacks {} of its items, such as {})",
+                        name(b.index),
+                        b.foreign,
+                        b.foreign_examples.join(", ")
+                    )
+                } else {
+                    format!(
+                        " (it describes {} of the {} functions of {}: too few to tell a release)",
+                        b.described_functions,
+                        b.functions,
+                        name(b.index)
+                    )
+                }
+            });
+            errln!("diff: {arg} states no release and its items match no committed ABI snapshot{why}");
+            Ok(None)
+        }
+        [one] => {
+            let i = one.index;
+            errln!(
+                "diff: {arg} states no release; its items match CUDA {} ({})",
+                name(i),
+                shown(root, &files[i].1)
+            );
+            Ok(Some((abis.swap_remove(i), files[i].1.clone())))
+        }
+        many => {
+            let names: Vec<String> = many.iter().map(|f| name(f.index)).collect();
+            // Interchangeable when their headers declare the same: any of them gives the
+            // same diff, so the newest is used.
+            let first = many[0].index;
+            let same = many.iter().all(|f| {
+                codegen::diff::abi::compare(&abis[first], &abis[f.index])
+                    .changes
+                    .is_empty()
+            });
+            if same {
+                errln!(
+                    "diff: {arg} states no release; its items cannot tell apart CUDA {}, whose headers declare the same: using {}",
+                    names.join(", "),
+                    shown(root, &files[first].1)
+                );
+                Ok(Some((abis.swap_remove(first), files[first].1.clone())))
+            } else {
+                errln!(
+                    "diff: {arg} states no release; its items cannot tell apart CUDA {}, whose headers differ (name one with --old-abi/--new-abi)",
+                    names.join(", ")
+                );
+                Ok(None)
+            }
+        }
+    }
 }
 
 /// The rustdoc links of the workspace's generated crate of the new side's major (`cudart13`

@@ -22,6 +22,8 @@ mod diff_abi;
 mod diff_docs;
 #[path = "elf_inspect.rs"]
 mod elf_inspect;
+#[path = "identify.rs"]
+mod identify;
 #[path = "ir_json.rs"]
 mod ir_json;
 #[path = "join.rs"]
@@ -44,6 +46,8 @@ mod parse_sphinx_text;
 mod redteam;
 #[path = "redteam_2026_11_25.rs"]
 mod redteam_2026_11_25;
+#[path = "since_marks.rs"]
+mod since_marks;
 #[path = "safe_layer_docs.rs"]
 mod safe_layer_docs;
 #[path = "sphinx_forms.rs"]

@@ -160,6 +160,16 @@ impl Stream {
         unsafe { sys::cudaStreamGetDevice(self.0) }
     }
 
+    /// The device, or the current one on a runtime older than `cudaStreamGetDevice`.
+    pub fn device_or_current(&self) -> u32 {
+        Self::fallback(self.0)
+    }
+
+    /// `cudaStreamGetDevice`, or the current device where the runtime is older than it.
+    fn fallback(raw: u32) -> u32 {
+        unsafe { sys::cudaStreamGetDevice(raw) }.unwrap_or(0)
+    }
+
     /// Old.
     pub fn sync(&self) {
         unsafe { sys::cudaStreamSynchronize(self.0) };
@@ -203,6 +213,8 @@ impl Stream {
         "{out}"
     );
     assert!(!out.contains("since CUDA 13.0"), "{out}");
+    // A fallback works on older runtimes: neither it nor its callers are marked.
+    assert!(out.contains("    }\n\n    /// The device, or the current one"), "{out}");
     assert_eq!(out.matches("Available since").count(), 2, "{out}");
     // Marked once: a second pass changes nothing.
     assert_eq!(safe_since::mark(&out, &marks), out);

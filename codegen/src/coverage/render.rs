@@ -121,7 +121,7 @@ pub fn reconciliation(t: &super::Totals) -> String {
     let not_exported = t.count(Class::NotExported);
     let no_abi = t.count(Class::NoAbi);
     format!(
-        "{} documented functions = {} bound by the crate ({bound} exported by this library + {not_exported} not exported: codegen's \"bound functions (… documented)\") + {no_abi} without ABI (codegen's \"documented, without ABI\"); codegen's bound total adds the functions only the ABI declares",
+        "{} documented functions = {} bound by the crate ({bound} exported by this library + {not_exported} not exported) + {no_abi} without ABI; `cargo xtask codegen` prints the same split (\"documented functions: … = N bound + M without ABI + K not C functions of the library\": its N is bound + not-exported, its M + K is no-abi), and its \"bound functions\" total adds the functions only the ABI declares",
         t.documented,
         bound + not_exported,
     )

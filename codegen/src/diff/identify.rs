@@ -4,8 +4,8 @@
 //!
 //! For each snapshot two counts are made. **Foreign**: items the document describes that the
 //! snapshot does not declare, among those some snapshot declares (a document may describe
-//! C macros no header declares as an item; a function no snapshot declares counts against
-//! every snapshot, as a page of an uncommitted release has new functions). **Lacking**: items
+//! C macros no header declares as an item; a `cuda…`/`nvrtc…` function no snapshot declares
+//! counts against every snapshot, as a page of an uncommitted release has new functions). **Lacking**: items
 //! the snapshot declares that not every snapshot declares (what was added or removed at some
 //! release) and the document does not describe. A snapshot matches when it has no foreign
 //! item, the document describes at least half of its functions (a handful of items tells
@@ -70,6 +70,14 @@ impl Identification {
     }
 }
 
+/// Whether a function name is the library's C API's (`cuda…`, `nvrtc…`): one no snapshot
+/// declares is then a function of a release not committed. Pages also describe helpers no
+/// header declares as a function (`make_cudaExtent`, inline; `getLocalRuntimeVersion`, the
+/// Python module's own), which tell no release.
+fn api_prefixed(name: &str) -> bool {
+    name.starts_with("cuda") || name.starts_with("nvrtc")
+}
+
 /// The document's items as (kind, name), functions by their documented C name.
 fn doc_items(api: &Api) -> Vec<(ItemKind, &str)> {
     let mut v: Vec<(ItemKind, &str)> = Vec::new();
@@ -128,7 +136,7 @@ pub fn identify(api: &Api, snapshots: &[&Abi]) -> Identification {
             let mut foreign = 0;
             let mut foreign_examples = Vec::new();
             for (i, (kind, name)) in items.iter().enumerate() {
-                let counts = declared_somewhere[i] || *kind == ItemKind::Function;
+                let counts = declared_somewhere[i] || (*kind == ItemKind::Function && api_prefixed(name));
                 if found[index][i].is_none() && counts {
                     foreign += 1;
                     if foreign_examples.len() < 5 {

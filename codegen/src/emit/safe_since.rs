@@ -4,9 +4,12 @@
 //! typed functions do. The marks come from the calls, never from a hand list: [`mark`] reads
 //! the template's source (syn, with line numbers), finds in each function's body the paths
 //! that name a C function (`sys::cudaX`, `crate::sys::cudaX`) and the typed wrappers
-//! (`api::x`), follows calls to the file's own functions and methods by name (a helper that
-//! calls a newer function passes its mark on), and inserts the line above the function's
-//! attributes. A file that does not parse is returned as it is (its crate's build says why).
+//! (`api::x`), follows calls to the file's own functions (`helper(…)`, `Self::helper(…)`) and
+//! methods (`self.helper(…)`) by name (a helper that calls a newer function passes its mark
+//! on), and inserts the line above the function's attributes. Calls on other values are not
+//! followed (their type is not known here). A function whose docs say what it does on a
+//! runtime "older than" the function it calls works there too: it is not marked and passes
+//! no mark on (the template's fallbacks, such as `Kernel::params`, say so). A file that does not parse is returned as it is (its crate's build says why).
 //! It does not mark types or trait methods, and it never edits the template itself.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -31,23 +34,30 @@ impl Marks<'_> {
 
 /// One function of the file.
 struct Func {
+    /// The type of the `impl` it is a method of (`None`: a free function).
+    owner: Option<String>,
     name: String,
     public: bool,
     /// The first line of the function, its attributes included (1-based).
     first_line: usize,
     /// The newer C functions its body names directly.
     calls: BTreeSet<String>,
-    /// The names of the functions and methods it calls.
-    local: BTreeSet<String>,
+    /// The file's functions and methods it calls: (type or `None` for a free function, name).
+    local: BTreeSet<(Option<String>, String)>,
     /// Whether its docs start with a mark already.
     marked: bool,
+    /// Whether its docs say what it does on an older runtime ("older than"): it works there
+    /// too, so it is not marked and passes no mark on.
+    fallback: bool,
 }
 
 /// The body's calls: C names (under `sys::` or `api::`) and local callees.
 struct Calls<'m, 'a> {
     marks: &'m Marks<'a>,
+    /// The type of the `impl` being read (what `Self` and `self` are).
+    owner: Option<String>,
     c: BTreeSet<String>,
-    local: BTreeSet<String>,
+    local: BTreeSet<(Option<String>, String)>,
 }
 
 impl<'ast> Visit<'ast> for Calls<'_, '_> {
@@ -63,15 +73,34 @@ impl<'ast> Visit<'ast> for Calls<'_, '_> {
                         self.c.insert(c.clone());
                     }
                 }
-            } else if segs.len() == 1 || (segs.len() == 2 && segs[0] == "Self") {
-                self.local.insert(last.clone());
             }
         }
         syn::visit::visit_path(self, p);
     }
 
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        // `helper(…)`, `Self::helper(…)` and `Type::helper(…)`: the file's own functions (a
+        // variable of the same name as a function is no call).
+        if let syn::Expr::Path(p) = &*c.func {
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let name = segs[segs.len() - 1].clone();
+            if segs.len() == 1 {
+                self.local.insert((None, name));
+            } else if segs.len() == 2 && segs[0] == "Self" {
+                self.local.insert((self.owner.clone(), name));
+            } else if segs.len() == 2 && segs[0].starts_with(|c: char| c.is_ascii_uppercase()) {
+                self.local.insert((Some(segs[0].clone()), name));
+            }
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-        self.local.insert(m.method.to_string());
+        // `self.helper(…)`: a method of the same type (calls on other values are not
+        // followed: their type is unknown here).
+        if matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self")) {
+            self.local.insert((self.owner.clone(), m.method.to_string()));
+        }
         syn::visit::visit_expr_method_call(self, m);
     }
 
@@ -99,24 +128,26 @@ fn first_line(attrs: &[syn::Attribute], fallback: proc_macro2::Span) -> usize {
         .unwrap_or(1)
 }
 
-fn starts_marked(attrs: &[syn::Attribute]) -> bool {
+/// The lines of the doc attributes.
+fn doc_lines(attrs: &[syn::Attribute]) -> Vec<String> {
     attrs
         .iter()
-        .find_map(|a| match &a.meta {
+        .filter_map(|a| match &a.meta {
             syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
                 syn::Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Str(s),
                     ..
-                }) => Some(s.value().trim_start().starts_with("Available since CUDA")),
+                }) => Some(s.value()),
                 _ => None,
             },
             _ => None,
         })
-        .unwrap_or(false)
+        .collect()
 }
 
 fn func(
     marks: &Marks<'_>,
+    owner: Option<String>,
     name: &syn::Ident,
     public: bool,
     attrs: &[syn::Attribute],
@@ -125,17 +156,25 @@ fn func(
 ) -> Func {
     let mut calls = Calls {
         marks,
+        owner: owner.clone(),
         c: BTreeSet::new(),
         local: BTreeSet::new(),
     };
     calls.visit_block(block);
+    let docs = doc_lines(attrs);
+    let text = docs.join(" ");
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     Func {
+        owner,
         name: name.to_string(),
         public,
         first_line: first_line(attrs, span),
         calls: calls.c,
         local: calls.local,
-        marked: starts_marked(attrs),
+        marked: docs
+            .first()
+            .is_some_and(|l| l.trim_start().starts_with("Available since CUDA")),
+        fallback: text.contains("older than"),
     }
 }
 
@@ -146,6 +185,7 @@ fn collect(marks: &Marks<'_>, items: &[syn::Item], out: &mut Vec<Func>) {
         match item {
             syn::Item::Fn(f) => out.push(func(
                 marks,
+                None,
                 &f.sig.ident,
                 matches!(f.vis, syn::Visibility::Public(_)),
                 &f.attrs,
@@ -155,10 +195,15 @@ fn collect(marks: &Marks<'_>, items: &[syn::Item], out: &mut Vec<Func>) {
             syn::Item::Impl(i) => {
                 // Trait methods are documented by their trait.
                 let inherent = i.trait_.is_none();
+                let owner = match &*i.self_ty {
+                    syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                    _ => None,
+                };
                 for ii in &i.items {
                     if let syn::ImplItem::Fn(f) = ii {
                         out.push(func(
                             marks,
+                            owner.clone(),
                             &f.sig.ident,
                             inherent && matches!(f.vis, syn::Visibility::Public(_)),
                             &f.attrs,
@@ -183,17 +228,33 @@ fn collect(marks: &Marks<'_>, items: &[syn::Item], out: &mut Vec<Func>) {
 /// The newer C functions each function reaches: its own calls and those of the file's
 /// functions it calls, by name (to a fixed point; linear passes over a small file).
 fn reach(funcs: &[Func]) -> Vec<BTreeSet<String>> {
-    let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut by_name: BTreeMap<(Option<&str>, &str), Vec<usize>> = BTreeMap::new();
     for (i, f) in funcs.iter().enumerate() {
-        by_name.entry(f.name.as_str()).or_default().push(i);
+        by_name
+            .entry((f.owner.as_deref(), f.name.as_str()))
+            .or_default()
+            .push(i);
     }
-    let mut reached: Vec<BTreeSet<String>> = funcs.iter().map(|f| f.calls.clone()).collect();
+    let mut reached: Vec<BTreeSet<String>> = funcs
+        .iter()
+        .map(|f| {
+            if f.fallback {
+                BTreeSet::new()
+            } else {
+                f.calls.clone()
+            }
+        })
+        .collect();
     loop {
         let mut changed = false;
         for (i, f) in funcs.iter().enumerate() {
+            if f.fallback {
+                continue;
+            }
             for callee in &f.local {
-                for &j in by_name.get(callee.as_str()).into_iter().flatten() {
-                    if j == i {
+                let key = (callee.0.as_deref(), callee.1.as_str());
+                for &j in by_name.get(&key).into_iter().flatten() {
+                    if j == i || funcs[j].fallback {
                         continue;
                     }
                     let add: Vec<String> = reached[j].difference(&reached[i]).cloned().collect();

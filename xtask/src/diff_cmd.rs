@@ -67,6 +67,8 @@ struct Side {
     abi: Option<(Abi, String)>,
     /// The files and folders read.
     inputs: Vec<PathBuf>,
+    /// What matching its items to a release found, printed once both sides are read.
+    note: Option<String>,
 }
 
 impl Side {
@@ -90,6 +92,9 @@ pub fn run(args: DiffArgs, root: &Path) -> Result<ExitCode> {
         .unwrap_or_else(|| root.join(format!("target/diff-report.{}", format.extension())));
     let mut old = load_side(&args.old, args.old_abi.as_deref(), args.no_abi, root)?;
     let mut new = load_side(&args.new, args.new_abi.as_deref(), args.no_abi, root)?;
+    for note in [&old.note, &new.note].into_iter().flatten() {
+        errln!("{note}");
+    }
     if out.as_os_str() != "-" {
         let inputs: Vec<PathBuf> = old.inputs.iter().chain(&new.inputs).cloned().collect();
         codegen::output::refuse_inputs(&out, &inputs)?;
@@ -211,6 +216,7 @@ fn load_side(arg: &str, abi_file: Option<&Path>, no_abi: bool, root: &Path) -> R
             api: Api::default(),
             abi: Some((abi, shown(root, &file))),
             inputs: vec![file],
+            note: None,
         });
     }
     let mut api = None;
@@ -231,6 +237,7 @@ fn load_side(arg: &str, abi_file: Option<&Path>, no_abi: bool, root: &Path) -> R
                     api: Api::default(),
                     abi: Some((abi, arg.to_string())),
                     inputs: vec![path],
+                    note: None,
                 });
             }
             api = Some(
@@ -246,6 +253,7 @@ fn load_side(arg: &str, abi_file: Option<&Path>, no_abi: bool, root: &Path) -> R
     // An unreadable side is an error, not an empty API that makes everything "added".
     codegen::load::check_usable(arg, &api)?;
     let mut inputs = vec![path];
+    let mut note = None;
     let abi = if no_abi {
         None
     } else if let Some(file) = abi_file {
@@ -258,23 +266,27 @@ fn load_side(arg: &str, abi_file: Option<&Path>, no_abi: bool, root: &Path) -> R
         inputs.push(file.clone());
         Some((read_snapshot(&file)?, shown(root, &file)))
     } else {
-        match identify_side(arg, &api, root)? {
-            Some((abi, file)) => {
-                let label = shown(root, &file);
-                inputs.push(file);
-                Some((abi, label))
-            }
-            None => None,
-        }
+        let (found, message) = identify_side(arg, &api, root)?;
+        note = Some(message);
+        found.map(|(abi, file)| {
+            let label = shown(root, &file);
+            inputs.push(file);
+            (abi, label)
+        })
     };
-    Ok(Side { api, abi, inputs })
+    Ok(Side {
+        api,
+        abi,
+        inputs,
+        note,
+    })
 }
 
 /// The snapshot of the release a document that states none describes, matched by its item
 /// set against every snapshot of the workspace (the runtime's and the other libraries'),
-/// with what was found printed: the release matched, the ones it cannot tell apart, or that
+/// with what was found, to print: the release matched, the ones it cannot tell apart, or that
 /// none matches (`None`: the documents alone are compared).
-fn identify_side(arg: &str, api: &Api, root: &Path) -> Result<Option<(Abi, PathBuf)>> {
+fn identify_side(arg: &str, api: &Api, root: &Path) -> Result<(Option<(Abi, PathBuf)>, String)> {
     let mut files = snapshot::list(root);
     for lib in codegen::library::Library::ALL {
         if !lib.snapshot_folder().is_empty() {
@@ -316,17 +328,19 @@ fn identify_side(arg: &str, api: &Api, root: &Path) -> Result<Option<(Abi, PathB
                     )
                 }
             });
-            errln!("diff: {arg} states no release and its items match no committed ABI snapshot{why}");
-            Ok(None)
+            Ok((
+                None,
+                format!("diff: {arg} states no release and its items match no committed ABI snapshot{why}"),
+            ))
         }
         [one] => {
             let i = one.index;
-            errln!(
+            let note = format!(
                 "diff: {arg} states no release; its items match CUDA {} ({})",
                 name(i),
                 shown(root, &files[i].1)
             );
-            Ok(Some((abis.swap_remove(i), files[i].1.clone())))
+            Ok((Some((abis.swap_remove(i), files[i].1.clone())), note))
         }
         many => {
             let names: Vec<String> = many.iter().map(|f| name(f.index)).collect();
@@ -339,18 +353,18 @@ fn identify_side(arg: &str, api: &Api, root: &Path) -> Result<Option<(Abi, PathB
                     .is_empty()
             });
             if same {
-                errln!(
+                let note = format!(
                     "diff: {arg} states no release; its items cannot tell apart CUDA {}, whose headers declare the same: using {}",
                     names.join(", "),
                     shown(root, &files[first].1)
                 );
-                Ok(Some((abis.swap_remove(first), files[first].1.clone())))
+                Ok((Some((abis.swap_remove(first), files[first].1.clone())), note))
             } else {
-                errln!(
+                let note = format!(
                     "diff: {arg} states no release; its items cannot tell apart CUDA {}, whose headers differ (name one with --old-abi/--new-abi)",
                     names.join(", ")
                 );
-                Ok(None)
+                Ok((None, note))
             }
         }
     }

@@ -365,7 +365,11 @@ pub fn documented_reconciliation(api: &Api, b: &Bindings) -> String {
     let tail = if rest.is_empty() {
         String::new()
     } else {
-        format!(" + {} not C functions of the library ({})", rest.len(), abbreviate(&rest, 4))
+        format!(
+            " + {} not C functions of the library ({})",
+            rest.len(),
+            abbreviate(&rest, 4)
+        )
     };
     format!(
         "documented functions:         {} = {} bound + {} without ABI{tail}; coverage's classes: bound + not-exported = {}, no-abi = {}",

@@ -878,7 +878,10 @@ fn markdown_has_contents_anchors_and_code() {
     // Four breaks to act on, then the one folded name apart (a break too: 5 in the totals).
     let breaks = md.find("## ⚠ Breaks (4)").expect(&md);
     let folds = md.find("## Folded names (").expect(&md);
-    assert!(totals < contents && contents < breaks && breaks < folds, "{md}");
+    assert!(
+        totals < contents && contents < breaks && breaks < folds,
+        "{md}"
+    );
     assert!(
         md.contains("| function | 4 | 4 | 1 | 1 | 2 | 2 | 1 | 1 | 0 | 1 |"),
         "{md}"

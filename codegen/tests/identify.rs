@@ -44,7 +44,14 @@ fn every_real_page_matches_its_own_release_alone() {
             .fits
             .iter()
             .take(4)
-            .map(|f| format!("{:?} foreign {} lacking {}", f.release.as_ref().map(ToString::to_string), f.foreign, f.lacking))
+            .map(|f| {
+                format!(
+                    "{:?} foreign {} lacking {}",
+                    f.release.as_ref().map(ToString::to_string),
+                    f.foreign,
+                    f.lacking
+                )
+            })
             .collect();
         assert_eq!(matched, [want], "{rel}: {nearest:?}");
     }

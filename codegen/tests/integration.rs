@@ -46,10 +46,10 @@ mod parse_sphinx_text;
 mod redteam;
 #[path = "redteam_2026_11_25.rs"]
 mod redteam_2026_11_25;
-#[path = "since_marks.rs"]
-mod since_marks;
 #[path = "safe_layer_docs.rs"]
 mod safe_layer_docs;
+#[path = "since_marks.rs"]
+mod since_marks;
 #[path = "sphinx_forms.rs"]
 mod sphinx_forms;
 #[path = "themes.rs"]

@@ -191,7 +191,10 @@ impl Stream {
     };
     by_c_name.insert("cudaStreamGetDevice".to_string(), since("13.1", false));
     by_c_name.insert("cudaStreamSynchronize".to_string(), since("13.0", true));
-    by_c_name.insert("cudaDeviceGetExecutionCtx".to_string(), since("13.2", false));
+    by_c_name.insert(
+        "cudaDeviceGetExecutionCtx".to_string(),
+        since("13.2", false),
+    );
     let mut by_wrapper = BTreeMap::new();
     by_wrapper.insert(
         "device_get_execution_ctx".to_string(),
@@ -214,7 +217,10 @@ impl Stream {
     );
     assert!(!out.contains("since CUDA 13.0"), "{out}");
     // A fallback works on older runtimes: neither it nor its callers are marked.
-    assert!(out.contains("    }\n\n    /// The device, or the current one"), "{out}");
+    assert!(
+        out.contains("    }\n\n    /// The device, or the current one"),
+        "{out}"
+    );
     assert_eq!(out.matches("Available since").count(), 2, "{out}");
     // Marked once: a second pass changes nothing.
     assert_eq!(safe_since::mark(&out, &marks), out);

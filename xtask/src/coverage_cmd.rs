@@ -198,9 +198,10 @@ pub fn report_path(root: &Path, path: &Path) -> String {
     let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
     match absolute.strip_prefix(&root) {
         Ok(rel) => rel.display().to_string(),
-        Err(_) => path
-            .file_name()
-            .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned()),
+        Err(_) => path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
     }
 }
 
@@ -274,7 +275,10 @@ mod report_path_tests {
     fn the_report_names_no_absolute_local_folder() {
         let root = Path::new("/home/me/work/cudart");
         assert_eq!(
-            report_path(root, &root.join("target/cuda-wheel-13.5/nvidia/cu13/lib/libcudart.so.13")),
+            report_path(
+                root,
+                &root.join("target/cuda-wheel-13.5/nvidia/cu13/lib/libcudart.so.13")
+            ),
             "target/cuda-wheel-13.5/nvidia/cu13/lib/libcudart.so.13"
         );
         assert_eq!(

@@ -358,7 +358,10 @@ fn identify_side(arg: &str, api: &Api, root: &Path) -> Result<(Option<(Abi, Path
                     names.join(", "),
                     shown(root, &files[first].1)
                 );
-                Ok((Some((abis.swap_remove(first), files[first].1.clone())), note))
+                Ok((
+                    Some((abis.swap_remove(first), files[first].1.clone())),
+                    note,
+                ))
             } else {
                 let note = format!(
                     "diff: {arg} states no release; its items cannot tell apart CUDA {}, whose headers differ (name one with --old-abi/--new-abi)",

@@ -429,7 +429,9 @@ fn ensure_chromium() -> Result<()> {
         return Ok(());
     }
     if std::env::var(NO_CHROMIUM_VAR).is_ok_and(|v| v == "1") {
-        errln!("  {NO_CHROMIUM_VAR}=1: not installing chromium; the HTML browser test skips itself");
+        errln!(
+            "  {NO_CHROMIUM_VAR}=1: not installing chromium; the HTML browser test skips itself"
+        );
         return Ok(());
     }
     let uid = Command::new("id").arg("-u").output().ok();
@@ -457,14 +459,21 @@ mod tests {
 
     #[test]
     fn the_summary_names_each_step_and_the_slow_ones() {
-        let timings = [("fmt", 2.0), ("clippy", 475.0), ("doc", 233.0), ("fuzz (60 s)", 61.0)];
+        let timings = [
+            ("fmt", 2.0),
+            ("clippy", 475.0),
+            ("doc", 233.0),
+            ("fuzz (60 s)", 61.0),
+        ];
         let lines = timing_summary(&timings, 771.0);
-        assert!(lines[0].contains("all 4 steps passed in 771.0 s"), "{lines:?}");
+        assert!(
+            lines[0].contains("all 4 steps passed in 771.0 s"),
+            "{lines:?}"
+        );
         assert!(lines[0].contains("clippy 475.0 s") && lines[0].contains("fmt 2.0 s"));
         // Slowest first; the quick ones are not called slow.
         assert_eq!(
-            lines[1],
-            "xtask test: slowest: clippy 475 s (62%), doc 233 s (30%)",
+            lines[1], "xtask test: slowest: clippy 475 s (62%), doc 233 s (30%)",
             "{lines:?}"
         );
     }

@@ -665,7 +665,10 @@ mod tests {
         let lines = w.describe(&Release::parse("13.5").unwrap());
         let text = lines.join("\n");
         assert_eq!(text.matches("/w/nvidia/cu13/include").count(), 1, "{text}");
-        assert!(text.contains("include dir: /w/nvidia/nvvm/include"), "{text}");
+        assert!(
+            text.contains("include dir: /w/nvidia/nvvm/include"),
+            "{text}"
+        );
         assert!(lines[0].starts_with("CUDA 13.5 wheels in /w"), "{text}");
     }
 
@@ -676,13 +679,10 @@ mod tests {
         for library in codegen::library::Library::ALL {
             let release = crate_release(&docs, library).unwrap();
             // The crate of the newest major is generated from documents of this release.
-            let entry = crates
-                .iter()
-                .filter(|c| c.library == library)
-                .find(|c| {
-                    let d: Vec<_> = c.docs.iter().map(|d| docs.join(d)).collect();
-                    codegen::load::manifest_release(&d) == Some(release.clone())
-                });
+            let entry = crates.iter().filter(|c| c.library == library).find(|c| {
+                let d: Vec<_> = c.docs.iter().map(|d| docs.join(d)).collect();
+                codegen::load::manifest_release(&d) == Some(release.clone())
+            });
             assert!(entry.is_some(), "{library:?} {release}");
         }
         // The runtime crate follows its newest documents (13.5 headers), not the seed page

@@ -310,8 +310,14 @@ fn two_pages_as_files_are_matched_to_their_releases_and_diffed_with_the_abi() {
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
     // Each page is named the release its items match.
-    assert!(err.contains("its items match CUDA 12.8 (abi/12.8.json)"), "{err}");
-    assert!(err.contains("its items match CUDA 13.1 (abi/13.1.json)"), "{err}");
+    assert!(
+        err.contains("its items match CUDA 12.8 (abi/12.8.json)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("its items match CUDA 13.1 (abi/13.1.json)"),
+        "{err}"
+    );
     let d = json_of(&json);
     assert_eq!(d["abi_compared"], true);
     assert_eq!(d["old"]["abi"]["release"], "12.8");
@@ -331,7 +337,10 @@ fn two_pages_as_files_are_matched_to_their_releases_and_diffed_with_the_abi() {
     let (from_pages, from_abi) = (breaks(&d), breaks(&r));
     assert!(from_abi.len() > 40, "{from_abi:?}");
     let missing: Vec<&String> = from_abi.difference(&from_pages).collect();
-    assert!(missing.is_empty(), "breaks of the ABI diff missing from the pages' diff: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "breaks of the ABI diff missing from the pages' diff: {missing:?}"
+    );
     let items = d["items"].as_array().unwrap();
     // Every C signature change is a break with both prototypes.
     let mut signatures = 0;
@@ -355,7 +364,13 @@ fn two_pages_as_files_are_matched_to_their_releases_and_diffed_with_the_abi() {
     for f in &folds {
         let name = f["name"].as_str().unwrap();
         let to = f["paired_with"].as_str().unwrap();
-        assert!(name.starts_with(to) || to.starts_with(name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_' || c == 'v')), "{name} → {to}");
+        assert!(
+            name.starts_with(to)
+                || to.starts_with(
+                    name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_' || c == 'v')
+                ),
+            "{name} → {to}"
+        );
     }
     assert!(folds.iter().any(|f| f["name"] == "cudaGraphAddNode_v2"));
 }
@@ -365,14 +380,12 @@ fn a_page_matching_no_snapshot_still_has_breaks_resting_on_the_documents() {
     // The 12.8.0 page with a 13.1-only function added: no snapshot declares both its
     // 12.x-only functions and this one.
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let text = std::fs::read_to_string(
-        root.join("docs-src/nvidia-cuda-bindings-12.8.0/runtime.txt"),
-    )
-    .unwrap();
-    let new_fn = std::fs::read_to_string(
-        root.join("docs-src/nvidia-cuda-bindings-13.1.1/runtime.txt"),
-    )
-    .unwrap();
+    let text =
+        std::fs::read_to_string(root.join("docs-src/nvidia-cuda-bindings-12.8.0/runtime.txt"))
+            .unwrap();
+    let new_fn =
+        std::fs::read_to_string(root.join("docs-src/nvidia-cuda-bindings-13.1.1/runtime.txt"))
+            .unwrap();
     // The 13.1.1 page's block of a function of 13.0 on.
     let block_start = new_fn
         .find("cuda.bindings.runtime.cudaDeviceGetExecutionCtx(int device)#")
@@ -384,7 +397,11 @@ fn a_page_matching_no_snapshot_still_has_breaks_resting_on_the_documents() {
     let dir = tmp("mixed");
     std::fs::create_dir_all(&dir).unwrap();
     let mixed = dir.join("runtime.txt");
-    std::fs::write(&mixed, format!("{text}\n{}\n", &new_fn[block_start..block_end])).unwrap();
+    std::fs::write(
+        &mixed,
+        format!("{text}\n{}\n", &new_fn[block_start..block_end]),
+    )
+    .unwrap();
     let new = page("nvidia-cuda-bindings-13.1.1", "page-13.1.1-b");
     let json = tmp("mixed.json");
     let o = xtask(&[
@@ -410,7 +427,10 @@ fn a_page_matching_no_snapshot_still_has_breaks_resting_on_the_documents() {
     assert_eq!(gone["impact"], "break", "{gone}");
     let change = &gone["changes"][0];
     assert_eq!(change["evidence"], "docs");
-    assert!(change["reason"].as_str().unwrap().contains("resting on the documents"));
+    assert!(change["reason"]
+        .as_str()
+        .unwrap()
+        .contains("resting on the documents"));
     // Parameters changed in the documents: breaks too.
     let param_breaks = items
         .iter()

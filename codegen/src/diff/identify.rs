@@ -105,7 +105,11 @@ fn abi_items(abi: &Abi) -> Vec<(ItemKind, String)> {
             .filter(|(n, _)| !n.starts_with("_bindgen"))
             .map(|(n, _)| (ItemKind::Struct, n.clone())),
     );
-    v.extend(abi.constants.keys().map(|n| (ItemKind::Constant, n.clone())));
+    v.extend(
+        abi.constants
+            .keys()
+            .map(|n| (ItemKind::Constant, n.clone())),
+    );
     v
 }
 
@@ -136,7 +140,8 @@ pub fn identify(api: &Api, snapshots: &[&Abi]) -> Identification {
             let mut foreign = 0;
             let mut foreign_examples = Vec::new();
             for (i, (kind, name)) in items.iter().enumerate() {
-                let counts = declared_somewhere[i] || (*kind == ItemKind::Function && api_prefixed(name));
+                let counts =
+                    declared_somewhere[i] || (*kind == ItemKind::Function && api_prefixed(name));
                 if found[index][i].is_none() && counts {
                     foreign += 1;
                     if foreign_examples.len() < 5 {
@@ -144,8 +149,7 @@ pub fn identify(api: &Api, snapshots: &[&Abi]) -> Identification {
                     }
                 }
             }
-            let described: HashSet<&(ItemKind, String)> =
-                found[index].iter().flatten().collect();
+            let described: HashSet<&(ItemKind, String)> = found[index].iter().flatten().collect();
             let lacking = per_abi[index]
                 .iter()
                 .collect::<HashSet<_>>()

@@ -82,7 +82,12 @@ impl<'ast> Visit<'ast> for Calls<'_, '_> {
         // `helper(…)`, `Self::helper(…)` and `Type::helper(…)`: the file's own functions (a
         // variable of the same name as a function is no call).
         if let syn::Expr::Path(p) = &*c.func {
-            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
             let name = segs[segs.len() - 1].clone();
             if segs.len() == 1 {
                 self.local.insert((None, name));
@@ -99,7 +104,8 @@ impl<'ast> Visit<'ast> for Calls<'_, '_> {
         // `self.helper(…)`: a method of the same type (calls on other values are not
         // followed: their type is unknown here).
         if matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self")) {
-            self.local.insert((self.owner.clone(), m.method.to_string()));
+            self.local
+                .insert((self.owner.clone(), m.method.to_string()));
         }
         syn::visit::visit_expr_method_call(self, m);
     }

@@ -429,10 +429,17 @@ fn release_diff_fits_1280_pixels_breaks_first_and_folds_apart() {
             assert!(breaks < at, "{table} before the breaks");
         }
     }
-    let fold = dom.find("id=\"function-cudaGraphAddNode_v2\"").expect("fold row");
+    let fold = dom
+        .find("id=\"function-cudaGraphAddNode_v2\"")
+        .expect("fold row");
     assert!(fold > folds, "cudaGraphAddNode_v2 is listed with the folds");
-    let advise = dom.find("id=\"function-cudaMemAdvise\"").expect("break row");
-    assert!(advise > breaks && advise < folds, "cudaMemAdvise is a break to act on");
+    let advise = dom
+        .find("id=\"function-cudaMemAdvise\"")
+        .expect("break row");
+    assert!(
+        advise > breaks && advise < folds,
+        "cudaMemAdvise is a break to act on"
+    );
     // No cell says a word twice.
     assert!(!dom.contains("removed — removed"));
 }

@@ -20,6 +20,7 @@ pub mod functions;
 pub mod names;
 pub mod package;
 pub mod probe;
+pub mod safe_since;
 pub mod typed;
 pub mod types;
 
@@ -70,6 +71,38 @@ fn api_file(
     rest.extend(typed::attributes(b, names));
     file.items.extend(syn::parse2::<syn::File>(rest)?.items);
     Ok(file)
+}
+
+/// The marks the safe layer's functions take from what they call: every bound function's
+/// mark by C name, and its typed wrapper's name → the C name ([`safe_since`]).
+fn safe_marks(b: &Bindings) -> SafeMarks {
+    let mut marks = SafeMarks::default();
+    for f in &b.functions {
+        if let Some(s) = &f.since {
+            marks.by_c_name.insert(f.name.clone(), s.clone());
+        }
+        if let crate::bind::Typed::Wrapper { rust_name, .. } = &f.typed {
+            marks.by_wrapper.insert(rust_name.clone(), f.name.clone());
+        }
+    }
+    marks
+}
+
+/// Owned tables behind [`safe_since::Marks`].
+#[derive(Default)]
+pub struct SafeMarks {
+    pub by_c_name: std::collections::BTreeMap<String, crate::availability::Since>,
+    pub by_wrapper: std::collections::BTreeMap<String, String>,
+}
+
+impl SafeMarks {
+    /// The tables as [`safe_since::mark`] reads them.
+    pub fn marks(&self) -> safe_since::Marks<'_> {
+        safe_since::Marks {
+            by_c_name: &self.by_c_name,
+            by_wrapper: &self.by_wrapper,
+        }
+    }
 }
 
 /// `src/sys/since.rs`: the first release of each function that not every runtime of the
@@ -245,7 +278,7 @@ pub fn generate(
             contents: text.to_string(),
         });
     }
-    files.extend(package::files(pkg, &pre, &b.abi_source)?);
+    files.extend(package::files(pkg, &pre, &b.abi_source, &safe_marks(b))?);
     Ok(Output {
         files,
         doc_problems,

@@ -98,7 +98,12 @@ impl Package {
 
 /// The files of the crate that are not rendered from the model: `Cargo.toml`, `src/lib.rs`,
 /// the template copies. `abi` describes the ABI source (for NOTICE).
-pub fn files(pkg: &Package, preamble: &str, abi: &str) -> Result<Vec<GeneratedFile>, EmitError> {
+pub fn files(
+    pkg: &Package,
+    preamble: &str,
+    abi: &str,
+    marks: &super::SafeMarks,
+) -> Result<Vec<GeneratedFile>, EmitError> {
     let values = pkg.values(abi);
     let mut out = vec![GeneratedFile {
         name: "Cargo.toml".into(),
@@ -116,7 +121,11 @@ pub fn files(pkg: &Package, preamble: &str, abi: &str) -> Result<Vec<GeneratedFi
         });
     }
     for (path, text) in template::files_for(pkg.library).0 {
-        let body = template::render(text, &values);
+        let mut body = template::render(text, &values);
+        if path.ends_with(".rs") {
+            // The safe layer's since-marks, from the C functions each function calls.
+            body = super::safe_since::mark(&body, &marks.marks());
+        }
         let contents = if path.ends_with(".rs") {
             format!(
                 "// Copied by `cargo xtask codegen` from the generator's codegen/template/{path}:\n\

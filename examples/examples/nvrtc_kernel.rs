@@ -33,7 +33,7 @@ fn fail(what: &str) -> ! {
 
 fn main() -> Result<(), Box<dyn Error>> {
     let device = Device::get(0)?;
-    let (major, minor) = device.properties()?.compute_capability;
+    let (major, minor) = device.properties()?.compute_capability();
     let device_arch = major * 10 + minor;
     // The newest architecture NVRTC knows that the device runs (a newer GPU runs PTX of an
     // older one).

@@ -73,7 +73,7 @@ emulated! {
         let d1 = Device::get(1)?;
         let props = d1.properties()?;
         assert_eq!(props.name, "CUDA emulator device 1");
-        assert_eq!(props.compute_capability, (9, 0));
+        assert_eq!(props.compute_capability(), (9, 0));
         assert!(props.concurrent_managed_access);
         assert_eq!(d1.pci_bus_id()?, "0000:01:00.0");
         assert_eq!(Device::by_pci_bus_id("0000:01:00.0")?.ordinal(), 1);
@@ -1490,7 +1490,7 @@ emulated! {
         let s = streams(1)?;
         let buf = DeviceBuffer::<u32>::zeroed(64, &s[0])?;
         let (n, v, wide) = (64u32, 7u32, 7u64);
-        let config = LaunchConfig::new(1, 64);
+        let config = LaunchConfig::new(1, 64)?;
         // SAFETY: refused before CUDA sees the launches.
         let missing = unsafe { fill.launch(&s[0], config, (&buf, &n)) };
         let too_wide = unsafe { fill.launch(&s[0], config, (&buf, &n, &wide)) };

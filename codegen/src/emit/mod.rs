@@ -11,6 +11,7 @@
 //! [`probe`] writes the crate's audit tables (layouts for the C++ probe, symbol and error-name
 //! lists).
 
+pub mod records;
 pub mod docs;
 pub mod enums;
 pub mod files;
@@ -234,6 +235,20 @@ pub fn generate(
         });
         doc_problems.extend(problems);
     }
+    let mut problems = DocProblems::default();
+    let info = records::emit(b, &pkg.name, names, &mut problems).map_err(|e| {
+        EmitError::Syntax {
+            file: "src/records.rs".into(),
+            message: e.to_string(),
+        }
+    })?;
+    if let Some(file) = info {
+        files.push(GeneratedFile {
+            name: "src/records.rs".into(),
+            contents: format!("{pre}\n{}", files::print_body(&file)),
+        });
+    }
+    doc_problems.extend(problems.0);
     files.push(GeneratedFile {
         name: "tests/audit/layout_probe.cpp".into(),
         contents: probe::cpp_source(&pre, tables, b.library),

@@ -249,7 +249,8 @@ fn nvrtc_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
 
         pub use error::{check, Error, Result};
         pub use loader::{has_function, is_available, LazySymbol, Library};
-        pub use program::{supported_architectures, CompileOptions, Compiled, Header, Program};
+        pub use program::{current_device_arch, supported_architectures};
+        pub use program::{CompileOptions, Compiled, Header, Program};
         pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
         pub use version::{function_since, runtime_version, CudaVersion};
     }
@@ -284,6 +285,9 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub mod api;
 
         pub mod device;
+        // Generated from `cudaDeviceProp`, `cudaFuncAttributes` and `cudaDeviceAttr`; re-exported by `device` and `kernel`.
+        #[rustfmt::skip]
+        mod records;
         pub mod event;
         pub mod global;
         pub mod graph;
@@ -296,7 +300,8 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub mod stream;
         pub mod texture;
 
-        pub use device::{Device, DeviceAttribute, DeviceGuard, DeviceProperties, Limit, MemInfo};
+        pub use device::{Device, DeviceAttribute, DeviceAttributes, DeviceGuard, DeviceProperties};
+        pub use device::{Limit, MemInfo, Uuid};
         pub use error::{check, set_drop_error_hook, Error, Result};
         pub use event::{Event, EventFlags, IpcEventHandle};
         pub use global::DeviceGlobal;

@@ -31,6 +31,17 @@ P43B = "planned (issue 43b)"
 P39 = "planned (issue 39)"
 FILL = "not provided: 16/32-bit fills are driver API `cuMemsetD16/D32` (route: the driver API); bytes: `cudart13::DeviceSliceMut::memset`"
 
+def generated_options():
+    """The typed NVRTC option methods the generator wrote (runtime/nvrtc13/src/options.rs)."""
+    try:
+        with open("runtime/nvrtc13/src/options.rs", encoding="utf-8") as f:
+            return sorted(set(re.findall(r"pub fn ([a-z0-9_]+)\(", f.read())))
+    except OSError:
+        return []
+
+
+GENERATED_OPTIONS = generated_options() or ["__none__"]
+
 RULES = [
     # Contexts, green contexts, resources.
     (r"Context(Options)?(\..*)?$", CTX),
@@ -150,6 +161,12 @@ RULES = [
     (r"ProgramOptions\.name$", N + "Program::new"),
     (r"ProgramOptions\.extra_sources$", N + "Program::with_headers"),
     (r"ProgramOptions\.as_bytes$", N + "CompileOptions::as_slice"),
+    (r"ProgramOptions\.debug$", N + "CompileOptions::device_debug"),
+    (r"ProgramOptions\.device_code_optimize$", N + "CompileOptions::dopt"),
+    (r"ProgramOptions\.fma$", N + "CompileOptions::fmad"),
+    (r"ProgramOptions\.max_register_count$", N + "CompileOptions::maxrregcount"),
+    (r"ProgramOptions\.relocatable_device_code$", N + "CompileOptions::relocatable_device_code"),
+    (r"ProgramOptions\.(" + "|".join(GENERATED_OPTIONS) + r")$", None),
     (r"ProgramOptions\..*$", N + "CompileOptions::option"),
     # Linker (issue 39).
     (r"Linker(Options)?(\..*)?$", P39),
@@ -256,6 +273,8 @@ def cell_for(item):
     short = item[len("cuda.core."):] if item.startswith("cuda.core.") else item
     for pattern, cell in RULES:
         if re.fullmatch(pattern, short):
+            if cell is None:
+                cell = N + "CompileOptions::" + short.split(".")[-1]
             if cell.startswith(R) or cell.startswith(N):
                 return "`" + cell + "`"
             return cell

@@ -246,6 +246,9 @@ fn nvrtc_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub mod api;
 
         pub mod program;
+        // Generated from `nvrtc.h`'s "Supported Compile Options": `CompileOptions`' methods.
+        #[rustfmt::skip]
+        mod options;
 
         pub use error::{check, Error, Result};
         pub use loader::{has_function, is_available, LazySymbol, Library};

@@ -292,6 +292,8 @@ pub mod sys;
 #[rustfmt::skip]
 pub mod api;
 pub mod device;
+#[rustfmt::skip]
+mod records;
 pub mod event;
 pub mod global;
 pub mod graph;
@@ -303,7 +305,10 @@ pub mod nvtx;
 pub mod profiler;
 pub mod stream;
 pub mod texture;
-pub use device::{Device, DeviceAttribute, DeviceGuard, DeviceProperties, Limit, MemInfo};
+pub use device::{
+    Device, DeviceAttribute, DeviceAttributes, DeviceGuard, DeviceProperties,
+};
+pub use device::{Limit, MemInfo, Uuid};
 pub use error::{check, set_drop_error_hook, Error, Result};
 pub use event::{Event, EventFlags, IpcEventHandle};
 pub use global::DeviceGlobal;

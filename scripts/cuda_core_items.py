@@ -8,7 +8,7 @@ folder it was unpacked into. Prints one item a line, `path<TAB>kind`, sorted: th
 public module exports (`__all__` of the modules `cuda/core/__init__.py` star-imports, and of
 `cuda.core.graph`, `.texture`, `.system`, `.utils`), then for each exported class its public
 methods, properties and attributes (`cuda.core.Device.arch<TAB>property`). docs/cuda-core-mapping.md
-has one row per line of this output; codegen/tests/cuda_core_mapping.rs checks the rows.
+has one row per line of this output; codegen/tests/cuda_core_mapping.rs (in the integration binary) checks the rows.
 """
 
 import ast

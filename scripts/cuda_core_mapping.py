@@ -310,7 +310,7 @@ def main():
            "`scripts/cuda_core_items.py`, kept in [cuda-core-1.2-items.tsv](cuda-core-1.2-items.tsv)), "
            "with this workspace's item, the reason it is not provided and the route, or the issue "
            "that plans it. Written by `scripts/cuda_core_mapping.py`; `cargo test -p codegen --test "
-           "cuda_core_mapping` fails when an item has no row or a path in backticks no longer "
+           "integration cuda_core_mapping` fails when an item has no row or a path in backticks no longer "
            "exists in the generated crates.", "",
            "| cuda.core | kind | here |", "|---|---|---|"]
     for item, kind, cell in rows:

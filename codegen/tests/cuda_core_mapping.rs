@@ -56,7 +56,9 @@ fn defines(text: &str, before: &[&str], word: &str) -> bool {
         if before.contains(&&head[token_start..]) {
             return true;
         }
-        if before.contains(&"use") && (head.ends_with('{') || head.ends_with(',') || head.ends_with("::")) {
+        if before.contains(&"use")
+            && (head.ends_with('{') || head.ends_with(',') || head.ends_with("::"))
+        {
             let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
             let line = &text[line_start..at];
             if line.contains("use ") || line.trim_start().starts_with(|c: char| c.is_uppercase()) {
@@ -95,7 +97,9 @@ fn resolves(path: &str, crates: &BTreeMap<String, String>) -> Result<(), String>
             defines(text, &members, seg)
         };
         if !ok {
-            return Err(format!("{path}: `{seg}` is not defined in {krate}'s sources"));
+            return Err(format!(
+                "{path}: `{seg}` is not defined in {krate}'s sources"
+            ));
         }
     }
     Ok(())
@@ -156,9 +160,13 @@ fn every_cuda_core_item_has_a_row_whose_paths_exist() {
             continue;
         };
         let found = paths(cell);
-        if found.is_empty() && !cell.starts_with("not provided:") && !cell.starts_with("planned (issue")
+        if found.is_empty()
+            && !cell.starts_with("not provided:")
+            && !cell.starts_with("planned (issue")
         {
-            problems.push(format!("{item}: neither a crate path, a reason nor a plan: {cell}"));
+            problems.push(format!(
+                "{item}: neither a crate path, a reason nor a plan: {cell}"
+            ));
         }
         for p in found {
             if let Err(why) = resolves(p, &crates) {
@@ -168,7 +176,12 @@ fn every_cuda_core_item_has_a_row_whose_paths_exist() {
     }
     assert!(listed > 400, "the item list has {listed} lines");
     assert_eq!(rows.len(), listed, "one row per listed item");
-    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }
 
 #[test]

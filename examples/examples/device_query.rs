@@ -57,7 +57,10 @@ fn main() -> Result<()> {
         );
         ensure(!p.name.is_empty(), "the name is not empty");
         ensure(p.uuid.as_bytes() != &[0; 16], "the UUID is set");
-        ensure(device.uuid()? == p.uuid, "Device::uuid = the properties' UUID");
+        ensure(
+            device.uuid()? == p.uuid,
+            "Device::uuid = the properties' UUID",
+        );
         ensure(
             p.uuid.to_string().len() == 40 && p.uuid.to_string().starts_with("GPU-"),
             "the UUID prints as GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx",

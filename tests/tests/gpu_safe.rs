@@ -1596,7 +1596,9 @@ fn issue43_ipc_event_child() {
     gpu();
     let Ok(hex) = std::env::var("ISSUE43_IPC_EVENT") else {
         let plain = Event::new().unwrap();
-        let e = plain.ipc_handle().expect_err("a non-IPC event has no handle");
+        let e = plain
+            .ipc_handle()
+            .expect_err("a non-IPC event has no handle");
         assert_eq!(e.cuda_code(), Some(INVALID_RESOURCE_HANDLE), "{e}");
         return;
     };
@@ -1609,8 +1611,14 @@ fn issue43_ipc_event_child() {
     let opened = unsafe { handle.open(Device::get(0).unwrap()) }.expect("open");
     opened.synchronize().expect("wait on the parent's event");
     assert_eq!(opened.is_ipc_enabled(), Some(true));
-    let again = opened.ipc_handle().expect("an opened event gives its handle back");
-    let hex_again: String = again.to_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    let again = opened
+        .ipc_handle()
+        .expect("an opened event gives its handle back");
+    let hex_again: String = again
+        .to_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     println!("reopened handle {hex_again}");
 }
 
@@ -1631,9 +1639,15 @@ fn issue43_device_properties_attributes_arch_and_uuid() {
     assert_eq!(a.l2_cache_size().unwrap(), p.l2_cache_size);
     assert_eq!(a.pci_bus_id().unwrap(), p.pci_bus_id);
     assert_eq!(a.integrated().unwrap(), p.integrated);
-    assert_eq!(a.concurrent_managed_access().unwrap(), p.concurrent_managed_access);
+    assert_eq!(
+        a.concurrent_managed_access().unwrap(),
+        p.concurrent_managed_access
+    );
     assert_eq!(a.cluster_launch().unwrap(), p.cluster_launch);
-    assert_eq!(a.memory_pools_supported().unwrap(), p.memory_pools_supported);
+    assert_eq!(
+        a.memory_pools_supported().unwrap(),
+        p.memory_pools_supported
+    );
     assert_eq!(a.compute_capability_major().unwrap(), p.major);
     let (major, minor) = d.compute_capability().unwrap();
     assert_eq!(d.arch().unwrap(), format!("{major}{minor}"));
@@ -1656,14 +1670,23 @@ fn issue43_device_properties_attributes_arch_and_uuid() {
 #[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
 fn issue43_launch_configs_occupancy_clusters_and_bool_arguments() {
     gpu();
-    assert!(matches!(LaunchConfig::new(0, 256), Err(Error::InvalidArgument(_))));
-    assert!(matches!(LaunchConfig::new(4, (32, 0)), Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        LaunchConfig::new(0, 256),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        LaunchConfig::new(4, (32, 0)),
+        Err(Error::InvalidArgument(_))
+    ));
     let module = Module::from_ptx(ADD_ONE_PTX).unwrap();
     let kernel = module.kernel("add_one").unwrap();
     let unlimited = kernel.occupancy(0).unwrap();
     for limit in [32u32, 64, 96, 100, 128, 192, 200, 256, 384, 500, 512, 1000] {
         let best = kernel.occupancy_limited(0, limit).unwrap();
-        assert!(best.block_size <= limit && best.block_size > 0, "{limit}: {best:?}");
+        assert!(
+            best.block_size <= limit && best.block_size > 0,
+            "{limit}: {best:?}"
+        );
         assert!(best.block_size <= unlimited.block_size.max(limit));
     }
     let by_size = kernel
@@ -1671,14 +1694,19 @@ fn issue43_launch_configs_occupancy_clusters_and_bool_arguments() {
         .unwrap();
     let fixed = kernel.occupancy(0).unwrap();
     println!("occupancy: {fixed:?}; with 64 B a thread: {by_size:?}");
-    assert!(by_size.blocks_per_multiprocessor * by_size.block_size
-        <= fixed.blocks_per_multiprocessor * fixed.block_size);
+    assert!(
+        by_size.blocks_per_multiprocessor * by_size.block_size
+            <= fixed.blocks_per_multiprocessor * fixed.block_size
+    );
     let avail = kernel.available_dynamic_shared_memory(2, 256).unwrap();
     assert!(avail > 0, "{avail}");
 
     let attrs = kernel.attributes().unwrap();
     println!("{attrs}");
-    assert!(attrs.binary_version > 0 && attrs.ptx_version > 0, "{attrs:?}");
+    assert!(
+        attrs.binary_version > 0 && attrs.ptx_version > 0,
+        "{attrs:?}"
+    );
     assert_eq!(attrs.required_cluster_width, 0);
     assert!(!attrs.to_string().is_empty());
 
@@ -1686,7 +1714,10 @@ fn issue43_launch_configs_occupancy_clusters_and_bool_arguments() {
     let n = 1024u32;
     let data = DeviceBuffer::<u32>::zeroed(n as usize, &stream).unwrap();
     let config = LaunchConfig::new(4, 256).unwrap();
-    assert_eq!((config.grid.x, config.block.x, config.cluster), (4, 256, None));
+    assert_eq!(
+        (config.grid.x, config.block.x, config.cluster),
+        (4, 256, None)
+    );
     // SAFETY: add_one(unsigned*, unsigned) over `n` elements.
     unsafe { kernel.launch(&stream, config, (&data, &n)).unwrap() };
     let mut expected = 1;
@@ -1727,7 +1758,10 @@ fn issue43_launch_configs_occupancy_clusters_and_bool_arguments() {
     let out = DeviceBuffer::<u32>::zeroed(1, &stream).unwrap();
     for (flag, want) in [(true, 7u32), (false, 3)] {
         // SAFETY: pick(unsigned*, bool) writes one element.
-        unsafe { pick.launch(&stream, LaunchConfig::new(1, 1).unwrap(), (&out, &flag)).unwrap() };
+        unsafe {
+            pick.launch(&stream, LaunchConfig::new(1, 1).unwrap(), (&out, &flag))
+                .unwrap()
+        };
         assert_eq!(out.to_vec().unwrap(), [want]);
     }
 }
@@ -1750,22 +1784,32 @@ fn issue43_nvrtc_default_arch_and_name_expressions() {
     program.add_name_expression("fill<int>").unwrap();
     // No --gpu-architecture: the device's (a CUBIN exists only for a real architecture).
     let compiled = program.compile(["--std=c++17"]).unwrap();
-    let cubin = compiled.cubin().expect("compiled for the device's sm_XX by default");
+    let cubin = compiled
+        .cubin()
+        .expect("compiled for the device's sm_XX by default");
     let names = compiled.lowered_names().unwrap();
     println!("default arch sm_{expected:?}; lowered names {names:?}");
     assert_eq!(names.len(), 2);
     assert_eq!(names[0].0, "fill<float>");
     assert!(names[0].1.starts_with("_Z"), "{names:?}");
-    let module = Module::from_bytes(&cubin).unwrap().with_symbols(names.clone());
+    let module = Module::from_bytes(&cubin)
+        .unwrap()
+        .with_symbols(names.clone());
     assert_eq!(module.symbol_for("fill<int>"), Some(names[1].1.as_str()));
-    let fill = module.kernel("fill<float>").expect("found by its name expression");
+    let fill = module
+        .kernel("fill<float>")
+        .expect("found by its name expression");
     let stream = Stream::non_blocking().unwrap();
     let n = 300u32;
     let data = DeviceBuffer::<f32>::zeroed(n as usize, &stream).unwrap();
     // SAFETY: fill<float>(float*, float, unsigned) over `n` elements.
     unsafe {
-        fill.launch(&stream, LaunchConfig::for_num_elems(n), (&data, &2.5f32, &n))
-            .unwrap()
+        fill.launch(
+            &stream,
+            LaunchConfig::for_num_elems(n),
+            (&data, &2.5f32, &n),
+        )
+        .unwrap()
     };
     assert!(data.to_vec().unwrap().iter().all(|v| *v == 2.5));
     // The mangled name still works, and an unknown expression is not found.

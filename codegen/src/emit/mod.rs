@@ -13,7 +13,6 @@
 //! [`probe`] writes the crate's audit tables (layouts for the C++ probe, symbol and error-name
 //! lists).
 
-pub mod records;
 pub mod docs;
 pub mod enums;
 pub mod files;
@@ -24,6 +23,7 @@ pub mod names;
 pub mod nvrtc_options;
 pub mod package;
 pub mod probe;
+pub mod records;
 pub mod typed;
 pub mod types;
 
@@ -239,12 +239,11 @@ pub fn generate(
         doc_problems.extend(problems);
     }
     let mut problems = DocProblems::default();
-    let info = records::emit(b, &pkg.name, names, &mut problems).map_err(|e| {
-        EmitError::Syntax {
+    let info =
+        records::emit(b, &pkg.name, names, &mut problems).map_err(|e| EmitError::Syntax {
             file: "src/records.rs".into(),
             message: e.to_string(),
-        }
-    })?;
+        })?;
     if let Some(file) = info {
         files.push(GeneratedFile {
             name: "src/records.rs".into(),

@@ -63,7 +63,9 @@ fn plain(text: &str) -> String {
 
 /// Whether a line (trimmed) is a list item naming an option: `- --name…`.
 fn option_head(line: &str) -> Option<&str> {
-    let rest = line.strip_prefix("- ").or_else(|| line.strip_prefix("* "))?;
+    let rest = line
+        .strip_prefix("- ")
+        .or_else(|| line.strip_prefix("* "))?;
     let rest = rest.trim_start();
     rest.starts_with("--").then_some(rest)
 }

@@ -311,7 +311,9 @@ pub fn emit(
 
         #accessors
     };
-    let body = tokens.to_string().replace("@CRATE@", &krate.replace('-', "_"));
+    let body = tokens
+        .to_string()
+        .replace("@CRATE@", &krate.replace('-', "_"));
     syn::parse_str(&body).map(Some)
 }
 
@@ -406,7 +408,10 @@ mod tests {
             ("pciBusID", "pci_bus_id"),
             ("maxTexture2DLinear", "max_texture_2d_linear"),
             ("multiProcessorCount", "multi_processor_count"),
-            ("gpuDirectRDMAFlushWritesOptions", "gpu_direct_rdma_flush_writes_options"),
+            (
+                "gpuDirectRDMAFlushWritesOptions",
+                "gpu_direct_rdma_flush_writes_options",
+            ),
             ("uuid", "uuid"),
             ("name", "name"),
         ] {
@@ -417,7 +422,9 @@ mod tests {
     #[test]
     fn yes_no_sentences() {
         assert!(is_yes_no("Device supports stream priorities"));
-        assert!(is_yes_no("1 if the device supports GPUDirect RDMA APIs, 0 otherwise"));
+        assert!(is_yes_no(
+            "1 if the device supports GPUDirect RDMA APIs, 0 otherwise"
+        ));
         assert!(!is_yes_no("Maximum number of threads per block"));
         assert!(!is_yes_no("Number of asynchronous engines"));
     }

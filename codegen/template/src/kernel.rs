@@ -236,10 +236,7 @@ impl Module {
     /// assert_eq!(module.symbol_for("scale<float>"), Some("_Z5scaleIfEvPT_j"));
     /// # let _ = kernel; Ok(()) }
     /// ```
-    pub fn with_symbols(
-        mut self,
-        symbols: impl IntoIterator<Item = (String, String)>,
-    ) -> Module {
+    pub fn with_symbols(mut self, symbols: impl IntoIterator<Item = (String, String)>) -> Module {
         let mut map = (*self.symbols).clone();
         map.extend(symbols);
         self.symbols = Arc::new(map);

@@ -202,7 +202,12 @@ impl Module {
     /// ([`Error::InvalidArgument`] otherwise). See [`DeviceGlobal`].
     #[doc(alias = "cudaLibraryGetGlobal")]
     pub fn global<T: DeviceCopy>(&self, name: &str) -> Result<DeviceGlobal<T>> {
-        DeviceGlobal::find(self.module_ref().clone(), self.resolve(name), Some(1), false)
+        DeviceGlobal::find(
+            self.module_ref().clone(),
+            self.resolve(name),
+            Some(1),
+            false,
+        )
     }
 
     /// The module's array variable called `name` (`__device__ T name[N];`), of as many

@@ -393,9 +393,9 @@ impl Compiled {
 /// `--gpu-architecture …`, `-arch=…`, `-arch …`).
 fn is_arch_option(option: &[u8]) -> bool {
     ["--gpu-architecture", "-arch"].iter().any(|name| {
-        option.strip_prefix(name.as_bytes()).is_some_and(|rest| {
-            rest.is_empty() || rest.starts_with(b"=") || rest.starts_with(b" ")
-        })
+        option
+            .strip_prefix(name.as_bytes())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"=") || rest.starts_with(b" "))
     })
 }
 

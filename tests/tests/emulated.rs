@@ -1508,6 +1508,43 @@ emulated! {
 }
 
 emulated! {
+    /// Issue 43: streams and events key maps by handle and events report their flags; a
+    /// priority outside the device's range is refused before CUDA clamps it; occupancy obeys a
+    /// block-size limit; cluster occupancy is asked with a `LaunchConfig`; the properties are
+    /// every field of `cudaDeviceProp`.
+    fn issue43_hash_priorities_occupancy_and_properties(_emu) {
+        use std::collections::HashSet;
+        let s = streams(2)?;
+        let keys: HashSet<cudart13::Stream> = [s[0].clone(), s[0].clone(), s[1].clone()].into_iter().collect();
+        assert_eq!(keys.len(), 2);
+        let (least, greatest) = Device::current()?.stream_priority_range()?;
+        let flags = cudart13::StreamFlags::NON_BLOCKING;
+        assert_eq!(cudart13::Stream::with_priority(flags, greatest)?.priority()?, greatest);
+        let refused = cudart13::Stream::with_priority(flags, greatest.min(least) - 1);
+        assert!(matches!(refused, Err(cudart13::Error::InvalidArgument(_))), "{refused:?}");
+        let e = s[0].record_event()?;
+        let events: HashSet<cudart13::Event> = [e.clone(), e.clone()].into_iter().collect();
+        assert_eq!(events.len(), 1);
+        assert_eq!(e.is_timing_disabled(), Some(false));
+        let fill = Module::from_ptx(GLOBALS_PTX)?.kernel("emu_fill_u32")?;
+        assert_eq!(fill.occupancy(0)?.block_size, 1024);
+        let limited = fill.occupancy_limited(0, 100)?;
+        assert!(limited.block_size <= 100 && limited.block_size > 0, "{limited:?}");
+        let by_size = fill.occupancy_variable_smem(|block| block as usize * 512, 0)?;
+        assert!(by_size.block_size * by_size.blocks_per_multiprocessor <= 2048, "{by_size:?}");
+        assert!(fill.available_dynamic_shared_memory(2, 256)? > 0);
+        let config = LaunchConfig::new(8, 128)?.with_cluster(2)?;
+        assert_eq!(fill.max_active_clusters(&config)?, 16 * 132 / 2);
+        assert_eq!(fill.max_potential_cluster_size(&LaunchConfig::new(8, 128)?)?, 8);
+        let props = Device::current()?.properties()?;
+        assert_eq!((props.major, props.minor, props.multi_processor_count), (9, 0, 132));
+        assert_eq!(props.arch(), "90");
+        assert!(props.cluster_launch && props.to_string().lines().count() > 80);
+        Ok(())
+    }
+}
+
+emulated! {
     /// Peer access covers stream-ordered memory: without it a copy from device 1's pool
     /// buffer on device 0's stream is refused; `enable_peer_access` grants the pool's access,
     /// and the copy works.

@@ -648,8 +648,9 @@ impl Kernel {
 
     /// Launches the kernel on `stream` with `config` and `args` (a tuple of references, in
     /// parameter order): `stream.launch(self).config(config).args(args).run()`, as cudarc's
-    /// `launch`, checked as [`Launch::run`]. For clusters, cooperative launches and
-    /// priorities use the builder ([`Stream::launch`]).
+    /// `launch`, checked as [`Launch::run`]. `config` carries the launch attributes too
+    /// (clusters, cooperative launch, programmatic stream serialization, priority: see
+    /// [`LaunchConfig`]).
     ///
     /// # Safety
     /// As [`Launch::run`].

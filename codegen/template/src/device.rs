@@ -493,11 +493,13 @@ mod tests {
 
     #[test]
     fn properties_carry_every_raw_field() {
-        let mut raw = sys::cudaDeviceProp::default();
-        raw.major = 9;
-        raw.minor = 0;
-        raw.multiProcessorCount = 132;
-        raw.clusterLaunch = 1;
+        let mut raw = sys::cudaDeviceProp {
+            major: 9,
+            minor: 0,
+            multiProcessorCount: 132,
+            clusterLaunch: 1,
+            ..Default::default()
+        };
         raw.name[..3].copy_from_slice(&[b'H' as c_char, b'1' as c_char, b'0' as c_char]);
         let p = DeviceProperties::from_raw(&raw);
         assert_eq!(p.arch(), "90");

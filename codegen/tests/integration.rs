@@ -14,6 +14,8 @@ mod common;
 mod corpus;
 #[path = "coverage.rs"]
 mod coverage;
+#[path = "cuda_core_mapping.rs"]
+mod cuda_core_mapping;
 #[path = "diff.rs"]
 mod diff;
 #[path = "diff_abi.rs"]

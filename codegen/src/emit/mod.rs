@@ -8,6 +8,8 @@
 //! them a complete crate (`Cargo.toml`, `lib.rs`, the template's hand-written files);
 //! [`files`] formats and writes or checks them; [`docs`] and [`names`] are shared by all, and
 //! [`fill`] builds syntax trees from parsed templates.
+//! [`records`] writes the safe layer's generated records (device properties and attributes,
+//! kernel attributes); [`nvrtc_options`] NVRTC's typed compile options.
 //! [`probe`] writes the crate's audit tables (layouts for the C++ probe, symbol and error-name
 //! lists).
 
@@ -18,9 +20,11 @@ pub mod fill;
 pub mod flags;
 pub mod functions;
 pub mod names;
+pub mod nvrtc_options;
 pub mod package;
 pub mod probe;
 pub mod safe_since;
+pub mod records;
 pub mod typed;
 pub mod types;
 
@@ -266,6 +270,32 @@ pub fn generate(
             contents: format!("{pre}\n{body}"),
         });
         doc_problems.extend(problems);
+    }
+    let mut problems = DocProblems::default();
+    let info =
+        records::emit(b, &pkg.name, names, &mut problems).map_err(|e| EmitError::Syntax {
+            file: "src/records.rs".into(),
+            message: e.to_string(),
+        })?;
+    if let Some(file) = info {
+        files.push(GeneratedFile {
+            name: "src/records.rs".into(),
+            contents: format!("{pre}\n{}", files::print_body(&file)),
+        });
+    }
+    doc_problems.extend(problems.0);
+    if b.library == crate::library::Library::Nvrtc {
+        let text = b.compile_options.as_deref().unwrap_or_default();
+        let file = nvrtc_options::emit(text, &pkg.name.replace('-', "_")).map_err(|e| {
+            EmitError::Syntax {
+                file: "src/options.rs".into(),
+                message: e.to_string(),
+            }
+        })?;
+        files.push(GeneratedFile {
+            name: "src/options.rs".into(),
+            contents: format!("{pre}\n{}", files::print_body(&file)),
+        });
     }
     files.push(GeneratedFile {
         name: "tests/audit/layout_probe.cpp".into(),

@@ -255,10 +255,14 @@ fn nvrtc_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub mod api;
 
         pub mod program;
+        // Generated from `nvrtc.h`'s "Supported Compile Options": `CompileOptions`' methods.
+        #[rustfmt::skip]
+        mod options;
 
         pub use error::{check, Error, Result};
         pub use loader::{has_function, is_available, LazySymbol, Library};
-        pub use program::{supported_architectures, CompileOptions, Compiled, Header, Program};
+        pub use program::{current_device_arch, supported_architectures};
+        pub use program::{CompileOptions, Compiled, Header, Program};
         pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
         pub use version::{function_since, runtime_version, CudaVersion};
     }
@@ -293,6 +297,9 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub mod api;
 
         pub mod device;
+        // Generated from `cudaDeviceProp`, `cudaFuncAttributes` and `cudaDeviceAttr`; re-exported by `device` and `kernel`.
+        #[rustfmt::skip]
+        mod records;
         pub mod event;
         pub mod global;
         pub mod graph;
@@ -305,14 +312,15 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub mod stream;
         pub mod texture;
 
-        pub use device::{Device, DeviceAttribute, DeviceGuard, DeviceProperties, Limit, MemInfo};
+        pub use device::{Device, DeviceAttribute, DeviceAttributes, DeviceGuard};
+        pub use device::{DeviceProperties, Limit, MemInfo, Uuid};
         pub use error::{check, set_drop_error_hook, Error, Result};
         pub use event::{Event, EventFlags, IpcEventHandle};
         pub use global::DeviceGlobal;
         pub use graph::{CaptureGuard, CaptureMode, Graph, GraphExec};
         pub use graph::{GraphNode, InstantiateFlags};
         pub use kernel::{Dim3, FuncAttribute, Kernel, KernelArg, KernelArgs};
-        pub use kernel::{Launch, LaunchConfig, Module, ParamInfo};
+        pub use kernel::{KernelAttributes, Launch, LaunchConfig, Module, Occupancy, ParamInfo};
         pub use loader::{has_function, is_available, LazySymbol, Library};
         pub use memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut};
         pub use memory::{GraphBuffer, PinnedBuffer, PinnedPool, PinnedSlice, PinnedSliceMut};

@@ -204,7 +204,12 @@ impl Module {
     /// ([`Error::InvalidArgument`] otherwise). See [`DeviceGlobal`].
     #[doc(alias = "cudaLibraryGetGlobal")]
     pub fn global<T: DeviceCopy>(&self, name: &str) -> Result<DeviceGlobal<T>> {
-        DeviceGlobal::find(self.module_ref().clone(), name, Some(1), false)
+        DeviceGlobal::find(
+            self.module_ref().clone(),
+            self.resolve(name),
+            Some(1),
+            false,
+        )
     }
 
     /// Available since CUDA 12.8 (calls `cudaLibraryGetGlobal`, `cudaLibraryGetManaged`).
@@ -214,7 +219,7 @@ impl Module {
     /// whole number of `T` is [`Error::InvalidArgument`]).
     #[doc(alias = "cudaLibraryGetGlobal")]
     pub fn global_array<T: DeviceCopy>(&self, name: &str) -> Result<DeviceGlobal<T>> {
-        DeviceGlobal::find(self.module_ref().clone(), name, None, false)
+        DeviceGlobal::find(self.module_ref().clone(), self.resolve(name), None, false)
     }
 
     /// Available since CUDA 12.8 (calls `cudaLibraryGetGlobal`, `cudaLibraryGetManaged`).
@@ -223,7 +228,7 @@ impl Module {
     /// as device memory through copies like [`global_array`](Module::global_array).
     #[doc(alias = "cudaLibraryGetManaged")]
     pub fn managed_global<T: DeviceCopy>(&self, name: &str) -> Result<DeviceGlobal<T>> {
-        DeviceGlobal::find(self.module_ref().clone(), name, None, true)
+        DeviceGlobal::find(self.module_ref().clone(), self.resolve(name), None, true)
     }
 }
 

@@ -68,6 +68,39 @@ impl PartialEq for Stream {
 
 impl Eq for Stream {}
 
+/// Hashes the raw handle, as [`PartialEq`] compares it: two clones of one stream (or two
+/// wrappers of one handle) are one key.
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use std::collections::HashMap;
+/// let s = cudart12::Stream::non_blocking()?;
+/// let mut work: HashMap<cudart12::Stream, u32> = HashMap::new();
+/// *work.entry(s.clone()).or_default() += 1;
+/// *work.entry(s).or_default() += 1;
+/// assert_eq!(work.len(), 1);
+/// # Ok(()) }
+/// ```
+impl std::hash::Hash for Stream {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.inner.raw().hash(state);
+    }
+}
+
+/// `priority` within the range `greatest..=least` (numerically; `greatest <= least`), or an
+/// error naming the range.
+fn check_priority(priority: i32, least: i32, greatest: i32) -> Result<()> {
+    let (lo, hi) = (greatest.min(least), greatest.max(least));
+    if (lo..=hi).contains(&priority) {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "stream priority {priority} is outside the device's range {least} (least) to \
+             {greatest} (greatest)"
+        )))
+    }
+}
+
 impl Stream {
     /// A new stream that synchronises with the legacy default stream
     /// (`cudaStreamCreateWithFlags(cudaStreamDefault)`), on the current device.
@@ -116,11 +149,27 @@ impl Stream {
         })
     }
 
-    /// A new stream with these flags and a priority (`cudaStreamCreateWithPriority`); see
-    /// [`Device::stream_priority_range`](crate::device::Device::stream_priority_range). CUDA
-    /// clamps a priority outside the range.
+    /// A new stream with these flags and a priority (`cudaStreamCreateWithPriority`), on the
+    /// current device. Lower numbers are higher priorities; a priority outside the device's
+    /// [`Device::stream_priority_range`](crate::device::Device::stream_priority_range) is an
+    /// [`Error::InvalidArgument`] (CUDA itself would clamp it silently).
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart12::Result<()> {
+    /// use cudart12::{Device, Stream, StreamFlags};
+    /// let (_least, greatest) = Device::current()?.stream_priority_range()?;
+    /// let urgent = Stream::with_priority(StreamFlags::NON_BLOCKING, greatest)?;
+    /// assert_eq!(urgent.priority()?, greatest);
+    /// assert!(Stream::with_priority(StreamFlags::NON_BLOCKING, greatest - 1).is_err());
+    /// # Ok(()) }
+    /// ```
     #[doc(alias = "cudaStreamCreateWithPriority")]
+    #[doc(alias = "cudaDeviceGetStreamPriorityRange")]
     pub fn with_priority(flags: StreamFlags, priority: i32) -> Result<Stream> {
+        let (mut least, mut greatest) = (0, 0);
+        // SAFETY: two ints are written through valid pointers.
+        status(unsafe { sys::cudaDeviceGetStreamPriorityRange(&mut least, &mut greatest) })?;
+        check_priority(priority, least, greatest)?;
         let mut raw = sys::cudaStream_t::null();
         // SAFETY: one handle is written through a valid pointer.
         status(unsafe {
@@ -506,6 +555,31 @@ mod tests {
     #[test]
     fn streams_are_send_and_sync() {
         assert_send_sync::<Stream>();
+    }
+
+    #[test]
+    fn streams_key_maps_by_handle() {
+        use std::collections::HashSet;
+        // The hash is the handle, which never changes (the lint sees the queue's lock).
+        #[allow(clippy::mutable_key_type)]
+        let set: HashSet<Stream> = [Stream::legacy(), Stream::legacy(), Stream::per_thread()]
+            .into_iter()
+            .collect();
+        assert_eq!(set.len(), 2);
+        assert!(set.contains(&Stream::legacy()));
+    }
+
+    #[test]
+    fn priorities_outside_the_range_are_refused() {
+        // An H100's range: least 0, greatest -5.
+        assert!(check_priority(0, 0, -5).is_ok());
+        assert!(check_priority(-5, 0, -5).is_ok());
+        assert!(check_priority(-3, 0, -5).is_ok());
+        assert!(matches!(
+            check_priority(-6, 0, -5),
+            Err(Error::InvalidArgument(_))
+        ));
+        assert!(check_priority(1, 0, -5).is_err());
     }
 
     #[test]

@@ -97,9 +97,11 @@ impl Walk {
                         .last()
                         .map(|s| s.ident.to_string())
                         .unwrap_or_default();
-                    if name != "macro_rules" {
-                        self.lines
-                            .insert(format!("macro {name}!({})", text(&m.mac.tokens)));
+                    // `thread_local!` declares statics, public only when it says `pub`.
+                    let tokens = text(&m.mac.tokens);
+                    let private_statics = name == "thread_local" && !tokens.contains("pub static");
+                    if name != "macro_rules" && !private_statics {
+                        self.lines.insert(format!("macro {name}!({tokens})"));
                     }
                 }
                 _ if !public => {}
@@ -122,8 +124,20 @@ impl Walk {
                     let name = at(&e.ident);
                     self.lines.insert(format!("enum {name}{}", text(&e.generics)));
                     for v in &e.variants {
-                        self.lines
-                            .insert(format!("variant {name}::{} {}", v.ident, text(&v.fields)));
+                        // The fields without their documentation.
+                        let fields: Vec<String> = v
+                            .fields
+                            .iter()
+                            .map(|f| match &f.ident {
+                                Some(id) => format!("{id}: {}", text(&f.ty)),
+                                None => text(&f.ty),
+                            })
+                            .collect();
+                        self.lines.insert(format!(
+                            "variant {name}::{}({})",
+                            v.ident,
+                            fields.join(", ")
+                        ));
                     }
                 }
                 syn::Item::Union(u) if is_pub(&u.vis) => {
@@ -165,7 +179,7 @@ impl Walk {
 
     fn impl_block(&mut self, i: &syn::ItemImpl) {
         let ty = text(&i.self_ty);
-        if let Some((_, trait_path, _)) = &i.trait_ {
+        if let Some((trait_path, _)) = &i.trait_ {
             self.lines.insert(format!(
                 "impl{} {} for {ty}",
                 text(&i.generics),

@@ -95,7 +95,7 @@ impl Symbols {
 
 /// Checks the library file at `path` (see [`inspect`]) and returns its symbols; the error is
 /// the problem (the caller names the file).
-pub(crate) fn inspect_library(path: &std::path::Path) -> Result<Symbols, String> {
+pub fn inspect_library(path: &std::path::Path) -> Result<Symbols, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
     if !meta.is_file() {
         return Err("not a regular file".to_string());

@@ -1,9 +1,9 @@
 //! Why a library or one of its functions is not there: [`Error`]. Each generated crate turns it
 //! into its own error type (`From<cuda_loader::Error>`), variant for variant.
 
-/// Why the loader has no library or no function to give.
+/// Why the loader has no library or no function to give. Not `#[non_exhaustive]`: a crate
+/// that converts it maps every variant, and a new one is a breaking change it must follow.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Error {
     /// No library could be opened. `tried` lists every candidate (a path or a name given to
     /// the system loader) with the reason it failed, in search order.
@@ -42,9 +42,15 @@ impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Error::LibraryNotFound { tried } => {
-                write!(f, "the library could not be loaded ({} candidates tried)", tried.len())
+                write!(
+                    f,
+                    "the library could not be loaded ({} candidates tried)",
+                    tried.len()
+                )
             }
-            Error::SymbolNotFound { symbol, library, .. } => {
+            Error::SymbolNotFound {
+                symbol, library, ..
+            } => {
                 write!(f, "{library} does not define {symbol}")
             }
             Error::NotInRuntime {

@@ -107,8 +107,13 @@ impl Library {
         let f = self
             .raw_symbol(name)
             .map_err(|why| format!("not a {} library: {why}", spec.kind))?;
-        let failed =
-            |code| format!("its {} failed: {}", name.to_string_lossy(), (spec.describe_status)(code));
+        let failed = |code| {
+            format!(
+                "its {} failed: {}",
+                name.to_string_lossy(),
+                (spec.describe_status)(code)
+            )
+        };
         match spec.version {
             VersionQuery::Combined(_) => {
                 type Get = unsafe extern "C" fn(*mut c_int) -> c_int;
@@ -256,8 +261,8 @@ mod tests {
     #[test]
     fn open_of_missing_file_names_it() {
         // SAFETY: nothing is there to open.
-        let err = unsafe { Library::open(&CUDART13, "/nonexistent/dir/libcudart.so.13") }
-            .unwrap_err();
+        let err =
+            unsafe { Library::open(&CUDART13, "/nonexistent/dir/libcudart.so.13") }.unwrap_err();
         let Error::LibraryNotFound { tried } = &err else {
             panic!("unexpected {err:?}");
         };

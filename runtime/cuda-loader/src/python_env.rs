@@ -263,12 +263,10 @@ mod tests {
         let mut places = Vec::new();
         wheel_folders(&found[0], "test", spec, &mut places);
         let major = "cu13";
-        assert!(places.iter().any(|p| p
-            .dir
-            .ends_with(Path::new("nvidia").join(major).join("lib"))));
-        let cu12 = Path::new("nvidia")
-            .join("cuda_runtime")
-            .join("lib");
+        assert!(places
+            .iter()
+            .any(|p| p.dir.ends_with(Path::new("nvidia").join(major).join("lib"))));
+        let cu12 = Path::new("nvidia").join("cuda_runtime").join("lib");
         assert!(places.iter().any(|p| p.dir.ends_with(&cu12)));
         // A folder that does not exist gives nothing.
         let mut none = Vec::new();

@@ -35,7 +35,10 @@ pub fn search(spec: &Spec) -> Result<Library, Error> {
                 return Ok(lib);
             }
             if tried.is_empty() {
-                tried.push((label, format!("folder holds no {}", library_file_kinds(spec))));
+                tried.push((
+                    label,
+                    format!("folder holds no {}", library_file_kinds(spec)),
+                ));
             }
         } else {
             match Library::try_open(spec, &path) {
@@ -57,12 +60,10 @@ pub fn search(spec: &Spec) -> Result<Library, Error> {
     if let Some(lib) = try_places(spec, crate::python_env::others(spec), &mut tried) {
         return Ok(lib);
     }
-    let installs = install_folders(spec.major)
-        .into_iter()
-        .map(|dir| Place {
-            dir,
-            why: String::new(),
-        });
+    let installs = install_folders(spec.major).into_iter().map(|dir| Place {
+        dir,
+        why: String::new(),
+    });
     if let Some(lib) = try_places(spec, installs.collect(), &mut tried) {
         return Ok(lib);
     }
@@ -92,7 +93,10 @@ fn try_places(
             return Some(lib);
         }
         if tried.len() == before {
-            tried.push((label, format!("folder holds no {}", library_file_kinds(spec))));
+            tried.push((
+                label,
+                format!("folder holds no {}", library_file_kinds(spec)),
+            ));
         }
     }
     None

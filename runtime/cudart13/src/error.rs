@@ -112,7 +112,7 @@ impl std::fmt::Display for Error {
                 f,
                 "symbol `{symbol}` is not exported by the CUDA runtime library {library} ({}); \
                  it needs a newer CUDA runtime (point CUDART_PATH at one) or a fallback",
-                render_version(*version)
+                cuda_loader::render_version(*version)
             ),
             Error::NotInRuntime {
                 function,
@@ -380,11 +380,31 @@ unsafe fn static_str(ptr: *const c_char) -> Option<&'static str> {
     CStr::from_ptr(ptr).to_str().ok()
 }
 
-/// `13020` → `CUDA 13.2 (13020)`.
-pub(crate) fn render_version(version: Option<i32>) -> String {
-    match version {
-        Some(v) => format!("CUDA {}.{} ({v})", v / 1000, (v % 1000) / 10),
-        None => "runtime version unknown".to_string(),
+impl From<cuda_loader::Error> for Error {
+    /// The loader's error as this crate's, variant for variant.
+    fn from(e: cuda_loader::Error) -> Error {
+        match e {
+            cuda_loader::Error::LibraryNotFound { tried } => Error::LibraryNotFound { tried },
+            cuda_loader::Error::SymbolNotFound {
+                symbol,
+                library,
+                version,
+            } => Error::SymbolNotFound {
+                symbol,
+                library,
+                version,
+            },
+            cuda_loader::Error::NotInRuntime {
+                function,
+                since,
+                loaded,
+            } => Error::NotInRuntime {
+                function,
+                since: crate::version::CudaVersion::from_raw(since),
+                loaded: crate::version::CudaVersion::from_raw(loaded),
+            },
+            cuda_loader::Error::InCallback { function } => Error::InCallback { function },
+        }
     }
 }
 

@@ -77,8 +77,8 @@ impl Walk {
                     };
                     let src = std::fs::read_to_string(&file)
                         .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-                    let parsed = syn::parse_file(&src)
-                        .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+                    let parsed =
+                        syn::parse_file(&src).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
                     let next_dir = if file.file_name().is_some_and(|n| n == "mod.rs") {
                         file.parent().expect("a folder").to_path_buf()
                     } else {
@@ -106,7 +106,8 @@ impl Walk {
                 }
                 _ if !public => {}
                 syn::Item::Fn(f) if is_pub(&f.vis) => {
-                    self.lines.insert(format!("fn {}: {}", at(&f.sig.ident), text(&f.sig)));
+                    self.lines
+                        .insert(format!("fn {}: {}", at(&f.sig.ident), text(&f.sig)));
                 }
                 syn::Item::Struct(s) if is_pub(&s.vis) => {
                     let name = at(&s.ident);
@@ -114,7 +115,10 @@ impl Walk {
                         .insert(format!("struct {name}{}", text(&s.generics)));
                     for (i, field) in s.fields.iter().enumerate() {
                         if is_pub(&field.vis) {
-                            let f = field.ident.as_ref().map_or(i.to_string(), |id| id.to_string());
+                            let f = field
+                                .ident
+                                .as_ref()
+                                .map_or(i.to_string(), |id| id.to_string());
                             self.lines
                                 .insert(format!("field {name}.{f}: {}", text(&field.ty)));
                         }
@@ -122,7 +126,8 @@ impl Walk {
                 }
                 syn::Item::Enum(e) if is_pub(&e.vis) => {
                     let name = at(&e.ident);
-                    self.lines.insert(format!("enum {name}{}", text(&e.generics)));
+                    self.lines
+                        .insert(format!("enum {name}{}", text(&e.generics)));
                     for v in &e.variants {
                         // The fields without their documentation.
                         let fields: Vec<String> = v
@@ -281,22 +286,41 @@ fn generated_crates_keep_their_public_api() {
     let mut changed = Vec::new();
     for (name, root) in crates {
         let now = public_api(&root, &name);
-        assert!(now.contains(&format!("fn {name}::")), "{name}: no public function found");
-        let baseline = workspace.join("tests/public-api").join(format!("{name}.txt"));
+        assert!(
+            now.contains(&format!("fn {name}::")),
+            "{name}: no public function found"
+        );
+        let baseline = workspace
+            .join("tests/public-api")
+            .join(format!("{name}.txt"));
         if bless {
             std::fs::write(&baseline, &now).expect("writing the baseline");
             continue;
         }
         let before = std::fs::read_to_string(&baseline).unwrap_or_default();
         if before != now {
-            let gone: Vec<&str> = before.lines().filter(|l| !now.lines().any(|n| n == *l)).collect();
-            let new: Vec<&str> = now.lines().filter(|l| !before.lines().any(|b| b == *l)).collect();
+            let gone: Vec<&str> = before
+                .lines()
+                .filter(|l| !now.lines().any(|n| n == *l))
+                .collect();
+            let new: Vec<&str> = now
+                .lines()
+                .filter(|l| !before.lines().any(|b| b == *l))
+                .collect();
             changed.push(format!(
                 "{name}: {} removed, {} added\n  - {}\n  + {}",
                 gone.len(),
                 new.len(),
-                gone.iter().take(20).copied().collect::<Vec<_>>().join("\n  - "),
-                new.iter().take(20).copied().collect::<Vec<_>>().join("\n  + "),
+                gone.iter()
+                    .take(20)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join("\n  - "),
+                new.iter()
+                    .take(20)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join("\n  + "),
             ));
         }
     }
@@ -316,7 +340,11 @@ fn the_walk_sees_pub_items_and_skips_private_and_test_items() {
         "pub mod inner; mod hidden { pub fn h() {} }\n#[cfg(test)] pub fn t() {}\npub use inner::{a as b, c};\npub struct S { pub x: u8, y: u8 }\nimpl S { pub fn m(&self) {} fn p() {} }\n",
     )
     .unwrap();
-    std::fs::write(dir.join("src/inner/mod.rs"), "pub fn a() {}\npub fn c() {}\n").unwrap();
+    std::fs::write(
+        dir.join("src/inner/mod.rs"),
+        "pub fn a() {}\npub fn c() {}\n",
+    )
+    .unwrap();
     let api = public_api(&dir, "k");
     std::fs::remove_dir_all(&dir).ok();
     let lines: Vec<&str> = api.lines().collect();

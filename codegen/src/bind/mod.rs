@@ -65,7 +65,7 @@ pub struct Bindings {
     #[serde(default)]
     pub library: crate::library::Library,
     pub release: Option<Release>,
-    /// The ABI source's description (`cudarc 0.19.10, feature cuda-13020`).
+    /// The ABI source's description (`headers of nvidia-cuda-runtime 13.5.37 via bindgen 0.72.1, …`).
     pub abi_source: String,
     pub documents: Vec<Document>,
     /// Documented functions the ABI declares, in documentation order.

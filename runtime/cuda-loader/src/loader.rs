@@ -115,21 +115,34 @@ impl<F: Copy> LazySymbol<F> {
     /// zero).
     #[inline(always)]
     pub fn get(&self, calls_allowed: usize) -> Result<F, Error> {
+        match self.cached(calls_allowed) {
+            Some(f) => Ok(f),
+            None => self.resolve(calls_allowed == 0),
+        }
+    }
+
+    /// The hot path of [`LazySymbol::get`]: the cached pointer when it is resolved and
+    /// `calls_allowed` is not zero, in one load and one test; `None` sends the caller to
+    /// [`LazySymbol::resolve`]. A caller with its own error type converts only on that path,
+    /// so that the pointer never goes through a `Result` of the loader's error.
+    #[inline(always)]
+    pub fn cached(&self, calls_allowed: usize) -> Option<F> {
         let ptr = self.ptr.load(Ordering::Acquire);
         // Non-null, and not inside a callback, in one test.
         if (ptr as usize) & calls_allowed != 0 {
             // SAFETY: a non-null `ptr` was stored by `resolve` from the `F` in `cell`, which
             // has the size of a pointer (checked in `new`).
-            return Ok(unsafe { std::mem::transmute_copy::<*mut c_void, F>(&ptr) });
+            return Some(unsafe { std::mem::transmute_copy::<*mut c_void, F>(&ptr) });
         }
-        self.resolve(calls_allowed == 0)
+        None
     }
 
     /// The first call (which loads the library and looks the symbol up, once, however many
-    /// threads ask), every call after a failure, and every call inside a callback.
+    /// threads ask), every call after a failure, and every call inside a callback
+    /// (`in_callback`: refused with [`Error::InCallback`]).
     #[cold]
     #[inline(never)]
-    fn resolve(&self, in_callback: bool) -> Result<F, Error> {
+    pub fn resolve(&self, in_callback: bool) -> Result<F, Error> {
         if in_callback {
             return Err(Error::InCallback {
                 function: self.name.to_string_lossy().into_owned(),

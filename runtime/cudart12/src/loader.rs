@@ -213,10 +213,17 @@ impl<F: Copy> LazySymbol<F> {
     #[inline(always)]
     pub fn get(&self) -> Result<F> {
         let allowed = crate::library::CALLBACKS.with(cuda_loader::callback::State::calls_allowed);
-        match self.0.get(allowed) {
-            Ok(f) => Ok(f),
-            Err(e) => Err(Error::from(e)),
+        match self.0.cached(allowed) {
+            Some(f) => Ok(f),
+            None => self.resolve(allowed == 0),
         }
+    }
+
+    /// The first call, every call after a failure, and every call inside a CUDA callback.
+    #[cold]
+    #[inline(never)]
+    fn resolve(&self, in_callback: bool) -> Result<F> {
+        self.0.resolve(in_callback).map_err(Error::from)
     }
 }
 

@@ -258,7 +258,10 @@ fn a_planted_cycle_after_a_test_module_is_found() {
     let graph = module_graph(&dir, "");
     std::fs::remove_dir_all(&dir).ok();
     assert!(graph["a"].contains("b"), "{graph:?}");
-    assert!(!graph["b"].contains("c"), "a test module's import counted: {graph:?}");
+    assert!(
+        !graph["b"].contains("c"),
+        "a test module's import counted: {graph:?}"
+    );
     assert_eq!(find_cycle(&graph).expect("a cycle"), ["a", "b", "a"]);
 }
 

@@ -222,7 +222,12 @@ fn loader_dependency(pkg: &Package) -> String {
     let version = MANIFEST
         .parse::<toml::Table>()
         .ok()
-        .and_then(|t| t.get("package")?.get("version")?.as_str().map(str::to_string))
+        .and_then(|t| {
+            t.get("package")?
+                .get("version")?
+                .as_str()
+                .map(str::to_string)
+        })
         .unwrap_or_default();
     if pkg.standalone {
         format!("cuda-loader = \"{version}\"\n")

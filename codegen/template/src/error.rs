@@ -351,14 +351,16 @@ pub(crate) fn describe(code: i32) -> Option<(&'static str, &'static str)> {
 fn from_loaded_library(code: i32) -> Option<(&'static str, &'static str)> {
     type GetString = unsafe extern "C" fn(c_int) -> *const c_char;
     // Inside a CUDA callback no CUDA function may be called, not even these two.
-    if crate::loader::in_callback() {
+    // (The loader's state is read here directly, not through `crate::loader`, which builds
+    // on this module's errors.)
+    if crate::library::CALLBACKS.with(cuda_loader::callback::State::in_callback) {
         return None;
     }
-    let lib = crate::loader::Library::loaded()?;
+    let lib = crate::library::LOADER.loaded()?;
     // SAFETY: both functions have this C signature in every CUDA runtime
     // (`const char* cudaGetErrorName(cudaError_t)`).
-    let name: GetString = unsafe { lib.find(c"cudaGetErrorName") }?;
-    let text: GetString = unsafe { lib.find(c"cudaGetErrorString") }?;
+    let name: GetString = unsafe { lib.symbol(c"cudaGetErrorName") }.ok()?;
+    let text: GetString = unsafe { lib.symbol(c"cudaGetErrorString") }.ok()?;
     // SAFETY: the functions accept any value (an unknown one yields an "unrecognized" string
     // or null); the strings are static data of the library, which the global never unloads.
     let (name, text) = unsafe { (static_str(name(code))?, static_str(text(code))?) };

@@ -90,12 +90,6 @@ impl Library {
             .map_err(Error::from)
     }
 
-    /// The process-wide library if [`Library::get`] has already opened it; never opens it.
-    #[allow(dead_code)] // the error module asks it for error names
-    pub(crate) fn loaded() -> Option<&'static Library> {
-        crate::library::LOADER.loaded().map(Library::wrap)
-    }
-
     /// Runs the search without caching anything and returns the first library that opens
     /// and is this crate's library, or [`Error::LibraryNotFound`] listing every candidate
     /// tried.
@@ -141,17 +135,6 @@ impl Library {
     pub unsafe fn symbol<F: Copy>(&self, name: &CStr) -> Result<F> {
         // SAFETY: the caller's promise, as above.
         unsafe { self.0.symbol(name) }.map_err(Error::from)
-    }
-
-    /// [`Library::symbol`] without building an error, so that describing an error never
-    /// recurses into loading.
-    ///
-    /// # Safety
-    /// As for [`Library::symbol`].
-    #[allow(dead_code)] // the error module asks it for error names
-    pub(crate) unsafe fn find<F: Copy>(&self, name: &CStr) -> Option<F> {
-        // SAFETY: the caller's promise, as above.
-        unsafe { self.0.symbol(name) }.ok()
     }
 
     /// Whether the library exports `name`.
@@ -240,15 +223,14 @@ mod tests {
     #[test]
     fn open_of_missing_file_names_it() {
         // SAFETY: nothing is there to open.
-        let err = unsafe { Library::open("/nonexistent/dir/libnvrtc.so.13") }.unwrap_err();
+        let path = "/nonexistent/dir/libnvrtc.so.13";
+        let err = unsafe { Library::open(path) }.unwrap_err();
         let Error::LibraryNotFound { tried } = &err else {
             panic!("unexpected {err:?}");
         };
         assert_eq!(tried.len(), 1);
         assert_eq!(tried[0].1, "no such file");
-        assert!(err
-            .to_string()
-            .contains("/nonexistent/dir/libnvrtc.so.13"));
+        assert!(err.to_string().contains(path));
     }
 
     #[test]

@@ -246,6 +246,7 @@ macro_rules! zeroed_default {
 /// loader's error; `$since` is the first runtime version declaring it (`13040`; 0 for every
 /// runtime of the major), checked when resolving. `crate` here is the calling crate.
 #[macro_export]
+#[allow(clippy::crate_in_macro_def)] // `crate` is meant: the calling crate's loader
 macro_rules! dynamic_call {
     ($symbol:literal, $since:literal, fn($($arg:ident: $ty:ty),*) -> $ret:ty) => {{
         type FnPtr = unsafe extern "C" fn($($ty),*) -> $ret;

@@ -37,7 +37,7 @@ macro_rules! c_enum {
 }
 
 /// The operators, constructors and queries of a flag type `$ty($bits)` that implements
-/// [`bitflags::Flags`] (the generated code states its members): `|`, `&`, `^`, `-`, `!` and
+/// `bitflags::Flags` (the generated code states its members): `|`, `&`, `^`, `-`, `!` and
 /// their assignments, `empty`, `all`, `bits`, `from_bits`, `from_bits_retain`,
 /// `from_bits_truncate`, `contains`, `intersects`, `insert`, `remove`, `is_empty`, and a
 /// `Debug` listing the member names (`HOST_TO_DEVICE | 0x40` for unknown bits).

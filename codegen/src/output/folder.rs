@@ -346,6 +346,8 @@ pub fn replace(
         #[cfg(test)]
         stop: STOP_AT.with(|s| s.take()),
         killed: false,
+        made_journal: false,
+        changed: false,
     };
     let done = run.execute(&plan, &files, manifest, &owned);
     if done.is_err() && !run.killed {
@@ -543,6 +545,10 @@ struct Run<'a> {
     stop: Option<(usize, bool)>,
     /// Stopped as by a kill (a test): nothing more happens.
     killed: bool,
+    /// This run made the journal (there was none).
+    made_journal: bool,
+    /// This run has changed something of the crate (past staging).
+    changed: bool,
 }
 
 impl Run<'_> {
@@ -589,6 +595,7 @@ impl Run<'_> {
             journal.push_str(&format!("{} {f}\n", sha256_hex(bytes)));
         }
         self.step()?;
+        self.made_journal = std::fs::symlink_metadata(dir.join(JOURNAL)).is_err();
         append_journal(dir, &journal)?;
         for (i, ((_, bytes), way)) in files.iter().zip(&plan.ways).enumerate() {
             if *way == Way::Write {
@@ -606,6 +613,7 @@ impl Run<'_> {
         }
         // 2. Set aside what stands in the way; remove the generator's own files where the
         // new crate needs a folder.
+        self.changed = true;
         for (rel, why) in &plan.aside {
             self.step()?;
             let kept = set_aside(&dir.join(rel))?;
@@ -750,13 +758,17 @@ impl Run<'_> {
     }
 
     /// After a failure: the files this run staged and its staging folder go; the journal
-    /// stays, so that the next run knows every file of both crates.
+    /// stays where the crate has changed, so that the next run knows every file of both
+    /// crates (and goes where this run made it and changed nothing else).
     fn clean_up(&mut self) {
         for p in self.staged.drain(..) {
             let _ = std::fs::remove_file(p);
         }
         if let Some(s) = self.staging.take() {
             let _ = std::fs::remove_dir(s);
+        }
+        if self.made_journal && !self.changed {
+            let _ = std::fs::remove_file(self.dir.join(JOURNAL));
         }
     }
 }

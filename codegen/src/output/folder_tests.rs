@@ -344,6 +344,7 @@ fn redteam_a_failure_or_a_kill_at_any_step_leaves_every_user_file_in_place() {
             n += 1;
         }
         assert!(n > 10, "the run has {n} steps");
+        println!("stopped at each of {} steps ({})", n + 1, if kill { "kill" } else { "failing call" });
     }
     let _ = std::fs::remove_dir_all(&t);
 }

@@ -139,7 +139,9 @@ pub fn render(api: &Api) -> String {
     // Each document's release by file, looked up once per line: linear in the documents.
     let mut releases: foldhash::HashMap<&str, _> = foldhash::HashMap::default();
     for d in &api.documents {
-        releases.entry(d.file.as_str()).or_insert(d.release.as_ref());
+        releases
+            .entry(d.file.as_str())
+            .or_insert(d.release.as_ref());
     }
     for (file, c) in &per {
         let release = releases

@@ -54,7 +54,10 @@ fn a_declarator_through_a_macro_is_read_or_named() {
     assert!(text.contains(decl));
     let damaged = text.replacen(decl, "__CUDART_API_PTDS(cudaDeviceSynchronize)(void);", 1);
     let api = read(&damaged);
-    let read_in = api.functions.iter().any(|f| f.name == "cudaDeviceSynchronize");
+    let read_in = api
+        .functions
+        .iter()
+        .any(|f| f.name == "cudaDeviceSynchronize");
     let named: Vec<String> = api
         .diagnostics
         .iter()
@@ -78,18 +81,13 @@ fn a_declarator_through_a_macro_is_read_or_named() {
 #[test]
 fn a_lost_function_is_not_excused_by_a_mention_elsewhere() {
     let text = header();
-    let decl = "extern __host__ __cudart_builtin__ cudaError_t CUDARTAPI cudaDeviceSynchronize(void);";
+    let decl =
+        "extern __host__ __cudart_builtin__ cudaError_t CUDARTAPI cudaDeviceSynchronize(void);";
     assert!(text.contains(decl));
     let damaged = text.replacen(decl, &decl[..decl.len() - 1], 1);
     let api = read(&damaged);
-    let lost = |api: &Api| {
-        !api.functions.iter().any(|f| f.name == "cudaDeviceSetLimit")
-    };
-    let named = |api: &Api| {
-        errors(api)
-            .iter()
-            .any(|e| e.contains("cudaDeviceSetLimit"))
-    };
+    let lost = |api: &Api| !api.functions.iter().any(|f| f.name == "cudaDeviceSetLimit");
+    let named = |api: &Api| errors(api).iter().any(|e| e.contains("cudaDeviceSetLimit"));
     assert!(!lost(&api) || named(&api), "lost without an error");
     let k = damaged
         .find("/**\n * \\brief Destroy all allocations")
@@ -148,7 +146,8 @@ fn text_page_fields_in_other_forms_are_read_or_reported() {
             .join("../docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt"),
     )
     .expect("page present");
-    let parse = |text: &str| parse_document("page.txt", text.as_bytes(), Some(Format::BindingsText));
+    let parse =
+        |text: &str| parse_document("page.txt", text.as_bytes(), Some(Format::BindingsText));
     let fields = |api: &Api| -> usize { api.structs.iter().map(|s| s.fields.len()).sum() };
     let base = parse(&page);
     assert!(errors(&base).is_empty(), "{:?}", errors(&base));

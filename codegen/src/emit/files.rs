@@ -294,7 +294,9 @@ pub fn write_all(
             changed.extend(
                 unexpected(dir)
                     .into_iter()
-                    .filter(|rel| !generated.contains(rel.as_str()) && !listed.contains(rel.as_str()))
+                    .filter(|rel| {
+                        !generated.contains(rel.as_str()) && !listed.contains(rel.as_str())
+                    })
                     .map(|rel| format!("{rel} (not generated: a file the manifest does not list)")),
             );
             if changed.is_empty() {
@@ -471,7 +473,10 @@ mod tests {
             !err.to_string().contains("target") && !err.to_string().contains("Cargo.lock"),
             "{err}"
         );
-        assert!(err.to_string().contains("src/sys/mine.rs (not generated"), "{err}");
+        assert!(
+            err.to_string().contains("src/sys/mine.rs (not generated"),
+            "{err}"
+        );
         let changed = write_all(&dir, &next, WRITE).expect("writes");
         assert_eq!(
             changed,

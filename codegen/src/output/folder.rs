@@ -46,10 +46,12 @@ const HEADER: &str = "# The files `cargo xtask codegen` wrote into this folder, 
 
 /// The first line of a manifest of the generators before hashes (paths only); such a listed
 /// file is replaced only where its bytes are already the new ones, never removed.
-const HEADER_PATHS_ONLY: &str = "# The files `cargo xtask codegen` wrote into this folder, one a line. The next run replaces";
+const HEADER_PATHS_ONLY: &str =
+    "# The files `cargo xtask codegen` wrote into this folder, one a line. The next run replaces";
 
 /// The journal's first line.
-const JOURNAL_HEADER: &str = "# codegen journal: a run writing this folder has not finished; the next run finishes it.\n";
+const JOURNAL_HEADER: &str =
+    "# codegen journal: a run writing this folder has not finished; the next run finishes it.\n";
 
 /// The largest manifest or journal read (a real one is a few kilobytes).
 const MAX_MANIFEST: u64 = 16 << 20;
@@ -200,7 +202,9 @@ fn read_regular(path: &Path, limit: u64) -> Option<Vec<u8>> {
         return None;
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    f.take(limit.saturating_add(1)).read_to_end(&mut bytes).ok()?;
+    f.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .ok()?;
     (bytes.len() as u64 <= limit).then_some(bytes)
 }
 
@@ -477,11 +481,7 @@ impl Plan {
                 Ok(_) if blocked => Way::Write,
                 Ok(meta) if meta.is_file() => match read_regular(&path, u64::MAX) {
                     Some(cur) if cur == *bytes => Way::Same,
-                    Some(cur)
-                        if owned
-                            .get(*f)
-                            .is_some_and(|h| h.contains(&sha256_hex(&cur))) =>
-                    {
+                    Some(cur) if owned.get(*f).is_some_and(|h| h.contains(&sha256_hex(&cur))) => {
                         Way::Write
                     }
                     _ => {

@@ -29,11 +29,22 @@ fn shaped(version: usize) -> Files {
     let names: &[&str] = match version % 3 {
         0 => &["Cargo.toml", "src/lib.rs", "src/a/x.rs", "tests/audit/t.rs"],
         1 => &["Cargo.toml", "src/lib.rs", "src/memory/m.rs", "src/b/y.rs"],
-        _ => &["Cargo.toml", "src/lib.rs", "src/a.rs", "examples/e.rs", "tests/audit/t.rs"],
+        _ => &[
+            "Cargo.toml",
+            "src/lib.rs",
+            "src/a.rs",
+            "examples/e.rs",
+            "tests/audit/t.rs",
+        ],
     };
     names
         .iter()
-        .map(|n| (n.to_string(), format!("{n} of crate {version}").into_bytes()))
+        .map(|n| {
+            (
+                n.to_string(),
+                format!("{n} of crate {version}").into_bytes(),
+            )
+        })
         .collect()
 }
 
@@ -122,7 +133,10 @@ fn a_run_replaces_only_what_it_wrote_and_never_follows_a_link() {
     ] {
         assert!(got.contains(want), "{want} missing: {got:?}");
     }
-    assert!(!got.iter().any(|l| l.starts_with("src/only_1.rs")), "{got:?}");
+    assert!(
+        !got.iter().any(|l| l.starts_with("src/only_1.rs")),
+        "{got:?}"
+    );
     assert!(got.iter().any(|l| l.starts_with("linked -> ")), "{got:?}");
     assert!(
         !got.iter()
@@ -152,14 +166,24 @@ fn a_folder_it_did_not_write_is_refused_unless_adopted() {
     assert!(got.contains("mydata/important.csv: 1,2,3"), "{got:?}");
     assert!(got.contains("Cargo.toml: v1"), "{got:?}");
     // The user's Cargo.toml is set aside, not deleted, and the note names it.
-    assert!(got.contains("Cargo.toml.codegen-kept-1: the user's"), "{got:?}");
-    assert!(notes.iter().any(|n| n.contains("Cargo.toml.codegen-kept-1")), "{notes:?}");
+    assert!(
+        got.contains("Cargo.toml.codegen-kept-1: the user's"),
+        "{got:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("Cargo.toml.codegen-kept-1")),
+        "{notes:?}"
+    );
     // Now it is the generator's: a file the user adds where the next crate writes one is
     // refused, not replaced.
     std::fs::write(dir.join("src/only_2.rs"), "the user's").expect("user file");
     let e = write(&dir, &crate_files("2"), false).expect_err("refused");
     assert!(e.to_string().contains("src/only_2.rs"), "{e}");
-    assert!(read_manifest(&dir).expect("manifest").contains_key("src/only_1.rs"));
+    assert!(read_manifest(&dir)
+        .expect("manifest")
+        .contains_key("src/only_1.rs"));
     let _ = std::fs::remove_dir_all(&t);
 }
 
@@ -275,7 +299,10 @@ fn redteam_manifest_lines_naming_folders_or_links_remove_nothing() {
     ] {
         assert!(got.contains(want), "{want} missing: {got:?}");
     }
-    assert!(notes.iter().any(|n| n.starts_with("data: kept")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.starts_with("data: kept")),
+        "{notes:?}"
+    );
     let _ = std::fs::remove_dir_all(&t);
 }
 
@@ -309,7 +336,10 @@ fn redteam_a_failure_or_a_kill_at_any_step_leaves_every_user_file_in_place() {
             STOP_AT.with(|s| s.set(None));
             let got = listing(&dir);
             for (p, body) in user {
-                assert!(got.contains(&format!("{p}: {body}")), "stop {n} {kill}: {p}: {got:?}");
+                assert!(
+                    got.contains(&format!("{p}: {body}")),
+                    "stop {n} {kill}: {p}: {got:?}"
+                );
             }
             // The user's edit is never lost: in place or set aside.
             assert!(
@@ -320,7 +350,10 @@ fn redteam_a_failure_or_a_kill_at_any_step_leaves_every_user_file_in_place() {
             for (p, body) in old.iter().chain(&new) {
                 if let Some(line) = got.iter().find(|l| l.starts_with(&format!("{p}: "))) {
                     let now = line.split_once(": ").expect("line").1;
-                    let is_gen = old.iter().chain(&new).any(|(q, b)| q == p && b == now.as_bytes());
+                    let is_gen = old
+                        .iter()
+                        .chain(&new)
+                        .any(|(q, b)| q == p && b == now.as_bytes());
                     assert!(is_gen || *p == "src/lib.rs", "stop {n}: {line}; {body:?}");
                 }
             }
@@ -336,7 +369,11 @@ fn redteam_a_failure_or_a_kill_at_any_step_leaves_every_user_file_in_place() {
                     assert!(!dir.join(p).exists(), "stop {n}: {p} left");
                 }
             }
-            assert!(!got.iter().any(|l| l.contains(".codegen-staging") || l.contains(JOURNAL)), "stop {n}: {got:?}");
+            assert!(
+                !got.iter()
+                    .any(|l| l.contains(".codegen-staging") || l.contains(JOURNAL)),
+                "stop {n}: {got:?}"
+            );
             let _ = std::fs::remove_dir_all(&dir);
             if done.is_ok() {
                 break;
@@ -344,7 +381,11 @@ fn redteam_a_failure_or_a_kill_at_any_step_leaves_every_user_file_in_place() {
             n += 1;
         }
         assert!(n > 10, "the run has {n} steps");
-        println!("stopped at each of {} steps ({})", n + 1, if kill { "kill" } else { "failing call" });
+        println!(
+            "stopped at each of {} steps ({})",
+            n + 1,
+            if kill { "kill" } else { "failing call" }
+        );
     }
     let _ = std::fs::remove_dir_all(&t);
 }
@@ -401,15 +442,27 @@ fn redteam_files_named_like_leftovers_are_left_alone() {
     std::fs::write(dir.join(".codegen-staging-1-1/0"), "mine").expect("file");
     write(&dir, &shaped(1), false).expect("run");
     let beside = listing(&t);
-    assert!(beside.contains(".crate.codegen-settings: my settings"), "{beside:?}");
-    assert!(beside.contains(".crate.codegen-old-1-0/build.rs: fn main() {}"), "{beside:?}");
-    assert!(beside.contains("crate/.codegen-staging-1-1/0: mine"), "{beside:?}");
+    assert!(
+        beside.contains(".crate.codegen-settings: my settings"),
+        "{beside:?}"
+    );
+    assert!(
+        beside.contains(".crate.codegen-old-1-0/build.rs: fn main() {}"),
+        "{beside:?}"
+    );
+    assert!(
+        beside.contains("crate/.codegen-staging-1-1/0: mine"),
+        "{beside:?}"
+    );
     assert!(!dir.join("build.rs").exists());
     // A user's file named like the journal: the run is refused, the file stays.
     std::fs::write(dir.join(JOURNAL), "my journal").expect("journal-like");
     let e = write(&dir, &shaped(2), false).expect_err("refused");
     assert!(e.to_string().contains(JOURNAL), "{e}");
-    assert_eq!(std::fs::read_to_string(dir.join(JOURNAL)).expect("kept"), "my journal");
+    assert_eq!(
+        std::fs::read_to_string(dir.join(JOURNAL)).expect("kept"),
+        "my journal"
+    );
     let _ = std::fs::remove_dir_all(&t);
 }
 
@@ -424,11 +477,20 @@ fn edited_generated_files_are_set_aside_or_kept_never_lost() {
     std::fs::write(dir.join("src/a/x.rs"), "my other edit").expect("edit");
     let notes = write(&dir, &shaped(1), false).expect("run");
     let got = listing(&dir);
-    assert!(got.contains("src/lib.rs.codegen-kept-1: my edit"), "{got:?}");
+    assert!(
+        got.contains("src/lib.rs.codegen-kept-1: my edit"),
+        "{got:?}"
+    );
     assert!(got.contains("src/a/x.rs: my other edit"), "{got:?}");
     assert!(got.contains("src/lib.rs: src/lib.rs of crate 1"), "{got:?}");
-    assert!(notes.iter().any(|n| n.contains("src/a/x.rs: kept")), "{notes:?}");
-    assert!(notes.iter().any(|n| n.contains("src/lib.rs: set aside")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("src/a/x.rs: kept")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("src/lib.rs: set aside")),
+        "{notes:?}"
+    );
     let _ = std::fs::remove_dir_all(&t);
 }
 
@@ -481,12 +543,12 @@ fn redteam_a_mount_point_in_the_crate_is_never_written_across() {
 /// `rel` with any `.codegen-kept-N` (set aside) taken off its parts.
 fn original(rel: &str) -> String {
     rel.split('/')
-            .map(|part| match part.rfind(".codegen-kept-") {
-                Some(i) if part[i + 14..].bytes().all(|b| b.is_ascii_digit()) => &part[..i],
-                _ => part,
-            })
-            .collect::<Vec<_>>()
-            .join("/")
+        .map(|part| match part.rfind(".codegen-kept-") {
+            Some(i) if part[i + 14..].bytes().all(|b| b.is_ascii_digit()) => &part[..i],
+            _ => part,
+        })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 fn by_original_place(dir: &Path) -> BTreeMap<String, Vec<String>> {
@@ -511,12 +573,33 @@ mod property {
     use proptest::prelude::*;
 
     const DIRS: &[&str] = &[
-        "", "src", "src/a", "src/memory", "src/b", "tests", "tests/audit", "examples", "target",
-        "deep/er", ".git",
+        "",
+        "src",
+        "src/a",
+        "src/memory",
+        "src/b",
+        "tests",
+        "tests/audit",
+        "examples",
+        "target",
+        "deep/er",
+        ".git",
     ];
     const NAMES: &[&str] = &[
-        "mine.rs", "x.rs", "m.rs", "lib.rs", "Cargo.toml", "t.rs", "e.rs", "a.rs", "y.rs",
-        "a", "memory", ".codegen-staging-9-9", "lib.rs.codegen-kept-1", "notes.txt",
+        "mine.rs",
+        "x.rs",
+        "m.rs",
+        "lib.rs",
+        "Cargo.toml",
+        "t.rs",
+        "e.rs",
+        "a.rs",
+        "y.rs",
+        "a",
+        "memory",
+        ".codegen-staging-9-9",
+        "lib.rs.codegen-kept-1",
+        "notes.txt",
     ];
 
     /// Places the user's thing of `kind` at `rel` (when the place is free, or, for an

@@ -16,7 +16,8 @@ const K: [u32; 64] = [
 /// The SHA-256 of `bytes`, as 64 lower-case hexadecimal digits.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let mut h: [u32; 8] = [
-        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+        0x5be0cd19,
     ];
     let bits = (bytes.len() as u64).wrapping_mul(8);
     let mut tail = Vec::with_capacity(128);

@@ -135,6 +135,73 @@ impl Library {
         }
     }
 
+    /// What the library is, in the loader's messages (`not a CUDA runtime library`).
+    pub fn kind(self) -> &'static str {
+        match self {
+            Library::Cudart => "CUDA runtime",
+            Library::Nvrtc => "NVRTC",
+        }
+    }
+
+    /// A function the emitted crate's documentation takes as its example of one newer than
+    /// some releases of the major.
+    pub fn example_function(self) -> &'static str {
+        match self {
+            Library::Cudart => "cudaMallocAsync",
+            Library::Nvrtc => "nvrtcGetLTOIR",
+        }
+    }
+
+    /// The environment variable naming the library file or its folder (`CUDART_PATH`).
+    pub fn path_var(self) -> String {
+        format!("{}_PATH", self.name().to_uppercase())
+    }
+
+    /// The folder of NVIDIA's CUDA 12 wheel of the library in `site-packages/nvidia/` (from
+    /// CUDA 13 on, every wheel of a major shares `nvidia/cu<major>/`).
+    pub fn wheel_dir_12(self) -> &'static str {
+        match self {
+            Library::Cudart => "cuda_runtime",
+            Library::Nvrtc => "cuda_nvrtc",
+        }
+    }
+
+    /// The DLL of the major on Windows. NVIDIA names NVRTC's after the major and a zero minor
+    /// (`nvrtc64_130_0.dll`): every minor of a major keeps its ABI.
+    pub fn windows_dll(self, major: u32) -> String {
+        match self {
+            Library::Cudart => format!("cudart64_{major}.dll"),
+            Library::Nvrtc => format!("nvrtc64_{major}0_0.dll"),
+        }
+    }
+
+    /// How the library's DLLs of `major` start, lower case (`cudart64_13`).
+    pub fn windows_prefix(self, major: u32) -> String {
+        match self {
+            Library::Cudart => format!("cudart64_{major}"),
+            Library::Nvrtc => format!("nvrtc64_{major}"),
+        }
+    }
+
+    /// What to point the library's variable at, in the message refusing a library of another
+    /// major (`a CUDA 13 runtime`).
+    pub fn of_major(self, major: u32) -> String {
+        match self {
+            Library::Cudart => format!("a CUDA {major} runtime"),
+            Library::Nvrtc => format!("the NVRTC library of CUDA {major}"),
+        }
+    }
+
+    /// The function the library identifies itself by, and whether it writes the major and
+    /// the minor apart (`nvrtcVersion(int*, int*)`) rather than `1000 * major + 10 * minor`
+    /// in one int (`cudaRuntimeGetVersion(int*)`).
+    pub fn version_function(self) -> (&'static str, bool) {
+        match self {
+            Library::Cudart => ("cudaRuntimeGetVersion", false),
+            Library::Nvrtc => ("nvrtcVersion", true),
+        }
+    }
+
     /// The stem of the shared library's file name (`libcudart` → `libcudart.so.13`).
     pub fn file_stem(self) -> &'static str {
         match self {

@@ -7,25 +7,29 @@
 //!
 //! Each library has its own set ([`files_for`]): the runtime's crates get [`COPIED`] and
 //! [`CRATE_DOCS`], NVRTC's get [`NVRTC_COPIED`] and [`NVRTC_CRATE_DOCS`] (its files are in
-//! `codegen/template/nvrtc/`). The ELF check, the macros and the loader are the same files in
-//! both; each set has its own `src/library.rs`, which names the library the loader looks for.
+//! `codegen/template/nvrtc/`). The loader, the ELF check, the search and the macros are not
+//! copied: they are the `cuda-loader` crate (`runtime/cuda-loader`), which every emitted crate
+//! depends on; the thin `loader.rs` and `version.rs` wrappers keep each crate's public names,
+//! and `src/library.rs`, the facts the loader looks for, is generated
+//! (`emit::package`, from [`crate::library`]).
 
 /// `(path in the emitted crate, template text)` of every file copied into the crate.
 pub const COPIED: &[(&str, &str)] = &[
     ("README.md", include_str!("../template/README.md")),
     ("NOTICE", include_str!("../template/NOTICE")),
-    ("src/elf.rs", include_str!("../template/src/elf.rs")),
     ("src/error.rs", include_str!("../template/src/error.rs")),
     ("src/loader.rs", include_str!("../template/src/loader.rs")),
-    ("src/library.rs", include_str!("../template/src/library.rs")),
-    ("src/macros.rs", include_str!("../template/src/macros.rs")),
-    (
-        "src/python_env.rs",
-        include_str!("../template/src/python_env.rs"),
-    ),
     ("src/version.rs", include_str!("../template/src/version.rs")),
     ("src/device.rs", include_str!("../template/src/device.rs")),
     ("src/stream.rs", include_str!("../template/src/stream.rs")),
+    (
+        "src/graph/conditional.rs",
+        include_str!("../template/src/graph/conditional.rs"),
+    ),
+    (
+        "src/graph/nodes.rs",
+        include_str!("../template/src/graph/nodes.rs"),
+    ),
     ("src/event.rs", include_str!("../template/src/event.rs")),
     (
         "src/memory/mod.rs",
@@ -60,8 +64,16 @@ pub const COPIED: &[(&str, &str)] = &[
         include_str!("../template/src/memory/ipc.rs"),
     ),
     (
+        "src/memory/pointer.rs",
+        include_str!("../template/src/memory/pointer.rs"),
+    ),
+    (
         "src/memory/pool.rs",
         include_str!("../template/src/memory/pool.rs"),
+    ),
+    (
+        "src/memory/pool_ipc.rs",
+        include_str!("../template/src/memory/pool_ipc.rs"),
     ),
     (
         "src/memory/graph_buffer.rs",
@@ -122,22 +134,12 @@ pub const LICENCES: &[(&str, &str)] = &[
 pub const CRATE_DOCS: &str = include_str!("../template/lib.md");
 
 /// `(path in the emitted crate, template text)` of every file copied into an NVRTC crate: the
-/// loader, ELF check and macros of the runtime's crates, and its own files.
+/// loader and version wrappers of the runtime's crates, and its own files.
 pub const NVRTC_COPIED: &[(&str, &str)] = &[
     ("README.md", include_str!("../template/nvrtc/README.md")),
     ("NOTICE", include_str!("../template/nvrtc/NOTICE")),
-    ("src/elf.rs", include_str!("../template/src/elf.rs")),
-    ("src/macros.rs", include_str!("../template/src/macros.rs")),
     ("src/loader.rs", include_str!("../template/src/loader.rs")),
-    (
-        "src/python_env.rs",
-        include_str!("../template/src/python_env.rs"),
-    ),
     ("src/version.rs", include_str!("../template/src/version.rs")),
-    (
-        "src/library.rs",
-        include_str!("../template/nvrtc/src/library.rs"),
-    ),
     (
         "src/error.rs",
         include_str!("../template/nvrtc/src/error.rs"),
@@ -181,10 +183,11 @@ pub struct Values<'a> {
 
 /// `text` with every placeholder replaced.
 pub fn render(text: &str, v: &Values<'_>) -> String {
-    let (kind, example, wheel_dir_12) = match v.library {
-        Library::Cudart => ("CUDA runtime", "cudaMallocAsync", "cuda_runtime"),
-        Library::Nvrtc => ("NVRTC", "nvrtcGetLTOIR", "cuda_nvrtc"),
-    };
+    let (kind, example, wheel_dir_12) = (
+        v.library.kind(),
+        v.library.example_function(),
+        v.library.wheel_dir_12(),
+    );
     text.replace("@CRATE@", v.crate_name)
         .replace("@MAJOR@", &v.major.to_string())
         .replace("@RELEASE@", v.release)
@@ -192,10 +195,7 @@ pub fn render(text: &str, v: &Values<'_>) -> String {
         .replace("@ABI@", v.abi)
         .replace("@LIBRARY@", kind)
         .replace("@LIBFILE@", v.library.file_stem())
-        .replace(
-            "@PATHVAR@",
-            &format!("{}_PATH", v.library.name().to_uppercase()),
-        )
+        .replace("@PATHVAR@", &v.library.path_var())
         .replace("@EXAMPLEFN@", example)
         .replace("@WHEELDIR12@", wheel_dir_12)
 }

@@ -29,16 +29,18 @@ pub mod unsafe_rules;
 use serde::{Deserialize, Serialize};
 
 use crate::abi::{self, AbiType};
-use crate::availability::{LayoutChange, Since};
 use crate::diag::Diagnostic;
 use crate::doctype::TypeRef;
 use crate::ir::{Direction, Document, Release, Source};
+use crate::since::{LayoutChange, Since};
 
 /// The rule that paired a documented parameter with its C one ([`crate::param_renames`]).
 pub use crate::param_renames::Rule;
 pub use flags::FlagGroup;
 pub use join::join;
-pub use roles::{Role, StrLifetime, Typed, UnsafeRuling};
+pub use roles::{Role, Typed};
+pub use strings::StrLifetime;
+pub use unsafe_rules::UnsafeRuling;
 
 use crate::abi::Abi;
 use crate::ir::Api;
@@ -65,7 +67,7 @@ pub struct Bindings {
     #[serde(default)]
     pub library: crate::library::Library,
     pub release: Option<Release>,
-    /// The ABI source's description (`cudarc 0.19.10, feature cuda-13020`).
+    /// The ABI source's description (`headers of nvidia-cuda-runtime 13.5.37 via bindgen 0.72.1, …`).
     pub abi_source: String,
     pub documents: Vec<Document>,
     /// Documented functions the ABI declares, in documentation order.
@@ -100,6 +102,10 @@ pub struct Bindings {
     pub direction_rulings: Vec<directions::Ruling>,
     /// Every disagreement and gap, with `file:line`.
     pub diagnostics: Vec<Diagnostic>,
+    /// The text of the documentation's compile-option group (NVRTC's "Supported Compile
+    /// Options", Doxygen group `options`), for the typed option builder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compile_options: Option<String>,
 }
 
 /// A documented function bound to its C declaration.

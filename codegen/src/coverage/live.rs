@@ -1,5 +1,5 @@
 //! Finding and opening the live `libcudart` the coverage audit reads: a given file, or the one
-//! the generated crate's loader would find (`codegen/template/src/loader.rs`, the same order:
+//! the generated crate's loader would find (`runtime/cuda-loader/src/search.rs`, the same order:
 //! `CUDART_PATH` — a file, or a folder holding one, and then the only place looked at — the
 //! system loader's `libcudart.so.<major>` and `libcudart.so`, the usual install folders),
 //! and then the NVIDIA wheels `cargo xtask fetch-wheel` unpacked under `target/`. Every place

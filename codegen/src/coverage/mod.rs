@@ -34,8 +34,7 @@ use crate::ir::Api;
 pub mod exports;
 pub mod group;
 pub mod live;
-#[path = "../../template/src/elf.rs"]
-pub mod loadable;
+pub use cuda_loader::elf as loadable;
 pub mod render;
 
 pub use exports::{exports_from_bytes, read_exports, ExportError, Exports};

@@ -276,13 +276,10 @@
 //! call fails; those are `Err` values.
 #![deny(missing_docs)]
 #[macro_use]
-mod macros;
-#[cfg(target_os = "linux")]
-mod elf;
+extern crate cuda_loader;
 pub mod error;
 mod library;
 pub mod loader;
-mod python_env;
 pub mod version;
 /// The raw layer, generated from the documentation: every documented type, constant and
 /// function the ABI declares, under its C name (`sys::cudaMalloc`, `sys::cudaMemcpyKind`).
@@ -292,6 +289,8 @@ pub mod sys;
 #[rustfmt::skip]
 pub mod api;
 pub mod device;
+#[rustfmt::skip]
+mod records;
 pub mod event;
 pub mod global;
 pub mod graph;
@@ -303,14 +302,15 @@ pub mod nvtx;
 pub mod profiler;
 pub mod stream;
 pub mod texture;
-pub use device::{Device, DeviceAttribute, DeviceGuard, DeviceProperties, Limit, MemInfo};
+pub use device::{Device, DeviceAttribute, DeviceAttributes, DeviceGuard};
+pub use device::{DeviceProperties, Limit, MemInfo, Uuid};
 pub use error::{check, set_drop_error_hook, Error, Result};
 pub use event::{Event, EventFlags, IpcEventHandle};
 pub use global::DeviceGlobal;
 pub use graph::{CaptureGuard, CaptureMode, Graph, GraphExec};
 pub use graph::{GraphNode, InstantiateFlags};
 pub use kernel::{Dim3, FuncAttribute, Kernel, KernelArg, KernelArgs};
-pub use kernel::{Launch, LaunchConfig, Module, ParamInfo};
+pub use kernel::{KernelAttributes, Launch, LaunchConfig, Module, Occupancy, ParamInfo};
 pub use loader::{has_function, is_available, LazySymbol, Library};
 pub use memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut};
 pub use memory::{GraphBuffer, PinnedBuffer, PinnedPool, PinnedSlice, PinnedSliceMut};

@@ -106,15 +106,11 @@
 //! ([`Error::InvalidArgument`]: a string with a NUL byte). Nothing panics or aborts because the
 //! library or a symbol is missing or a call fails.
 #![deny(missing_docs)]
-#[allow(unused_macros)]
 #[macro_use]
-mod macros;
-#[cfg(target_os = "linux")]
-mod elf;
+extern crate cuda_loader;
 pub mod error;
 mod library;
 pub mod loader;
-mod python_env;
 pub mod version;
 /// The raw layer, generated from the documentation: every documented type and
 /// function the ABI declares, under its C name (`sys::nvrtcCompileProgram`,
@@ -125,8 +121,11 @@ pub mod sys;
 #[rustfmt::skip]
 pub mod api;
 pub mod program;
+#[rustfmt::skip]
+mod options;
 pub use error::{check, Error, Result};
 pub use loader::{has_function, is_available, LazySymbol, Library};
-pub use program::{supported_architectures, CompileOptions, Compiled, Header, Program};
+pub use program::{current_device_arch, supported_architectures};
+pub use program::{CompileOptions, Compiled, Header, Program};
 pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
 pub use version::{function_since, runtime_version, CudaVersion};

@@ -109,6 +109,8 @@ const ELF_MAGIC: &[u8] = b"\x7fELF";
 const FATBIN_MAGIC: &[u8] = &[0x50, 0xED, 0x55, 0xBA];
 
 impl Module {
+    /// Available since CUDA 12.8 (calls `cudaLibraryLoadData`, `cudaLibraryUnload`).
+    ///
     /// Loads PTX source; the driver compiles it for the current device.
     #[doc(alias = "cudaLibraryLoadData")]
     pub fn from_ptx(ptx: &str) -> Result<Module> {
@@ -118,6 +120,8 @@ impl Module {
         unsafe { Module::load(text.as_ptr().cast()) }
     }
 
+    /// Available since CUDA 12.8 (calls `cudaLibraryLoadData`, `cudaLibraryUnload`).
+    ///
     /// Loads a cubin, a fatbin or PTX text from bytes (a cubin or fatbin is recognised by
     /// its magic number; anything else is taken as PTX and NUL-terminated when needed).
     /// CUDA is not told an image's length: it reads the extent its own headers state, so a
@@ -146,6 +150,8 @@ impl Module {
         unsafe { Module::load(text.as_ptr().cast()) }
     }
 
+    /// Available since CUDA 12.8 (calls `cudaLibraryLoadFromFile`, `cudaLibraryUnload`).
+    ///
     /// Loads a cubin, fatbin or PTX file (`cudaLibraryLoadFromFile`).
     #[doc(alias = "cudaLibraryLoadFromFile")]
     pub fn from_file(path: impl AsRef<Path>) -> Result<Module> {
@@ -195,6 +201,8 @@ impl Module {
         }
     }
 
+    /// Available since CUDA 12.8 (calls `cudaLibraryUnload`).
+    ///
     /// Takes ownership of a loaded library: it is unloaded when the last clone and kernel
     /// are dropped.
     ///
@@ -263,6 +271,8 @@ impl Module {
         self.symbol_for(name).unwrap_or(name)
     }
 
+    /// Available since CUDA 12.8 (calls `cudaLibraryGetKernel`).
+    ///
     /// The kernel called `name` (its mangled name for C++ kernels without `extern "C"`, or
     /// a name expression of the symbol map, see [`Module::with_symbols`]), or
     /// `cudaErrorSymbolNotFound`.
@@ -665,6 +675,8 @@ impl Kernel {
         unsafe { stream.launch(self).config(config).args(args).run() }
     }
 
+    /// Available since CUDA 12.3 (calls `cudaFuncGetName`).
+    ///
     /// The kernel's name as the module knows it (`cudaFuncGetName`).
     #[doc(alias = "cudaFuncGetName")]
     pub fn name(&self) -> Result<String> {

@@ -166,6 +166,8 @@ type AddNode = unsafe extern "C" fn(
 ) -> sys::cudaError_t;
 
 impl Graph {
+    /// Available since CUDA 12.3 (calls `cudaGraphConditionalHandleCreate`).
+    ///
     /// A condition for conditional nodes of this graph (`cudaGraphConditionalHandleCreate`):
     /// with `default` set, each launch starts with that value
     /// (`cudaGraphCondAssignDefault`); without, a kernel of the graph must set it before the

@@ -1529,6 +1529,296 @@ fn ipc_child_opens_the_handles() {
     println!("child: opened and changed {n} elements");
 }
 
+/// Issue 43: streams and events key maps (by handle), stream priorities outside the device's
+/// range are refused instead of clamped, events report their flags.
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43_streams_events_hash_priorities_and_flags() {
+    use std::collections::{HashMap, HashSet};
+    gpu();
+    let a = Stream::non_blocking().unwrap();
+    let b = Stream::non_blocking().unwrap();
+    // A stream's hash is its handle, which never changes (the lint sees its queue's lock).
+    #[allow(clippy::mutable_key_type)]
+    let mut work: HashMap<Stream, u32> = HashMap::new();
+    *work.entry(a.clone()).or_default() += 1;
+    *work.entry(a.clone()).or_default() += 1;
+    *work.entry(b.clone()).or_default() += 1;
+    assert_eq!(work.len(), 2);
+    assert_eq!(work[&a], 2);
+
+    let (least, greatest) = Device::get(0).unwrap().stream_priority_range().unwrap();
+    println!("priorities {greatest}..={least}");
+    let top = Stream::with_priority(StreamFlags::NON_BLOCKING, greatest).unwrap();
+    assert_eq!(top.priority().unwrap(), greatest);
+    for outside in [greatest - 1, least + 1] {
+        let e = Stream::with_priority(StreamFlags::NON_BLOCKING, outside)
+            .expect_err("a priority outside the range");
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+    }
+
+    let e1 = Event::with_flags(EventFlags::DISABLE_TIMING | EventFlags::BLOCKING_SYNC).unwrap();
+    let e2 = Event::new().unwrap();
+    let set: HashSet<Event> = [e1.clone(), e1.clone(), e2.clone()].into_iter().collect();
+    assert_eq!(set.len(), 2);
+    assert_eq!(e1, e1.clone());
+    assert_ne!(e1, e2);
+    assert_eq!(e1.is_timing_disabled(), Some(true));
+    assert_eq!(e1.is_blocking_sync(), Some(true));
+    assert_eq!(e2.flags(), Some(EventFlags::DEFAULT));
+    let recorded = a.record_event().unwrap();
+    assert_eq!(recorded.is_timing_disabled(), Some(false));
+    let ipc = Event::interprocess(Device::get(0).unwrap()).unwrap();
+    assert_eq!(ipc.is_ipc_enabled(), Some(true));
+}
+
+/// Issue 43: an event opened from an IPC handle (in a child process) gives that handle back.
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43_an_opened_ipc_event_gives_its_handle_back() {
+    gpu();
+    let event = Event::interprocess(Device::get(0).unwrap()).unwrap();
+    let bytes = event.ipc_handle().unwrap().to_bytes();
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let out = workspace_tests::child::run("issue43_ipc_event_child", |cmd| {
+        cmd.env("ISSUE43_IPC_EVENT", &hex);
+    });
+    assert!(
+        out.contains(&format!("reopened handle {hex}")),
+        "the child's event gave back another handle:\n{out}"
+    );
+}
+
+/// The child of [`issue43_an_opened_ipc_event_gives_its_handle_back`]: opens the handle in
+/// `ISSUE43_IPC_EVENT`, waits on it and prints the handle the opened event gives back (run
+/// alone, without the variable, it checks that a non-IPC event has no handle).
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43_ipc_event_child() {
+    gpu();
+    let Ok(hex) = std::env::var("ISSUE43_IPC_EVENT") else {
+        let plain = Event::new().unwrap();
+        let e = plain
+            .ipc_handle()
+            .expect_err("a non-IPC event has no handle");
+        assert_eq!(e.cuda_code(), Some(INVALID_RESOURCE_HANDLE), "{e}");
+        return;
+    };
+    let mut bytes = [0u8; 64];
+    for (i, b) in bytes.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("hex");
+    }
+    let handle = cudart13::IpcEventHandle::from_bytes(bytes);
+    // SAFETY: the bytes are an event handle the parent exported and keeps alive.
+    let opened = unsafe { handle.open(Device::get(0).unwrap()) }.expect("open");
+    opened.synchronize().expect("wait on the parent's event");
+    assert_eq!(opened.is_ipc_enabled(), Some(true));
+    let again = opened
+        .ipc_handle()
+        .expect("an opened event gives its handle back");
+    let hex_again: String = again
+        .to_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    println!("reopened handle {hex_again}");
+}
+
+/// Issue 43: `DeviceProperties` has every `cudaDeviceProp` field, agreeing with the generated
+/// attribute getters; `arch()`, the formatted UUID and `Display`.
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43_device_properties_attributes_arch_and_uuid() {
+    gpu();
+    let d = Device::get(0).unwrap();
+    let p = d.properties().unwrap();
+    let a = d.attributes();
+    assert_eq!(a.multi_processor_count().unwrap(), p.multi_processor_count);
+    assert_eq!(a.max_threads_per_block().unwrap(), p.max_threads_per_block);
+    assert_eq!(a.max_block_dim_x().unwrap(), p.max_threads_dim[0]);
+    assert_eq!(a.max_grid_dim_y().unwrap(), p.max_grid_size[1]);
+    assert_eq!(a.warp_size().unwrap(), p.warp_size);
+    assert_eq!(a.l2_cache_size().unwrap(), p.l2_cache_size);
+    assert_eq!(a.pci_bus_id().unwrap(), p.pci_bus_id);
+    assert_eq!(a.integrated().unwrap(), p.integrated);
+    assert_eq!(
+        a.concurrent_managed_access().unwrap(),
+        p.concurrent_managed_access
+    );
+    assert_eq!(a.cluster_launch().unwrap(), p.cluster_launch);
+    assert_eq!(
+        a.memory_pools_supported().unwrap(),
+        p.memory_pools_supported
+    );
+    assert_eq!(a.compute_capability_major().unwrap(), p.major);
+    let (major, minor) = d.compute_capability().unwrap();
+    assert_eq!(d.arch().unwrap(), format!("{major}{minor}"));
+    assert_eq!(p.arch(), d.arch().unwrap());
+    let uuid = d.uuid().unwrap();
+    assert_eq!(uuid, p.uuid);
+    let text = uuid.to_string();
+    println!("{} sm_{} {text}", p.name, p.arch());
+    assert!(text.starts_with("GPU-") && text.len() == 40, "{text}");
+    assert_eq!(text[4..], uuid.hyphenated());
+    let shown = p.to_string();
+    assert!(shown.lines().count() > 80, "{shown}");
+    assert!(shown.contains(&format!("{:?}", p.name)), "{shown}");
+}
+
+/// Issue 43: launch configurations carry and check their attributes; occupancy with a block
+/// size limit and shared memory per block size; cluster occupancy; every kernel attribute;
+/// `bool` arguments.
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43_launch_configs_occupancy_clusters_and_bool_arguments() {
+    gpu();
+    assert!(matches!(
+        LaunchConfig::new(0, 256),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        LaunchConfig::new(4, (32, 0)),
+        Err(Error::InvalidArgument(_))
+    ));
+    let module = Module::from_ptx(ADD_ONE_PTX).unwrap();
+    let kernel = module.kernel("add_one").unwrap();
+    let unlimited = kernel.occupancy(0).unwrap();
+    for limit in [32u32, 64, 96, 100, 128, 192, 200, 256, 384, 500, 512, 1000] {
+        let best = kernel.occupancy_limited(0, limit).unwrap();
+        assert!(
+            best.block_size <= limit && best.block_size > 0,
+            "{limit}: {best:?}"
+        );
+        assert!(best.block_size <= unlimited.block_size.max(limit));
+    }
+    let by_size = kernel
+        .occupancy_variable_smem(|block| block as usize * 64, 0)
+        .unwrap();
+    let fixed = kernel.occupancy(0).unwrap();
+    println!("occupancy: {fixed:?}; with 64 B a thread: {by_size:?}");
+    assert!(
+        by_size.blocks_per_multiprocessor * by_size.block_size
+            <= fixed.blocks_per_multiprocessor * fixed.block_size
+    );
+    let avail = kernel.available_dynamic_shared_memory(2, 256).unwrap();
+    assert!(avail > 0, "{avail}");
+
+    let attrs = kernel.attributes().unwrap();
+    println!("{attrs}");
+    assert!(
+        attrs.binary_version > 0 && attrs.ptx_version > 0,
+        "{attrs:?}"
+    );
+    assert_eq!(attrs.required_cluster_width, 0);
+    assert!(!attrs.to_string().is_empty());
+
+    let stream = Stream::non_blocking().unwrap();
+    let n = 1024u32;
+    let data = DeviceBuffer::<u32>::zeroed(n as usize, &stream).unwrap();
+    let config = LaunchConfig::new(4, 256).unwrap();
+    assert_eq!(
+        (config.grid.x, config.block.x, config.cluster),
+        (4, 256, None)
+    );
+    // SAFETY: add_one(unsigned*, unsigned) over `n` elements.
+    unsafe { kernel.launch(&stream, config, (&data, &n)).unwrap() };
+    let mut expected = 1;
+    if Device::get(0).unwrap().properties().unwrap().cluster_launch {
+        let clustered = config.with_cluster(2).unwrap();
+        assert_eq!(clustered.cluster.map(|c| c.x), Some(2));
+        let active = kernel.max_active_clusters(&clustered).unwrap();
+        let size = kernel.max_potential_cluster_size(&config).unwrap();
+        println!("clusters of 2: {active} at once; potential cluster size {size}");
+        assert!(active >= 1 && size >= 2, "{active} {size}");
+        // SAFETY: as above, in clusters of two blocks.
+        unsafe { kernel.launch(&stream, clustered, (&data, &n)).unwrap() };
+        expected += 1;
+        let pss = config.with_programmatic_stream_serialization(true);
+        assert!(pss.programmatic_stream_serialization);
+        // SAFETY: as above.
+        unsafe { kernel.launch(&stream, pss, (&data, &n)).unwrap() };
+        expected += 1;
+    }
+    assert!(data.to_vec().unwrap().iter().all(|v| *v == expected));
+    // A zero grid set through the public field is refused before CUDA.
+    let mut zero = config;
+    zero.grid.x = 0;
+    // SAFETY: refused before anything is launched.
+    let e = unsafe { kernel.launch(&stream, zero, (&data, &n)) }.expect_err("zero grid");
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+
+    // A `bool` argument, from a kernel NVRTC compiles.
+    let src = r#"extern "C" __global__ void pick(unsigned* out, bool b) { *out = b ? 7u : 3u; }"#;
+    let compiled = nvrtc13::Program::new(src, "pick.cu")
+        .unwrap()
+        .compile(Vec::<String>::new())
+        .unwrap();
+    let pick = Module::from_ptx(&compiled.ptx().unwrap())
+        .unwrap()
+        .kernel("pick")
+        .unwrap();
+    let out = DeviceBuffer::<u32>::zeroed(1, &stream).unwrap();
+    for (flag, want) in [(true, 7u32), (false, 3)] {
+        // SAFETY: pick(unsigned*, bool) writes one element.
+        unsafe {
+            pick.launch(&stream, LaunchConfig::new(1, 1).unwrap(), (&out, &flag))
+                .unwrap()
+        };
+        assert_eq!(out.to_vec().unwrap(), [want]);
+    }
+}
+
+/// Issue 43: NVRTC compiles for the current device by default, and a kernel compiled with a
+/// name expression is found by that name through the module's symbol map.
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43_nvrtc_default_arch_and_name_expressions() {
+    gpu();
+    let device = Device::get(0).unwrap();
+    let arch: i32 = device.arch().unwrap().parse().unwrap();
+    let supported = nvrtc13::supported_architectures().unwrap();
+    let expected = supported.iter().copied().filter(|a| *a <= arch).max();
+    assert_eq!(nvrtc13::current_device_arch(), Some(arch));
+    let src = "template <typename T> __global__ void fill(T* p, T v, unsigned n) {\n\
+               unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = v; }";
+    let mut program = nvrtc13::Program::new(src, "fill.cu").unwrap();
+    program.add_name_expression("fill<float>").unwrap();
+    program.add_name_expression("fill<int>").unwrap();
+    // No --gpu-architecture: the device's (a CUBIN exists only for a real architecture).
+    let compiled = program.compile(["--std=c++17"]).unwrap();
+    let cubin = compiled
+        .cubin()
+        .expect("compiled for the device's sm_XX by default");
+    let names = compiled.lowered_names().unwrap();
+    println!("default arch sm_{expected:?}; lowered names {names:?}");
+    assert_eq!(names.len(), 2);
+    assert_eq!(names[0].0, "fill<float>");
+    assert!(names[0].1.starts_with("_Z"), "{names:?}");
+    let module = Module::from_bytes(&cubin)
+        .unwrap()
+        .with_symbols(names.clone());
+    assert_eq!(module.symbol_for("fill<int>"), Some(names[1].1.as_str()));
+    let fill = module
+        .kernel("fill<float>")
+        .expect("found by its name expression");
+    let stream = Stream::non_blocking().unwrap();
+    let n = 300u32;
+    let data = DeviceBuffer::<f32>::zeroed(n as usize, &stream).unwrap();
+    // SAFETY: fill<float>(float*, float, unsigned) over `n` elements.
+    unsafe {
+        fill.launch(
+            &stream,
+            LaunchConfig::for_num_elems(n),
+            (&data, &2.5f32, &n),
+        )
+        .unwrap()
+    };
+    assert!(data.to_vec().unwrap().iter().all(|v| *v == 2.5));
+    // The mangled name still works, and an unknown expression is not found.
+    module.kernel(&names[1].1).expect("by the lowered name");
+    assert!(module.kernel("fill<double>").is_err());
+}
+
 // ---- issue 43 (graphs and memory, part b) ----
 
 /// `step(unsigned* state, unsigned long long handle)`: the while node's body of
@@ -1986,292 +2276,4 @@ fn issue43b_dependencies_and_programmatic_edges() {
     assert!(a.to_vec().unwrap().iter().all(|v| *v == 2));
     assert!(b.to_vec().unwrap().iter().all(|v| *v == 2));
     assert!(take_drop_errors().is_empty());
-/// Issue 43: streams and events key maps (by handle), stream priorities outside the device's
-/// range are refused instead of clamped, events report their flags.
-#[test]
-#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
-fn issue43_streams_events_hash_priorities_and_flags() {
-    use std::collections::{HashMap, HashSet};
-    gpu();
-    let a = Stream::non_blocking().unwrap();
-    let b = Stream::non_blocking().unwrap();
-    // A stream's hash is its handle, which never changes (the lint sees its queue's lock).
-    #[allow(clippy::mutable_key_type)]
-    let mut work: HashMap<Stream, u32> = HashMap::new();
-    *work.entry(a.clone()).or_default() += 1;
-    *work.entry(a.clone()).or_default() += 1;
-    *work.entry(b.clone()).or_default() += 1;
-    assert_eq!(work.len(), 2);
-    assert_eq!(work[&a], 2);
-
-    let (least, greatest) = Device::get(0).unwrap().stream_priority_range().unwrap();
-    println!("priorities {greatest}..={least}");
-    let top = Stream::with_priority(StreamFlags::NON_BLOCKING, greatest).unwrap();
-    assert_eq!(top.priority().unwrap(), greatest);
-    for outside in [greatest - 1, least + 1] {
-        let e = Stream::with_priority(StreamFlags::NON_BLOCKING, outside)
-            .expect_err("a priority outside the range");
-        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
-    }
-
-    let e1 = Event::with_flags(EventFlags::DISABLE_TIMING | EventFlags::BLOCKING_SYNC).unwrap();
-    let e2 = Event::new().unwrap();
-    let set: HashSet<Event> = [e1.clone(), e1.clone(), e2.clone()].into_iter().collect();
-    assert_eq!(set.len(), 2);
-    assert_eq!(e1, e1.clone());
-    assert_ne!(e1, e2);
-    assert_eq!(e1.is_timing_disabled(), Some(true));
-    assert_eq!(e1.is_blocking_sync(), Some(true));
-    assert_eq!(e2.flags(), Some(EventFlags::DEFAULT));
-    let recorded = a.record_event().unwrap();
-    assert_eq!(recorded.is_timing_disabled(), Some(false));
-    let ipc = Event::interprocess(Device::get(0).unwrap()).unwrap();
-    assert_eq!(ipc.is_ipc_enabled(), Some(true));
-}
-
-/// Issue 43: an event opened from an IPC handle (in a child process) gives that handle back.
-#[test]
-#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
-fn issue43_an_opened_ipc_event_gives_its_handle_back() {
-    gpu();
-    let event = Event::interprocess(Device::get(0).unwrap()).unwrap();
-    let bytes = event.ipc_handle().unwrap().to_bytes();
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let out = workspace_tests::child::run("issue43_ipc_event_child", |cmd| {
-        cmd.env("ISSUE43_IPC_EVENT", &hex);
-    });
-    assert!(
-        out.contains(&format!("reopened handle {hex}")),
-        "the child's event gave back another handle:\n{out}"
-    );
-}
-
-/// The child of [`issue43_an_opened_ipc_event_gives_its_handle_back`]: opens the handle in
-/// `ISSUE43_IPC_EVENT`, waits on it and prints the handle the opened event gives back (run
-/// alone, without the variable, it checks that a non-IPC event has no handle).
-#[test]
-#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
-fn issue43_ipc_event_child() {
-    gpu();
-    let Ok(hex) = std::env::var("ISSUE43_IPC_EVENT") else {
-        let plain = Event::new().unwrap();
-        let e = plain
-            .ipc_handle()
-            .expect_err("a non-IPC event has no handle");
-        assert_eq!(e.cuda_code(), Some(INVALID_RESOURCE_HANDLE), "{e}");
-        return;
-    };
-    let mut bytes = [0u8; 64];
-    for (i, b) in bytes.iter_mut().enumerate() {
-        *b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("hex");
-    }
-    let handle = cudart13::IpcEventHandle::from_bytes(bytes);
-    // SAFETY: the bytes are an event handle the parent exported and keeps alive.
-    let opened = unsafe { handle.open(Device::get(0).unwrap()) }.expect("open");
-    opened.synchronize().expect("wait on the parent's event");
-    assert_eq!(opened.is_ipc_enabled(), Some(true));
-    let again = opened
-        .ipc_handle()
-        .expect("an opened event gives its handle back");
-    let hex_again: String = again
-        .to_bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    println!("reopened handle {hex_again}");
-}
-
-/// Issue 43: `DeviceProperties` has every `cudaDeviceProp` field, agreeing with the generated
-/// attribute getters; `arch()`, the formatted UUID and `Display`.
-#[test]
-#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
-fn issue43_device_properties_attributes_arch_and_uuid() {
-    gpu();
-    let d = Device::get(0).unwrap();
-    let p = d.properties().unwrap();
-    let a = d.attributes();
-    assert_eq!(a.multi_processor_count().unwrap(), p.multi_processor_count);
-    assert_eq!(a.max_threads_per_block().unwrap(), p.max_threads_per_block);
-    assert_eq!(a.max_block_dim_x().unwrap(), p.max_threads_dim[0]);
-    assert_eq!(a.max_grid_dim_y().unwrap(), p.max_grid_size[1]);
-    assert_eq!(a.warp_size().unwrap(), p.warp_size);
-    assert_eq!(a.l2_cache_size().unwrap(), p.l2_cache_size);
-    assert_eq!(a.pci_bus_id().unwrap(), p.pci_bus_id);
-    assert_eq!(a.integrated().unwrap(), p.integrated);
-    assert_eq!(
-        a.concurrent_managed_access().unwrap(),
-        p.concurrent_managed_access
-    );
-    assert_eq!(a.cluster_launch().unwrap(), p.cluster_launch);
-    assert_eq!(
-        a.memory_pools_supported().unwrap(),
-        p.memory_pools_supported
-    );
-    assert_eq!(a.compute_capability_major().unwrap(), p.major);
-    let (major, minor) = d.compute_capability().unwrap();
-    assert_eq!(d.arch().unwrap(), format!("{major}{minor}"));
-    assert_eq!(p.arch(), d.arch().unwrap());
-    let uuid = d.uuid().unwrap();
-    assert_eq!(uuid, p.uuid);
-    let text = uuid.to_string();
-    println!("{} sm_{} {text}", p.name, p.arch());
-    assert!(text.starts_with("GPU-") && text.len() == 40, "{text}");
-    assert_eq!(text[4..], uuid.hyphenated());
-    let shown = p.to_string();
-    assert!(shown.lines().count() > 80, "{shown}");
-    assert!(shown.contains(&format!("{:?}", p.name)), "{shown}");
-}
-
-/// Issue 43: launch configurations carry and check their attributes; occupancy with a block
-/// size limit and shared memory per block size; cluster occupancy; every kernel attribute;
-/// `bool` arguments.
-#[test]
-#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
-fn issue43_launch_configs_occupancy_clusters_and_bool_arguments() {
-    gpu();
-    assert!(matches!(
-        LaunchConfig::new(0, 256),
-        Err(Error::InvalidArgument(_))
-    ));
-    assert!(matches!(
-        LaunchConfig::new(4, (32, 0)),
-        Err(Error::InvalidArgument(_))
-    ));
-    let module = Module::from_ptx(ADD_ONE_PTX).unwrap();
-    let kernel = module.kernel("add_one").unwrap();
-    let unlimited = kernel.occupancy(0).unwrap();
-    for limit in [32u32, 64, 96, 100, 128, 192, 200, 256, 384, 500, 512, 1000] {
-        let best = kernel.occupancy_limited(0, limit).unwrap();
-        assert!(
-            best.block_size <= limit && best.block_size > 0,
-            "{limit}: {best:?}"
-        );
-        assert!(best.block_size <= unlimited.block_size.max(limit));
-    }
-    let by_size = kernel
-        .occupancy_variable_smem(|block| block as usize * 64, 0)
-        .unwrap();
-    let fixed = kernel.occupancy(0).unwrap();
-    println!("occupancy: {fixed:?}; with 64 B a thread: {by_size:?}");
-    assert!(
-        by_size.blocks_per_multiprocessor * by_size.block_size
-            <= fixed.blocks_per_multiprocessor * fixed.block_size
-    );
-    let avail = kernel.available_dynamic_shared_memory(2, 256).unwrap();
-    assert!(avail > 0, "{avail}");
-
-    let attrs = kernel.attributes().unwrap();
-    println!("{attrs}");
-    assert!(
-        attrs.binary_version > 0 && attrs.ptx_version > 0,
-        "{attrs:?}"
-    );
-    assert_eq!(attrs.required_cluster_width, 0);
-    assert!(!attrs.to_string().is_empty());
-
-    let stream = Stream::non_blocking().unwrap();
-    let n = 1024u32;
-    let data = DeviceBuffer::<u32>::zeroed(n as usize, &stream).unwrap();
-    let config = LaunchConfig::new(4, 256).unwrap();
-    assert_eq!(
-        (config.grid.x, config.block.x, config.cluster),
-        (4, 256, None)
-    );
-    // SAFETY: add_one(unsigned*, unsigned) over `n` elements.
-    unsafe { kernel.launch(&stream, config, (&data, &n)).unwrap() };
-    let mut expected = 1;
-    if Device::get(0).unwrap().properties().unwrap().cluster_launch {
-        let clustered = config.with_cluster(2).unwrap();
-        assert_eq!(clustered.cluster.map(|c| c.x), Some(2));
-        let active = kernel.max_active_clusters(&clustered).unwrap();
-        let size = kernel.max_potential_cluster_size(&config).unwrap();
-        println!("clusters of 2: {active} at once; potential cluster size {size}");
-        assert!(active >= 1 && size >= 2, "{active} {size}");
-        // SAFETY: as above, in clusters of two blocks.
-        unsafe { kernel.launch(&stream, clustered, (&data, &n)).unwrap() };
-        expected += 1;
-        let pss = config.with_programmatic_stream_serialization(true);
-        assert!(pss.programmatic_stream_serialization);
-        // SAFETY: as above.
-        unsafe { kernel.launch(&stream, pss, (&data, &n)).unwrap() };
-        expected += 1;
-    }
-    assert!(data.to_vec().unwrap().iter().all(|v| *v == expected));
-    // A zero grid set through the public field is refused before CUDA.
-    let mut zero = config;
-    zero.grid.x = 0;
-    // SAFETY: refused before anything is launched.
-    let e = unsafe { kernel.launch(&stream, zero, (&data, &n)) }.expect_err("zero grid");
-    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
-
-    // A `bool` argument, from a kernel NVRTC compiles.
-    let src = r#"extern "C" __global__ void pick(unsigned* out, bool b) { *out = b ? 7u : 3u; }"#;
-    let compiled = nvrtc13::Program::new(src, "pick.cu")
-        .unwrap()
-        .compile(Vec::<String>::new())
-        .unwrap();
-    let pick = Module::from_ptx(&compiled.ptx().unwrap())
-        .unwrap()
-        .kernel("pick")
-        .unwrap();
-    let out = DeviceBuffer::<u32>::zeroed(1, &stream).unwrap();
-    for (flag, want) in [(true, 7u32), (false, 3)] {
-        // SAFETY: pick(unsigned*, bool) writes one element.
-        unsafe {
-            pick.launch(&stream, LaunchConfig::new(1, 1).unwrap(), (&out, &flag))
-                .unwrap()
-        };
-        assert_eq!(out.to_vec().unwrap(), [want]);
-    }
-}
-
-/// Issue 43: NVRTC compiles for the current device by default, and a kernel compiled with a
-/// name expression is found by that name through the module's symbol map.
-#[test]
-#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
-fn issue43_nvrtc_default_arch_and_name_expressions() {
-    gpu();
-    let device = Device::get(0).unwrap();
-    let arch: i32 = device.arch().unwrap().parse().unwrap();
-    let supported = nvrtc13::supported_architectures().unwrap();
-    let expected = supported.iter().copied().filter(|a| *a <= arch).max();
-    assert_eq!(nvrtc13::current_device_arch(), Some(arch));
-    let src = "template <typename T> __global__ void fill(T* p, T v, unsigned n) {\n\
-               unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = v; }";
-    let mut program = nvrtc13::Program::new(src, "fill.cu").unwrap();
-    program.add_name_expression("fill<float>").unwrap();
-    program.add_name_expression("fill<int>").unwrap();
-    // No --gpu-architecture: the device's (a CUBIN exists only for a real architecture).
-    let compiled = program.compile(["--std=c++17"]).unwrap();
-    let cubin = compiled
-        .cubin()
-        .expect("compiled for the device's sm_XX by default");
-    let names = compiled.lowered_names().unwrap();
-    println!("default arch sm_{expected:?}; lowered names {names:?}");
-    assert_eq!(names.len(), 2);
-    assert_eq!(names[0].0, "fill<float>");
-    assert!(names[0].1.starts_with("_Z"), "{names:?}");
-    let module = Module::from_bytes(&cubin)
-        .unwrap()
-        .with_symbols(names.clone());
-    assert_eq!(module.symbol_for("fill<int>"), Some(names[1].1.as_str()));
-    let fill = module
-        .kernel("fill<float>")
-        .expect("found by its name expression");
-    let stream = Stream::non_blocking().unwrap();
-    let n = 300u32;
-    let data = DeviceBuffer::<f32>::zeroed(n as usize, &stream).unwrap();
-    // SAFETY: fill<float>(float*, float, unsigned) over `n` elements.
-    unsafe {
-        fill.launch(
-            &stream,
-            LaunchConfig::for_num_elems(n),
-            (&data, &2.5f32, &n),
-        )
-        .unwrap()
-    };
-    assert!(data.to_vec().unwrap().iter().all(|v| *v == 2.5));
-    // The mangled name still works, and an unknown expression is not found.
-    module.kernel(&names[1].1).expect("by the lowered name");
-    assert!(module.kernel("fill<double>").is_err());
 }

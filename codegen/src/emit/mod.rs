@@ -23,8 +23,8 @@ pub mod names;
 pub mod nvrtc_options;
 pub mod package;
 pub mod probe;
-pub mod safe_since;
 pub mod records;
+pub mod safe_since;
 pub mod typed;
 pub mod types;
 

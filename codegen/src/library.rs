@@ -29,11 +29,14 @@ pub enum Library {
     Cudart,
     /// NVRTC, the CUDA runtime compilation library, `libnvrtc`.
     Nvrtc,
+    /// nvJitLink, the CUDA JIT linker (PTX, cubins, fatbins, objects, libraries and LTO-IR
+    /// into a cubin at run time), `libnvJitLink`.
+    Nvjitlink,
 }
 
 impl Library {
     /// Every library, in the order they are listed.
-    pub const ALL: [Library; 2] = [Library::Cudart, Library::Nvrtc];
+    pub const ALL: [Library; 3] = [Library::Cudart, Library::Nvrtc, Library::Nvjitlink];
 
     /// The name a manifest entry or a command line uses (`cudart`, `nvrtc`); also the stem of
     /// the emitted crate's default name (`cudart13`, `nvrtc13`).
@@ -41,6 +44,7 @@ impl Library {
         match self {
             Library::Cudart => "cudart",
             Library::Nvrtc => "nvrtc",
+            Library::Nvjitlink => "nvjitlink",
         }
     }
 
@@ -64,6 +68,7 @@ impl Library {
         match self {
             Library::Cudart => "CUDA Runtime API",
             Library::Nvrtc => "NVRTC (CUDA runtime compilation) API",
+            Library::Nvjitlink => "nvJitLink (CUDA JIT linker) API",
         }
     }
 
@@ -73,6 +78,7 @@ impl Library {
         match self {
             Library::Cudart => "cuda",
             Library::Nvrtc => "nvrtc",
+            Library::Nvjitlink => "nvJitLink",
         }
     }
 
@@ -81,6 +87,7 @@ impl Library {
         match self {
             Library::Cudart => "cudaError_t",
             Library::Nvrtc => "nvrtcResult",
+            Library::Nvjitlink => "nvJitLinkResult",
         }
     }
 
@@ -89,6 +96,7 @@ impl Library {
         match self {
             Library::Cudart => "cudaSuccess",
             Library::Nvrtc => "NVRTC_SUCCESS",
+            Library::Nvjitlink => "NVJITLINK_SUCCESS",
         }
     }
 
@@ -98,6 +106,7 @@ impl Library {
         match self {
             Library::Cudart => "runtime library",
             Library::Nvrtc => "NVRTC library",
+            Library::Nvjitlink => "nvJitLink library",
         }
     }
 
@@ -107,6 +116,45 @@ impl Library {
         match self {
             Library::Cudart => "runtime",
             Library::Nvrtc => "NVRTC",
+            Library::Nvjitlink => "nvJitLink",
+        }
+    }
+
+    /// What the library is, in the emitted crate's messages and documentation (`CUDA runtime`).
+    pub fn kind(self) -> &'static str {
+        match self {
+            Library::Cudart => "CUDA runtime",
+            Library::Nvrtc => "NVRTC",
+            Library::Nvjitlink => "nvJitLink",
+        }
+    }
+
+    /// A function the emitted crate's documentation names as an example of one newer than an
+    /// old library (`cudaMallocAsync`).
+    pub fn example_function(self) -> &'static str {
+        match self {
+            Library::Cudart => "cudaMallocAsync",
+            Library::Nvrtc => "nvrtcGetLTOIR",
+            Library::Nvjitlink => "nvJitLinkGetLinkedLTOIR",
+        }
+    }
+
+    /// The folder of NVIDIA's CUDA 12 wheel of the library under `site-packages/nvidia/`
+    /// (from CUDA 13 on every wheel of a major shares `nvidia/cu<major>/`).
+    pub fn wheel_folder_12(self) -> &'static str {
+        match self {
+            Library::Cudart => "cuda_runtime",
+            Library::Nvrtc => "cuda_nvrtc",
+            Library::Nvjitlink => "nvjitlink",
+        }
+    }
+
+    /// Who owns the library's handles, in their documentation (`owned by the CUDA runtime`).
+    pub fn owner(self) -> &'static str {
+        match self {
+            Library::Cudart => "the CUDA runtime",
+            Library::Nvrtc => "NVRTC",
+            Library::Nvjitlink => "nvJitLink",
         }
     }
 
@@ -115,6 +163,7 @@ impl Library {
         match self {
             Library::Cudart => "CUDA",
             Library::Nvrtc => "NVRTC",
+            Library::Nvjitlink => "nvJitLink",
         }
     }
 
@@ -123,6 +172,7 @@ impl Library {
         match self {
             Library::Cudart => "Cuda",
             Library::Nvrtc => "Nvrtc",
+            Library::Nvjitlink => "NvJitLink",
         }
     }
 
@@ -132,6 +182,7 @@ impl Library {
         match self {
             Library::Cudart => "cudaErrorInvalidValue",
             Library::Nvrtc => "NVRTC_ERROR_INVALID_INPUT",
+            Library::Nvjitlink => "NVJITLINK_ERROR_INVALID_INPUT",
         }
     }
 
@@ -140,6 +191,7 @@ impl Library {
         match self {
             Library::Cudart => "libcudart",
             Library::Nvrtc => "libnvrtc",
+            Library::Nvjitlink => "libnvJitLink",
         }
     }
 
@@ -149,7 +201,18 @@ impl Library {
         match self {
             Library::Cudart => &CUDART_API_HEADERS,
             Library::Nvrtc => &["nvrtc.h"],
+            Library::Nvjitlink => &["nvJitLink.h"],
         }
+    }
+
+    /// Whether the library exports its header's `static inline` functions under their own
+    /// names, so that the ABI reader takes them as the API: nvJitLink's header defines each
+    /// function `static inline`, forwarding to a symbol of the header's release
+    /// (`nvJitLinkCreate` → `__nvJitLinkCreate_13_0`), and every `libnvJitLink` also exports
+    /// the unversioned `nvJitLinkCreate` (the emitted crate's audit checks that each resolves).
+    /// Elsewhere a `static inline` function has no symbol and is left out.
+    pub fn exports_inline_functions(self) -> bool {
+        self == Library::Nvjitlink
     }
 
     /// Whether the API's headers include the GL, EGL and VDPAU headers the stand-ins of
@@ -164,6 +227,7 @@ impl Library {
         match self {
             Library::Cudart => "",
             Library::Nvrtc => "nvrtc",
+            Library::Nvjitlink => "nvjitlink",
         }
     }
 
@@ -173,6 +237,7 @@ impl Library {
         match self {
             Library::Cudart => "nvidia-cuda-runtime",
             Library::Nvrtc => "nvidia-cuda-nvrtc",
+            Library::Nvjitlink => "nvidia-nvjitlink",
         }
     }
 }
@@ -193,10 +258,10 @@ mod tests {
             assert_eq!(Library::from_name(l.name()), Some(l));
             assert_eq!(l.to_string(), l.name());
             assert!(l.status_type().starts_with(l.c_prefix()));
-            assert!(l.file_stem().ends_with(l.name()));
+            assert!(l.file_stem().to_lowercase().ends_with(l.name()));
         }
         assert_eq!(Library::from_name("cublas"), None);
-        assert_eq!(Library::known_names(), "cudart, nvrtc");
+        assert_eq!(Library::known_names(), "cudart, nvrtc, nvjitlink");
         assert_eq!(Library::default(), Library::Cudart);
     }
 

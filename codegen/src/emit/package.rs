@@ -107,6 +107,7 @@ pub fn files(pkg: &Package, preamble: &str, abi: &str) -> Result<Vec<GeneratedFi
     let lib = match pkg.library {
         Library::Cudart => lib_rs(pkg, abi),
         Library::Nvrtc => nvrtc_lib_rs(pkg, abi),
+        Library::Nvjitlink => nvjitlink_lib_rs(pkg, abi),
     };
     out.push(format_file("src/lib.rs", preamble, lib)?);
     for (path, text) in template::LICENCES {
@@ -159,6 +160,8 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
     ));
     if pkg.library == Library::Nvrtc {
         s.push_str(NVRTC_MANIFEST_REST);
+    } else if pkg.library == Library::Nvjitlink {
+        s.push_str(NVJITLINK_MANIFEST_REST);
     } else {
         s.push_str(
         "keywords = [\"cuda\", \"gpu\", \"ffi\", \"bindings\"]\n\
@@ -250,6 +253,60 @@ fn nvrtc_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub use error::{check, Error, Result};
         pub use loader::{has_function, is_available, LazySymbol, Library};
         pub use program::{supported_architectures, CompileOptions, Compiled, Header, Program};
+        pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
+        pub use version::{function_since, runtime_version, CudaVersion};
+    }
+}
+
+/// The rest of an nvJitLink crate's `[package]` and its dependencies: `libloading` alone.
+const NVJITLINK_MANIFEST_REST: &str = "keywords = [\"cuda\", \"nvjitlink\", \"linker\", \"ffi\", \"bindings\"]\n\
+     categories = [\"external-ffi-bindings\", \"hardware-support\"]\n\
+     include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\", \"LICENSE-MIT\", \"LICENSE-APACHE\"]\n\
+     \n\
+     [dependencies]\n\
+     libloading = \"0.8\"\n\
+     \n\
+     [package.metadata.docs.rs]\n\
+     targets = [\"x86_64-unknown-linux-gnu\"]\n";
+
+/// `src/lib.rs` of an nvJitLink crate: the crate documentation, the shared loader and version
+/// module, the raw and typed layers, and the safe `Linker` of the template.
+fn nvjitlink_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
+    let md = template::render(template::files_for(pkg.library).1, &pkg.values(abi));
+    let doc = docs::inner_attrs(&md);
+    quote! {
+        #doc
+        #![deny(missing_docs)]
+
+        // The runtime's crates use every macro; this crate has no flag type or record.
+        #[allow(unused_macros)]
+        #[macro_use]
+        mod macros;
+
+        #[cfg(target_os = "linux")]
+        mod elf;
+        pub mod error;
+        mod library;
+        pub mod loader;
+        mod python_env;
+        pub mod version;
+
+        /// The raw layer, generated from the documentation: every documented type and
+        /// function the ABI declares, under its C name (`sys::nvJitLinkComplete`,
+        /// `sys::nvJitLinkResult`).
+        #[allow(missing_docs)]
+        #[rustfmt::skip]
+        pub mod sys;
+
+        // Documented by its own `//!` lines (an outer doc here would print before them).
+        #[rustfmt::skip]
+        pub mod api;
+
+        pub mod linker;
+
+        pub use error::{check, Error, Result};
+        pub use linker::{InputKind, LinkOptions, Linked, Linker};
+        pub use loader::{has_function, is_available, LazySymbol, Library};
         pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
         pub use version::{function_since, runtime_version, CudaVersion};
     }

@@ -9,7 +9,7 @@
 #                                         release build; scripts/gpu-bench.sh runs it beside C)
 #   device-bin/nvrtc-bench                NVRTC compile + load + launch (bench/src/bin/
 #                                         nvrtc-bench.rs, release; scripts/nvrtc-bench.sh runs it
-#                                         beside C). NVRTC itself is not staged (the wheel's
+#                                         beside C). NVRTC and nvJitLink are not staged (the wheel's
 #                                         libnvrtc is 115 MB): the GPU machine's own is used
 #   device-bin/libcudart.so.13            the wheel's runtime, when `cargo xtask fetch-wheel` ran
 #   device-bin/COMMIT                     the commit the binaries were built from (`-dirty` with
@@ -75,7 +75,7 @@ while IFS=$'\t' read -r name path; do
 done <<< "$benches"
 for want in gpu gpu_safe gpu_multi gpu-bench nvrtc-bench examples/device_query examples/vector_add \
             examples/stream_timing examples/graph_capture examples/pool_stats examples/simple_streams \
-            examples/peer_copy examples/ipc_handoff examples/nvrtc_kernel; do
+            examples/peer_copy examples/ipc_handoff examples/nvrtc_kernel examples/nvjitlink_lto; do
   if [ ! -x "device-bin/$want" ]; then
     echo "gpu-test: $want was not built" >&2
     exit 1
@@ -114,4 +114,6 @@ echo "the call benchmark beside C (builds bench/c/gpu_bench.cu with nvcc; result
 echo "  bash scripts/gpu-bench.sh"
 echo "NVRTC (the machine's libnvrtc.so.13): the example, and compile + load + launch beside C:"
 echo "  ${prefix}./device-bin/examples/nvrtc_kernel"
+echo "nvJitLink (the machine's libnvJitLink.so.13, or NVJITLINK_PATH): NVRTC LTO-IR x2 -> link -> launch, PTX + cubin:"
+echo "  ${prefix}./device-bin/examples/nvjitlink_lto"
 echo "  bash scripts/nvrtc-bench.sh"

@@ -134,7 +134,11 @@ fn main() -> Result<(), Box<dyn Error>> {
         helper_cubin.len(),
         cubin.len()
     );
-    run_and_check(&Module::from_bytes(&cubin)?, "PTX file + cubin -> cubin", &stream)?;
+    run_and_check(
+        &Module::from_bytes(&cubin)?,
+        "PTX file + cubin -> cubin",
+        &stream,
+    )?;
 
     // 3. The kernel alone: `scale` is unresolved.
     let mut linker = Linker::new(&LinkOptions::new(&format!("sm_{arch}")))?;

@@ -150,7 +150,10 @@ fn the_global_library_links_through_the_safe_layer() {
     match linker.complete() {
         Err(Error::Link { step, log, .. }) => {
             assert_eq!(step, "nvJitLinkComplete");
-            assert!(log.contains("twice"), "the error log names the symbol: {log}");
+            assert!(
+                log.contains("twice"),
+                "the error log names the symbol: {log}"
+            );
         }
         other => panic!("an unresolved call linked: {other:?}"),
     }

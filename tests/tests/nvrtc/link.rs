@@ -34,7 +34,11 @@ fn setup() {
                  libnvJitLink.so.13 path it prints"
             ),
         };
-        assert!(lib.is_file(), "NVJITLINK_WHEEL_LIB={} is no file", lib.display());
+        assert!(
+            lib.is_file(),
+            "NVJITLINK_WHEEL_LIB={} is no file",
+            lib.display()
+        );
         std::env::set_var(nvjitlink13::loader::PATH_VAR, &lib);
     });
 }

@@ -284,7 +284,10 @@ mod tests {
     #[test]
     fn known_codes_are_named_from_the_header() {
         let e = Error::from_code(3);
-        assert_eq!(e.to_string(), "nvJitLink error 3 (NVJITLINK_ERROR_INVALID_INPUT)");
+        assert_eq!(
+            e.to_string(),
+            "nvJitLink error 3 (NVJITLINK_ERROR_INVALID_INPUT)"
+        );
         assert_eq!(invalid_value().nvjitlink_code(), Some(3));
     }
 
@@ -294,7 +297,10 @@ mod tests {
             tried: vec![("/a/libnvJitLink.so.13".into(), "no such file".into())],
         };
         let text = e.to_string();
-        assert!(text.contains("/a/libnvJitLink.so.13: no such file"), "{text}");
+        assert!(
+            text.contains("/a/libnvJitLink.so.13: no such file"),
+            "{text}"
+        );
         assert!(text.contains("NVJITLINK_PATH"), "{text}");
         assert_eq!(format!("{e:?}"), text);
     }
@@ -319,7 +325,10 @@ mod tests {
             name: None,
             log: String::new(),
         };
-        assert!(quiet.to_string().ends_with("nvJitLink wrote no log"), "{quiet}");
+        assert!(
+            quiet.to_string().ends_with("nvJitLink wrote no log"),
+            "{quiet}"
+        );
     }
 
     #[test]

@@ -587,10 +587,7 @@ mod tests {
         ] {
             assert_eq!(InputKind::from_extension(Path::new(file)), kind, "{file}");
         }
-        assert_eq!(
-            InputKind::Ptx.as_raw(),
-            sys::nvJitLinkInputType::PTX
-        );
+        assert_eq!(InputKind::Ptx.as_raw(), sys::nvJitLinkInputType::PTX);
     }
 
     #[test]

@@ -20,6 +20,27 @@ pub const CUDART_API_HEADERS: [&str; 5] = [
     "cuda_vdpau_interop.h",
 ];
 
+/// How a library says its release: the exported function and the form of its answer. The
+/// answer is brought to the runtime's form, `1000 * major + 10 * minor` (`13020` for 13.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VersionQuery {
+    /// `status f(int *version)`, the version written `1000 * major + 10 * minor`
+    /// (`cudaRuntimeGetVersion`).
+    Int(&'static str),
+    /// `status f(int *major, int *minor)` (`nvrtcVersion`; `nvJitLinkVersion` takes
+    /// `unsigned int *`, of the same size and, for a version, the same values).
+    MajorMinor(&'static str),
+}
+
+impl VersionQuery {
+    /// The C function.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            VersionQuery::Int(s) | VersionQuery::MajorMinor(s) => s,
+        }
+    }
+}
+
 /// A C library the generator binds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -149,6 +170,15 @@ impl Library {
         }
     }
 
+    /// How the library says its release (coverage reads it from the library it audits).
+    pub fn version_query(self) -> VersionQuery {
+        match self {
+            Library::Cudart => VersionQuery::Int("cudaRuntimeGetVersion"),
+            Library::Nvrtc => VersionQuery::MajorMinor("nvrtcVersion"),
+            Library::Nvjitlink => VersionQuery::MajorMinor("nvJitLinkVersion"),
+        }
+    }
+
     /// Who owns the library's handles, in their documentation (`owned by the CUDA runtime`).
     pub fn owner(self) -> &'static str {
         match self {
@@ -208,8 +238,9 @@ impl Library {
     /// Whether the library exports its header's `static inline` functions under their own
     /// names, so that the ABI reader takes them as the API: nvJitLink's header defines each
     /// function `static inline`, forwarding to a symbol of the header's release
-    /// (`nvJitLinkCreate` → `__nvJitLinkCreate_13_0`), and every `libnvJitLink` also exports
-    /// the unversioned `nvJitLinkCreate` (the emitted crate's audit checks that each resolves).
+    /// (`nvJitLinkCreate` → `__nvJitLinkCreate_13_0`), and every `libnvJitLink` from 12.3 on
+    /// also exports the unversioned `nvJitLinkCreate` (the emitted crate's audit checks that
+    /// each resolves; its loader refuses 12.0 to 12.2, which export only versioned names).
     /// Elsewhere a `static inline` function has no symbol and is left out.
     pub fn exports_inline_functions(self) -> bool {
         self == Library::Nvjitlink

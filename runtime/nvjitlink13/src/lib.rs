@@ -42,7 +42,8 @@
 //!   kinds [`sys::nvJitLinkInputType`] as `#[repr(transparent)]` newtypes, the handle
 //!   [`sys::nvJitLinkHandle`]). The header declares its functions `static inline`, forwarding to
 //!   versioned symbols (`__nvJitLinkCreate_13_5`); the library also exports the unversioned
-//!   names, which are what this crate binds. Functions are `unsafe fn nvJitLinkXxx(..) ->
+//!   names (from CUDA 12.3 on: nvJitLink 12.0 to 12.2 exports only versioned ones and is
+//!   refused when opened, with a message saying so), which are what this crate binds. Functions are `unsafe fn nvJitLinkXxx(..) ->
 //!   Result<nvJitLinkResult>`: `Err` only when the library or the symbol cannot be loaded.
 //! - [`api`], the typed layer: one function per documented C function whose parameters could
 //!   all be given a role from the documentation, named without `nvJitLink` in snake case

@@ -47,12 +47,24 @@ pub(crate) fn of_major(major: u32) -> String {
 }
 
 /// The version `lib` reports through `nvJitLinkVersion` (`1000 * major + 10 * minor`, as the
-/// runtime's versions are written), called once right after opening; a library without that
-/// function is not nvJitLink.
+/// runtime's versions are written), called once right after opening. nvJitLink of CUDA 12.0
+/// to 12.2 has no `nvJitLinkVersion` and exports only versioned entry points
+/// (`__nvJitLinkCreate_12_0`, what its header's `static inline` functions call), not the
+/// names this crate binds: such a library is refused, with a message saying so. A library
+/// with neither is not nvJitLink.
 pub(crate) fn version(lib: &Library) -> Result<i32, String> {
-    let get_version = lib
-        .raw_symbol(c"nvJitLinkVersion")
-        .map_err(|why| format!("not a {KIND} library: {why}"))?;
+    let get_version = match lib.raw_symbol(c"nvJitLinkVersion") {
+        Ok(f) => f,
+        Err(why) => {
+            return Err(match lib.raw_symbol(c"__nvJitLinkCreate_12_0") {
+                Ok(_) => "nvJitLink of CUDA 12.0, 12.1 or 12.2: it exports only versioned \
+                          entry points (`__nvJitLinkCreate_12_0`, …), not the functions this \
+                          crate binds; use nvJitLink 12.3 or later"
+                    .to_string(),
+                Err(_) => format!("not a {KIND} library: {why}"),
+            })
+        }
+    };
     type GetVersion = unsafe extern "C" fn(*mut c_uint, *mut c_uint) -> i32;
     // SAFETY: `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` in
     // every nvJitLink, and the symbol is a function the library defines; the pointer is

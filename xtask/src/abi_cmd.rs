@@ -318,7 +318,7 @@ mod tests {
             .expect("no libclang: CUDART_ABI_LIBCLANG and LIBCLANG_PATH unset and target/libclang/ empty (`cargo xtask abi` installs it)");
         let checked = ABI_CHECKED
             .iter()
-            .flat_map(|r| [(Library::Cudart, *r), (Library::Nvrtc, *r)]);
+            .flat_map(|r| Library::ALL.map(|l| (l, *r)));
         for (library, release) in checked {
             let release = Release::parse(release).unwrap();
             let path = snapshot::library_path(root, library, &release);

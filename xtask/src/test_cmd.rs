@@ -199,8 +199,8 @@ struct AbiInputs {
     nvrtc_older: String,
 }
 
-/// Step 4: what the ABI snapshot freshness test needs: libclang, and the wheels (CUDA and
-/// NVRTC) of the releases in [`ABI_CHECKED`] at the versions their snapshots pin.
+/// Step 4: what the ABI snapshot freshness test needs: libclang, and the wheels (CUDA, NVRTC
+/// and nvJitLink) of the releases in [`ABI_CHECKED`] at the versions their snapshots pin.
 fn abi_inputs(root: &Path) -> Result<AbiInputs> {
     let lc = libclang::ensure(root)?;
     errln!("  libclang: {}", lc.display());
@@ -211,6 +211,8 @@ fn abi_inputs(root: &Path) -> Result<AbiInputs> {
         let pins: Vec<(String, String)> = snapshot.packages.into_iter().collect();
         let w = wheel::fetch_pinned(root, &release, &pins)?;
         errln!("  CUDA {r}: {}", w.root.display());
+        let j = crate::audit_cmd::library_wheel(root, Library::Nvjitlink, &release)?;
+        errln!("  nvJitLink of CUDA {r}: {}", j.root.display());
         let w = crate::audit_cmd::library_wheel(root, Library::Nvrtc, &release)?;
         errln!("  NVRTC of CUDA {r}: {}", w.root.display());
         if release.0.first() == Some(&13) {

@@ -251,11 +251,10 @@ struct Handle {
 unsafe impl Send for Handle {}
 
 impl Handle {
-    /// Destroys the handle, returning nvJitLink's status.
+    /// Destroys the handle, returning nvJitLink's status (the drop that follows finds it
+    /// null and does nothing).
     fn close(mut self) -> Result<()> {
-        let result = self.destroy();
-        std::mem::forget(self);
-        result
+        self.destroy()
     }
 
     fn destroy(&mut self) -> Result<()> {

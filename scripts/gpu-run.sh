@@ -21,6 +21,10 @@ out=${OUT:-.}
 } > "$out/gpu-run.log" 2>&1
 cat "$out/gpu-run.log"
 failed=0
+# nvJitLink staged by GPU_TEST_NVJITLINK=1 (else the machine's own, through the loader's search).
+if [ -f device-bin/libnvJitLink.so.13 ] && [ -z "${NVJITLINK_PATH:-}" ]; then
+  export NVJITLINK_PATH=device-bin/libnvJitLink.so.13
+fi
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 run() { # label command...

@@ -91,6 +91,19 @@ else
   echo "gpu-test: no wheel libcudart found (cargo xtask fetch-wheel); the machine's own is used"
   prefix=""
 fi
+# GPU_TEST_NVJITLINK=1: also the nvidia-nvjitlink wheel's libnvJitLink.so.13 (117 MB; `cargo xtask
+# fetch-wheel --library nvjitlink` unpacks it), for a GPU machine without its own nvJitLink;
+# scripts/gpu-run.sh points NVJITLINK_PATH at it when it is there.
+if [ "${GPU_TEST_NVJITLINK:-0}" = 1 ]; then
+  jl="$(ls target/nvjitlink-wheel-13.*/nvidia/cu13/lib/libnvJitLink.so.13 2>/dev/null | sort -V | tail -n 1 || true)"
+  if [ -n "$jl" ]; then
+    cp "$jl" device-bin/
+    echo "gpu-test: staged $jl in device-bin/"
+  else
+    echo "gpu-test: GPU_TEST_NVJITLINK=1 but no target/nvjitlink-wheel-13.*/ (cargo xtask fetch-wheel --library nvjitlink)" >&2
+    exit 1
+  fi
+fi
 # GPU_TEST_PACK=1: everything staged goes into one gzip archive, device-bin/bundle.tar.gz (about
 # a third of the size, for a machine the folder is copied to); unpack it there first with
 # `tar xzf device-bin/bundle.tar.gz -C device-bin`.

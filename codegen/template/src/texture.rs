@@ -189,17 +189,12 @@ impl CudaArray {
         let desc = format.as_raw();
         // SAFETY: one handle is written; the descriptor is read.
         status(unsafe { sys::cudaMallocArray(&mut raw, &desc, width, height, flags.bits() as _) })?;
-        let handle = raw.0 as usize;
-        // SAFETY: an owned array, freed once, by the gate, after every recorded use.
-        let release: Release = Box::new(move || {
-            status(unsafe { sys::cudaFreeArray(sys::cudaArray_t(handle as *mut _)) })
-        });
         Ok(CudaArray {
             raw,
             format,
             width,
             height,
-            life: Life::new("CUDA array", Kind::Host, Some(release)),
+            life: Life::new("CUDA array", Kind::Host, Some(array_free(raw))),
         })
     }
 
@@ -680,6 +675,14 @@ unsafe impl KernelArg for SurfaceObject<'_> {
     fn tracked_memory(&self) -> Option<TrackedMemory<'_>> {
         Some(TrackedMemory::of(&self.life))
     }
+}
+
+/// The gate's release of an owned CUDA array: `cudaFreeArray`.
+fn array_free(raw: sys::cudaArray_t) -> Release {
+    let handle = raw.0 as usize;
+    // SAFETY: the gate calls this once, after every recorded use of the array, which nothing
+    // else frees.
+    Box::new(move || status(unsafe { sys::cudaFreeArray(sys::cudaArray_t(handle as *mut _)) }))
 }
 
 #[cfg(test)]

@@ -1151,6 +1151,17 @@ const GRAPH_EXEC_UPDATE_FAILURE: i32 = 910;
 
 /// Flags of an instantiation (`cudaGraphInstantiateFlags`) that are safe by construction
 /// (see [`Graph::instantiate_with_flags`]).
+///
+/// ```no_run
+/// # fn main() -> cudart12::Result<()> {
+/// use cudart12::{Graph, InstantiateFlags};
+///
+/// let graph = Graph::new()?;
+/// let exec = graph.instantiate_with_flags(InstantiateFlags::UPLOAD)?;
+/// # let _ = exec;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct InstantiateFlags(u64);
 

@@ -67,12 +67,7 @@ impl<T: DeviceCopy> ManagedBuffer<T> {
         status(unsafe {
             sys::cudaMallocManaged(&mut ptr, bytes, sys::MemAttachFlags::GLOBAL.bits() as _)
         })?;
-        let addr = ptr as usize;
-        // SAFETY: an owned managed allocation, freed once, by the gate, once every device
-        // has finished its work.
-        let release: Release =
-            Box::new(move || status(unsafe { sys::cudaFree(addr as *mut c_void) }));
-        let life = Life::new("managed buffer", Kind::Everywhere, Some(release));
+        let life = Life::new("managed buffer", Kind::Everywhere, Some(managed_free(ptr)));
         let ptr = NonNull::new(ptr.cast::<T>()).ok_or_else(|| Error::from_code(2))?;
         let buffer = ManagedBuffer { ptr, len, life };
         if host_access_allowed().is_ok() {
@@ -200,4 +195,12 @@ impl<T: DeviceCopy + std::fmt::Debug> std::fmt::Debug for ManagedBuffer<T> {
             .field("len", &self.len)
             .finish()
     }
+}
+
+/// The gate's release of an owned managed allocation: `cudaFree`.
+fn managed_free(ptr: *mut c_void) -> Release {
+    let addr = ptr as usize;
+    // SAFETY: the gate calls this once, once every device has finished its work with the
+    // allocation, which nothing else frees.
+    Box::new(move || status(unsafe { sys::cudaFree(addr as *mut c_void) }))
 }

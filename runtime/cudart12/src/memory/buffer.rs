@@ -104,6 +104,18 @@ fn allocation_in_capture() -> Error {
     )
 }
 
+/// The gate's release of a stream-ordered allocation: `cudaFreeAsync` on `stream`. Only for
+/// memory nothing else frees, handed to the buffer's [`Life`].
+fn free_async(ptr: DevicePtr, stream: &Stream) -> Release {
+    let raw = Addr::of(stream.as_raw().0.cast());
+    let addr = Addr::of(ptr.as_raw());
+    // SAFETY: the gate calls this once, after every recorded use of the allocation, which
+    // nothing else frees.
+    Box::new(move || {
+        status(unsafe { sys::cudaFreeAsync(addr.ptr(), sys::cudaStream_t(raw.ptr().cast())) })
+    })
+}
+
 /// Runs `alloc` on `stream` unless the stream is being captured (then the allocation would
 /// be a graph allocation, valid only inside the graph): refused before, and when a capture of
 /// the crate's began on the stream meanwhile (the allocation may have been captured), the
@@ -687,12 +699,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
             })?;
             Ok(DevicePtr::from_raw(ptr))
         })?;
-        let raw = Addr::of(stream.as_raw().0.cast());
-        let addr = Addr::of(ptr.as_raw());
-        // SAFETY: the allocation is owned and freed once, by the gate, after every use.
-        let free: Release = Box::new(move || {
-            status(unsafe { sys::cudaFreeAsync(addr.ptr(), sys::cudaStream_t(raw.ptr().cast())) })
-        });
+        // The allocation is owned and freed once, by the gate, after every use.
+        let free = free_async(ptr, stream);
         Ok(Self::wrap(ptr, len, stream, device, Some((free, false))))
     }
 
@@ -769,12 +777,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     ) -> Result<DeviceBuffer<T>> {
         bytes_of::<T>(len)?;
         let device = Self::home_device(stream);
-        let raw = Addr::of(stream.as_raw().0.cast());
-        let addr = Addr::of(ptr.as_raw());
-        // SAFETY: the caller's promise: a stream-ordered allocation nothing else frees.
-        let free: Release = Box::new(move || {
-            status(unsafe { sys::cudaFreeAsync(addr.ptr(), sys::cudaStream_t(raw.ptr().cast())) })
-        });
+        // The caller's promise: a stream-ordered allocation nothing else frees.
+        let free = free_async(ptr, stream);
         Ok(Self::wrap(ptr, len, stream, device, Some((free, false))))
     }
 

@@ -32,6 +32,7 @@ pub mod parse;
 pub mod pipeline;
 pub mod report;
 pub mod rustdoc;
+pub mod since;
 pub mod summary;
 pub mod template;
 pub mod text;

@@ -20,27 +20,6 @@ pub const CUDART_API_HEADERS: [&str; 5] = [
     "cuda_vdpau_interop.h",
 ];
 
-/// How a library says its release: the exported function and the form of its answer. The
-/// answer is brought to the runtime's form, `1000 * major + 10 * minor` (`13020` for 13.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VersionQuery {
-    /// `status f(int *version)`, the version written `1000 * major + 10 * minor`
-    /// (`cudaRuntimeGetVersion`).
-    Int(&'static str),
-    /// `status f(int *major, int *minor)` (`nvrtcVersion`; `nvJitLinkVersion` takes
-    /// `unsigned int *`, of the same size and, for a version, the same values).
-    MajorMinor(&'static str),
-}
-
-impl VersionQuery {
-    /// The C function.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            VersionQuery::Int(s) | VersionQuery::MajorMinor(s) => s,
-        }
-    }
-}
-
 /// A C library the generator binds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -141,44 +120,6 @@ impl Library {
         }
     }
 
-    /// What the library is, in the emitted crate's messages and documentation (`CUDA runtime`).
-    pub fn kind(self) -> &'static str {
-        match self {
-            Library::Cudart => "CUDA runtime",
-            Library::Nvrtc => "NVRTC",
-            Library::Nvjitlink => "nvJitLink",
-        }
-    }
-
-    /// A function the emitted crate's documentation names as an example of one newer than an
-    /// old library (`cudaMallocAsync`).
-    pub fn example_function(self) -> &'static str {
-        match self {
-            Library::Cudart => "cudaMallocAsync",
-            Library::Nvrtc => "nvrtcGetLTOIR",
-            Library::Nvjitlink => "nvJitLinkGetLinkedLTOIR",
-        }
-    }
-
-    /// The folder of NVIDIA's CUDA 12 wheel of the library under `site-packages/nvidia/`
-    /// (from CUDA 13 on every wheel of a major shares `nvidia/cu<major>/`).
-    pub fn wheel_folder_12(self) -> &'static str {
-        match self {
-            Library::Cudart => "cuda_runtime",
-            Library::Nvrtc => "cuda_nvrtc",
-            Library::Nvjitlink => "nvjitlink",
-        }
-    }
-
-    /// How the library says its release (coverage reads it from the library it audits).
-    pub fn version_query(self) -> VersionQuery {
-        match self {
-            Library::Cudart => VersionQuery::Int("cudaRuntimeGetVersion"),
-            Library::Nvrtc => VersionQuery::MajorMinor("nvrtcVersion"),
-            Library::Nvjitlink => VersionQuery::MajorMinor("nvJitLinkVersion"),
-        }
-    }
-
     /// Who owns the library's handles, in their documentation (`owned by the CUDA runtime`).
     pub fn owner(self) -> &'static str {
         match self {
@@ -213,6 +154,80 @@ impl Library {
             Library::Cudart => "cudaErrorInvalidValue",
             Library::Nvrtc => "NVRTC_ERROR_INVALID_INPUT",
             Library::Nvjitlink => "NVJITLINK_ERROR_INVALID_INPUT",
+        }
+    }
+
+    /// What the library is, in the loader's messages (`not a CUDA runtime library`).
+    pub fn kind(self) -> &'static str {
+        match self {
+            Library::Cudart => "CUDA runtime",
+            Library::Nvrtc => "NVRTC",
+            Library::Nvjitlink => "nvJitLink",
+        }
+    }
+
+    /// A function the emitted crate's documentation takes as its example of one newer than
+    /// some releases of the major.
+    pub fn example_function(self) -> &'static str {
+        match self {
+            Library::Cudart => "cudaMallocAsync",
+            Library::Nvrtc => "nvrtcGetLTOIR",
+            Library::Nvjitlink => "nvJitLinkGetLinkedLTOIR",
+        }
+    }
+
+    /// The environment variable naming the library file or its folder (`CUDART_PATH`).
+    pub fn path_var(self) -> String {
+        format!("{}_PATH", self.name().to_uppercase())
+    }
+
+    /// The folder of NVIDIA's CUDA 12 wheel of the library in `site-packages/nvidia/` (from
+    /// CUDA 13 on, every wheel of a major shares `nvidia/cu<major>/`).
+    pub fn wheel_dir_12(self) -> &'static str {
+        match self {
+            Library::Cudart => "cuda_runtime",
+            Library::Nvrtc => "cuda_nvrtc",
+            Library::Nvjitlink => "nvjitlink",
+        }
+    }
+
+    /// The DLL of the major on Windows. NVIDIA names NVRTC's after the major and a zero minor
+    /// (`nvrtc64_130_0.dll`): every minor of a major keeps its ABI.
+    pub fn windows_dll(self, major: u32) -> String {
+        match self {
+            Library::Cudart => format!("cudart64_{major}.dll"),
+            Library::Nvrtc => format!("nvrtc64_{major}0_0.dll"),
+            Library::Nvjitlink => format!("nvJitLink_{major}0_0.dll"),
+        }
+    }
+
+    /// How the library's DLLs of `major` start, lower case (`cudart64_13`).
+    pub fn windows_prefix(self, major: u32) -> String {
+        match self {
+            Library::Cudart => format!("cudart64_{major}"),
+            Library::Nvrtc => format!("nvrtc64_{major}"),
+            Library::Nvjitlink => format!("nvjitlink_{major}"),
+        }
+    }
+
+    /// What to point the library's variable at, in the message refusing a library of another
+    /// major (`a CUDA 13 runtime`).
+    pub fn of_major(self, major: u32) -> String {
+        match self {
+            Library::Cudart => format!("a CUDA {major} runtime"),
+            Library::Nvrtc => format!("the NVRTC library of CUDA {major}"),
+            Library::Nvjitlink => format!("the nvJitLink library of CUDA {major}"),
+        }
+    }
+
+    /// The function the library identifies itself by, and whether it writes the major and
+    /// the minor apart (`nvrtcVersion(int*, int*)`) rather than `1000 * major + 10 * minor`
+    /// in one int (`cudaRuntimeGetVersion(int*)`).
+    pub fn version_function(self) -> (&'static str, bool) {
+        match self {
+            Library::Cudart => ("cudaRuntimeGetVersion", false),
+            Library::Nvrtc => ("nvrtcVersion", true),
+            Library::Nvjitlink => ("nvJitLinkVersion", true),
         }
     }
 

@@ -7,22 +7,18 @@
 //!
 //! Each library has its own set ([`files_for`]): the runtime's crates get [`COPIED`] and
 //! [`CRATE_DOCS`], NVRTC's get [`NVRTC_COPIED`] and [`NVRTC_CRATE_DOCS`] (its files are in
-//! `codegen/template/nvrtc/`). The ELF check, the macros and the loader are the same files in
-//! both; each set has its own `src/library.rs`, which names the library the loader looks for.
+//! `codegen/template/nvrtc/`). The loader, the ELF check, the search and the macros are not
+//! copied: they are the `cuda-loader` crate (`runtime/cuda-loader`), which every emitted crate
+//! depends on; the thin `loader.rs` and `version.rs` wrappers keep each crate's public names,
+//! and `src/library.rs`, the facts the loader looks for, is generated
+//! (`emit::package`, from [`crate::library`]).
 
 /// `(path in the emitted crate, template text)` of every file copied into the crate.
 pub const COPIED: &[(&str, &str)] = &[
     ("README.md", include_str!("../template/README.md")),
     ("NOTICE", include_str!("../template/NOTICE")),
-    ("src/elf.rs", include_str!("../template/src/elf.rs")),
     ("src/error.rs", include_str!("../template/src/error.rs")),
     ("src/loader.rs", include_str!("../template/src/loader.rs")),
-    ("src/library.rs", include_str!("../template/src/library.rs")),
-    ("src/macros.rs", include_str!("../template/src/macros.rs")),
-    (
-        "src/python_env.rs",
-        include_str!("../template/src/python_env.rs"),
-    ),
     ("src/version.rs", include_str!("../template/src/version.rs")),
     ("src/device.rs", include_str!("../template/src/device.rs")),
     ("src/stream.rs", include_str!("../template/src/stream.rs")),
@@ -122,22 +118,12 @@ pub const LICENCES: &[(&str, &str)] = &[
 pub const CRATE_DOCS: &str = include_str!("../template/lib.md");
 
 /// `(path in the emitted crate, template text)` of every file copied into an NVRTC crate: the
-/// loader, ELF check and macros of the runtime's crates, and its own files.
+/// loader and version wrappers of the runtime's crates, and its own files.
 pub const NVRTC_COPIED: &[(&str, &str)] = &[
     ("README.md", include_str!("../template/nvrtc/README.md")),
     ("NOTICE", include_str!("../template/nvrtc/NOTICE")),
-    ("src/elf.rs", include_str!("../template/src/elf.rs")),
-    ("src/macros.rs", include_str!("../template/src/macros.rs")),
     ("src/loader.rs", include_str!("../template/src/loader.rs")),
-    (
-        "src/python_env.rs",
-        include_str!("../template/src/python_env.rs"),
-    ),
     ("src/version.rs", include_str!("../template/src/version.rs")),
-    (
-        "src/library.rs",
-        include_str!("../template/nvrtc/src/library.rs"),
-    ),
     (
         "src/error.rs",
         include_str!("../template/nvrtc/src/error.rs"),
@@ -160,22 +146,12 @@ pub const NVRTC_COPIED: &[(&str, &str)] = &[
 pub const NVRTC_CRATE_DOCS: &str = include_str!("../template/nvrtc/lib.md");
 
 /// `(path in the emitted crate, template text)` of every file copied into an nvJitLink crate:
-/// the loader, ELF check, macros and version module of the others, and its own files.
+/// the loader and version wrappers of the others, and its own files.
 pub const NVJITLINK_COPIED: &[(&str, &str)] = &[
     ("README.md", include_str!("../template/nvjitlink/README.md")),
     ("NOTICE", include_str!("../template/nvjitlink/NOTICE")),
-    ("src/elf.rs", include_str!("../template/src/elf.rs")),
-    ("src/macros.rs", include_str!("../template/src/macros.rs")),
     ("src/loader.rs", include_str!("../template/src/loader.rs")),
-    (
-        "src/python_env.rs",
-        include_str!("../template/src/python_env.rs"),
-    ),
     ("src/version.rs", include_str!("../template/src/version.rs")),
-    (
-        "src/library.rs",
-        include_str!("../template/nvjitlink/src/library.rs"),
-    ),
     (
         "src/error.rs",
         include_str!("../template/nvjitlink/src/error.rs"),
@@ -223,7 +199,7 @@ pub fn render(text: &str, v: &Values<'_>) -> String {
     let (kind, example, wheel_dir_12) = (
         v.library.kind(),
         v.library.example_function(),
-        v.library.wheel_folder_12(),
+        v.library.wheel_dir_12(),
     );
     text.replace("@CRATE@", v.crate_name)
         .replace("@MAJOR@", &v.major.to_string())
@@ -232,10 +208,7 @@ pub fn render(text: &str, v: &Values<'_>) -> String {
         .replace("@ABI@", v.abi)
         .replace("@LIBRARY@", kind)
         .replace("@LIBFILE@", v.library.file_stem())
-        .replace(
-            "@PATHVAR@",
-            &format!("{}_PATH", v.library.name().to_uppercase()),
-        )
+        .replace("@PATHVAR@", &v.library.path_var())
         .replace("@EXAMPLEFN@", example)
         .replace("@WHEELDIR12@", wheel_dir_12)
 }

@@ -1,5 +1,5 @@
 //! The ELF check the generated crates' loader and `coverage` share
-//! (`codegen/template/src/elf.rs`, here as `codegen::coverage::loadable`): every shared library
+//! (`runtime/cuda-loader/src/elf.rs`, here as `codegen::coverage::loadable`): every shared library
 //! this process maps passes it and its functions are functions; the red team's same-size
 //! damages are refused by name; truncations and random damage never panic and take time
 //! linear in the file.

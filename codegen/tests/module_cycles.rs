@@ -22,10 +22,52 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// `text` without `//` comments and without what follows its first `#[cfg(test)]`.
+/// Whether `attrs` hold `#[cfg(test)]`.
+fn is_test_only(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && a.parse_args::<syn::Path>()
+                .is_ok_and(|p| p.is_ident("test"))
+    })
+}
+
+/// `items` without those carrying `#[cfg(test)]`, in inline modules and impls too.
+fn drop_test_items(items: &mut Vec<syn::Item>) {
+    items.retain(|item| match item {
+        syn::Item::Mod(m) => !is_test_only(&m.attrs),
+        syn::Item::Fn(f) => !is_test_only(&f.attrs),
+        syn::Item::Use(u) => !is_test_only(&u.attrs),
+        syn::Item::Impl(i) => !is_test_only(&i.attrs),
+        syn::Item::Const(c) => !is_test_only(&c.attrs),
+        syn::Item::Static(s) => !is_test_only(&s.attrs),
+        syn::Item::Struct(s) => !is_test_only(&s.attrs),
+        syn::Item::Enum(e) => !is_test_only(&e.attrs),
+        _ => true,
+    });
+    for item in items {
+        match item {
+            syn::Item::Mod(syn::ItemMod {
+                content: Some((_, inner)),
+                ..
+            }) => drop_test_items(inner),
+            syn::Item::Impl(i) => i.items.retain(|it| match it {
+                syn::ImplItem::Fn(f) => !is_test_only(&f.attrs),
+                _ => true,
+            }),
+            _ => {}
+        }
+    }
+}
+
+/// The code of the Rust source `text` (a file is parsed, not cut): without the items that
+/// carry `#[cfg(test)]` (and only those: what follows them counts), without comments and
+/// documentation.
 fn code_of(text: &str) -> String {
-    let text = text.split("#[cfg(test)]").next().unwrap_or("");
-    text.lines()
+    let mut file = syn::parse_file(text).expect("a source file parses");
+    file.attrs.clear();
+    drop_test_items(&mut file.items);
+    prettyplease::unparse(&file)
+        .lines()
         .map(|l| l.split("//").next().unwrap_or(""))
         .collect::<Vec<_>>()
         .join("\n")
@@ -196,6 +238,33 @@ fn parse_modules_form_no_cycle() {
     assert!(html["walk"].contains("flow"), "{html:?}");
 }
 
+/// A cycle named after a `#[cfg(test)]` item is seen: the test module is skipped, not the rest
+/// of the file (a checker that stopped reading at `#[cfg(test)]` passed with a cycle in view).
+#[test]
+fn a_planted_cycle_after_a_test_module_is_found() {
+    let dir = std::env::temp_dir().join(format!("module-cycles-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("a.rs"),
+        "#[cfg(test)]\nmod test_types;\n\nuse crate::b::Thing;\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.rs"),
+        "pub struct Thing;\n#[cfg(test)]\nmod tests {\n    use crate::c::Other;\n}\nfn f() { crate::a::g(); }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("c.rs"), "pub struct Other;\n").unwrap();
+    let graph = module_graph(&dir, "");
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(graph["a"].contains("b"), "{graph:?}");
+    assert!(
+        !graph["b"].contains("c"),
+        "a test module's import counted: {graph:?}"
+    );
+    assert_eq!(find_cycle(&graph).expect("a cycle"), ["a", "b", "a"]);
+}
+
 #[test]
 fn a_cycle_is_found() {
     let graph: BTreeMap<String, BTreeSet<String>> = [
@@ -232,4 +301,29 @@ fn template_memory_modules_keep_the_allocators_and_pinned_parts_below() {
             "memory::{from} imports from memory::{to}: {graph:?}"
         );
     }
+}
+
+/// Every folder of modules, in `codegen/src` and in the template (`codegen/template/src`): the
+/// cycles each holds, listed all at once.
+#[test]
+fn no_folder_of_codegen_or_the_template_holds_a_cycle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    for base in ["src", "template/src"] {
+        let mut folders = vec![root.join(base)];
+        while let Some(dir) = folders.pop() {
+            let rel = dir.strip_prefix(root.join(base)).expect("inside");
+            let path = rel.to_string_lossy().replace(['/', '\\'], "::");
+            let graph = module_graph(&dir, &path);
+            if let Some(cycle) = find_cycle(&graph) {
+                found.push(format!("{base}/{}: {}", rel.display(), cycle.join(" → ")));
+            }
+            for e in std::fs::read_dir(&dir).expect("a folder").flatten() {
+                if e.path().is_dir() {
+                    folders.push(e.path());
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "import cycles:\n{}", found.join("\n"));
 }

@@ -16,7 +16,8 @@
 //! generated crates with every feature (as docs.rs), with `RUSTDOCFLAGS=-D warnings`;
 //! `cargo publish --dry-run` of each generated crate; the regeneration check ([`crate::regenerate`]: releases written into crates of
 //! their own from their pages alone, built and audited); a one-minute `cargo xtask fuzz` run
-//! (fresh mutants of every document, seed from the clock). A final line sums up. This module runs commands; it checks nothing itself.
+//! (mutants of every document from the fuzzer's fixed seed, so CI's run is the same every
+//! time). A final line sums up. This module runs commands; it checks nothing itself.
 
 use std::path::Path;
 use std::process::{Command, ExitCode};

@@ -29,16 +29,17 @@ pub mod unsafe_rules;
 use serde::{Deserialize, Serialize};
 
 use crate::abi::{self, AbiType};
-use crate::availability::{LayoutChange, Since};
 use crate::diag::Diagnostic;
 use crate::doctype::TypeRef;
 use crate::ir::{Direction, Document, Release, Source};
+use crate::since::{LayoutChange, Since};
 
 /// The rule that paired a documented parameter with its C one ([`crate::param_renames`]).
 pub use crate::param_renames::Rule;
 pub use flags::FlagGroup;
 pub use join::join;
-pub use roles::{Role, StrLifetime, Typed, UnsafeRuling};
+pub use roles::{Role, Typed, UnsafeRuling};
+pub use strings::StrLifetime;
 
 use crate::abi::Abi;
 use crate::ir::Api;
@@ -65,7 +66,7 @@ pub struct Bindings {
     #[serde(default)]
     pub library: crate::library::Library,
     pub release: Option<Release>,
-    /// The ABI source's description (`cudarc 0.19.10, feature cuda-13020`).
+    /// The ABI source's description (`headers of nvidia-cuda-runtime 13.5.37 via bindgen 0.72.1, …`).
     pub abi_source: String,
     pub documents: Vec<Document>,
     /// Documented functions the ABI declares, in documentation order.

@@ -19,6 +19,7 @@ use super::directions::{self, documented_as_count};
 use super::flags::FlagGroup;
 use super::naming::snake_case;
 use super::storage;
+use super::strings::StrLifetime;
 use super::{Bindings, BoundFunction, BoundParam};
 use crate::abi::{CType, TypedefKind};
 use crate::diag::{Diagnostic, Severity};
@@ -131,16 +132,6 @@ pub enum Typed {
     },
     /// No typed wrapper; the raw function is still there.
     Skipped { reason: String },
-}
-
-/// How long a string the runtime hands back lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StrLifetime {
-    /// For the process (a rule of [`super::strings`] says so): `&'static CStr`.
-    Static,
-    /// Not stated: copied into a `CString` right after the call.
-    Copied,
 }
 
 /// A rule of [`super::unsafe_rules`] applied to a function.

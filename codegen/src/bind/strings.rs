@@ -7,8 +7,19 @@
 //! its module is unloaded). The decision is the model's ([`super::StrLifetime`]); each
 //! application is listed by `cargo xtask codegen --list-unbound`.
 
-use super::roles::StrLifetime;
+use serde::{Deserialize, Serialize};
+
 use super::BoundFunction;
+
+/// How long a string the runtime hands back lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StrLifetime {
+    /// For the process (a rule of this module says so): `&'static CStr`.
+    Static,
+    /// Not stated: copied into a `CString` right after the call.
+    Copied,
+}
 
 /// A function whose returned strings live for the process, and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

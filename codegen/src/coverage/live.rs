@@ -1,5 +1,5 @@
 //! Finding and opening the live `libcudart` the coverage audit reads: a given file, or the one
-//! the generated crate's loader would find (`codegen/template/src/loader.rs`, the same order:
+//! the generated crate's loader would find (`runtime/cuda-loader/src/search.rs`, the same order:
 //! `CUDART_PATH` — a file, or a folder holding one, and then the only place looked at — the
 //! system loader's `libcudart.so.<major>` and `libcudart.so`, the usual install folders),
 //! and then the NVIDIA wheels `cargo xtask fetch-wheel` unpacked under `target/`. Every place
@@ -15,7 +15,7 @@
 use std::ffi::c_int;
 use std::path::{Path, PathBuf};
 
-use crate::library::{Library, VersionQuery};
+use crate::library::Library;
 
 /// An opened runtime library: the file it is, and its version when it answered.
 #[derive(Debug)]
@@ -266,37 +266,29 @@ fn finish(
     path: PathBuf,
     found_by: &str,
 ) -> Result<Live, String> {
-    let query = library.version_query();
-    let symbol = format!("{}\0", query.symbol());
-    let not_it = || {
-        format!(
-            "not a {} library: it exports no {}",
-            library.kind(),
-            query.symbol()
-        )
-    };
-    let version = match query {
-        VersionQuery::Int(_) => {
-            type GetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
-            // SAFETY: `status f(int*)`: the library's version query (Library::version_query).
-            let get: libloading::Symbol<GetVersion> =
-                unsafe { lib.get(symbol.as_bytes()) }.map_err(|_| not_it())?;
-            let mut version: c_int = 0;
-            // SAFETY: the function writes one int through a valid pointer.
-            let status = unsafe { get(&mut version) };
-            (status == 0).then_some(version)
-        }
-        VersionQuery::MajorMinor(_) => {
-            type GetVersion = unsafe extern "C" fn(*mut c_int, *mut c_int) -> c_int;
-            // SAFETY: `status f(int*, int*)` (or `unsigned int*`, the same size).
-            let get: libloading::Symbol<GetVersion> =
-                unsafe { lib.get(symbol.as_bytes()) }.map_err(|_| not_it())?;
-            let (mut major, mut minor): (c_int, c_int) = (0, 0);
-            // SAFETY: the function writes one int through each valid pointer.
-            let status = unsafe { get(&mut major, &mut minor) };
-            (status == 0 && (0..=1000).contains(&major) && (0..=99).contains(&minor))
-                .then_some(1000 * major + 10 * minor)
-        }
+    let (function, apart) = library.version_function();
+    let symbol = format!("{function}\0");
+    let not_it = || format!("not a {} library: it exports no {function}", library.kind());
+    let version = if apart {
+        type GetVersion = unsafe extern "C" fn(*mut c_int, *mut c_int) -> c_int;
+        // SAFETY: `status f(int*, int*)` (or `unsigned int*`, the same size): the library's
+        // version query (Library::version_function).
+        let get: libloading::Symbol<GetVersion> =
+            unsafe { lib.get(symbol.as_bytes()) }.map_err(|_| not_it())?;
+        let (mut major, mut minor): (c_int, c_int) = (0, 0);
+        // SAFETY: the function writes one int through each valid pointer.
+        let status = unsafe { get(&mut major, &mut minor) };
+        (status == 0 && (0..=1000).contains(&major) && (0..=99).contains(&minor))
+            .then_some(1000 * major + 10 * minor)
+    } else {
+        type GetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
+        // SAFETY: `status f(int*)`: the library's version query (Library::version_function).
+        let get: libloading::Symbol<GetVersion> =
+            unsafe { lib.get(symbol.as_bytes()) }.map_err(|_| not_it())?;
+        let mut version: c_int = 0;
+        // SAFETY: the function writes one int through a valid pointer.
+        let status = unsafe { get(&mut version) };
+        (status == 0).then_some(version)
     };
     Ok(Live {
         path,

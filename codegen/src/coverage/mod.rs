@@ -35,8 +35,7 @@ use crate::ir::Api;
 pub mod exports;
 pub mod group;
 pub mod live;
-#[path = "../../template/src/elf.rs"]
-pub mod loadable;
+pub use cuda_loader::elf as loadable;
 pub mod render;
 
 pub use exports::{exports_from_bytes, read_exports, ExportError, Exports};
@@ -247,7 +246,7 @@ pub struct LibraryInfo {
     /// Which library it is (absent: the runtime).
     #[serde(default, skip_serializing_if = "Library::is_cudart")]
     pub kind: Library,
-    /// Its version query's answer ([`Library::version_query`]: `cudaRuntimeGetVersion`,
+    /// Its version query's answer ([`Library::version_function`]: `cudaRuntimeGetVersion`,
     /// `13020`), when it could be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<i32>,

@@ -71,7 +71,7 @@ fn meta(c: &Coverage) -> Vec<Meta> {
                 Some(v) => format!(
                     "{} ({} = {v}, {} exported functions)",
                     c.library.path,
-                    c.library.kind.version_query().symbol(),
+                    c.library.kind.version_function().0,
                     c.library.exported_functions
                 ),
                 None => format!(

@@ -110,6 +110,7 @@ pub fn files(pkg: &Package, preamble: &str, abi: &str) -> Result<Vec<GeneratedFi
         Library::Nvjitlink => nvjitlink_lib_rs(pkg, abi),
     };
     out.push(format_file("src/lib.rs", preamble, lib)?);
+    out.push(format_file("src/library.rs", preamble, library_rs(pkg))?);
     for (path, text) in template::LICENCES {
         out.push(GeneratedFile {
             name: (*path).to_string(),
@@ -158,6 +159,7 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
         "documentation = {}\nreadme = \"README.md\"\n",
         quoted(&format!("https://docs.rs/{}", pkg.name))
     ));
+    let rest_start = s.len();
     if pkg.library == Library::Nvrtc {
         s.push_str(NVRTC_MANIFEST_REST);
     } else if pkg.library == Library::Nvjitlink {
@@ -170,7 +172,7 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
          \n\
          [dependencies]\n\
          bitflags = \"2\"\n\
-         libloading = \"0.8\"\n\
+         @LOADER@\
          # NVTX marks and ranges (`nvtx` module): NVIDIA's crate, which builds its C part\n\
          # with `cc` and `bindgen` (libclang).\n\
          nvtx = { version = \"2\", optional = true, default-features = false, features = [\"std\"] }\n\
@@ -187,6 +189,8 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
          targets = [\"x86_64-unknown-linux-gnu\"]\n",
     );
     }
+    let rest = s.split_off(rest_start);
+    s.push_str(&rest.replace("@LOADER@", &loader_dependency(pkg)));
     // What `cargo xtask audit DIR` needs to find the release's headers and library.
     s.push_str(&format!(
         "\n[package.metadata.cudart]\nrelease = {}\n",
@@ -203,17 +207,108 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
     s
 }
 
-/// The rest of an NVRTC crate's `[package]` and its dependencies: `libloading` alone (no
-/// flag type, no NVTX).
+/// The rest of an NVRTC crate's `[package]` and its dependencies: the loader alone (no flag
+/// type, no NVTX); `[dependencies]` is completed by [`loader_dependency`].
 const NVRTC_MANIFEST_REST: &str = "keywords = [\"cuda\", \"nvrtc\", \"gpu\", \"ffi\", \"bindings\"]\n\
      categories = [\"external-ffi-bindings\", \"hardware-support\"]\n\
      include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\", \"LICENSE-MIT\", \"LICENSE-APACHE\"]\n\
      \n\
      [dependencies]\n\
-     libloading = \"0.8\"\n\
-     \n\
+     @LOADER@\n\
      [package.metadata.docs.rs]\n\
      targets = [\"x86_64-unknown-linux-gnu\"]\n";
+
+/// The `cuda-loader` line of `[dependencies]`: the workspace's crate next to the emitted one
+/// (`runtime/cuda-loader`), or the published crate for a crate of its own.
+fn loader_dependency(pkg: &Package) -> String {
+    const MANIFEST: &str = include_str!("../../../runtime/cuda-loader/Cargo.toml");
+    let version = MANIFEST
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|t| {
+            t.get("package")?
+                .get("version")?
+                .as_str()
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
+    if pkg.standalone {
+        format!("cuda-loader = \"{version}\"\n")
+    } else {
+        format!("cuda-loader = {{ version = \"{version}\", path = \"../cuda-loader\" }}\n")
+    }
+}
+
+/// `src/library.rs`: the facts about the library that the loader looks for it by (a
+/// [`cuda_loader::Spec`]), the crate's loader, and its callback state.
+fn library_rs(pkg: &Package) -> TokenStream {
+    let lib = pkg.library;
+    let major = pkg.major;
+    let stem = lib.file_stem();
+    let doc = format!(
+        "Which C library this crate loads and how the loader recognises it: {}, `{stem}.so.{major}`, which identifies itself by `{}`.\n\nThe `cuda-loader` crate searches, checks and opens; this module only states what it looks for (generated from the generator's `codegen::library`).",
+        lib.title(),
+        lib.version_function().0,
+    );
+    let doc = docs::inner_attrs(&doc);
+    let crate_name = &pkg.name;
+    let kind = lib.kind();
+    let path_var = lib.path_var();
+    let unix = [format!("{stem}.so.{major}"), format!("{stem}.so")];
+    let windows = lib.windows_dll(major);
+    let prefix = lib.windows_prefix(major);
+    let wheels = [format!("cu{major}"), lib.wheel_dir_12().to_string()];
+    let of_major = lib.of_major(major);
+    let (function, apart) = lib.version_function();
+    let function = syn::LitCStr::new(
+        &std::ffi::CString::new(function).expect("a C name has no NUL"),
+        proc_macro2::Span::call_site(),
+    );
+    let query = if apart {
+        quote! { cuda_loader::VersionQuery::MajorMinor(#function) }
+    } else {
+        quote! { cuda_loader::VersionQuery::Combined(#function) }
+    };
+    quote! {
+        #doc
+
+        /// Environment variable naming the library file, or a folder holding it.
+        pub const PATH_VAR: &str = #path_var;
+
+        /// What the loader looks for.
+        pub(crate) static SPEC: cuda_loader::Spec = cuda_loader::Spec {
+            crate_name: #crate_name,
+            kind: #kind,
+            path_var: PATH_VAR,
+            major: crate::sys::CUDA_MAJOR,
+            release: crate::sys::CUDA_RELEASE,
+            unix_names: &[#(#unix),*],
+            windows_names: &[#windows],
+            windows_prefix: #prefix,
+            wheel_dirs: &[#(#wheels),*],
+            of_major: #of_major,
+            version: #query,
+            describe_status,
+        };
+
+        /// The process-wide library, opened on first use.
+        pub(crate) static LOADER: cuda_loader::Loader = cuda_loader::Loader::new(&SPEC);
+
+        thread_local! {
+            /// Whether this thread runs inside a CUDA callback (`loader::callback_scope`).
+            pub(crate) static CALLBACKS: cuda_loader::callback::State =
+                const { cuda_loader::callback::State::new() };
+        }
+
+        /// A status of the library, in messages (`CUDA error 35 (…): …`).
+        fn describe_status(code: i32) -> String {
+            match crate::error::check(code) {
+                Ok(()) => format!("status {code}"),
+                Err(e) => e.to_string(),
+            }
+        }
+    }
+}
 
 /// `src/lib.rs` of an NVRTC crate: the crate documentation, the shared loader and version
 /// module, the raw and typed layers, and the safe `Program` of the template.
@@ -224,17 +319,13 @@ fn nvrtc_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         #doc
         #![deny(missing_docs)]
 
-        // The runtime's crates use every macro; this crate has no flag type or record.
-        #[allow(unused_macros)]
+        // The patterns of generated items (`c_enum!`, `dynamic_call!`, …).
         #[macro_use]
-        mod macros;
+        extern crate cuda_loader;
 
-        #[cfg(target_os = "linux")]
-        mod elf;
         pub mod error;
         mod library;
         pub mod loader;
-        mod python_env;
         pub mod version;
 
         /// The raw layer, generated from the documentation: every documented type and
@@ -258,14 +349,14 @@ fn nvrtc_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
     }
 }
 
-/// The rest of an nvJitLink crate's `[package]` and its dependencies: `libloading` alone.
+/// The rest of an nvJitLink crate's `[package]` and its dependencies: the loader alone;
+/// `[dependencies]` is completed by [`loader_dependency`].
 const NVJITLINK_MANIFEST_REST: &str = "keywords = [\"cuda\", \"nvjitlink\", \"linker\", \"ffi\", \"bindings\"]\n\
      categories = [\"external-ffi-bindings\", \"hardware-support\"]\n\
      include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\", \"LICENSE-MIT\", \"LICENSE-APACHE\"]\n\
      \n\
      [dependencies]\n\
-     libloading = \"0.8\"\n\
-     \n\
+     @LOADER@\n\
      [package.metadata.docs.rs]\n\
      targets = [\"x86_64-unknown-linux-gnu\"]\n";
 
@@ -278,17 +369,13 @@ fn nvjitlink_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         #doc
         #![deny(missing_docs)]
 
-        // The runtime's crates use every macro; this crate has no flag type or record.
-        #[allow(unused_macros)]
+        // The patterns of generated items (`c_enum!`, `dynamic_call!`, …).
         #[macro_use]
-        mod macros;
+        extern crate cuda_loader;
 
-        #[cfg(target_os = "linux")]
-        mod elf;
         pub mod error;
         mod library;
         pub mod loader;
-        mod python_env;
         pub mod version;
 
         /// The raw layer, generated from the documentation: every documented type and
@@ -320,14 +407,11 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         #![deny(missing_docs)]
 
         #[macro_use]
-        mod macros;
+        extern crate cuda_loader;
 
-        #[cfg(target_os = "linux")]
-        mod elf;
         pub mod error;
         mod library;
         pub mod loader;
-        mod python_env;
         pub mod version;
 
         /// The raw layer, generated from the documentation: every documented type, constant and

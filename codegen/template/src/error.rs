@@ -109,7 +109,7 @@ impl std::fmt::Display for Error {
                 f,
                 "symbol `{symbol}` is not exported by the CUDA runtime library {library} ({}); \
                  it needs a newer CUDA runtime (point CUDART_PATH at one) or a fallback",
-                render_version(*version)
+                cuda_loader::render_version(*version)
             ),
             Error::NotInRuntime {
                 function,
@@ -351,14 +351,16 @@ pub(crate) fn describe(code: i32) -> Option<(&'static str, &'static str)> {
 fn from_loaded_library(code: i32) -> Option<(&'static str, &'static str)> {
     type GetString = unsafe extern "C" fn(c_int) -> *const c_char;
     // Inside a CUDA callback no CUDA function may be called, not even these two.
-    if crate::loader::in_callback() {
+    // (The loader's state is read here directly, not through `crate::loader`, which builds
+    // on this module's errors.)
+    if crate::library::CALLBACKS.with(cuda_loader::callback::State::in_callback) {
         return None;
     }
-    let lib = crate::loader::Library::loaded()?;
+    let lib = crate::library::LOADER.loaded()?;
     // SAFETY: both functions have this C signature in every CUDA runtime
     // (`const char* cudaGetErrorName(cudaError_t)`).
-    let name: GetString = unsafe { lib.find(c"cudaGetErrorName") }?;
-    let text: GetString = unsafe { lib.find(c"cudaGetErrorString") }?;
+    let name: GetString = unsafe { lib.symbol(c"cudaGetErrorName") }.ok()?;
+    let text: GetString = unsafe { lib.symbol(c"cudaGetErrorString") }.ok()?;
     // SAFETY: the functions accept any value (an unknown one yields an "unrecognized" string
     // or null); the strings are static data of the library, which the global never unloads.
     let (name, text) = unsafe { (static_str(name(code))?, static_str(text(code))?) };
@@ -377,11 +379,31 @@ unsafe fn static_str(ptr: *const c_char) -> Option<&'static str> {
     CStr::from_ptr(ptr).to_str().ok()
 }
 
-/// `13020` → `CUDA 13.2 (13020)`.
-pub(crate) fn render_version(version: Option<i32>) -> String {
-    match version {
-        Some(v) => format!("CUDA {}.{} ({v})", v / 1000, (v % 1000) / 10),
-        None => "runtime version unknown".to_string(),
+impl From<cuda_loader::Error> for Error {
+    /// The loader's error as this crate's, variant for variant.
+    fn from(e: cuda_loader::Error) -> Error {
+        match e {
+            cuda_loader::Error::LibraryNotFound { tried } => Error::LibraryNotFound { tried },
+            cuda_loader::Error::SymbolNotFound {
+                symbol,
+                library,
+                version,
+            } => Error::SymbolNotFound {
+                symbol,
+                library,
+                version,
+            },
+            cuda_loader::Error::NotInRuntime {
+                function,
+                since,
+                loaded,
+            } => Error::NotInRuntime {
+                function,
+                since: crate::version::CudaVersion::from_raw(since),
+                loaded: crate::version::CudaVersion::from_raw(loaded),
+            },
+            cuda_loader::Error::InCallback { function } => Error::InCallback { function },
+        }
     }
 }
 

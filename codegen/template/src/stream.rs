@@ -480,3 +480,50 @@ mod tests {
         };
     }
 }
+
+#[cfg(test)]
+mod callback_tests {
+    use crate::error::{Error, Result};
+    use crate::loader::{callback_scope, in_callback};
+
+    #[test]
+    fn calls_inside_a_callback_scope_are_refused_without_calling_cuda() {
+        fn refused(result: Result<impl std::fmt::Debug>, function: &str) {
+            match result {
+                Err(Error::InCallback { function: f }) => assert_eq!(f, function),
+                other => panic!("{function}: expected InCallback, got {other:?}"),
+            }
+        }
+        assert!(!in_callback());
+        callback_scope(|| {
+            assert!(in_callback());
+            refused(crate::api::get_device_count(), "cudaGetDeviceCount");
+            let mut n = 0;
+            // SAFETY: one int is written, if anything is called at all.
+            refused(
+                unsafe { crate::sys::cudaGetDeviceCount(&mut n) },
+                "cudaGetDeviceCount",
+            );
+            // Nested scopes, and a panic inside one, leave the outer scope in force.
+            let caught = std::panic::catch_unwind(|| callback_scope(|| panic!("in a callback")));
+            assert!(caught.is_err());
+            assert!(in_callback());
+            refused(crate::api::runtime_get_version(), "cudaRuntimeGetVersion");
+            let err = crate::api::runtime_get_version().unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "cudaRuntimeGetVersion was called from inside a CUDA host callback, where CUDA forbids CUDA calls"
+            );
+        });
+        assert!(!in_callback());
+        // Outside, the call goes its ordinary way (a library, or the loader's error).
+        assert!(!matches!(
+            crate::api::get_device_count(),
+            Err(Error::InCallback { .. })
+        ));
+        // Other threads never were inside.
+        let other = std::thread::spawn(|| callback_scope(in_callback));
+        assert!(other.join().expect("no panic"));
+        assert!(!in_callback());
+    }
+}

@@ -276,13 +276,10 @@
 //! call fails; those are `Err` values.
 #![deny(missing_docs)]
 #[macro_use]
-mod macros;
-#[cfg(target_os = "linux")]
-mod elf;
+extern crate cuda_loader;
 pub mod error;
 mod library;
 pub mod loader;
-mod python_env;
 pub mod version;
 /// The raw layer, generated from the documentation: every documented type, constant and
 /// function the ABI declares, under its C name (`sys::cudaMalloc`, `sys::cudaMemcpyKind`).

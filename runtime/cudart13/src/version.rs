@@ -78,10 +78,7 @@ pub fn runtime_version() -> Result<CudaVersion> {
 /// function every CUDA 13 runtime compared has, and for a name this crate does not bind.
 /// Compare it with [`runtime_version`] to choose a fallback before calling.
 pub fn function_since(name: &str) -> Option<CudaVersion> {
-    crate::sys::since::FUNCTIONS
-        .binary_search_by(|(n, _)| (*n).cmp(name))
-        .ok()
-        .map(|i| CudaVersion(crate::sys::since::FUNCTIONS[i].1))
+    cuda_loader::version::function_since(crate::sys::since::FUNCTIONS, name).map(CudaVersion)
 }
 
 #[cfg(test)]

@@ -238,6 +238,34 @@ pub(crate) fn describe(code: i32) -> Option<&'static str> {
     crate::sys::errors::error_info(i64::from(code)).map(|(name, _)| name)
 }
 
+impl From<cuda_loader::Error> for Error {
+    /// The loader's error as this crate's, variant for variant.
+    fn from(e: cuda_loader::Error) -> Error {
+        match e {
+            cuda_loader::Error::LibraryNotFound { tried } => Error::LibraryNotFound { tried },
+            cuda_loader::Error::SymbolNotFound {
+                symbol,
+                library,
+                version,
+            } => Error::SymbolNotFound {
+                symbol,
+                library,
+                version,
+            },
+            cuda_loader::Error::NotInRuntime {
+                function,
+                since,
+                loaded,
+            } => Error::NotInRuntime {
+                function,
+                since: crate::version::CudaVersion::from_raw(since),
+                loaded: crate::version::CudaVersion::from_raw(loaded),
+            },
+            cuda_loader::Error::InCallback { function } => Error::InCallback { function },
+        }
+    }
+}
+
 /// `13020` → `nvJitLink 13.2 (13020)`.
 pub(crate) fn render_version(version: Option<i32>) -> String {
     match version {

@@ -42,8 +42,8 @@
 //!   kinds [`sys::nvJitLinkInputType`] as `#[repr(transparent)]` newtypes, the handle
 //!   [`sys::nvJitLinkHandle`]). The header declares its functions `static inline`, forwarding to
 //!   versioned symbols (`__nvJitLinkCreate_13_5`); the library also exports the unversioned
-//!   names (from CUDA 12.3 on: nvJitLink 12.0 to 12.2 exports only versioned ones and is
-//!   refused when opened, with a message saying so), which are what this crate binds. Functions are `unsafe fn nvJitLinkXxx(..) ->
+//!   names (from CUDA 12.3 on: nvJitLink 12.0 to 12.2 exports only versioned ones and has
+//!   no `nvJitLinkVersion`, and is refused when opened), which are what this crate binds. Functions are `unsafe fn nvJitLinkXxx(..) ->
 //!   Result<nvJitLinkResult>`: `Err` only when the library or the symbol cannot be loaded.
 //! - [`api`], the typed layer: one function per documented C function whose parameters could
 //!   all be given a role from the documentation, named without `nvJitLink` in snake case
@@ -102,15 +102,11 @@
 //! an argument was refused before calling nvJitLink ([`Error::InvalidArgument`]: a string with a
 //! NUL byte). Nothing panics or aborts because the library or a symbol is missing or a call fails.
 #![deny(missing_docs)]
-#[allow(unused_macros)]
 #[macro_use]
-mod macros;
-#[cfg(target_os = "linux")]
-mod elf;
+extern crate cuda_loader;
 pub mod error;
 mod library;
 pub mod loader;
-mod python_env;
 pub mod version;
 /// The raw layer, generated from the documentation: every documented type and
 /// function the ABI declares, under its C name (`sys::nvJitLinkComplete`,

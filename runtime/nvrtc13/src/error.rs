@@ -248,12 +248,14 @@ pub(crate) fn describe(code: i32) -> Option<&'static str> {
 /// Asks the already-loaded library for the name of `code`.
 fn from_loaded_library(code: i32) -> Option<&'static str> {
     type GetString = unsafe extern "C" fn(c_int) -> *const c_char;
-    if crate::loader::in_callback() {
+    // (The loader's state is read here directly, not through `crate::loader`, which builds
+    // on this module's errors.)
+    if crate::library::CALLBACKS.with(cuda_loader::callback::State::in_callback) {
         return None;
     }
-    let lib = crate::loader::Library::loaded()?;
+    let lib = crate::library::LOADER.loaded()?;
     // SAFETY: `const char *nvrtcGetErrorString(nvrtcResult)` in every NVRTC.
-    let name: GetString = unsafe { lib.find(c"nvrtcGetErrorString") }?;
+    let name: GetString = unsafe { lib.symbol(c"nvrtcGetErrorString") }.ok()?;
     // SAFETY: the function accepts any value (an unknown one yields "NVRTC_ERROR unknown");
     // the string is static data of the library, which is never unloaded.
     let ptr = unsafe { name(code) };
@@ -264,6 +266,34 @@ fn from_loaded_library(code: i32) -> Option<&'static str> {
     let text = unsafe { CStr::from_ptr(ptr) }.to_str().ok()?;
     // An unknown code comes back as "NVRTC_ERROR unknown": not a name.
     (text.starts_with("NVRTC_") && !text.contains(' ')).then_some(text)
+}
+
+impl From<cuda_loader::Error> for Error {
+    /// The loader's error as this crate's, variant for variant.
+    fn from(e: cuda_loader::Error) -> Error {
+        match e {
+            cuda_loader::Error::LibraryNotFound { tried } => Error::LibraryNotFound { tried },
+            cuda_loader::Error::SymbolNotFound {
+                symbol,
+                library,
+                version,
+            } => Error::SymbolNotFound {
+                symbol,
+                library,
+                version,
+            },
+            cuda_loader::Error::NotInRuntime {
+                function,
+                since,
+                loaded,
+            } => Error::NotInRuntime {
+                function,
+                since: crate::version::CudaVersion::from_raw(since),
+                loaded: crate::version::CudaVersion::from_raw(loaded),
+            },
+            cuda_loader::Error::InCallback { function } => Error::InCallback { function },
+        }
+    }
 }
 
 /// `13020` → `NVRTC 13.2 (13020)`.

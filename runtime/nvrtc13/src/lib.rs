@@ -106,15 +106,11 @@
 //! ([`Error::InvalidArgument`]: a string with a NUL byte). Nothing panics or aborts because the
 //! library or a symbol is missing or a call fails.
 #![deny(missing_docs)]
-#[allow(unused_macros)]
 #[macro_use]
-mod macros;
-#[cfg(target_os = "linux")]
-mod elf;
+extern crate cuda_loader;
 pub mod error;
 mod library;
 pub mod loader;
-mod python_env;
 pub mod version;
 /// The raw layer, generated from the documentation: every documented type and
 /// function the ABI declares, under its C name (`sys::nvrtcCompileProgram`,

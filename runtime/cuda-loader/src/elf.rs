@@ -19,9 +19,9 @@
 //!
 //! What comes back is the table of symbols the library defines ([`Symbols`]): the loader
 //! resolves a C function only to a function symbol of the library itself, never to data of
-//! that name nor to a symbol of one of its dependencies. The crate's loader checks a library
-//! here; the generator's `coverage` command compiles this same file to check a library
-//! before reading its exports. Nothing here can tell whether the code of a well-formed library
+//! that name nor to a symbol of one of its dependencies. The loader checks a library here; the
+//! generator's `coverage` command calls [`inspect`] to check a library before reading its
+//! exports. Nothing here can tell whether the code of a well-formed library
 //! is what it claims to be: that is why opening a library is `unsafe`.
 
 /// Why a file cannot be loaded here.
@@ -83,13 +83,11 @@ impl Symbols {
     }
 
     /// How many names the library defines.
-    #[allow(dead_code)] // read by tests and the generator's coverage
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
     /// Whether the library defines no symbol.
-    #[allow(dead_code)] // read by tests and the generator's coverage
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -97,8 +95,7 @@ impl Symbols {
 
 /// Checks the library file at `path` (see [`inspect`]) and returns its symbols; the error is
 /// the problem (the caller names the file).
-#[allow(dead_code)] // the generator's `coverage` reads the bytes itself and calls `inspect`
-pub(crate) fn inspect_library(path: &std::path::Path) -> Result<Symbols, String> {
+pub fn inspect_library(path: &std::path::Path) -> Result<Symbols, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
     if !meta.is_file() {
         return Err("not a regular file".to_string());
@@ -113,14 +110,12 @@ pub(crate) fn inspect_library(path: &std::path::Path) -> Result<Symbols, String>
 
 /// Checks the ELF image `data` (a whole library file) against this process, as
 /// [`inspect`] does.
-#[allow(dead_code)] // the crate's loader reads a file through `inspect_library`
 pub fn check(data: &[u8]) -> Result<(), NotLoadable> {
     inspect(data).map(|_| ())
 }
 
 /// Checks the ELF image `data` (a whole library file) against this process, and reads the
 /// symbols it defines.
-#[allow(dead_code)] // the crate's loader reads a file through `inspect_library`
 pub fn inspect(data: &[u8]) -> Result<Symbols, NotLoadable> {
     inspect_image(&mut SliceImage(data))
 }

@@ -1,10 +1,12 @@
 //! The patterns every generated enum, flag type, handle, record and raw function repeats,
 //! written once (as `ash` does in its `vk/macros.rs`). The generated files state what differs
 //! from item to item (names, values, documentation) as plain Rust and call these macros for
-//! the rest.
+//! the rest; a generated crate brings them in with `#[macro_use] extern crate cuda_loader;`.
+//! [`c_flags!`](crate::c_flags) names `::bitflags`, a dependency of the crate that calls it.
 
 /// The methods and `Debug` of a C enum newtype `$ty(pub $repr)` whose `name()` the generated
 /// code defines: `from_raw`, `as_raw`, and `Debug` printing the C name or `Type(value)`.
+#[macro_export]
 macro_rules! c_enum {
     ($ty:ident, $repr:ty) => {
         impl $ty {
@@ -39,6 +41,7 @@ macro_rules! c_enum {
 /// their assignments, `empty`, `all`, `bits`, `from_bits`, `from_bits_retain`,
 /// `from_bits_truncate`, `contains`, `intersects`, `insert`, `remove`, `is_empty`, and a
 /// `Debug` listing the member names (`HOST_TO_DEVICE | 0x40` for unknown bits).
+#[macro_export]
 macro_rules! c_flags {
     ($ty:ident, $bits:ty) => {
         impl $ty {
@@ -180,6 +183,7 @@ macro_rules! c_flags {
 /// The constructors and `Debug` of a handle newtype `$ty(pub $ptr)` over a pointer to an
 /// opaque C type: `null`, `is_null`, `as_ptr`, `Default` (null), and `Debug` as
 /// `Type(0x…)`.
+#[macro_export]
 macro_rules! c_handle {
     ($ty:ident, $ptr:ty) => {
         impl $ty {
@@ -219,6 +223,7 @@ macro_rules! c_handle {
 
 /// `Default` as all bytes zero for C records whose fields are all integers, floats, raw
 /// pointers, nullable function pointers, enums, handles, arrays or records of those.
+#[macro_export]
 macro_rules! zeroed_default {
     ($($ty:ident),* $(,)?) => {
         $(
@@ -235,16 +240,19 @@ macro_rules! zeroed_default {
     };
 }
 
-/// The body of a raw function: resolve the C symbol `$symbol` once (cached in a static) and
-/// call it with the arguments, or return the loader's error; `$since` is the first runtime
-/// version declaring it (`13040`; 0 for every runtime of the major), checked when resolving.
+/// The body of a raw function of a generated crate: resolve the C symbol `$symbol` once
+/// (cached in a static of the crate's `loader::LazySymbol`, which names the crate's
+/// [`Loader`](crate::Loader) and callback mask) and call it with the arguments, or return the
+/// loader's error; `$since` is the first runtime version declaring it (`13040`; 0 for every
+/// runtime of the major), checked when resolving. `crate` here is the calling crate.
+#[macro_export]
 macro_rules! dynamic_call {
     ($symbol:literal, $since:literal, fn($($arg:ident: $ty:ty),*) -> $ret:ty) => {{
         type FnPtr = unsafe extern "C" fn($($ty),*) -> $ret;
         // SAFETY: `FnPtr` is the C declaration of `$symbol` for this crate's CUDA release, as
         // the ABI (the release's own headers) states it.
-        static SYMBOL: $crate::loader::LazySymbol<FnPtr> =
-            unsafe { $crate::loader::LazySymbol::new($symbol, $since) };
+        static SYMBOL: crate::loader::LazySymbol<FnPtr> =
+            unsafe { crate::loader::LazySymbol::new($symbol, $since) };
         let c_fn = SYMBOL.get()?;
         // SAFETY: the enclosing function is `unsafe`: its caller upholds the C function's
         // contract for every argument.

@@ -1,10 +1,7 @@
-// Copied by `cargo xtask codegen` from the generator's codegen/template/src/python_env.rs:
-// edit the template, not this copy.
-
-//! Where NVIDIA's pip wheels and conda put the NVRTC library, for the loader's search
-//! ([`crate::loader`]): the `nvidia/cu12/lib` (CUDA 13 and later) and
-//! `nvidia/cuda_nvrtc/lib` (CUDA 12) folders of the `site-packages` folders of the Python
-//! environments in use, and `$CONDA_PREFIX/lib`.
+//! Where NVIDIA's pip wheels and conda put a library, for the loader's search
+//! ([`crate::search`]): the wheel folders of its [`Spec`] (`nvidia/cu13/lib`,
+//! `nvidia/cuda_runtime/lib`) in the `site-packages` folders of the Python environments in
+//! use, and `$CONDA_PREFIX/lib`.
 //!
 //! Python is never run: the `site-packages` folders are found from the environment, the way
 //! the interpreter's own `site` module lays them out — `VIRTUAL_ENV` and `CONDA_PREFIX`
@@ -17,22 +14,26 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::Spec;
+
 /// A folder to look in, and why it is a candidate (for the error that lists every place).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Place {
-    pub(crate) dir: PathBuf,
-    pub(crate) why: String,
+pub struct Place {
+    /// The folder.
+    pub dir: PathBuf,
+    /// Why it is a candidate (`VIRTUAL_ENV's site-packages`).
+    pub why: String,
 }
 
 /// The library folders of the environments a user activated (`VIRTUAL_ENV`, then
 /// `CONDA_PREFIX`: its wheels, then its `lib`), which the loader tries before the system
 /// loader: activating an environment is an explicit choice.
-pub(crate) fn active() -> Vec<Place> {
+pub fn active(spec: &Spec) -> Vec<Place> {
     let mut out = Vec::new();
     for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
         if let Some(prefix) = env_path(var) {
             for sp in prefix_site_packages(&prefix) {
-                wheel_folders(&sp, &format!("{var}'s site-packages"), &mut out);
+                wheel_folders(&sp, &format!("{var}'s site-packages"), spec, &mut out);
             }
             if var == "CONDA_PREFIX" {
                 let lib = if cfg!(windows) {
@@ -53,16 +54,16 @@ pub(crate) fn active() -> Vec<Place> {
 /// The library folders of the other Python environments in reach (`PYTHONPATH`,
 /// `PYTHONHOME`, the user site, the interpreters on `PATH`, pyenv's version), tried after
 /// the system loader. Only `site-packages` folders that exist are listed.
-pub(crate) fn others() -> Vec<Place> {
+pub fn others(spec: &Spec) -> Vec<Place> {
     let mut out = Vec::new();
     if let Some(paths) = std::env::var_os("PYTHONPATH") {
         for p in std::env::split_paths(&paths).filter(|p| !p.as_os_str().is_empty()) {
-            wheel_folders(&p, "a PYTHONPATH entry", &mut out);
+            wheel_folders(&p, "a PYTHONPATH entry", spec, &mut out);
         }
     }
     if let Some(home) = env_path("PYTHONHOME") {
         for sp in prefix_site_packages(&home) {
-            wheel_folders(&sp, "PYTHONHOME's site-packages", &mut out);
+            wheel_folders(&sp, "PYTHONHOME's site-packages", spec, &mut out);
         }
     }
     let user_base = env_path("PYTHONUSERBASE").or_else(|| {
@@ -74,18 +75,18 @@ pub(crate) fn others() -> Vec<Place> {
     });
     if let Some(base) = user_base {
         for sp in prefix_site_packages(&base) {
-            wheel_folders(&sp, "the user site-packages", &mut out);
+            wheel_folders(&sp, "the user site-packages", spec, &mut out);
         }
     }
     for prefix in interpreter_prefixes() {
         for sp in prefix_site_packages(&prefix) {
             let why = format!("site-packages of the Python in {}", prefix.display());
-            wheel_folders(&sp, &why, &mut out);
+            wheel_folders(&sp, &why, spec, &mut out);
         }
     }
     for prefix in pyenv_prefixes() {
         for sp in prefix_site_packages(&prefix) {
-            wheel_folders(&sp, "pyenv's selected Python", &mut out);
+            wheel_folders(&sp, "pyenv's selected Python", spec, &mut out);
         }
     }
     dedup(out)
@@ -99,13 +100,12 @@ fn env_path(var: &str) -> Option<PathBuf> {
 }
 
 /// The library folders NVIDIA's wheels make under `site_packages`, when it exists.
-fn wheel_folders(site_packages: &Path, why: &str, out: &mut Vec<Place>) {
+fn wheel_folders(site_packages: &Path, why: &str, spec: &Spec, out: &mut Vec<Place>) {
     if !site_packages.is_dir() {
         return;
     }
     let nvidia = site_packages.join("nvidia");
-    let major = format!("cu{}", crate::sys::CUDA_MAJOR);
-    for package in [major.as_str(), crate::library::WHEEL_FOLDER_12] {
+    for package in spec.wheel_dirs {
         let root = nvidia.join(package);
         let dirs = if cfg!(windows) {
             vec![root.join("bin").join("x64"), root.join("bin")]
@@ -115,7 +115,7 @@ fn wheel_folders(site_packages: &Path, why: &str, out: &mut Vec<Place>) {
         for dir in dirs {
             out.push(Place {
                 dir,
-                why: format!("NVIDIA's {} wheel in {why}", crate::library::KIND),
+                why: format!("NVIDIA's {} wheel in {why}", spec.kind),
             });
         }
     }
@@ -259,19 +259,18 @@ mod tests {
                 "lib/python3.9/site-packages"
             ]
         );
+        let spec = &crate::spec::tests::CUDART13;
         let mut places = Vec::new();
-        wheel_folders(&found[0], "test", &mut places);
-        let major = format!("cu{}", crate::sys::CUDA_MAJOR);
-        assert!(places.iter().any(|p| p
-            .dir
-            .ends_with(Path::new("nvidia").join(&major).join("lib"))));
-        let cu12 = Path::new("nvidia")
-            .join(crate::library::WHEEL_FOLDER_12)
-            .join("lib");
+        wheel_folders(&found[0], "test", spec, &mut places);
+        let major = "cu13";
+        assert!(places
+            .iter()
+            .any(|p| p.dir.ends_with(Path::new("nvidia").join(major).join("lib"))));
+        let cu12 = Path::new("nvidia").join("cuda_runtime").join("lib");
         assert!(places.iter().any(|p| p.dir.ends_with(&cu12)));
         // A folder that does not exist gives nothing.
         let mut none = Vec::new();
-        wheel_folders(&root.join("missing"), "test", &mut none);
+        wheel_folders(&root.join("missing"), "test", spec, &mut none);
         std::fs::remove_dir_all(&root).ok();
         assert!(none.is_empty());
     }

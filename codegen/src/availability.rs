@@ -12,7 +12,6 @@
 use std::path::Path;
 
 use foldhash::HashMap;
-use serde::{Deserialize, Serialize};
 
 use crate::abi::{snapshot, Abi};
 use crate::bind::Bindings;

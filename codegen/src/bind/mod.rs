@@ -38,8 +38,9 @@ use crate::since::{LayoutChange, Since};
 pub use crate::param_renames::Rule;
 pub use flags::FlagGroup;
 pub use join::join;
-pub use roles::{Role, Typed, UnsafeRuling};
+pub use roles::{Role, Typed};
 pub use strings::StrLifetime;
+pub use unsafe_rules::UnsafeRuling;
 
 use crate::abi::Abi;
 use crate::ir::Api;

@@ -20,6 +20,7 @@ use super::flags::FlagGroup;
 use super::naming::snake_case;
 use super::storage;
 use super::strings::StrLifetime;
+use super::unsafe_rules::UnsafeRuling;
 use super::{Bindings, BoundFunction, BoundParam};
 use crate::abi::{CType, TypedefKind};
 use crate::diag::{Diagnostic, Severity};
@@ -132,19 +133,6 @@ pub enum Typed {
     },
     /// No typed wrapper; the raw function is still there.
     Skipped { reason: String },
-}
-
-/// A rule of [`super::unsafe_rules`] applied to a function.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UnsafeRuling {
-    /// The rule's pattern: a C name, or `*Word*` for a word of the name.
-    pub pattern: String,
-    /// What the function does that the safe layer must see (a sentence).
-    pub reason: String,
-    /// What the caller must ensure, by the rule's class (a sentence).
-    pub caller_must: String,
-    /// A sentence: what to use instead (Markdown, with links into the safe layer).
-    pub prefer: String,
 }
 
 impl Role {

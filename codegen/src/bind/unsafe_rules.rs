@@ -16,7 +16,20 @@
 //! take only values (`cudaDeviceReset()`, `cudaDestroyTextureObject(unsigned long long)`) and
 //! say why for all of them. This module decides nothing else.
 
-use super::roles::UnsafeRuling;
+use serde::{Deserialize, Serialize};
+
+/// A rule of this module applied to a function.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnsafeRuling {
+    /// The rule's pattern: a C name, or `*Word*` for a word of the name.
+    pub pattern: String,
+    /// What the function does that the safe layer must see (a sentence).
+    pub reason: String,
+    /// What the caller must ensure, by the rule's class (a sentence).
+    pub caller_must: String,
+    /// A sentence: what to use instead (Markdown, with links into the safe layer).
+    pub prefer: String,
+}
 
 /// What a rule matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -198,15 +198,16 @@ impl<F: Copy> LazySymbol<F> {
         let allowed = crate::library::CALLBACKS.with(cuda_loader::callback::State::calls_allowed);
         match self.0.cached(allowed) {
             Some(f) => Ok(f),
-            None => self.resolve(allowed == 0),
+            None => self.resolve(),
         }
     }
 
-    /// The first call, every call after a failure, and every call inside a CUDA callback.
+    /// The first call, every call after a failure, and every call inside a CUDA callback
+    /// (which reads the callback state again here, off the call path).
     #[cold]
     #[inline(never)]
-    fn resolve(&self, in_callback: bool) -> Result<F> {
-        self.0.resolve(in_callback).map_err(Error::from)
+    fn resolve(&self) -> Result<F> {
+        self.0.resolve(in_callback()).map_err(Error::from)
     }
 }
 

@@ -57,7 +57,7 @@ for lib in wheel system; do
     grep -E 'test result|FAILED|panicked' "$log" | head -20
   done
   for ex in device_query vector_add stream_timing graph_capture pool_stats simple_streams peer_copy ipc_handoff \
-            nvrtc_kernel nvjitlink_lto; do
+            nvrtc_kernel nvjitlink_lto graph_while_loop graph_host_callback graph_update_bounded ipc_pool; do
     run "example $ex ($lib cudart)" "${envs[@]}" "./device-bin/examples/$ex"
     grep -E 'checked|passed|FAILED|expected|Error|error' "$log" | head -20
   done

@@ -75,20 +75,29 @@ while IFS=$'\t' read -r name path; do
 done <<< "$benches"
 for want in gpu gpu_safe gpu_multi gpu-bench nvrtc-bench examples/device_query examples/vector_add \
             examples/stream_timing examples/graph_capture examples/pool_stats examples/simple_streams \
-            examples/peer_copy examples/ipc_handoff examples/nvrtc_kernel examples/nvjitlink_lto; do
+            examples/peer_copy examples/ipc_handoff examples/nvrtc_kernel \
+            examples/graph_while_loop examples/graph_host_callback examples/graph_update_bounded \
+            examples/ipc_pool examples/nvjitlink_lto; do
   if [ ! -x "device-bin/$want" ]; then
     echo "gpu-test: $want was not built" >&2
     exit 1
   fi
 done
 echo "gpu-test: staged ${staged[*]} in device-bin/"
-lib="$(ls target/cuda-wheel-13.2/nvidia/cu*/lib/libcudart.so.13 2>/dev/null | head -n 1 || true)"  # a newer 13.x than the GPU machine's own 13.0 (cudart13 serves every 13.x)
+# The wheel of cudart13's own release (its Cargo.toml's `release = "13.x"`), newer than the GPU
+# machine's 13.0: `cargo xtask fetch-wheel` fetches exactly it.
+release="$(sed -n 's/^release = "\(13\.[0-9]*\)"$/\1/p' runtime/cudart13/Cargo.toml | head -n 1)"
+lib="$(ls target/cuda-wheel-"${release:-none}"/nvidia/cu*/lib/libcudart.so.13 2>/dev/null | head -n 1 || true)"
+if [ -z "$release" ]; then
+  echo "gpu-test: runtime/cudart13/Cargo.toml states no release" >&2
+  exit 1
+fi
 if [ -n "$lib" ]; then
   cp "$lib" device-bin/
   echo "gpu-test: staged $(basename "$lib") (the wheel's runtime) in device-bin/"
   prefix="CUDART_PATH=device-bin/$(basename "$lib") "
 else
-  echo "gpu-test: no wheel libcudart found (cargo xtask fetch-wheel); the machine's own is used"
+  echo "gpu-test: WARNING: no target/cuda-wheel-$release (run cargo xtask fetch-wheel): only the machine's own runtime will be tested" >&2
   prefix=""
 fi
 # GPU_TEST_NVJITLINK=1: also the nvidia-nvjitlink wheel's libnvJitLink.so.13 (117 MB; `cargo xtask

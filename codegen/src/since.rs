@@ -43,6 +43,12 @@ impl Since {
         s
     }
 
+    /// Whether the item is newer than the major's first release compared (its mark says
+    /// `Available since …`).
+    pub fn is_newer(&self) -> bool {
+        !self.oldest
+    }
+
     /// The runtime version (`1000 * major + 10 * minor`) a loaded runtime must have for the
     /// item, or 0 when every runtime of the major has it (or nothing older was compared).
     pub fn runtime_version(&self) -> i32 {

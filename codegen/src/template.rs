@@ -22,6 +22,14 @@ pub const COPIED: &[(&str, &str)] = &[
     ("src/version.rs", include_str!("../template/src/version.rs")),
     ("src/device.rs", include_str!("../template/src/device.rs")),
     ("src/stream.rs", include_str!("../template/src/stream.rs")),
+    (
+        "src/graph/conditional.rs",
+        include_str!("../template/src/graph/conditional.rs"),
+    ),
+    (
+        "src/graph/nodes.rs",
+        include_str!("../template/src/graph/nodes.rs"),
+    ),
     ("src/event.rs", include_str!("../template/src/event.rs")),
     (
         "src/memory/mod.rs",
@@ -56,8 +64,16 @@ pub const COPIED: &[(&str, &str)] = &[
         include_str!("../template/src/memory/ipc.rs"),
     ),
     (
+        "src/memory/pointer.rs",
+        include_str!("../template/src/memory/pointer.rs"),
+    ),
+    (
         "src/memory/pool.rs",
         include_str!("../template/src/memory/pool.rs"),
+    ),
+    (
+        "src/memory/pool_ipc.rs",
+        include_str!("../template/src/memory/pool_ipc.rs"),
     ),
     (
         "src/memory/graph_buffer.rs",

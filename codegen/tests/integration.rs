@@ -14,6 +14,8 @@ mod common;
 mod corpus;
 #[path = "coverage.rs"]
 mod coverage;
+#[path = "cuda_core_mapping.rs"]
+mod cuda_core_mapping;
 #[path = "diff.rs"]
 mod diff;
 #[path = "diff_abi.rs"]
@@ -22,6 +24,8 @@ mod diff_abi;
 mod diff_docs;
 #[path = "elf_inspect.rs"]
 mod elf_inspect;
+#[path = "identify.rs"]
+mod identify;
 #[path = "ir_json.rs"]
 mod ir_json;
 #[path = "join.rs"]
@@ -46,6 +50,8 @@ mod redteam;
 mod redteam_2026_11_25;
 #[path = "safe_layer_docs.rs"]
 mod safe_layer_docs;
+#[path = "since_marks.rs"]
+mod since_marks;
 #[path = "sphinx_forms.rs"]
 mod sphinx_forms;
 #[path = "themes.rs"]

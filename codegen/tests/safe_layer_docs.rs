@@ -295,7 +295,17 @@ fn the_mapping_pages_name_items_that_exist() {
     // NVRTC's safe layer (`nvrtc13::Program`, `Compiled`, `CompileOptions`), which the pages
     // name for runtime compilation.
     let nvrtc = root.join("template/nvrtc/src/program.rs");
-    for path in safe_layer_files().into_iter().chain([loader, nvrtc]) {
+    // The safe layer's generated files: the records (`DeviceProperties`, `KernelAttributes`,
+    // `DeviceAttributes`) and NVRTC's typed options.
+    let generated = [
+        root.join("../runtime/cudart13/src/records.rs"),
+        root.join("../runtime/nvrtc13/src/options.rs"),
+    ];
+    for path in safe_layer_files()
+        .into_iter()
+        .chain([loader, nvrtc])
+        .chain(generated)
+    {
         let text = std::fs::read_to_string(&path).expect("template file");
         for line in text.lines().map(str::trim) {
             for kind in [
@@ -317,6 +327,16 @@ fn the_mapping_pages_name_items_that_exist() {
             if let Some(alias) = line.strip_prefix("pub use crate::sys::") {
                 if let Some((_, name)) = alias.trim_end_matches(';').split_once(" as ") {
                     types.insert(name.to_string());
+                }
+            }
+            // A public field is named as `Type::field` too (`LaunchConfig::grid`).
+            if let Some(rest) = line.strip_prefix("pub ") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if rest[name.len()..].starts_with(':') && !rest[name.len()..].starts_with("::") {
+                    fns.insert(name);
                 }
             }
             if let Some(i) = line.find("fn ") {

@@ -30,9 +30,9 @@ fn main() -> Result<()> {
         println!(
             "device {ordinal}: {} sm_{}{} | {} SMs | {} MiB ({} MiB free) | warp {} | L2 {} KiB",
             p.name,
-            p.compute_capability.0,
-            p.compute_capability.1,
-            p.multiprocessor_count,
+            p.major,
+            p.minor,
+            p.multi_processor_count,
             p.total_global_mem >> 20,
             mem.free >> 20,
             p.warp_size,
@@ -40,12 +40,13 @@ fn main() -> Result<()> {
         );
         println!(
             "  max block {:?}, grid {:?}, {} threads/block, smem {} B/block ({} B opt-in)",
-            p.max_block_dim,
-            p.max_grid_dim,
+            p.max_threads_dim,
+            p.max_grid_size,
             p.max_threads_per_block,
             p.shared_mem_per_block,
             p.shared_mem_per_block_optin
         );
+        println!("  UUID {} | arch {}", p.uuid, p.arch());
         println!(
             "  managed {}, concurrent managed {}, cooperative {}, clusters {}, pools {}",
             p.managed_memory,
@@ -55,15 +56,39 @@ fn main() -> Result<()> {
             p.memory_pools_supported
         );
         ensure(!p.name.is_empty(), "the name is not empty");
-        ensure(p.uuid != [0; 16], "the UUID is set");
+        ensure(p.uuid.as_bytes() != &[0; 16], "the UUID is set");
+        ensure(
+            device.uuid()? == p.uuid,
+            "Device::uuid = the properties' UUID",
+        );
+        ensure(
+            p.uuid.to_string().len() == 40 && p.uuid.to_string().starts_with("GPU-"),
+            "the UUID prints as GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx",
+        );
         let cc = device.compute_capability()?;
         ensure(
-            cc == p.compute_capability,
+            cc == p.compute_capability(),
             "compute capability = attributes",
+        );
+        ensure(
+            device.arch()? == format!("{}{}", cc.0, cc.1) && p.arch() == device.arch()?,
+            "arch() is the compute capability's digits",
+        );
+        let attrs = device.attributes();
+        ensure(
+            attrs.multi_processor_count()? == p.multi_processor_count
+                && attrs.warp_size()? == p.warp_size
+                && attrs.cooperative_launch()? == p.cooperative_launch,
+            "generated attribute getters = properties",
+        );
+        let shown = p.to_string();
+        ensure(
+            shown.lines().count() > 80 && shown.contains("multi_processor_count"),
+            "Display prints every property",
         );
         let sms = device.attribute(cudaDeviceAttr::MULTI_PROCESSOR_COUNT)?;
         ensure(
-            sms == p.multiprocessor_count && sms > 0,
+            sms == p.multi_processor_count && sms > 0,
             "SM count = attribute",
         );
         ensure(p.warp_size == 32, "warp size 32");

@@ -33,7 +33,7 @@ fn fail(what: &str) -> ! {
 
 fn main() -> Result<(), Box<dyn Error>> {
     let device = Device::get(0)?;
-    let (major, minor) = device.properties()?.compute_capability;
+    let (major, minor) = device.properties()?.compute_capability();
     let device_arch = major * 10 + minor;
     // The newest architecture NVRTC knows that the device runs (a newer GPU runs PTX of an
     // older one).
@@ -110,6 +110,41 @@ fn main() -> Result<(), Box<dyn Error>> {
         fail(&format!("fill<float>: out[{i}] = {}", out[i]));
     }
     println!("fill<float> as {name} from a CUBIN (sm_{arch}): {N} values correct");
+
+    // The same template with no architecture option (NVRTC compiles for the current device),
+    // typed options generated from nvrtc.h, and the kernels found by their name expressions
+    // through the module's symbol map.
+    let mut program = Program::new(FILL, "fill.cu")?;
+    program.add_name_expression("fill<int>")?;
+    program.add_name_expression("fill<double>")?;
+    let typed = CompileOptions::new()
+        .relocatable_device_code(false)
+        .maxrregcount("64")
+        .std("c++17");
+    let compiled = program.compile(&typed)?;
+    let symbols = compiled.lowered_names()?;
+    let module = Module::from_bytes(&compiled.cubin()?)?.with_symbols(symbols.clone());
+    let fill_int = module.kernel("fill<int>")?;
+    let best = fill_int.occupancy_limited(0, 128)?;
+    if best.block_size == 0 || best.block_size > 128 {
+        fail(&format!("occupancy above the 128-thread limit: {best:?}"));
+    }
+    let d_int = DeviceBuffer::<i32>::zeroed(N, &stream)?;
+    let three = 3i32;
+    let config = LaunchConfig::new(n.div_ceil(best.block_size), best.block_size)?;
+    // SAFETY: fill<int>(int*, int, unsigned): the buffer holds n ints.
+    unsafe { fill_int.launch(&stream, config, (&d_int, &three, &n))? };
+    let out = d_int.to_vec()?;
+    if let Some(i) = (0..N).find(|&i| out[i] != 3 * i as i32) {
+        fail(&format!("fill<int>: out[{i}] = {}", out[i]));
+    }
+    println!(
+        "fill<int> by its name expression ({}) for the device's sm_{} by default, \
+         blocks of {} (limit 128): {N} values correct",
+        module.symbol_for("fill<int>").unwrap_or("?"),
+        nvrtc13::current_device_arch().unwrap_or(0),
+        best.block_size
+    );
 
     // A kernel with an error: the compiler's log, with file and line.
     let broken = "__global__ void broken(float *x) {\n    x[0] = undefined_name;\n}\n";

@@ -56,7 +56,7 @@ fn check(what: &str, got: &[f32], expected: impl Fn(usize) -> f32) {
 fn main() -> Result<()> {
     let device = Device::get(0)?;
     let props = device.properties()?;
-    let ((major, minor), sms) = (props.compute_capability, props.multiprocessor_count);
+    let ((major, minor), sms) = (props.compute_capability(), props.multi_processor_count);
     println!("device 0: {} (sm_{major}{minor}, {sms} SMs)", props.name);
     device.set_current()?;
 

@@ -458,6 +458,63 @@ EMU_API(cudaGraphGetRootNodes,
         (cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes),
         (graph, pRootNodes, pNumRootNodes))
 
+static cudaError_t cudaGraphGetEdges_impl(cudaGraph_t graph, cudaGraphNode_t *from,
+                                          cudaGraphNode_t *to, cudaGraphEdgeData *edgeData,
+                                          size_t *numEdges) {
+    if (!numEdges || (from == NULL) != (to == NULL)) return cudaErrorInvalidValue;
+    struct emu_graph *g = emu_handle_get("cudaGraphGetEdges", (uintptr_t)graph, K_GRAPH);
+    if (!g) return cudaErrorInvalidValue;
+    size_t total = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        for (size_t d = 0; d < g->nodes[i]->ndeps; d++) {
+            if (from && total < *numEdges) {
+                from[total] = (cudaGraphNode_t)g->nodes[g->nodes[i]->deps[d]]->h->value;
+                to[total] = (cudaGraphNode_t)g->nodes[i]->h->value;
+                if (edgeData) memset(&edgeData[total], 0, sizeof *edgeData);
+            }
+            total++;
+        }
+    }
+    if (from)
+        for (size_t i = total; i < *numEdges; i++) from[i] = to[i] = NULL;
+    *numEdges = total;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphGetEdges,
+        (cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to,
+         cudaGraphEdgeData *edgeData, size_t *numEdges),
+        (graph, from, to, edgeData, numEdges))
+
+static cudaError_t cudaGraphNodeGetType_impl(cudaGraphNode_t node, enum cudaGraphNodeType *pType) {
+    struct emu_node *n = emu_handle_get("cudaGraphNodeGetType", (uintptr_t)node, K_NODE);
+    if (!n || !pType) return cudaErrorInvalidValue;
+    switch (n->w.type) {
+    case W_KERNEL: *pType = cudaGraphNodeTypeKernel; break;
+    case W_COPY: *pType = cudaGraphNodeTypeMemcpy; break;
+    case W_SET: *pType = cudaGraphNodeTypeMemset; break;
+    case W_HOST: *pType = cudaGraphNodeTypeHost; break;
+    case W_CHILD: *pType = cudaGraphNodeTypeGraph; break;
+    case W_EVENT_RECORD: *pType = cudaGraphNodeTypeEventRecord; break;
+    case W_EVENT_WAIT: *pType = cudaGraphNodeTypeWaitEvent; break;
+    case W_MEM_ALLOC: *pType = cudaGraphNodeTypeMemAlloc; break;
+    case W_MEM_FREE: *pType = cudaGraphNodeTypeMemFree; break;
+    default: *pType = cudaGraphNodeTypeEmpty; break;
+    }
+    return cudaSuccess;
+}
+EMU_API(cudaGraphNodeGetType, (cudaGraphNode_t node, enum cudaGraphNodeType *pType), (node, pType))
+
+static cudaError_t cudaGraphHostNodeSetParams_impl(cudaGraphNode_t node,
+                                                   const struct cudaHostNodeParams *p) {
+    struct emu_node *n = emu_handle_get("cudaGraphHostNodeSetParams", (uintptr_t)node, K_NODE);
+    if (!n || n->w.type != W_HOST || !p || !p->fn) return cudaErrorInvalidValue;
+    n->w.u.host.fn = p->fn;
+    n->w.u.host.user = p->userData;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphHostNodeSetParams, (cudaGraphNode_t node, const struct cudaHostNodeParams *p),
+        (node, p))
+
 /* Adds w to the graph after `deps`; takes w's contents (dropped on failure). */
 static cudaError_t add_node(cudaGraphNode_t *out, cudaGraph_t graph, const cudaGraphNode_t *deps,
                             size_t ndeps, struct emu_work *w, const char *op) {
@@ -548,6 +605,85 @@ EMU_API(cudaGraphAddMemsetNode,
         (cudaGraphNode_t * pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
          size_t numDependencies, const struct cudaMemsetParams *pMemsetParams),
         (pGraphNode, graph, pDependencies, numDependencies, pMemsetParams))
+
+static cudaError_t cudaGraphMemsetNodeSetParams_impl(cudaGraphNode_t node,
+                                                     const struct cudaMemsetParams *p) {
+    struct emu_node *n = emu_handle_get("cudaGraphMemsetNodeSetParams", (uintptr_t)node, K_NODE);
+    if (!n || n->w.type != W_SET || !p || !p->dst ||
+        (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) || p->height == 0 ||
+        (p->height > 1 && p->pitch < p->width * p->elementSize))
+        return cudaErrorInvalidValue;
+    n->w.u.set.dst = p->dst;
+    n->w.u.set.pitch = p->height > 1 ? p->pitch : p->width * p->elementSize;
+    n->w.u.set.value = p->value;
+    n->w.u.set.elem = p->elementSize;
+    n->w.u.set.width = p->width;
+    n->w.u.set.height = p->height;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphMemsetNodeSetParams, (cudaGraphNode_t node, const struct cudaMemsetParams *p),
+        (node, p))
+
+static cudaError_t cudaGraphMemcpyNodeSetParams1D_impl(cudaGraphNode_t node, void *dst,
+                                                       const void *src, size_t count,
+                                                       enum cudaMemcpyKind kind) {
+    struct emu_node *n = emu_handle_get("cudaGraphMemcpyNodeSetParams1D", (uintptr_t)node, K_NODE);
+    if (!n || n->w.type != W_COPY || !dst || !src) return cudaErrorInvalidValue;
+    if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+    n->w.u.copy.dst = dst;
+    n->w.u.copy.src = src;
+    n->w.u.copy.n = count;
+    n->w.u.copy.kind = kind;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphMemcpyNodeSetParams1D,
+        (cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind),
+        (node, dst, src, count, kind))
+
+static cudaError_t cudaGraphKernelNodeSetParams_impl(cudaGraphNode_t node,
+                                                     const struct cudaKernelNodeParams *p) {
+    const char *op = "cudaGraphKernelNodeSetParams";
+    struct emu_node *n = emu_handle_get(op, (uintptr_t)node, K_NODE);
+    if (!n || n->w.type != W_KERNEL || !p || p->extra) return cudaErrorInvalidValue;
+    struct emu_kernel *k = emu_kernel_get(op, p->func);
+    if (!k) return cudaErrorInvalidDeviceFunction;
+    struct emu_work nw = {.type = W_KERNEL};
+    nw.u.kernel.k = k;
+    nw.u.kernel.grid = p->gridDim;
+    nw.u.kernel.block = p->blockDim;
+    nw.u.kernel.smem = p->sharedMemBytes;
+    cudaError_t e = emu_kernel_args(k, p->kernelParams, &nw);
+    if (e != cudaSuccess) return e;
+    emu_work_drop(&n->w);
+    n->w = nw;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphKernelNodeSetParams,
+        (cudaGraphNode_t node, const struct cudaKernelNodeParams *p), (node, p))
+
+/* Not emulated (reported as unsupported, never faked): removing a node (nodes are kept in
+ * dependency order by index) and conditional nodes (no device code sets a condition here). */
+static cudaError_t cudaGraphDestroyNode_impl(cudaGraphNode_t node) {
+    if (!emu_handle_get("cudaGraphDestroyNode", (uintptr_t)node, K_NODE))
+        return cudaErrorInvalidValue;
+    return cudaErrorNotSupported;
+}
+EMU_API(cudaGraphDestroyNode, (cudaGraphNode_t node), (node))
+
+static cudaError_t cudaGraphConditionalHandleCreate_impl(cudaGraphConditionalHandle *pHandle_out,
+                                                         cudaGraph_t graph,
+                                                         unsigned int defaultLaunchValue,
+                                                         unsigned int flags) {
+    (void)defaultLaunchValue;
+    (void)flags;
+    if (!pHandle_out || !emu_handle_get("cudaGraphConditionalHandleCreate", (uintptr_t)graph, K_GRAPH))
+        return cudaErrorInvalidValue;
+    return cudaErrorNotSupported;
+}
+EMU_API(cudaGraphConditionalHandleCreate,
+        (cudaGraphConditionalHandle * pHandle_out, cudaGraph_t graph,
+         unsigned int defaultLaunchValue, unsigned int flags),
+        (pHandle_out, graph, defaultLaunchValue, flags))
 
 static cudaError_t cudaGraphAddMemcpyNode1D_impl(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                                  const cudaGraphNode_t *pDependencies,
@@ -770,6 +906,8 @@ static cudaError_t cudaGraphExecUpdate_impl(cudaGraphExec_t hGraphExec, cudaGrap
     memset(resultInfo, 0, sizeof *resultInfo);
     if (!same_topology(x->g, g)) {
         resultInfo->result = cudaGraphExecUpdateErrorTopologyChanged;
+        /* CUDA names a node of the new graph where it can: the first one past the old. */
+        if (g->n > x->g->n) resultInfo->errorNode = (cudaGraphNode_t)g->nodes[x->g->n]->h->value;
         return cudaErrorGraphExecUpdateFailure;
     }
     take_parameters(x->g, g);
@@ -828,6 +966,53 @@ static cudaError_t cudaGraphExecMemcpyNodeSetParams1D_impl(cudaGraphExec_t hGrap
     w->u.copy.kind = kind;
     return cudaSuccess;
 }
+static cudaError_t cudaGraphExecHostNodeSetParams_impl(cudaGraphExec_t hGraphExec,
+                                                       cudaGraphNode_t node,
+                                                       const struct cudaHostNodeParams *p) {
+    struct emu_work *w = exec_node("cudaGraphExecHostNodeSetParams", hGraphExec, node, W_HOST);
+    if (!w || !p || !p->fn) return cudaErrorInvalidValue;
+    w->u.host.fn = p->fn;
+    w->u.host.user = p->userData;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphExecHostNodeSetParams,
+        (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *p),
+        (hGraphExec, node, p))
+
+static cudaError_t cudaGraphExecMemsetNodeSetParams_impl(cudaGraphExec_t hGraphExec,
+                                                         cudaGraphNode_t node,
+                                                         const struct cudaMemsetParams *p) {
+    struct emu_work *w = exec_node("cudaGraphExecMemsetNodeSetParams", hGraphExec, node, W_SET);
+    if (!w || !p || !p->dst || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) ||
+        p->height == 0 || (p->height > 1 && p->pitch < p->width * p->elementSize))
+        return cudaErrorInvalidValue;
+    w->u.set.dst = p->dst;
+    w->u.set.pitch = p->height > 1 ? p->pitch : p->width * p->elementSize;
+    w->u.set.value = p->value;
+    w->u.set.elem = p->elementSize;
+    w->u.set.width = p->width;
+    w->u.set.height = p->height;
+    return cudaSuccess;
+}
+EMU_API(cudaGraphExecMemsetNodeSetParams,
+        (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *p),
+        (hGraphExec, node, p))
+
+static cudaError_t cudaGraphExecChildGraphNodeSetParams_impl(cudaGraphExec_t hGraphExec,
+                                                             cudaGraphNode_t node,
+                                                             cudaGraph_t childGraph) {
+    const char *op = "cudaGraphExecChildGraphNodeSetParams";
+    struct emu_work *w = exec_node(op, hGraphExec, node, W_CHILD);
+    struct emu_graph *child = emu_handle_get(op, (uintptr_t)childGraph, K_GRAPH);
+    if (!w || !child) return cudaErrorInvalidValue;
+    if (!same_topology(w->u.graph.g, child)) return cudaErrorGraphExecUpdateFailure;
+    take_parameters(w->u.graph.g, child);
+    return cudaSuccess;
+}
+EMU_API(cudaGraphExecChildGraphNodeSetParams,
+        (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph),
+        (hGraphExec, node, childGraph))
+
 EMU_API(cudaGraphExecMemcpyNodeSetParams1D,
         (cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count,
          enum cudaMemcpyKind kind),

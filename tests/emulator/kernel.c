@@ -544,6 +544,63 @@ EMU_API(cudaOccupancyMaxActiveBlocksPerMultiprocessor,
         (int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize),
         (numBlocks, func, blockSize, dynamicSMemSize))
 
+static cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock_impl(size_t *dynamicSmemSize,
+                                                                   const void *func,
+                                                                   int numBlocks, int blockSize) {
+    if (!dynamicSmemSize || numBlocks <= 0 || blockSize <= 0 || blockSize > 1024)
+        return cudaErrorInvalidValue;
+    struct emu_kernel *k = emu_kernel_get("cudaOccupancyAvailableDynamicSMemPerBlock", func);
+    if (!k) return cudaErrorInvalidDeviceFunction;
+    if (numBlocks * blockSize > 2048) return cudaErrorInvalidValue;
+    size_t per_block = (size_t)(228 * 1024) / (size_t)numBlocks;
+    *dynamicSmemSize = per_block < 227 * 1024 ? per_block : 227 * 1024;
+    return cudaSuccess;
+}
+EMU_API(cudaOccupancyAvailableDynamicSMemPerBlock,
+        (size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize),
+        (dynamicSmemSize, func, numBlocks, blockSize))
+
+/* The cluster size a launch configuration asks for (0 without the attribute). */
+static unsigned config_cluster_size(const cudaLaunchConfig_t *config) {
+    for (unsigned i = 0; config->attrs && i < config->numAttrs; i++)
+        if (config->attrs[i].id == cudaLaunchAttributeClusterDimension)
+            return config->attrs[i].val.clusterDim.x * config->attrs[i].val.clusterDim.y *
+                   config->attrs[i].val.clusterDim.z;
+    return 0;
+}
+
+static cudaError_t cudaOccupancyMaxActiveClusters_impl(int *numClusters, const void *func,
+                                                       const cudaLaunchConfig_t *config) {
+    if (!numClusters || !config) return cudaErrorInvalidValue;
+    struct emu_kernel *k = emu_kernel_get("cudaOccupancyMaxActiveClusters", func);
+    if (!k) return cudaErrorInvalidDeviceFunction;
+    unsigned block = config->blockDim.x * config->blockDim.y * config->blockDim.z;
+    unsigned cluster = config_cluster_size(config);
+    if (block == 0 || block > 1024) return cudaErrorInvalidValue;
+    if (cluster == 0 || cluster > 8) return cudaErrorInvalidClusterSize;
+    int per_sm = 0;
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor_impl(
+        &per_sm, func, (int)block, config->dynamicSmemBytes);
+    if (e != cudaSuccess) return e;
+    *numClusters = (int)((unsigned)per_sm * 132u / cluster);
+    return cudaSuccess;
+}
+EMU_API(cudaOccupancyMaxActiveClusters,
+        (int *numClusters, const void *func, const cudaLaunchConfig_t *config),
+        (numClusters, func, config))
+
+static cudaError_t cudaOccupancyMaxPotentialClusterSize_impl(int *clusterSize, const void *func,
+                                                             const cudaLaunchConfig_t *config) {
+    if (!clusterSize || !config) return cudaErrorInvalidValue;
+    struct emu_kernel *k = emu_kernel_get("cudaOccupancyMaxPotentialClusterSize", func);
+    if (!k) return cudaErrorInvalidDeviceFunction;
+    *clusterSize = 8; /* the portable maximum */
+    return cudaSuccess;
+}
+EMU_API(cudaOccupancyMaxPotentialClusterSize,
+        (int *clusterSize, const void *func, const cudaLaunchConfig_t *config),
+        (clusterSize, func, config))
+
 /* ---- launches ---- */
 
 cudaError_t emu_kernel_args(struct emu_kernel *k, void **args, struct emu_work *w) {

@@ -705,6 +705,124 @@ EMU_API(cudaFree, (void *devPtr), (devPtr))
 static cudaError_t cudaFreeHost_impl(void *ptr) { return free_now(ptr, 1, "cudaFreeHost"); }
 EMU_API(cudaFreeHost, (void *ptr), (ptr))
 
+/* ---- host registration and pointer attributes ---- */
+
+/* Host ranges page-locked with cudaHostRegister (the memory stays the application's). */
+static struct { const char *base; size_t size; } *registered;
+static size_t nregistered;
+
+static size_t registered_index(const void *p) {
+    for (size_t i = 0; i < nregistered; i++)
+        if ((const char *)p >= registered[i].base &&
+            (const char *)p < registered[i].base + registered[i].size)
+            return i;
+    return (size_t)-1;
+}
+
+static cudaError_t cudaHostRegister_impl(void *ptr, size_t size, unsigned int flags) {
+    if (!ptr || !size || flags > 0xf) return cudaErrorInvalidValue;
+    if (emu_alloc_find(ptr) || registered_index(ptr) != (size_t)-1 ||
+        registered_index((char *)ptr + size - 1) != (size_t)-1)
+        return cudaErrorHostMemoryAlreadyRegistered;
+    registered = emu_xrealloc(registered, (nregistered + 1) * sizeof *registered);
+    registered[nregistered].base = ptr;
+    registered[nregistered].size = size;
+    nregistered++;
+    return cudaSuccess;
+}
+EMU_API(cudaHostRegister, (void *ptr, size_t size, unsigned int flags), (ptr, size, flags))
+
+static cudaError_t cudaHostUnregister_impl(void *ptr) {
+    size_t i = registered_index(ptr);
+    if (i == (size_t)-1 || registered[i].base != ptr) return cudaErrorHostMemoryNotRegistered;
+    registered[i] = registered[--nregistered];
+    return cudaSuccess;
+}
+EMU_API(cudaHostUnregister, (void *ptr), (ptr))
+
+static cudaError_t cudaPointerGetAttributes_impl(struct cudaPointerAttributes *attributes,
+                                                 const void *ptr) {
+    if (!attributes) return cudaErrorInvalidValue;
+    memset(attributes, 0, sizeof *attributes);
+    attributes->device = -2;
+    struct emu_alloc *a = emu_alloc_find(ptr);
+    if (a && a->state == S_LIVE) {
+        attributes->device = a->device < 0 ? emu_self()->device : a->device;
+        switch (a->kind) {
+        case M_PINNED:
+            attributes->type = cudaMemoryTypeHost;
+            attributes->hostPointer = (void *)ptr;
+            attributes->devicePointer = (void *)ptr;
+            break;
+        case M_MANAGED:
+            attributes->type = cudaMemoryTypeManaged;
+            attributes->hostPointer = (void *)ptr;
+            attributes->devicePointer = (void *)ptr;
+            break;
+        default:
+            attributes->type = cudaMemoryTypeDevice;
+            attributes->devicePointer = (void *)ptr;
+        }
+    } else if (registered_index(ptr) != (size_t)-1) {
+        attributes->type = cudaMemoryTypeHost;
+        attributes->device = emu_self()->device;
+        attributes->hostPointer = (void *)ptr;
+        attributes->devicePointer = (void *)ptr;
+    } else {
+        attributes->type = cudaMemoryTypeUnregistered;
+    }
+    return cudaSuccess;
+}
+EMU_API(cudaPointerGetAttributes, (struct cudaPointerAttributes * attributes, const void *ptr),
+        (attributes, ptr))
+
+/* Pools shared between processes are not emulated (reported as unsupported, never faked). */
+static cudaError_t cudaMemPoolExportToShareableHandle_impl(void *shareableHandle,
+                                                           cudaMemPool_t memPool,
+                                                           enum cudaMemAllocationHandleType handleType,
+                                                           unsigned int flags) {
+    (void)memPool;
+    (void)handleType;
+    if (!shareableHandle || flags) return cudaErrorInvalidValue;
+    return cudaErrorNotSupported;
+}
+EMU_API(cudaMemPoolExportToShareableHandle,
+        (void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType,
+         unsigned int flags),
+        (shareableHandle, memPool, handleType, flags))
+
+static cudaError_t cudaMemPoolImportFromShareableHandle_impl(cudaMemPool_t *memPool,
+                                                             void *shareableHandle,
+                                                             enum cudaMemAllocationHandleType handleType,
+                                                             unsigned int flags) {
+    (void)shareableHandle;
+    (void)handleType;
+    if (!memPool || flags) return cudaErrorInvalidValue;
+    return cudaErrorNotSupported;
+}
+EMU_API(cudaMemPoolImportFromShareableHandle,
+        (cudaMemPool_t * memPool, void *shareableHandle,
+         enum cudaMemAllocationHandleType handleType, unsigned int flags),
+        (memPool, shareableHandle, handleType, flags))
+
+static cudaError_t cudaMemPoolExportPointer_impl(struct cudaMemPoolPtrExportData *exportData,
+                                                 void *ptr) {
+    if (!exportData || !ptr) return cudaErrorInvalidValue;
+    return cudaErrorNotSupported;
+}
+EMU_API(cudaMemPoolExportPointer, (struct cudaMemPoolPtrExportData * exportData, void *ptr),
+        (exportData, ptr))
+
+static cudaError_t cudaMemPoolImportPointer_impl(void **ptr, cudaMemPool_t memPool,
+                                                 struct cudaMemPoolPtrExportData *exportData) {
+    (void)memPool;
+    if (!ptr || !exportData) return cudaErrorInvalidValue;
+    return cudaErrorNotSupported;
+}
+EMU_API(cudaMemPoolImportPointer,
+        (void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData),
+        (ptr, memPool, exportData))
+
 static cudaError_t cudaMemGetInfo_impl(size_t *free_bytes, size_t *total) {
     if (!free_bytes || !total) return cudaErrorInvalidValue;
     *total = DEVICE_MEMORY;

@@ -73,7 +73,7 @@ emulated! {
         let d1 = Device::get(1)?;
         let props = d1.properties()?;
         assert_eq!(props.name, "CUDA emulator device 1");
-        assert_eq!(props.compute_capability, (9, 0));
+        assert_eq!(props.compute_capability(), (9, 0));
         assert!(props.concurrent_managed_access);
         assert_eq!(d1.pci_bus_id()?, "0000:01:00.0");
         assert_eq!(Device::by_pci_bus_id("0000:01:00.0")?.ordinal(), 1);
@@ -1490,7 +1490,7 @@ emulated! {
         let s = streams(1)?;
         let buf = DeviceBuffer::<u32>::zeroed(64, &s[0])?;
         let (n, v, wide) = (64u32, 7u32, 7u64);
-        let config = LaunchConfig::new(1, 64);
+        let config = LaunchConfig::new(1, 64)?;
         // SAFETY: refused before CUDA sees the launches.
         let missing = unsafe { fill.launch(&s[0], config, (&buf, &n)) };
         let too_wide = unsafe { fill.launch(&s[0], config, (&buf, &n, &wide)) };
@@ -1503,6 +1503,45 @@ emulated! {
         // SAFETY: emu_fill_u32(unsigned*, unsigned, unsigned) over `n` elements.
         unsafe { fill.launch(&s[0], config, (&buf, &n, &v))? };
         assert_eq!(buf.to_vec()?, vec![7; 64]);
+        Ok(())
+    }
+}
+
+emulated! {
+    /// Issue 43: streams and events key maps by handle and events report their flags; a
+    /// priority outside the device's range is refused before CUDA clamps it; occupancy obeys a
+    /// block-size limit; cluster occupancy is asked with a `LaunchConfig`; the properties are
+    /// every field of `cudaDeviceProp`.
+    fn issue43_hash_priorities_occupancy_and_properties(_emu) {
+        use std::collections::HashSet;
+        let s = streams(2)?;
+        // A stream's hash is its handle, which never changes (the lint sees its queue's lock).
+        #[allow(clippy::mutable_key_type)]
+        let keys: HashSet<cudart13::Stream> = [s[0].clone(), s[0].clone(), s[1].clone()].into_iter().collect();
+        assert_eq!(keys.len(), 2);
+        let (least, greatest) = Device::current()?.stream_priority_range()?;
+        let flags = cudart13::StreamFlags::NON_BLOCKING;
+        assert_eq!(cudart13::Stream::with_priority(flags, greatest)?.priority()?, greatest);
+        let refused = cudart13::Stream::with_priority(flags, greatest.min(least) - 1);
+        assert!(matches!(refused, Err(cudart13::Error::InvalidArgument(_))), "{refused:?}");
+        let e = s[0].record_event()?;
+        let events: HashSet<cudart13::Event> = [e.clone(), e.clone()].into_iter().collect();
+        assert_eq!(events.len(), 1);
+        assert_eq!(e.is_timing_disabled(), Some(false));
+        let fill = Module::from_ptx(GLOBALS_PTX)?.kernel("emu_fill_u32")?;
+        assert_eq!(fill.occupancy(0)?.block_size, 1024);
+        let limited = fill.occupancy_limited(0, 100)?;
+        assert!(limited.block_size <= 100 && limited.block_size > 0, "{limited:?}");
+        let by_size = fill.occupancy_variable_smem(|block| block as usize * 512, 0)?;
+        assert!(by_size.block_size * by_size.blocks_per_multiprocessor <= 2048, "{by_size:?}");
+        assert!(fill.available_dynamic_shared_memory(2, 256)? > 0);
+        let config = LaunchConfig::new(8, 128)?.with_cluster(2)?;
+        assert_eq!(fill.max_active_clusters(&config)?, 16 * 132 / 2);
+        assert_eq!(fill.max_potential_cluster_size(&LaunchConfig::new(8, 128)?)?, 8);
+        let props = Device::current()?.properties()?;
+        assert_eq!((props.major, props.minor, props.multi_processor_count), (9, 0, 132));
+        assert_eq!(props.arch(), "90");
+        assert!(props.cluster_launch && props.to_string().lines().count() > 80);
         Ok(())
     }
 }
@@ -1557,3 +1596,9 @@ emulated! {
 // ---- issue 38: the gate ----
 #[path = "emulated/gate.rs"]
 mod gate;
+
+#[path = "emulated/graph_nodes.rs"]
+mod graph_nodes;
+
+#[path = "emulated/host_memory.rs"]
+mod host_memory;

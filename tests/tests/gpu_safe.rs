@@ -180,21 +180,21 @@ fn device_properties_attributes_guard_and_limits() {
     println!(
         "device 0: {} sm_{}{} {} SMs {} MiB",
         p.name,
-        p.compute_capability.0,
-        p.compute_capability.1,
-        p.multiprocessor_count,
+        p.compute_capability().0,
+        p.compute_capability().1,
+        p.multi_processor_count,
         p.total_global_mem >> 20
     );
     assert!(!p.name.is_empty());
     assert_eq!(d.name().expect("name"), p.name);
-    assert_eq!(d.compute_capability().expect("cc"), p.compute_capability);
+    assert_eq!(d.compute_capability().expect("cc"), p.compute_capability());
     assert_eq!(
         d.attribute(cudaDeviceAttr::MULTI_PROCESSOR_COUNT)
             .expect("attr"),
-        p.multiprocessor_count
+        p.multi_processor_count
     );
     assert_eq!(p.warp_size, 32);
-    assert!(p.max_threads_per_block >= 1024 && p.max_block_dim[0] >= 1024);
+    assert!(p.max_threads_per_block >= 1024 && p.max_threads_dim[0] >= 1024);
     assert!(p.total_global_mem > 1 << 30);
     let mem = d.mem_info().expect("mem_info");
     assert!(mem.free <= mem.total && mem.total <= p.total_global_mem + (1 << 30));
@@ -1238,7 +1238,7 @@ fn launches_are_checked_against_the_kernel_and_occupancy_suggests_a_block() {
     unsafe {
         stream
             .launch(&kernel)
-            .config(LaunchConfig::new(n / 256, 256))
+            .config(LaunchConfig::new(n / 256, 256).unwrap())
             .args((&buf, &n))
             .run_unchecked()
             .unwrap()
@@ -1527,4 +1527,753 @@ fn ipc_child_opens_the_handles() {
     };
     stream.synchronize().unwrap();
     println!("child: opened and changed {n} elements");
+}
+
+/// Issue 43: streams and events key maps (by handle), stream priorities outside the device's
+/// range are refused instead of clamped, events report their flags.
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43_streams_events_hash_priorities_and_flags() {
+    use std::collections::{HashMap, HashSet};
+    gpu();
+    let a = Stream::non_blocking().unwrap();
+    let b = Stream::non_blocking().unwrap();
+    // A stream's hash is its handle, which never changes (the lint sees its queue's lock).
+    #[allow(clippy::mutable_key_type)]
+    let mut work: HashMap<Stream, u32> = HashMap::new();
+    *work.entry(a.clone()).or_default() += 1;
+    *work.entry(a.clone()).or_default() += 1;
+    *work.entry(b.clone()).or_default() += 1;
+    assert_eq!(work.len(), 2);
+    assert_eq!(work[&a], 2);
+
+    let (least, greatest) = Device::get(0).unwrap().stream_priority_range().unwrap();
+    println!("priorities {greatest}..={least}");
+    let top = Stream::with_priority(StreamFlags::NON_BLOCKING, greatest).unwrap();
+    assert_eq!(top.priority().unwrap(), greatest);
+    for outside in [greatest - 1, least + 1] {
+        let e = Stream::with_priority(StreamFlags::NON_BLOCKING, outside)
+            .expect_err("a priority outside the range");
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+    }
+
+    let e1 = Event::with_flags(EventFlags::DISABLE_TIMING | EventFlags::BLOCKING_SYNC).unwrap();
+    let e2 = Event::new().unwrap();
+    let set: HashSet<Event> = [e1.clone(), e1.clone(), e2.clone()].into_iter().collect();
+    assert_eq!(set.len(), 2);
+    assert_eq!(e1, e1.clone());
+    assert_ne!(e1, e2);
+    assert_eq!(e1.is_timing_disabled(), Some(true));
+    assert_eq!(e1.is_blocking_sync(), Some(true));
+    assert_eq!(e2.flags(), Some(EventFlags::DEFAULT));
+    let recorded = a.record_event().unwrap();
+    assert_eq!(recorded.is_timing_disabled(), Some(false));
+    let ipc = Event::interprocess(Device::get(0).unwrap()).unwrap();
+    assert_eq!(ipc.is_ipc_enabled(), Some(true));
+}
+
+/// Issue 43: an event opened from an IPC handle (in a child process) gives that handle back.
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43_an_opened_ipc_event_gives_its_handle_back() {
+    gpu();
+    let event = Event::interprocess(Device::get(0).unwrap()).unwrap();
+    let bytes = event.ipc_handle().unwrap().to_bytes();
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let out = workspace_tests::child::run("issue43_ipc_event_child", |cmd| {
+        cmd.env("ISSUE43_IPC_EVENT", &hex);
+    });
+    assert!(
+        out.contains(&format!("reopened handle {hex}")),
+        "the child's event gave back another handle:\n{out}"
+    );
+}
+
+/// The child of [`issue43_an_opened_ipc_event_gives_its_handle_back`]: opens the handle in
+/// `ISSUE43_IPC_EVENT`, waits on it and prints the handle the opened event gives back (run
+/// alone, without the variable, it checks that a non-IPC event has no handle).
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43_ipc_event_child() {
+    gpu();
+    let Ok(hex) = std::env::var("ISSUE43_IPC_EVENT") else {
+        let plain = Event::new().unwrap();
+        let e = plain
+            .ipc_handle()
+            .expect_err("a non-IPC event has no handle");
+        assert_eq!(e.cuda_code(), Some(INVALID_RESOURCE_HANDLE), "{e}");
+        return;
+    };
+    let mut bytes = [0u8; 64];
+    for (i, b) in bytes.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("hex");
+    }
+    let handle = cudart13::IpcEventHandle::from_bytes(bytes);
+    // SAFETY: the bytes are an event handle the parent exported and keeps alive.
+    let opened = unsafe { handle.open(Device::get(0).unwrap()) }.expect("open");
+    opened.synchronize().expect("wait on the parent's event");
+    assert_eq!(opened.is_ipc_enabled(), Some(true));
+    let again = opened
+        .ipc_handle()
+        .expect("an opened event gives its handle back");
+    let hex_again: String = again
+        .to_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    println!("reopened handle {hex_again}");
+}
+
+/// Issue 43: `DeviceProperties` has every `cudaDeviceProp` field, agreeing with the generated
+/// attribute getters; `arch()`, the formatted UUID and `Display`.
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43_device_properties_attributes_arch_and_uuid() {
+    gpu();
+    let d = Device::get(0).unwrap();
+    let p = d.properties().unwrap();
+    let a = d.attributes();
+    assert_eq!(a.multi_processor_count().unwrap(), p.multi_processor_count);
+    assert_eq!(a.max_threads_per_block().unwrap(), p.max_threads_per_block);
+    assert_eq!(a.max_block_dim_x().unwrap(), p.max_threads_dim[0]);
+    assert_eq!(a.max_grid_dim_y().unwrap(), p.max_grid_size[1]);
+    assert_eq!(a.warp_size().unwrap(), p.warp_size);
+    assert_eq!(a.l2_cache_size().unwrap(), p.l2_cache_size);
+    assert_eq!(a.pci_bus_id().unwrap(), p.pci_bus_id);
+    assert_eq!(a.integrated().unwrap(), p.integrated);
+    assert_eq!(
+        a.concurrent_managed_access().unwrap(),
+        p.concurrent_managed_access
+    );
+    assert_eq!(a.cluster_launch().unwrap(), p.cluster_launch);
+    assert_eq!(
+        a.memory_pools_supported().unwrap(),
+        p.memory_pools_supported
+    );
+    assert_eq!(a.compute_capability_major().unwrap(), p.major);
+    let (major, minor) = d.compute_capability().unwrap();
+    assert_eq!(d.arch().unwrap(), format!("{major}{minor}"));
+    assert_eq!(p.arch(), d.arch().unwrap());
+    let uuid = d.uuid().unwrap();
+    assert_eq!(uuid, p.uuid);
+    let text = uuid.to_string();
+    println!("{} sm_{} {text}", p.name, p.arch());
+    assert!(text.starts_with("GPU-") && text.len() == 40, "{text}");
+    assert_eq!(text[4..], uuid.hyphenated());
+    let shown = p.to_string();
+    assert!(shown.lines().count() > 80, "{shown}");
+    assert!(shown.contains(&format!("{:?}", p.name)), "{shown}");
+}
+
+/// Issue 43: launch configurations carry and check their attributes; occupancy with a block
+/// size limit and shared memory per block size; cluster occupancy; every kernel attribute;
+/// `bool` arguments.
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43_launch_configs_occupancy_clusters_and_bool_arguments() {
+    gpu();
+    assert!(matches!(
+        LaunchConfig::new(0, 256),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        LaunchConfig::new(4, (32, 0)),
+        Err(Error::InvalidArgument(_))
+    ));
+    let module = Module::from_ptx(ADD_ONE_PTX).unwrap();
+    let kernel = module.kernel("add_one").unwrap();
+    let unlimited = kernel.occupancy(0).unwrap();
+    for limit in [32u32, 64, 96, 100, 128, 192, 200, 256, 384, 500, 512, 1000] {
+        let best = kernel.occupancy_limited(0, limit).unwrap();
+        assert!(
+            best.block_size <= limit && best.block_size > 0,
+            "{limit}: {best:?}"
+        );
+        assert!(best.block_size <= unlimited.block_size.max(limit));
+    }
+    let by_size = kernel
+        .occupancy_variable_smem(|block| block as usize * 64, 0)
+        .unwrap();
+    let fixed = kernel.occupancy(0).unwrap();
+    println!("occupancy: {fixed:?}; with 64 B a thread: {by_size:?}");
+    assert!(
+        by_size.blocks_per_multiprocessor * by_size.block_size
+            <= fixed.blocks_per_multiprocessor * fixed.block_size
+    );
+    let avail = kernel.available_dynamic_shared_memory(2, 256).unwrap();
+    assert!(avail > 0, "{avail}");
+
+    let attrs = kernel.attributes().unwrap();
+    println!("{attrs}");
+    assert!(
+        attrs.binary_version > 0 && attrs.ptx_version > 0,
+        "{attrs:?}"
+    );
+    assert_eq!(attrs.required_cluster_width, 0);
+    assert!(!attrs.to_string().is_empty());
+
+    let stream = Stream::non_blocking().unwrap();
+    let n = 1024u32;
+    let data = DeviceBuffer::<u32>::zeroed(n as usize, &stream).unwrap();
+    let config = LaunchConfig::new(4, 256).unwrap();
+    assert_eq!(
+        (config.grid.x, config.block.x, config.cluster),
+        (4, 256, None)
+    );
+    // SAFETY: add_one(unsigned*, unsigned) over `n` elements.
+    unsafe { kernel.launch(&stream, config, (&data, &n)).unwrap() };
+    let mut expected = 1;
+    if Device::get(0).unwrap().properties().unwrap().cluster_launch {
+        let clustered = config.with_cluster(2).unwrap();
+        assert_eq!(clustered.cluster.map(|c| c.x), Some(2));
+        let active = kernel.max_active_clusters(&clustered).unwrap();
+        let size = kernel.max_potential_cluster_size(&config).unwrap();
+        println!("clusters of 2: {active} at once; potential cluster size {size}");
+        assert!(active >= 1 && size >= 2, "{active} {size}");
+        // SAFETY: as above, in clusters of two blocks.
+        unsafe { kernel.launch(&stream, clustered, (&data, &n)).unwrap() };
+        expected += 1;
+        let pss = config.with_programmatic_stream_serialization(true);
+        assert!(pss.programmatic_stream_serialization);
+        // SAFETY: as above.
+        unsafe { kernel.launch(&stream, pss, (&data, &n)).unwrap() };
+        expected += 1;
+    }
+    assert!(data.to_vec().unwrap().iter().all(|v| *v == expected));
+    // A zero grid set through the public field is refused before CUDA.
+    let mut zero = config;
+    zero.grid.x = 0;
+    // SAFETY: refused before anything is launched.
+    let e = unsafe { kernel.launch(&stream, zero, (&data, &n)) }.expect_err("zero grid");
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+
+    // A `bool` argument, from a kernel NVRTC compiles.
+    let src = r#"extern "C" __global__ void pick(unsigned* out, bool b) { *out = b ? 7u : 3u; }"#;
+    let compiled = nvrtc13::Program::new(src, "pick.cu")
+        .unwrap()
+        .compile(Vec::<String>::new())
+        .unwrap();
+    let pick = Module::from_ptx(&compiled.ptx().unwrap())
+        .unwrap()
+        .kernel("pick")
+        .unwrap();
+    let out = DeviceBuffer::<u32>::zeroed(1, &stream).unwrap();
+    for (flag, want) in [(true, 7u32), (false, 3)] {
+        // SAFETY: pick(unsigned*, bool) writes one element.
+        unsafe {
+            pick.launch(&stream, LaunchConfig::new(1, 1).unwrap(), (&out, &flag))
+                .unwrap()
+        };
+        assert_eq!(out.to_vec().unwrap(), [want]);
+    }
+}
+
+/// Issue 43: NVRTC compiles for the current device by default, and a kernel compiled with a
+/// name expression is found by that name through the module's symbol map.
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43_nvrtc_default_arch_and_name_expressions() {
+    gpu();
+    let device = Device::get(0).unwrap();
+    let arch: i32 = device.arch().unwrap().parse().unwrap();
+    let supported = nvrtc13::supported_architectures().unwrap();
+    let expected = supported.iter().copied().filter(|a| *a <= arch).max();
+    assert_eq!(nvrtc13::current_device_arch(), Some(arch));
+    let src = "template <typename T> __global__ void fill(T* p, T v, unsigned n) {\n\
+               unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = v; }";
+    let mut program = nvrtc13::Program::new(src, "fill.cu").unwrap();
+    program.add_name_expression("fill<float>").unwrap();
+    program.add_name_expression("fill<int>").unwrap();
+    // No --gpu-architecture: the device's (a CUBIN exists only for a real architecture).
+    let compiled = program.compile(["--std=c++17"]).unwrap();
+    let cubin = compiled
+        .cubin()
+        .expect("compiled for the device's sm_XX by default");
+    let names = compiled.lowered_names().unwrap();
+    println!("default arch sm_{expected:?}; lowered names {names:?}");
+    assert_eq!(names.len(), 2);
+    assert_eq!(names[0].0, "fill<float>");
+    assert!(names[0].1.starts_with("_Z"), "{names:?}");
+    let module = Module::from_bytes(&cubin)
+        .unwrap()
+        .with_symbols(names.clone());
+    assert_eq!(module.symbol_for("fill<int>"), Some(names[1].1.as_str()));
+    let fill = module
+        .kernel("fill<float>")
+        .expect("found by its name expression");
+    let stream = Stream::non_blocking().unwrap();
+    let n = 300u32;
+    let data = DeviceBuffer::<f32>::zeroed(n as usize, &stream).unwrap();
+    // SAFETY: fill<float>(float*, float, unsigned) over `n` elements.
+    unsafe {
+        fill.launch(
+            &stream,
+            LaunchConfig::for_num_elems(n),
+            (&data, &2.5f32, &n),
+        )
+        .unwrap()
+    };
+    assert!(data.to_vec().unwrap().iter().all(|v| *v == 2.5));
+    // The mangled name still works, and an unknown expression is not found.
+    module.kernel(&names[1].1).expect("by the lowered name");
+    assert!(module.kernel("fill<double>").is_err());
+}
+
+// ---- issue 43 (graphs and memory, part b) ----
+
+/// `step(unsigned* state, unsigned long long handle)`: the while node's body of
+/// `examples/graph_while_loop.rs`.
+const STEP_PTX: &str = include_str!("../../examples/examples/graph_while_loop.ptx");
+
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43b_conditional_while_if_and_switch_nodes() {
+    use cudart13::graph::Conditional;
+    gpu();
+    let step = Module::from_ptx(STEP_PTX).unwrap().kernel("step").unwrap();
+    let stream = Stream::non_blocking().unwrap();
+    let mut state = DeviceBuffer::<u32>::zeroed(2, &stream).unwrap();
+    let init = DeviceBuffer::from_slice(&[7u32, 0], &stream).unwrap();
+    let graph = Graph::new().unwrap();
+    let reset = graph.add_copy_node(&[], &mut state, &init).unwrap();
+    let handle = graph.conditional_handle(Some(1)).unwrap();
+    let cond = graph
+        .add_conditional_node(&[reset], handle, Conditional::While)
+        .unwrap();
+    assert_eq!(cond.bodies().len(), 1);
+    assert_eq!(
+        cond.node().node_type().unwrap(),
+        cudart13::graph::GraphNodeType::CONDITIONAL
+    );
+    let h = handle.as_raw();
+    // SAFETY: step(unsigned*, unsigned long long) on one thread over `state`'s 2 elements.
+    unsafe {
+        cond.bodies()[0]
+            .add_kernel_node(
+                &[],
+                Launch::new(&step)
+                    .config(LaunchConfig::new(1, 1))
+                    .args((&state, &h)),
+            )
+            .unwrap()
+    };
+    // A handle of another graph is refused.
+    let other = Graph::new().unwrap();
+    let foreign = other.conditional_handle(None).unwrap();
+    assert!(matches!(
+        graph.add_conditional_node(&[], foreign, Conditional::While),
+        Err(Error::InvalidArgument(_))
+    ));
+    let exec = graph.instantiate().unwrap();
+    drop(cond);
+    drop(graph);
+    drop(init); // the executable graph holds it
+    for _ in 0..2 {
+        exec.launch(&stream).unwrap();
+        assert_eq!(state.to_vec().unwrap(), [0, 7], "seven rounds per launch");
+    }
+    // An if node with an else body: the default 0 runs the else body only.
+    let graph = Graph::new().unwrap();
+    let mut flags = DeviceBuffer::<u8>::zeroed(2, &stream).unwrap();
+    let handle = graph.conditional_handle(Some(0)).unwrap();
+    let cond = graph
+        .add_conditional_node(&[], handle, Conditional::If { with_else: true })
+        .unwrap();
+    assert_eq!(cond.bodies().len(), 2);
+    let mut first = flags.slice_mut(0..1).unwrap();
+    cond.bodies()[0]
+        .add_memset_node(&[], &mut first, 1)
+        .unwrap();
+    let mut second = flags.slice_mut(1..2).unwrap();
+    cond.bodies()[1]
+        .add_memset_node(&[], &mut second, 2)
+        .unwrap();
+    let exec = graph.instantiate().unwrap();
+    exec.launch(&stream).unwrap();
+    assert_eq!(flags.to_vec().unwrap(), [0, 2], "only the else body ran");
+    // A switch node (CUDA 12.8+ on the 12.x line): the default 2 runs body 2 of 3.
+    let graph = Graph::new().unwrap();
+    let mut cases = DeviceBuffer::<u8>::zeroed(3, &stream).unwrap();
+    let handle = graph.conditional_handle(Some(2)).unwrap();
+    let cond = graph
+        .add_conditional_node(&[], handle, Conditional::Switch { cases: 3 })
+        .unwrap();
+    for (i, body) in cond.bodies().iter().enumerate() {
+        let mut one = cases.slice_mut(i..i + 1).unwrap();
+        body.add_memset_node(&[], &mut one, 9).unwrap();
+    }
+    graph.instantiate().unwrap().launch(&stream).unwrap();
+    assert_eq!(cases.to_vec().unwrap(), [0, 0, 9]);
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43b_captured_host_callback_runs_once_per_launch() {
+    gpu();
+    let stream = Stream::non_blocking().unwrap();
+    let runs = Arc::new(AtomicUsize::new(0));
+    let seen = runs.clone();
+    let mut data = DeviceBuffer::<u32>::zeroed(1024, &stream).unwrap();
+    let graph = stream
+        .capture(CaptureMode::THREAD_LOCAL, |s| {
+            data.memset(1, s)?;
+            s.launch_repeatable_host_func(move || {
+                seen.fetch_add(1, Ordering::SeqCst);
+            })
+        })
+        .unwrap();
+    let types: Vec<_> = graph
+        .nodes()
+        .unwrap()
+        .iter()
+        .map(|n| n.node_type().unwrap())
+        .collect();
+    assert!(
+        types.contains(&cudart13::graph::GraphNodeType::HOST),
+        "{types:?}"
+    );
+    let exec = graph.instantiate().unwrap();
+    drop(graph);
+    for _ in 0..5 {
+        exec.launch(&stream).unwrap();
+    }
+    stream.synchronize().unwrap();
+    assert_eq!(runs.load(Ordering::SeqCst), 5);
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43b_update_1000_times_keeps_holdings_bounded_and_names_refusals() {
+    gpu();
+    struct Token(Arc<AtomicUsize>);
+    impl Drop for Token {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+    let stream = Stream::non_blocking().unwrap();
+    let live = Arc::new(AtomicUsize::new(0));
+    let make = || {
+        let graph = Graph::new().unwrap();
+        let mut buf = DeviceBuffer::<u8>::new(4096, &stream).unwrap();
+        let set = graph.add_memset_node(&[], &mut buf, 1).unwrap();
+        live.fetch_add(1, Ordering::SeqCst);
+        let token = Token(live.clone());
+        graph
+            .add_host_node(&[set], move || {
+                let _ = &token;
+            })
+            .unwrap();
+        graph
+    };
+    let exec = make().instantiate().unwrap();
+    let settle = || {
+        stream.synchronize().unwrap();
+        for _ in 0..400 {
+            if live.load(Ordering::SeqCst) <= 1 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        live.load(Ordering::SeqCst)
+    };
+    for i in 1..=1000 {
+        exec.launch(&stream).unwrap();
+        exec.update(&make()).unwrap();
+        if i % 100 == 0 {
+            let now = settle();
+            println!("{i} updates: {now} held closure(s)");
+            assert!(now <= 1, "{now} closures held after {i} updates");
+        }
+    }
+    // A refused update: result information names the reason and the node.
+    let other = Graph::new().unwrap();
+    let a = other.add_empty_node(&[]).unwrap();
+    other.add_empty_node(&[a]).unwrap();
+    match exec.update(&other) {
+        Err(Error::GraphUpdate(why)) => {
+            println!("refused: {why}");
+            assert_ne!(why.reason, cudart13::graph::GraphUpdateResult::SUCCESS);
+        }
+        other => panic!("expected a refused update, got {other:?}"),
+    }
+    exec.launch(&stream).unwrap();
+    drop(exec);
+    stream.synchronize().unwrap();
+    for _ in 0..400 {
+        if live.load(Ordering::SeqCst) == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(live.load(Ordering::SeqCst), 0);
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43b_nodes_edges_setters_and_removal() {
+    gpu();
+    let stream = Stream::non_blocking().unwrap();
+    let mut a = DeviceBuffer::<u8>::zeroed(256, &stream).unwrap();
+    let mut b = DeviceBuffer::<u8>::zeroed(256, &stream).unwrap();
+    let src = PinnedBuffer::from_slice(&[3u32; 64]).unwrap();
+    let mut dst = PinnedBuffer::<u32>::new(64).unwrap();
+    let mut dst2 = PinnedBuffer::<u32>::new(64).unwrap();
+    let which = Arc::new(AtomicUsize::new(0));
+    let mut graph = Graph::new().unwrap();
+    let (set, host, copy, spare) = {
+        let set = graph.add_memset_node(&[], &mut a, 1).unwrap();
+        let w = which.clone();
+        let host = graph
+            .add_host_node(&[set], move || w.store(1, Ordering::SeqCst))
+            .unwrap();
+        let copy = graph.add_copy_pinned_node(&[host], &mut dst, &src).unwrap();
+        let spare = graph.add_empty_node(&[copy]).unwrap();
+        assert_eq!(graph.nodes().unwrap(), vec![set, host, copy, spare]);
+        let edges = graph.edges().unwrap();
+        assert_eq!(edges.len(), 3);
+        assert!(edges.iter().any(|e| e.from == set && e.to == host));
+        assert_eq!(
+            copy.node_type().unwrap(),
+            cudart13::graph::GraphNodeType::MEMCPY
+        );
+        (set.id(), host.id(), copy.id(), spare.id())
+    };
+    graph.remove_node(spare).unwrap();
+    assert!(graph.remove_node(spare).is_err());
+    assert_eq!(graph.node_count().unwrap(), 3);
+    let nodes = graph.nodes().unwrap();
+    let find = |id| *nodes.iter().find(|n| n.id() == id).unwrap();
+    let (set, host, copy) = (find(set), find(host), find(copy));
+    graph.set_memset_node(set, &mut b, 5).unwrap();
+    let w = which.clone();
+    graph
+        .set_host_node(host, move || w.store(2, Ordering::SeqCst))
+        .unwrap();
+    let exec = graph.instantiate().unwrap();
+    exec.launch(&stream).unwrap();
+    assert_eq!(dst.to_vec().unwrap(), vec![3; 64]);
+    assert_eq!(b.to_vec().unwrap(), vec![5; 256]);
+    assert_eq!(a.to_vec().unwrap(), vec![0; 256]);
+    assert_eq!(which.load(Ordering::SeqCst), 2);
+    // The executable graph's own setters: host, memset, pinned-to-pinned copy.
+    let w = which.clone();
+    exec.set_host_node(host, move || w.store(3, Ordering::SeqCst))
+        .unwrap();
+    exec.set_memset_node(set, &mut a, 6).unwrap();
+    exec.set_copy_pinned_node(copy, &mut dst2, &src).unwrap();
+    exec.launch(&stream).unwrap();
+    assert_eq!(dst2.to_vec().unwrap(), vec![3; 64]);
+    assert_eq!(a.to_vec().unwrap(), vec![6; 256]);
+    assert_eq!(which.load(Ordering::SeqCst), 3);
+    // A child-graph node set in place.
+    let parent = Graph::new().unwrap();
+    let child = Graph::new().unwrap();
+    child.add_memset_node(&[], &mut a, 7).unwrap();
+    let node = parent.add_child_graph_node(&[], &child).unwrap();
+    let pexec = parent.instantiate().unwrap();
+    let child2 = Graph::new().unwrap();
+    child2.add_memset_node(&[], &mut b, 8).unwrap();
+    pexec.set_child_graph_node(node, &child2).unwrap();
+    pexec.launch(&stream).unwrap();
+    assert_eq!(b.to_vec().unwrap(), vec![8; 256]);
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43b_pointer_info_registration_and_pinned_copies() {
+    use cudart13::memory::{MemoryType, PointerInfo};
+    gpu();
+    let stream = Stream::non_blocking().unwrap();
+    let dev = DeviceBuffer::<u32>::zeroed(16, &stream).unwrap();
+    let info = PointerInfo::of(dev.as_device_ptr().as_raw()).unwrap();
+    assert_eq!(info.memory_type, MemoryType::DEVICE);
+    assert_eq!(info.device, Some(0));
+    assert!(info.is_device_accessible() && !info.is_host_accessible());
+    let pinned = PinnedBuffer::<u32>::new(16).unwrap();
+    let info = PointerInfo::of(pinned.as_ptr().cast()).unwrap();
+    assert_eq!(info.memory_type, MemoryType::HOST);
+    assert!(info.is_host_accessible());
+    let managed = ManagedBuffer::<u32>::new(16).unwrap();
+    let info = PointerInfo::of(managed.as_device_ptr().as_raw()).unwrap();
+    assert_eq!(info.memory_type, MemoryType::MANAGED);
+    assert!(info.is_device_accessible() && info.is_host_accessible());
+    let heap = [0u32; 16];
+    let info = PointerInfo::of(heap.as_ptr().cast()).unwrap();
+    assert_eq!(info.memory_type, MemoryType::UNREGISTERED);
+    assert_eq!(info.device, None);
+    // Registered host memory: pinned in place, copied to and from, unregistered on drop.
+    let data: Vec<u32> = (0..4096).collect();
+    let addr = data.as_ptr() as usize;
+    let mut registered = PinnedBuffer::register(data).unwrap();
+    assert_eq!(registered.as_ptr() as usize, addr, "no copy");
+    let info = PointerInfo::of(registered.as_ptr().cast()).unwrap();
+    assert_eq!(info.memory_type, MemoryType::HOST);
+    let mut back = DeviceBuffer::<u32>::zeroed(4096, &stream).unwrap();
+    back.copy_from_pinned_async(&registered, &stream).unwrap();
+    let mut copy = PinnedBuffer::<u32>::new(4096).unwrap();
+    copy.copy_from_pinned_async(&registered, &stream).unwrap();
+    registered.as_mut_slice().unwrap().fill(0); // waits for both copies
+    assert_eq!(back.to_vec().unwrap()[4095], 4095);
+    assert_eq!(copy.to_vec().unwrap()[4095], 4095);
+    back.copy_to_pinned_async(&mut registered, &stream).unwrap();
+    drop(registered); // unregistered and freed after the copy
+    stream.synchronize().unwrap();
+    assert!(take_drop_errors().is_empty());
+}
+
+/// Set in the child process of [`issue43b_ipc_pool_shared_with_a_child_process`].
+const IPC_POOL_CHILD: &str = "CUDART_TEST_IPC_POOL_CHILD";
+
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43b_ipc_pool_shared_with_a_child_process() {
+    use std::os::fd::AsFd;
+    gpu();
+    let device = Device::get(0).unwrap();
+    let stream = Stream::non_blocking().unwrap();
+    let plain = MemPool::new(device).unwrap();
+    assert!(plain.export_fd().is_err(), "a pool made without handles");
+    let pool = MemPool::new_shareable(device).unwrap();
+    let fd = pool.export_fd().unwrap();
+    let mut bufs = Vec::new();
+    let mut exports = Vec::new();
+    for i in 0..3u32 {
+        let mut buf = pool.alloc::<u32>(1 << 16, &stream).unwrap();
+        buf.copy_from_host(&vec![i + 1; 1 << 16]).unwrap();
+        bufs.push(buf);
+    }
+    stream.synchronize().unwrap();
+    for buf in &bufs {
+        let bytes = pool.export_pointer(buf).unwrap().to_bytes();
+        exports.push(bytes.iter().map(|x| format!("{x:02x}")).collect::<String>());
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args([
+            "issue43b_ipc_pool_child",
+            "--exact",
+            "--include-ignored",
+            "--nocapture",
+        ])
+        .env(IPC_POOL_CHILD, exports.join(" "))
+        .stdin(std::process::Stdio::from(
+            fd.as_fd().try_clone_to_owned().unwrap(),
+        ))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the child failed: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("child: imported 3 allocations"), "{text}");
+    for (i, buf) in bufs.iter().enumerate() {
+        assert!(
+            buf.to_vec()
+                .unwrap()
+                .iter()
+                .all(|v| *v == 10 * (i as u32 + 1)),
+            "the child's writes to allocation {i}"
+        );
+    }
+    drop(bufs);
+    assert!(take_drop_errors().is_empty());
+}
+
+/// The other side of [`issue43b_ipc_pool_shared_with_a_child_process`]; does nothing when
+/// run on its own.
+#[test]
+#[ignore = "run by issue43b_ipc_pool_shared_with_a_child_process in a child process"]
+fn issue43b_ipc_pool_child() {
+    use cudart13::memory::PoolPointerExport;
+    use std::os::fd::BorrowedFd;
+    let Ok(exports) = std::env::var(IPC_POOL_CHILD) else {
+        return;
+    };
+    let device = Device::get(0).unwrap();
+    device.set_current().unwrap();
+    let stream = Stream::non_blocking().unwrap();
+    // SAFETY: standard input is the pool's descriptor, inherited from the parent.
+    let fd = unsafe { BorrowedFd::borrow_raw(0) };
+    let pool = MemPool::import_fd(fd, device).unwrap();
+    let mut n = 0;
+    for (i, hex) in exports.split(' ').enumerate() {
+        let bytes: Vec<u8> = (0..hex.len() / 2)
+            .map(|k| u8::from_str_radix(&hex[2 * k..2 * k + 2], 16).unwrap())
+            .collect();
+        let export = PoolPointerExport::from_bytes(bytes.try_into().unwrap());
+        // SAFETY: the parent allocated (and synchronised) before exporting, and keeps the
+        // allocation until this process has exited.
+        let mut shared: DeviceBuffer<u32> =
+            unsafe { pool.import_pointer(export, &stream).unwrap() };
+        let want = i as u32 + 1;
+        assert!(shared.to_vec().unwrap().iter().all(|v| *v == want));
+        shared
+            .copy_from_host(&vec![10 * want; shared.len()])
+            .unwrap();
+        drop(shared);
+        n += 1;
+    }
+    stream.synchronize().unwrap();
+    println!("child: imported {n} allocations");
+}
+
+#[test]
+#[ignore = "needs a GPU: run on the GPU machine with --include-ignored (scripts/gpu-run.sh)"]
+fn issue43b_dependencies_and_programmatic_edges() {
+    use cudart13::graph::Programmatic;
+    gpu();
+    let stream = Stream::non_blocking().unwrap();
+    let add_one = Module::from_ptx(ADD_ONE_PTX)
+        .unwrap()
+        .kernel("add_one")
+        .unwrap();
+    let n = 4096u32;
+    let config = LaunchConfig::for_num_elems(n);
+    let a = DeviceBuffer::<u32>::zeroed(n as usize, &stream).unwrap();
+    let b = DeviceBuffer::<u32>::zeroed(n as usize, &stream).unwrap();
+    let graph = Graph::new().unwrap();
+    let (e1, e2) = (
+        graph.add_empty_node(&[]).unwrap(),
+        graph.add_empty_node(&[]).unwrap(),
+    );
+    graph.add_dependency(e1, e2).unwrap();
+    assert_eq!(graph.root_nodes().unwrap(), vec![e1]);
+    // SAFETY: add_one(unsigned*, unsigned) over `n` elements of buffers that outlive the
+    // launches; the two kernels touch different buffers, so overlapping them races on nothing.
+    unsafe {
+        let k1 = graph
+            .add_kernel_node(&[e2], Launch::new(&add_one).config(config).args((&a, &n)))
+            .unwrap();
+        let k2 = graph
+            .add_kernel_node(&[e2], Launch::new(&add_one).config(config).args((&b, &n)))
+            .unwrap();
+        graph
+            .add_programmatic_dependency(k1, k2, Programmatic::Triggered)
+            .unwrap();
+        assert!(
+            graph
+                .add_programmatic_dependency(e1, e2, Programmatic::Launched)
+                .is_err(),
+            "programmatic edges join kernel nodes only"
+        );
+    }
+    let edges = graph.edges().unwrap();
+    assert_eq!(edges.len(), 4);
+    assert!(
+        edges.iter().any(|e| e.data.type_ == 1),
+        "one programmatic edge"
+    );
+    let exec = graph.instantiate().unwrap();
+    exec.launch(&stream).unwrap();
+    exec.launch(&stream).unwrap();
+    assert!(a.to_vec().unwrap().iter().all(|v| *v == 2));
+    assert!(b.to_vec().unwrap().iter().all(|v| *v == 2));
+    assert!(take_drop_errors().is_empty());
 }

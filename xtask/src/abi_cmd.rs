@@ -296,7 +296,29 @@ mod tests {
 
     use crate::test_cmd::{ABI_CHECKED, ABI_CHECK_VAR as CHECK_VAR, ABI_LIBCLANG_VAR};
 
-    /// The committed snapshots of 12.8 and 13.2, of the runtime and of NVRTC, are what the
+    /// The releases checked for freshness are those the workspace's generated crates are
+    /// made from (the manifest's `[[crate]]` entries), not releases no crate uses.
+    #[test]
+    fn freshness_checks_the_crates_releases() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let docs = root.join("docs-src");
+        let mut releases: Vec<String> = codegen::load::crates(&docs)
+            .unwrap()
+            .iter()
+            .filter_map(|c| {
+                let d: Vec<PathBuf> = c.docs.iter().map(|d| docs.join(d)).collect();
+                codegen::load::manifest_release(&d)
+            })
+            .map(|r| snapshot::short_release(&r))
+            .collect();
+        releases.sort();
+        releases.dedup();
+        let mut checked: Vec<String> = ABI_CHECKED.iter().map(|r| r.to_string()).collect();
+        checked.sort();
+        assert_eq!(checked, releases);
+    }
+
+    /// The committed snapshots of [`ABI_CHECKED`], of the runtime and of NVRTC, are what the
     /// headers give now, byte for byte.
     /// Needs the unpacked wheels and libclang (`cargo xtask test` provides both); skipped with
     /// a reason otherwise, unless `CUDART_AUDIT_REQUIRED=1`.
@@ -309,7 +331,7 @@ mod tests {
                 !required,
                 "{CHECK_VAR} is not set: run `cargo xtask test`, which fetches the wheels and libclang"
             );
-            eprintln!("skipped: {CHECK_VAR}=1 is not set (`cargo xtask test` sets it after fetching the 12.8 and 13.2 wheels and libclang)");
+            eprintln!("skipped: {CHECK_VAR}=1 is not set (`cargo xtask test` sets it after fetching the wheels of ABI_CHECKED and libclang)");
             return;
         }
         let libclang = std::env::var_os(ABI_LIBCLANG_VAR)

@@ -134,7 +134,9 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
         started,
         &format!("ABI: {} functions; classifying", abi.functions.len()),
     );
-    let report = coverage::audit(&api, &abi, &exports, version);
+    let mut report = coverage::audit(&api, &abi, &exports, version);
+    // The report names the library without this machine's folders.
+    report.library.path = report_path(&crate::workspace_root(), Path::new(&exports.path));
 
     let text = coverage::render::render(&report, format);
     if out.as_os_str() == "-" {
@@ -189,6 +191,21 @@ fn fail_on_classes(words: &[String]) -> Result<Vec<Class>> {
         }
     }
     Ok(out)
+}
+
+/// The library as a report names it: relative to the workspace when it lies inside
+/// (`target/cuda-wheel-13.5/nvidia/cu13/lib/libcudart.so.13`), else its file name alone
+/// (`libcudart.so.13`): a report is shared, the local folders are nobody else's business.
+pub fn report_path(root: &Path, path: &Path) -> String {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+    match absolute.strip_prefix(&root) {
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+    }
 }
 
 fn shown_paths(paths: &[PathBuf]) -> String {
@@ -258,4 +275,26 @@ fn library(
     };
     let exports = coverage::read_exports(&live.path)?;
     Ok((exports, live.version, live.found_by.clone()))
+}
+
+#[cfg(test)]
+mod report_path_tests {
+    use super::report_path;
+    use std::path::Path;
+
+    #[test]
+    fn the_report_names_no_absolute_local_folder() {
+        let root = Path::new("/home/me/work/cudart");
+        assert_eq!(
+            report_path(
+                root,
+                &root.join("target/cuda-wheel-13.5/nvidia/cu13/lib/libcudart.so.13")
+            ),
+            "target/cuda-wheel-13.5/nvidia/cu13/lib/libcudart.so.13"
+        );
+        assert_eq!(
+            report_path(root, Path::new("/opt/private/cuda/lib64/libcudart.so.13")),
+            "libcudart.so.13"
+        );
+    }
 }

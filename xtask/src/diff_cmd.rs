@@ -6,8 +6,12 @@
 //! wheels when there is none yet, as `codegen --out` does). A side of documents is
 //! joined with the snapshot of the release its documents state (`--old-abi`/`--new-abi`
 //! name another; one missing is made from the release's wheels, as `codegen --out` does), so
-//! that every class rests on the C headers; `--no-abi` compares the documents alone (every
-//! difference is then of class `docs`). When a side has no documents (a snapshot or a
+//! that every class rests on the C headers. A document that states no release (NVIDIA's pages
+//! do not) is matched by its item set against every committed snapshot
+//! ([`codegen::diff::identify`]); the matched release is printed, and where several cannot be
+//! told apart they are named (and used only when their headers declare the same). Where no
+//! snapshot can be had for a side, or with `--no-abi`, the documents alone are compared:
+//! removals and changed parameters are still breaks, marked as resting on the documents. When a side has no documents (a snapshot or a
 //! release), only the ABIs are compared. A side that reads with error diagnostics, or with no
 //! item at all, is an error exit that prints them. Items link to their rustdoc page in the
 //! workspace's generated crate of the new side's major, where it has them. It holds the
@@ -41,7 +45,8 @@ pub struct DiffArgs {
     /// The new side's ABI snapshot (default: abi/X.Y.json of the release its documents state).
     #[arg(long, value_name = "FILE", conflicts_with = "no_abi")]
     new_abi: Option<PathBuf>,
-    /// Compare the documents alone: every difference is then of class `docs`.
+    /// Compare the documents alone: breaks then rest on the documents (removals, parameters
+    /// added, removed or retyped), every other difference is of class `docs`.
     #[arg(long)]
     no_abi: bool,
     /// Where the generated crates' rustdoc lives, for the items' links (default: the
@@ -62,6 +67,8 @@ struct Side {
     abi: Option<(Abi, String)>,
     /// The files and folders read.
     inputs: Vec<PathBuf>,
+    /// What matching its items to a release found, printed once both sides are read.
+    note: Option<String>,
 }
 
 impl Side {
@@ -85,6 +92,9 @@ pub fn run(args: DiffArgs, root: &Path) -> Result<ExitCode> {
         .unwrap_or_else(|| root.join(format!("target/diff-report.{}", format.extension())));
     let mut old = load_side(&args.old, args.old_abi.as_deref(), args.no_abi, root)?;
     let mut new = load_side(&args.new, args.new_abi.as_deref(), args.no_abi, root)?;
+    for note in [&old.note, &new.note].into_iter().flatten() {
+        errln!("{note}");
+    }
     if out.as_os_str() != "-" {
         let inputs: Vec<PathBuf> = old.inputs.iter().chain(&new.inputs).cloned().collect();
         codegen::output::refuse_inputs(&out, &inputs)?;
@@ -114,7 +124,7 @@ pub fn run(args: DiffArgs, root: &Path) -> Result<ExitCode> {
                 let which = if a.is_none() { &args.old } else { &args.new };
                 let _ = b;
                 errln!(
-                    "diff: {which} states no release and no snapshot was given (--old-abi/--new-abi): comparing the documents alone; every difference is of class docs"
+                    "diff: no ABI snapshot for {which} (it states no release and its items match no committed snapshot; --old-abi/--new-abi name one): comparing the documents alone; removals and changed parameters are breaks resting on the documents"
                 );
             }
             diff::diff(&old.api, &new.api)
@@ -206,6 +216,7 @@ fn load_side(arg: &str, abi_file: Option<&Path>, no_abi: bool, root: &Path) -> R
             api: Api::default(),
             abi: Some((abi, shown(root, &file))),
             inputs: vec![file],
+            note: None,
         });
     }
     let mut api = None;
@@ -226,6 +237,7 @@ fn load_side(arg: &str, abi_file: Option<&Path>, no_abi: bool, root: &Path) -> R
                     api: Api::default(),
                     abi: Some((abi, arg.to_string())),
                     inputs: vec![path],
+                    note: None,
                 });
             }
             api = Some(
@@ -241,6 +253,7 @@ fn load_side(arg: &str, abi_file: Option<&Path>, no_abi: bool, root: &Path) -> R
     // An unreadable side is an error, not an empty API that makes everything "added".
     codegen::load::check_usable(arg, &api)?;
     let mut inputs = vec![path];
+    let mut note = None;
     let abi = if no_abi {
         None
     } else if let Some(file) = abi_file {
@@ -253,9 +266,111 @@ fn load_side(arg: &str, abi_file: Option<&Path>, no_abi: bool, root: &Path) -> R
         inputs.push(file.clone());
         Some((read_snapshot(&file)?, shown(root, &file)))
     } else {
-        None
+        let (found, message) = identify_side(arg, &api, root)?;
+        note = Some(message);
+        found.map(|(abi, file)| {
+            let label = shown(root, &file);
+            inputs.push(file);
+            (abi, label)
+        })
     };
-    Ok(Side { api, abi, inputs })
+    Ok(Side {
+        api,
+        abi,
+        inputs,
+        note,
+    })
+}
+
+/// The snapshot of the release a document that states none describes, matched by its item
+/// set against every snapshot of the workspace (the runtime's and the other libraries'),
+/// with what was found, to print: the release matched, the ones it cannot tell apart, or that
+/// none matches (`None`: the documents alone are compared).
+fn identify_side(arg: &str, api: &Api, root: &Path) -> Result<(Option<(Abi, PathBuf)>, String)> {
+    let mut files = snapshot::list(root);
+    for lib in codegen::library::Library::ALL {
+        if !lib.snapshot_folder().is_empty() {
+            files.extend(snapshot::list_library(root, lib));
+        }
+    }
+    let mut abis = Vec::with_capacity(files.len());
+    for (_, f) in &files {
+        abis.push(read_snapshot(f)?);
+    }
+    let refs: Vec<&Abi> = abis.iter().collect();
+    let id = codegen::diff::identify::identify(api, &refs);
+    let name = |i: usize| {
+        let lib = abis[i].library;
+        let r = snapshot::short_release(&files[i].0);
+        if lib.is_cudart() {
+            r
+        } else {
+            format!("{} {r}", lib.name())
+        }
+    };
+    match id.matches() {
+        [] => {
+            let best = id.fits.first();
+            let why = best.map_or(String::new(), |b| {
+                if b.foreign > 0 {
+                    format!(
+                        " (nearest: {}, which lacks {} of its items, such as {})",
+                        name(b.index),
+                        b.foreign,
+                        b.foreign_examples.join(", ")
+                    )
+                } else {
+                    format!(
+                        " (it describes {} of the {} functions of {}: too few to tell a release)",
+                        b.described_functions,
+                        b.functions,
+                        name(b.index)
+                    )
+                }
+            });
+            Ok((
+                None,
+                format!("diff: {arg} states no release and its items match no committed ABI snapshot{why}"),
+            ))
+        }
+        [one] => {
+            let i = one.index;
+            let note = format!(
+                "diff: {arg} states no release; its items match CUDA {} ({})",
+                name(i),
+                shown(root, &files[i].1)
+            );
+            Ok((Some((abis.swap_remove(i), files[i].1.clone())), note))
+        }
+        many => {
+            let names: Vec<String> = many.iter().map(|f| name(f.index)).collect();
+            // Interchangeable when their headers declare the same: any of them gives the
+            // same diff, so the newest is used.
+            let first = many[0].index;
+            let same = many.iter().all(|f| {
+                codegen::diff::abi::compare(&abis[first], &abis[f.index])
+                    .changes
+                    .is_empty()
+            });
+            if same {
+                let note = format!(
+                    "diff: {arg} states no release; its items cannot tell apart CUDA {}, whose headers declare the same: using {}",
+                    names.join(", "),
+                    shown(root, &files[first].1)
+                );
+                Ok((
+                    Some((abis.swap_remove(first), files[first].1.clone())),
+                    note,
+                ))
+            } else {
+                let note = format!(
+                    "diff: {arg} states no release; its items cannot tell apart CUDA {}, whose headers differ (name one with --old-abi/--new-abi)",
+                    names.join(", ")
+                );
+                Ok((None, note))
+            }
+        }
+    }
 }
 
 /// The rustdoc links of the workspace's generated crate of the new side's major (`cudart13`

@@ -86,7 +86,8 @@ enum Command {
 
 #[derive(clap::Args)]
 struct FetchWheelArgs {
-    /// CUDA release (default: the newest release named in docs-src/manifest.toml).
+    /// CUDA release (default: the release of the workspace's generated crate of the library,
+    /// e.g. 13.5 for cudart13).
     #[arg(long)]
     release: Option<String>,
     /// The library whose wheels to fetch: `cudart` (the runtime's set), `nvrtc` (the
@@ -197,17 +198,11 @@ fn fetch_wheel(args: FetchWheelArgs) -> Result<ExitCode> {
     let release = match args.release.as_deref() {
         Some(text) => codegen::ir::Release::parse(text)
             .with_context(|| format!("--release `{text}` is not a release such as 13.2"))?,
-        None => wheel::newest_release(&root.join("docs-src"))?,
+        None => wheel::crate_release(&root.join("docs-src"), args.library)?,
     };
     let w = wheel::fetch_library(&root, args.library, &release, &[])?;
-    outln!("CUDA {release} wheels in {}", w.root.display())?;
-    for p in &w.packages {
-        outln!("package: {} {}", p.name, p.version)?;
+    for line in w.describe(&release) {
+        outln!("{line}")?;
     }
-    outln!("include: {}", w.include.display())?;
-    for d in &w.include_dirs {
-        outln!("include dir: {}", d.display())?;
-    }
-    outln!("library: {}", w.lib.display())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -128,6 +128,76 @@ mod tests {
 
     const TEXT: &str = "# a comment that stays\n\n[[crate]]\nname = \"c13\"\ndir = \"runtime/c13\"\ndocs = [\n    \"page.txt\",\n    \"headers-13.4\",\n]\n\n# about the page\n[[document]]\nfile = \"page.txt\"\nrelease = \"13.4\"\n";
 
+    /// The lines of `new` not in the longest common subsequence with `old`, and those of
+    /// `old` not in it: what a line diff shows.
+    fn line_diff(old: &str, new: &str) -> (Vec<String>, Vec<String>) {
+        let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+        let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+        for i in (0..a.len()).rev() {
+            for j in (0..b.len()).rev() {
+                lcs[i][j] = if a[i] == b[j] {
+                    lcs[i + 1][j + 1] + 1
+                } else {
+                    lcs[i + 1][j].max(lcs[i][j + 1])
+                };
+            }
+        }
+        let (mut i, mut j) = (0, 0);
+        let (mut removed, mut added) = (Vec::new(), Vec::new());
+        while i < a.len() || j < b.len() {
+            if i < a.len() && j < b.len() && a[i] == b[j] {
+                i += 1;
+                j += 1;
+            } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
+                added.push(b[j].to_string());
+                j += 1;
+            } else {
+                removed.push(a[i].to_string());
+                i += 1;
+            }
+        }
+        (removed, added)
+    }
+
+    /// Release day's edits of the workspace's own manifest (a new headers entry, a crate
+    /// pointed at it) change only the lines they concern: a reviewer reads a few lines.
+    #[test]
+    fn release_day_edits_of_the_real_manifest_are_a_minimal_diff() {
+        let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs-src/manifest.toml");
+        let original = std::fs::read_to_string(real).unwrap();
+        let dir = std::env::temp_dir().join(format!("xtask-manifest-real-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("manifest.toml"), &original).unwrap();
+        let mut m = Manifest::open(&dir).unwrap();
+        m.ensure_document(
+            "nvidia-cuda-headers-13.6",
+            &[
+                ("publisher", Value::from("NVIDIA")),
+                ("module", Value::from("cuda_runtime_api.h")),
+                ("release", Value::from("13.6")),
+                ("format", Value::from("doxygen-header")),
+                ("default", Value::from(false)),
+            ],
+        )
+        .unwrap();
+        let docs: Vec<String> = m
+            .crate_docs("cudart13")
+            .unwrap()
+            .into_iter()
+            .map(|d| d.replace("nvidia-cuda-headers-13.5", "nvidia-cuda-headers-13.6"))
+            .collect();
+        assert!(m.set_crate_docs("cudart13", &docs).unwrap());
+        assert!(m.save().unwrap());
+        let text = std::fs::read_to_string(dir.join("manifest.toml")).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        let (removed, added) = line_diff(&original, &text);
+        assert_eq!(removed, ["    \"nvidia-cuda-headers-13.5\","], "{text}");
+        assert!(added.contains(&"    \"nvidia-cuda-headers-13.6\",".to_string()));
+        assert!(added.contains(&"file = \"nvidia-cuda-headers-13.6\"".to_string()));
+        // The new entry's lines (header, five keys, a blank line) and the crate's one line.
+        assert!(added.len() <= 9, "{added:#?}");
+    }
+
     #[test]
     fn edits_keep_everything_else_and_write_only_changes() {
         let dir = std::env::temp_dir().join(format!("xtask-manifest-{}", std::process::id()));

@@ -50,9 +50,14 @@ pub const ABI_CHECK_VAR: &str = "CUDART_ABI_CHECK";
 /// Environment variable the ABI snapshot freshness test reads: the libclang to load. (Not
 /// `LIBCLANG_PATH`: bindgen's build script reruns when that changes.)
 pub const ABI_LIBCLANG_VAR: &str = "CUDART_ABI_LIBCLANG";
-/// The releases whose committed ABI snapshots the tests regenerate and compare: one per
-/// package layout (12.x takes crt/ from the nvcc wheel, 13.x from the crt wheel).
-pub const ABI_CHECKED: [&str; 2] = ["12.8", "13.2"];
+/// The releases whose committed ABI snapshots the tests regenerate and compare: those the
+/// generated crates are made from (`cudart12`/`nvrtc12`: 12.9, `cudart13`/`nvrtc13`: 13.5),
+/// which also cover both package layouts (12.x takes crt/ from the nvcc wheel, 13.x from the
+/// crt wheel). A test checks that they follow the manifest's crates.
+pub const ABI_CHECKED: [&str; 2] = ["12.9", "13.5"];
+/// The older CUDA 13 release whose NVRTC (`NVRTC_OLDER_LIB`) the NVRTC tests load beside the
+/// crate's own.
+pub const NVRTC_OLDER: &str = "13.2";
 
 /// Runs every step from the workspace `root`.
 pub fn run(root: &Path) -> Result<ExitCode> {
@@ -60,10 +65,15 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     let mut timings: Vec<(&str, f64)> = Vec::new();
     const STEPS: usize = 12;
     let mut step = |n: usize, name: &'static str, f: &mut dyn FnMut() -> Result<()>| {
-        errln!("xtask test: [{n}/{STEPS}] {name}");
+        errln!(
+            "xtask test: [{n}/{STEPS}] {name} (started at {:.0} s)",
+            started.elapsed().as_secs_f64()
+        );
         let t = Instant::now();
         let outcome = f();
-        timings.push((name, t.elapsed().as_secs_f64()));
+        let secs = t.elapsed().as_secs_f64();
+        timings.push((name, secs));
+        errln!("xtask test: [{n}/{STEPS}] {name}: {secs:.1} s");
         outcome.with_context(|| format!("xtask test: FAILED at step {n}/{STEPS} ({name})"))
     };
 
@@ -111,16 +121,35 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     })?;
     step(12, "fuzz (60 s)", &mut || fuzz(root))?;
 
+    for line in timing_summary(&timings, started.elapsed().as_secs_f64()) {
+        outln!("{line}")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The closing lines of a run: every step with its seconds, then the slow ones (those that
+/// took a tenth of the run or more), slowest first, so that a long first run says where its
+/// time went.
+pub fn timing_summary(timings: &[(&str, f64)], total: f64) -> Vec<String> {
     let parts: Vec<String> = timings
         .iter()
-        .map(|(name, secs)| format!("{name} {secs:.1}s"))
+        .map(|(name, secs)| format!("{name} {secs:.1} s"))
         .collect();
-    outln!(
-        "xtask test: all {STEPS} steps passed in {:.1}s ({})",
-        started.elapsed().as_secs_f64(),
+    let mut lines = vec![format!(
+        "xtask test: all {} steps passed in {total:.1} s ({})",
+        timings.len(),
         parts.join(", ")
-    )?;
-    Ok(ExitCode::SUCCESS)
+    )];
+    let mut slow: Vec<&(&str, f64)> = timings.iter().filter(|(_, s)| *s >= total / 10.0).collect();
+    slow.sort_by(|a, b| b.1.total_cmp(&a.1));
+    if !slow.is_empty() {
+        let names: Vec<String> = slow
+            .iter()
+            .map(|(n, s)| format!("{n} {s:.0} s ({:.0}%)", 100.0 * s / total.max(f64::EPSILON)))
+            .collect();
+        lines.push(format!("xtask test: slowest: {}", names.join(", ")));
+    }
+    lines
 }
 
 /// What the wheel step fetched for the later steps.
@@ -196,7 +225,7 @@ fn fetch_wheels(root: &Path) -> Result<Fetched> {
 struct AbiInputs {
     /// The libclang the ABI snapshot freshness test loads.
     libclang: String,
-    /// The `libnvrtc.so.13` of the CUDA 13 release in [`ABI_CHECKED`].
+    /// The `libnvrtc.so.13` of [`NVRTC_OLDER`].
     nvrtc_older: String,
 }
 
@@ -205,7 +234,6 @@ struct AbiInputs {
 fn abi_inputs(root: &Path) -> Result<AbiInputs> {
     let lc = libclang::ensure(root)?;
     errln!("  libclang: {}", lc.display());
-    let mut nvrtc_older = String::new();
     for r in ABI_CHECKED {
         let release = codegen::ir::Release::parse(r).context("a release")?;
         let snapshot = codegen::abi::snapshot::load(&codegen::abi::snapshot::path(root, &release))?;
@@ -216,13 +244,13 @@ fn abi_inputs(root: &Path) -> Result<AbiInputs> {
         errln!("  nvJitLink of CUDA {r}: {}", j.root.display());
         let w = crate::audit_cmd::library_wheel(root, Library::Nvrtc, &release)?;
         errln!("  NVRTC of CUDA {r}: {}", w.root.display());
-        if release.0.first() == Some(&13) {
-            nvrtc_older = w.lib.display().to_string();
-        }
     }
+    let older = codegen::ir::Release::parse(NVRTC_OLDER).context("a release")?;
+    let w = crate::audit_cmd::library_wheel(root, Library::Nvrtc, &older)?;
+    errln!("  NVRTC of CUDA {NVRTC_OLDER}: {}", w.root.display());
     Ok(AbiInputs {
         libclang: lc.display().to_string(),
-        nvrtc_older,
+        nvrtc_older: w.lib.display().to_string(),
     })
 }
 
@@ -405,15 +433,24 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 /// Installs Debian's `chromium` (`apt-get update`, `apt-get install -y chromium`) when
 /// [`CHROMIUM`] is absent. Not being root is not an error here: the step says so and the
 /// browser test then fails with its own message.
+/// Set to `1` to skip installing chromium (not root, or no apt): the HTML browser test then
+/// skips itself, saying why, instead of failing.
+pub const NO_CHROMIUM_VAR: &str = "XTASK_NO_CHROMIUM";
+
 fn ensure_chromium() -> Result<()> {
     if Path::new(CHROMIUM).is_file() {
+        return Ok(());
+    }
+    if std::env::var(NO_CHROMIUM_VAR).is_ok_and(|v| v == "1") {
+        errln!(
+            "  {NO_CHROMIUM_VAR}=1: not installing chromium; the HTML browser test skips itself"
+        );
         return Ok(());
     }
     let uid = Command::new("id").arg("-u").output().ok();
     let root = uid.is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
     if !root {
-        errln!("  note: {CHROMIUM} is missing and this is not root; skipping the install (run `apt-get install -y chromium` as root), so the HTML browser test will fail");
-        return Ok(());
+        bail!("{CHROMIUM} is missing and this is not root: run `sudo apt-get install -y chromium` once, or set {NO_CHROMIUM_VAR}=1 to skip the HTML browser test");
     }
     for args in [&["update"][..], &["install", "-y", "chromium"][..]] {
         errln!("  $ apt-get {}", args.join(" "));
@@ -427,4 +464,30 @@ fn ensure_chromium() -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::timing_summary;
+
+    #[test]
+    fn the_summary_names_each_step_and_the_slow_ones() {
+        let timings = [
+            ("fmt", 2.0),
+            ("clippy", 475.0),
+            ("doc", 233.0),
+            ("fuzz (60 s)", 61.0),
+        ];
+        let lines = timing_summary(&timings, 771.0);
+        assert!(
+            lines[0].contains("all 4 steps passed in 771.0 s"),
+            "{lines:?}"
+        );
+        assert!(lines[0].contains("clippy 475.0 s") && lines[0].contains("fmt 2.0 s"));
+        // Slowest first; the quick ones are not called slow.
+        assert_eq!(
+            lines[1], "xtask test: slowest: clippy 475 s (62%), doc 233 s (30%)",
+            "{lines:?}"
+        );
+    }
 }

@@ -57,6 +57,26 @@ pub struct Wheel {
 }
 
 impl Wheel {
+    /// What `cargo xtask fetch-wheel` prints: the folder, each package, the include folder
+    /// once, the other include folders, the library.
+    pub fn describe(&self, release: &Release) -> Vec<String> {
+        let mut lines = vec![format!("CUDA {release} wheels in {}", self.root.display())];
+        lines.extend(
+            self.packages
+                .iter()
+                .map(|p| format!("package: {} {}", p.name, p.version)),
+        );
+        lines.push(format!("include: {}", self.include.display()));
+        lines.extend(
+            self.include_dirs
+                .iter()
+                .filter(|d| **d != self.include)
+                .map(|d| format!("include dir: {}", d.display())),
+        );
+        lines.push(format!("library: {}", self.lib.display()));
+        lines
+    }
+
     /// `(name, version)` of each wheel, for `codegen::abi::headers::HeaderSpec`.
     pub fn versions(&self) -> Vec<(String, String)> {
         self.packages
@@ -75,6 +95,28 @@ pub fn newest_release(docs_src: &Path) -> Result<Release> {
             docs_src.join("manifest.toml").display()
         )
     })
+}
+
+/// The release of the workspace's generated crate of `library` for the newest major (the
+/// `[[crate]]` entries of `docs_src/manifest.toml`: the newest release any such crate's
+/// documents state), e.g. 13.5 for `cudart13`: the wheels a user of the crate wants.
+pub fn crate_release(docs_src: &Path, library: codegen::library::Library) -> Result<Release> {
+    let crates = codegen::load::crates(docs_src)?;
+    crates
+        .iter()
+        .filter(|c| c.library == library)
+        .filter_map(|c| {
+            let docs: Vec<std::path::PathBuf> = c.docs.iter().map(|d| docs_src.join(d)).collect();
+            codegen::load::manifest_release(&docs)
+        })
+        .max()
+        .with_context(|| {
+            format!(
+                "{}: no [[crate]] of library {} whose documents state a release",
+                docs_src.join("manifest.toml").display(),
+                library.name()
+            )
+        })
 }
 
 /// The pip version pattern for a release: `13.2` → `13.2.*`, `13` → `13.*` (wheel versions
@@ -606,6 +648,47 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
         // `e` is read only on request: it does not choose the wheel.
         assert_eq!(newest.unwrap(), "13.10");
+    }
+
+    #[test]
+    fn fetch_wheel_prints_each_include_folder_once() {
+        let w = Wheel {
+            root: PathBuf::from("/w"),
+            include: PathBuf::from("/w/nvidia/cu13/include"),
+            include_dirs: vec![
+                PathBuf::from("/w/nvidia/cu13/include"),
+                PathBuf::from("/w/nvidia/nvvm/include"),
+            ],
+            lib: PathBuf::from("/w/nvidia/cu13/lib/libcudart.so.13"),
+            packages: Vec::new(),
+        };
+        let lines = w.describe(&Release::parse("13.5").unwrap());
+        let text = lines.join("\n");
+        assert_eq!(text.matches("/w/nvidia/cu13/include").count(), 1, "{text}");
+        assert!(
+            text.contains("include dir: /w/nvidia/nvvm/include"),
+            "{text}"
+        );
+        assert!(lines[0].starts_with("CUDA 13.5 wheels in /w"), "{text}");
+    }
+
+    #[test]
+    fn the_crate_release_is_the_generated_crates_not_the_seeds() {
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs-src");
+        let crates = codegen::load::crates(&docs).unwrap();
+        for library in codegen::library::Library::ALL {
+            let release = crate_release(&docs, library).unwrap();
+            // The crate of the newest major is generated from documents of this release.
+            let entry = crates.iter().filter(|c| c.library == library).find(|c| {
+                let d: Vec<_> = c.docs.iter().map(|d| docs.join(d)).collect();
+                codegen::load::manifest_release(&d) == Some(release.clone())
+            });
+            assert!(entry.is_some(), "{library:?} {release}");
+        }
+        // The runtime crate follows its newest documents (13.5 headers), not the seed page
+        // of 13.2 that the manifest's document list holds.
+        let cudart = crate_release(&docs, codegen::library::Library::Cudart).unwrap();
+        assert!(cudart > newest_release(&docs).unwrap(), "{cudart}");
     }
 
     #[test]

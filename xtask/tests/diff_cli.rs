@@ -88,11 +88,14 @@ fn diff_of_ir_files_writes_reports_and_gates() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    // The documents state no release: no ABI to class them, and the command says so.
+    // The documents state no release and two functions tell none: no ABI to class them, and
+    // the command says so; a removal and a retyped parameter are still breaks, resting on
+    // the documents.
     assert!(stdout.contains("no ABI snapshot was compared"), "{stdout}");
-    assert!(!stdout.contains("!! Breaks"), "{stdout}");
+    assert!(stdout.contains("!! Breaks"), "{stdout}");
     assert!(
-        stderr(&o).contains("comparing the documents alone"),
+        stderr(&o).contains("comparing the documents alone")
+            && stderr(&o).contains("match no committed ABI snapshot"),
         "{}",
         stderr(&o)
     );
@@ -106,7 +109,7 @@ fn diff_of_ir_files_writes_reports_and_gates() {
             && page.contains("<input type=\"search\" id=\"search\"")
     );
 
-    for (gate, fails) in [("removed", true), ("changed", true), ("break", false)] {
+    for (gate, fails) in [("removed", true), ("changed", true), ("break", true)] {
         let o = xtask(&[
             &old,
             &new,
@@ -263,4 +266,183 @@ fn bad_inputs_give_one_error_line() {
         assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
         assert!(!err.contains("panicked"));
     }
+}
+
+/// A page of the workspace's documents copied where no manifest states its release, as a
+/// user with a downloaded page has it.
+fn page(folder: &str, name: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = tmp(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let to = dir.join("runtime.txt");
+    std::fs::copy(root.join("docs-src").join(folder).join("runtime.txt"), &to).unwrap();
+    to
+}
+
+fn json_of(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The item names of class break in a diff report.
+fn breaks(d: &serde_json::Value) -> std::collections::BTreeSet<String> {
+    d["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["impact"] == "break")
+        .map(|i| i["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn two_pages_as_files_are_matched_to_their_releases_and_diffed_with_the_abi() {
+    let old = page("nvidia-cuda-bindings-12.8.0", "page-12.8.0");
+    let new = page("nvidia-cuda-bindings-13.1.1", "page-13.1.1");
+    let json = tmp("pages.json");
+    let o = xtask(&[
+        &old,
+        &new,
+        Path::new("--format"),
+        Path::new("json"),
+        Path::new("--out"),
+        &json,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    // Each page is named the release its items match.
+    assert!(
+        err.contains("its items match CUDA 12.8 (abi/12.8.json)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("its items match CUDA 13.1 (abi/13.1.json)"),
+        "{err}"
+    );
+    let d = json_of(&json);
+    assert_eq!(d["abi_compared"], true);
+    assert_eq!(d["old"]["abi"]["release"], "12.8");
+    assert_eq!(d["new"]["abi"]["release"], "13.1");
+    // The same releases named: the ABI diff, independent of the pages.
+    let releases = tmp("releases.json");
+    let o = xtask(&[
+        Path::new("12.8"),
+        Path::new("13.1"),
+        Path::new("--format"),
+        Path::new("json"),
+        Path::new("--out"),
+        &releases,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = json_of(&releases);
+    let (from_pages, from_abi) = (breaks(&d), breaks(&r));
+    assert!(from_abi.len() > 40, "{from_abi:?}");
+    let missing: Vec<&String> = from_abi.difference(&from_pages).collect();
+    assert!(
+        missing.is_empty(),
+        "breaks of the ABI diff missing from the pages' diff: {missing:?}"
+    );
+    let items = d["items"].as_array().unwrap();
+    // Every C signature change is a break with both prototypes.
+    let mut signatures = 0;
+    for i in items {
+        let changed = i["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["change"] == "signature-changed");
+        if changed {
+            signatures += 1;
+            assert_eq!(i["impact"], "break", "{i}");
+            assert!(i["old_c"].as_str().is_some_and(|c| c.contains('(')), "{i}");
+            assert!(i["new_c"].as_str().is_some_and(|c| c.contains('(')), "{i}");
+        }
+    }
+    assert!(signatures > 10, "{signatures}");
+    // The `_vN` folds are paired with the name that stands for them.
+    let folds: Vec<&serde_json::Value> = items.iter().filter(|i| i["status"] == "paired").collect();
+    assert!(folds.len() >= 10, "{}", folds.len());
+    for f in &folds {
+        let name = f["name"].as_str().unwrap();
+        let to = f["paired_with"].as_str().unwrap();
+        assert!(
+            name.starts_with(to)
+                || to.starts_with(
+                    name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_' || c == 'v')
+                ),
+            "{name} → {to}"
+        );
+    }
+    assert!(folds.iter().any(|f| f["name"] == "cudaGraphAddNode_v2"));
+}
+
+#[test]
+fn a_page_matching_no_snapshot_still_has_breaks_resting_on_the_documents() {
+    // The 12.8.0 page with a 13.1-only function added: no snapshot declares both its
+    // 12.x-only functions and this one.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let text =
+        std::fs::read_to_string(root.join("docs-src/nvidia-cuda-bindings-12.8.0/runtime.txt"))
+            .unwrap();
+    let new_fn =
+        std::fs::read_to_string(root.join("docs-src/nvidia-cuda-bindings-13.1.1/runtime.txt"))
+            .unwrap();
+    // The 13.1.1 page's block of a function of 13.0 on.
+    let block_start = new_fn
+        .find("cuda.bindings.runtime.cudaDeviceGetExecutionCtx(int device)#")
+        .expect("a 13.x function");
+    let block_end = block_start
+        + new_fn[block_start..]
+            .find("\nC++ API Routines#")
+            .expect("the block's end");
+    let dir = tmp("mixed");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mixed = dir.join("runtime.txt");
+    std::fs::write(
+        &mixed,
+        format!("{text}\n{}\n", &new_fn[block_start..block_end]),
+    )
+    .unwrap();
+    let new = page("nvidia-cuda-bindings-13.1.1", "page-13.1.1-b");
+    let json = tmp("mixed.json");
+    let o = xtask(&[
+        &mixed,
+        &new,
+        Path::new("--format"),
+        Path::new("json"),
+        Path::new("--out"),
+        &json,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("match no committed ABI snapshot"), "{err}");
+    assert!(err.contains("its items match CUDA 13.1"), "{err}");
+    let d = json_of(&json);
+    assert_eq!(d["abi_compared"], false);
+    let items = d["items"].as_array().unwrap();
+    // cudaGraphAddNode_v2 is gone from the 13.1 page: a break resting on the documents.
+    let gone = items
+        .iter()
+        .find(|i| i["name"] == "cudaGraphAddNode_v2")
+        .expect("cudaGraphAddNode_v2");
+    assert_eq!(gone["impact"], "break", "{gone}");
+    let change = &gone["changes"][0];
+    assert_eq!(change["evidence"], "docs");
+    assert!(change["reason"]
+        .as_str()
+        .unwrap()
+        .contains("resting on the documents"));
+    // Parameters changed in the documents: breaks too.
+    let param_breaks = items
+        .iter()
+        .filter(|i| i["impact"] == "break")
+        .filter(|i| {
+            i["changes"].as_array().unwrap().iter().any(|c| {
+                matches!(
+                    c["change"].as_str(),
+                    Some("param-added" | "param-removed" | "param-retyped")
+                ) && c["impact"] == "break"
+            })
+        })
+        .count();
+    assert!(param_breaks > 0, "no parameter change of class break");
 }

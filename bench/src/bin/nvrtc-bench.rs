@@ -52,7 +52,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         Ok(a) => format!("--gpu-architecture={a}"),
         Err(_) if compile_only => "--gpu-architecture=compute_75".to_string(),
         Err(_) => {
-            let (major, minor) = Device::get(0)?.properties()?.compute_capability;
+            let (major, minor) = Device::get(0)?.properties()?.compute_capability();
             format!("--gpu-architecture=compute_{major}{minor}")
         }
     };

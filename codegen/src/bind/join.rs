@@ -31,6 +31,13 @@ pub fn join(api: &Api, abi: &Abi) -> Bindings {
     j.out.abi_source = abi.origin.clone();
     j.out.library = abi.library;
     j.out.documents = api.documents.clone();
+    if abi.library == crate::library::Library::Nvrtc {
+        j.out.compile_options = api
+            .sections
+            .iter()
+            .find(|s| s.id.as_deref() == Some("options"))
+            .map(|s| s.doc.clone());
+    }
     j.functions();
     j.mismatch();
     j.constants();

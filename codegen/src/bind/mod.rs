@@ -102,6 +102,10 @@ pub struct Bindings {
     pub direction_rulings: Vec<directions::Ruling>,
     /// Every disagreement and gap, with `file:line`.
     pub diagnostics: Vec<Diagnostic>,
+    /// The text of the documentation's compile-option group (NVRTC's "Supported Compile
+    /// Options", Doxygen group `options`), for the typed option builder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compile_options: Option<String>,
 }
 
 /// A documented function bound to its C declaration.

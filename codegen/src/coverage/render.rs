@@ -108,7 +108,25 @@ fn meta(c: &Coverage) -> Vec<Meta> {
             t.names, t.documented, t.in_abi, t.abi_undocumented, t.exported
         ),
     });
+    meta.push(Meta {
+        label: "Reconciliation".into(),
+        value: reconciliation(t),
+    });
     meta
+}
+
+/// How the documented functions split, in the words of `cargo xtask codegen`'s summary, so
+/// that the two reports' counts add up: its "bound functions (… documented)" are the classes
+/// bound and not-exported, its "documented, without ABI" the class no-abi.
+pub fn reconciliation(t: &super::Totals) -> String {
+    let bound = t.count(Class::Bound);
+    let not_exported = t.count(Class::NotExported);
+    let no_abi = t.count(Class::NoAbi);
+    format!(
+        "{} documented functions = {} bound by the crate ({bound} exported by this library + {not_exported} not exported) + {no_abi} without ABI; `cargo xtask codegen` prints the same split (\"documented functions: … = N bound + M without ABI + K not C functions of the library\": its N is bound + not-exported, its M + K is no-abi), and its \"bound functions\" total adds the functions only the ABI declares",
+        t.documented,
+        bound + not_exported,
+    )
 }
 
 /// The totals table: one row per class with its share, then the total.

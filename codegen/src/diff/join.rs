@@ -33,7 +33,7 @@ pub(crate) struct Inputs<'a> {
 type Key = (ItemKind, String);
 
 /// The kind and name under which `abi` declares the documents' item `name` of `kind`.
-fn lookup(abi: &Abi, kind: ItemKind, name: &str) -> Option<Key> {
+pub(crate) fn lookup(abi: &Abi, kind: ItemKind, name: &str) -> Option<Key> {
     match kind {
         ItemKind::Function => abi
             .function_for(name)
@@ -202,7 +202,11 @@ fn item(
     let doc = docs.get(&key).cloned().unwrap_or_default();
     let status = status(&b);
     let doc_changes = doc_changes(inp, &key, &mut b);
-    let impact = b.abi.iter().map(|c| c.impact).min().unwrap_or(Impact::Docs);
+    let impact = match inp.abis {
+        Some(_) => b.abi.iter().map(|c| c.impact).min(),
+        None => doc_changes.iter().map(|c| c.impact).min(),
+    }
+    .unwrap_or(Impact::Docs);
     let header = |c: &&Change| {
         c.new_source
             .as_deref()
@@ -300,9 +304,39 @@ fn doc_changes(inp: &Inputs<'_>, key: &Key, b: &mut Build<'_>) -> Vec<Change> {
                 c.reason = Some(reason.to_string());
             }
         }
-        None => {}
+        None => {
+            for c in &mut doc_changes {
+                if breaks_on_documents(c.change) {
+                    c.impact = Impact::Break;
+                    c.reason = Some(DOCUMENT_BREAK.to_string());
+                }
+            }
+        }
     }
     doc_changes
+}
+
+/// The reason given to a break that rests on the documents alone.
+pub const DOCUMENT_BREAK: &str =
+    "resting on the documents: no ABI snapshot was compared, and the documents show a change C code cannot survive";
+
+/// Whether a change the documents show breaks C code even without the headers to confirm
+/// it: an item, parameter, member or field removed, a parameter added, retyped or reordered,
+/// an input become an output or the reverse. Renumbered members and changed values are left
+/// to the headers (count sentinels and version numbers change value without breaking).
+fn breaks_on_documents(change: ChangeKind) -> bool {
+    matches!(
+        change,
+        ChangeKind::Removed
+            | ChangeKind::ParamRemoved
+            | ChangeKind::MemberRemoved
+            | ChangeKind::FieldRemoved
+            | ChangeKind::ParamAdded
+            | ChangeKind::ParamRetyped
+            | ChangeKind::ParamsReordered
+            | ChangeKind::InputBecameOutput
+            | ChangeKind::OutputBecameInput
+    )
 }
 
 /// A documents' entry that adds (`new_side`) or removes the item `r`, as a change.

@@ -16,7 +16,11 @@
 //! removed: `break`; additions old code cannot see: `info`; a newly deprecated item:
 //! `deprecated`. What the documents alone say (a parameter's Python type, a section, prose)
 //! is `docs`: it never changes C compatibility. [`diff_with_abi`] joins the two into one
-//! entry per item ([`ItemDiff`]); [`diff`] without snapshots classes everything `docs`.
+//! entry per item ([`ItemDiff`]). [`diff`], without snapshots, still classes as a break what
+//! the documents themselves show C code cannot survive (an item, parameter, member or field
+//! removed; a parameter added, retyped or reordered; an input become an output), each with
+//! evidence `docs` and a reason saying it rests on the documents; the rest is `docs`. Which
+//! release a page describes, when it does not say, is read from its items by [`identify`].
 //!
 //! The result is serialisable; its JSON shape is documented by `docs/diff-report.schema.json`.
 //! Every list is in a deterministic order (kind, then name, then the item's own order).
@@ -31,6 +35,7 @@ pub mod abi;
 pub mod cdecl;
 mod fields;
 mod functions;
+pub mod identify;
 mod items;
 mod join;
 mod links;
@@ -578,8 +583,9 @@ pub struct AbiPair<'a> {
     pub new_file: Option<&'a str>,
 }
 
-/// Compares the documents `old` with `new`, without ABI: every difference is of class
-/// `docs` (see [`diff_with_abi`] for classes from C compatibility).
+/// Compares the documents `old` with `new`, without ABI: what the documents show C code
+/// cannot survive is a break resting on the documents, the rest is of class `docs` (see
+/// [`diff_with_abi`] for classes from C compatibility).
 pub fn diff(old: &Api, new: &Api) -> ApiDiff {
     build(old, new, None, None)
 }
@@ -632,7 +638,7 @@ fn build(old: &Api, new: &Api, abis: Option<AbiPair<'_>>, links: Option<&Rustdoc
     );
     let totals = ItemKind::ALL
         .iter()
-        .map(|&k| kind_totals(k, old, new, &acc, &items))
+        .map(|&k| kind_totals(k, (old, new), abis, &acc, &items))
         .collect();
     let side = |api: &Api, abi: Option<(&Abi, Option<&str>)>| {
         let mut s = side_info(api);
@@ -659,8 +665,16 @@ fn by_kind_name(a: (ItemKind, &str), b: (ItemKind, &str)) -> std::cmp::Ordering 
     a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1))
 }
 
-fn kind_totals(kind: ItemKind, old: &Api, new: &Api, acc: &Acc, items: &[ItemDiff]) -> KindTotals {
-    let count = |api: &Api| match kind {
+/// The totals of `kind`. A side's Old/New count is its documents' items, or, for a side that
+/// is a release (no documents, an ABI snapshot), the snapshot's declarations.
+fn kind_totals(
+    kind: ItemKind,
+    (old, new): (&Api, &Api),
+    abis: Option<AbiPair<'_>>,
+    acc: &Acc,
+    items: &[ItemDiff],
+) -> KindTotals {
+    let of_api = |api: &Api| match kind {
         ItemKind::Function => api.functions.len(),
         ItemKind::Enum => api.enums.len(),
         ItemKind::Struct => api.structs.len(),
@@ -668,13 +682,26 @@ fn kind_totals(kind: ItemKind, old: &Api, new: &Api, acc: &Acc, items: &[ItemDif
         ItemKind::Constant => api.constants.len(),
         ItemKind::Alias => api.aliases.len(),
     };
+    let of_abi = |abi: &Abi| match kind {
+        ItemKind::Function => abi.functions.len(),
+        ItemKind::Enum => abi.enums.len(),
+        ItemKind::Struct => abi.records.len(),
+        ItemKind::Typedef => abi.typedefs.len(),
+        ItemKind::Constant => abi.constants.len(),
+        ItemKind::Alias => abi.macro_aliases.len(),
+    };
+    let count = |api: &Api, abi: Option<&Abi>| match abi {
+        Some(abi) if api.documents.is_empty() && api.item_count() == 0 => of_abi(abi),
+        _ => of_api(api),
+    };
+    let (old_abi, new_abi) = (abis.map(|a| a.old), abis.map(|a| a.new));
     let mine: Vec<&ItemDiff> = items.iter().filter(|i| i.kind == kind).collect();
     let class = |c: Impact| mine.iter().filter(|i| i.impact == c).count();
     let status = |s: ItemStatus| mine.iter().filter(|i| i.status == s).count();
     KindTotals {
         kind,
-        old: count(old),
-        new: count(new),
+        old: count(old, old_abi),
+        new: count(new, new_abi),
         added: status(ItemStatus::Added),
         removed: status(ItemStatus::Removed) + status(ItemStatus::Paired),
         renamed: acc.renamed.iter().filter(|r| r.kind == kind).count(),

@@ -6,7 +6,7 @@
 //! rendered from reST as text and code ([`Cell::rst`]). Also renders the diff's JSON (the
 //! [`ApiDiff`] itself, as documented by `docs/diff-report.schema.json`).
 
-use super::{ApiDiff, Change, ChangeKind, Evidence, Impact, ItemDiff, SideInfo};
+use super::{ApiDiff, Change, ChangeKind, Evidence, Impact, ItemDiff, ItemStatus, SideInfo};
 use crate::report::{self, Cell, Column, Meta, OutputFormat, Report, Row, Table, TocEntry};
 
 /// Renders `diff` in `format`.
@@ -106,10 +106,20 @@ fn describe(c: &Change, out: &mut Cell) {
     }
     if let Some(r) = &c.reason {
         out.append(Cell::text(" — "));
-        out.append(Cell::ticks(r));
+        out.append(Cell::ticks(without_repeat(&c.change.name(), r)));
     }
     if c.evidence == Evidence::Docs {
         out.append(Cell::text(" [docs]"));
+    }
+}
+
+/// A reason without the change's own name at its start (`removed; X stands for it` after
+/// `removed` reads `X stands for it`), so that no cell says a word twice.
+fn without_repeat<'a>(change: &str, reason: &'a str) -> &'a str {
+    let spoken = change.replace('-', " ");
+    match reason.strip_prefix(spoken.as_str()) {
+        Some(rest) if rest.starts_with("; ") || rest.starts_with(": ") => rest[2..].trim_start(),
+        _ => reason,
     }
 }
 
@@ -162,7 +172,20 @@ fn item_row(i: &ItemDiff) -> Row {
 fn contents(diff: &ApiDiff) -> Vec<TocEntry> {
     let mut out = Vec::new();
     for class in Impact::ALL {
-        let items: Vec<&ItemDiff> = diff.items.iter().filter(|i| i.impact == class).collect();
+        let items: Vec<&ItemDiff> = diff
+            .items
+            .iter()
+            .filter(|i| i.impact == class && !is_fold(i))
+            .collect();
+        let folds = diff.items.iter().filter(|i| is_fold(i)).count();
+        if class == Impact::Deprecated && folds > 0 {
+            out.push(TocEntry {
+                label: "Folded names (`_vN` families and renames)".into(),
+                target: "t-folds".into(),
+                count: Some(folds),
+                ..TocEntry::default()
+            });
+        }
         if items.is_empty() {
             continue;
         }
@@ -206,10 +229,13 @@ fn contents(diff: &ApiDiff) -> Vec<TocEntry> {
 /// Builds the generic report of `diff`.
 pub fn to_report(diff: &ApiDiff) -> Report {
     let item_cols = item_columns(diff);
-    let mut tables: Vec<Table> = Impact::ALL
-        .iter()
-        .map(|&class| class_table(diff, class, &item_cols))
-        .collect();
+    let mut tables: Vec<Table> = Vec::new();
+    for class in Impact::ALL {
+        tables.push(class_table(diff, class, &item_cols));
+        if class == Impact::Break {
+            tables.push(folds_table(diff, &item_cols));
+        }
+    }
     tables.push(renamed_table(diff));
     tables.push(not_comparable_table(diff));
     Report {
@@ -290,7 +316,14 @@ fn item_columns(diff: &ApiDiff) -> Vec<Column> {
     ])
 }
 
-/// The table of the items of class `class`, a row per item.
+/// Whether `i` is a removed name another name stands for now (a `_vN` fold or a rename):
+/// listed apart from the breaks a migrator must act on.
+fn is_fold(i: &ItemDiff) -> bool {
+    i.status == ItemStatus::Paired
+}
+
+/// The table of the items of class `class`, a row per item (folds apart, in
+/// [`folds_table`]).
 fn class_table(diff: &ApiDiff, class: Impact, item_cols: &[Column]) -> Table {
     Table {
         id: class.name().into(),
@@ -300,10 +333,29 @@ fn class_table(diff: &ApiDiff, class: Impact, item_cols: &[Column]) -> Table {
         rows: diff
             .items
             .iter()
-            .filter(|i| i.impact == class)
+            .filter(|i| i.impact == class && !is_fold(i))
             .map(item_row)
             .collect(),
         loud: class == Impact::Break,
+    }
+}
+
+/// The removed names another name stands for now (`cudaGraphAddNode_v2` → `cudaGraphAddNode`),
+/// apart from the other breaks: old code naming them no longer compiles, and the fix is the
+/// name shown.
+fn folds_table(diff: &ApiDiff, item_cols: &[Column]) -> Table {
+    Table {
+        id: "folds".into(),
+        title: "Folded names (`_vN` families and renames)".into(),
+        description: Some("Breaks too: a removed name that another name stands for now; code naming it moves to the name shown in Status.".into()),
+        columns: item_cols.to_vec(),
+        rows: diff
+            .items
+            .iter()
+            .filter(|i| is_fold(i))
+            .map(item_row)
+            .collect(),
+        loud: false,
     }
 }
 
@@ -365,7 +417,7 @@ fn meta(diff: &ApiDiff) -> Vec<Meta> {
     let classes = if diff.abi_compared {
         "from the C headers (the two releases' ABI snapshots): break, deprecated, info; what only the documents say is docs".to_string()
     } else {
-        "no ABI snapshot was compared: every difference rests on the documents and is of class docs"
+        "no ABI snapshot was compared: every difference rests on the documents; removals and parameters added, removed, retyped or reordered are breaks (marked [docs]), the rest is docs"
             .to_string()
     };
     vec![

@@ -43,6 +43,24 @@ pub fn with_note(md: &str, note: &str) -> String {
     out
 }
 
+/// `md` with the item's availability: an item newer than the major's first release gets its
+/// mark (`Available since CUDA 13.1.`) as the first paragraph, where a reader sees it first
+/// (as docs.rs shows `Available on crate feature …`), and where the module listing shows it;
+/// an item of every release of the major gets its sentence as a note ([`with_note`]).
+pub fn with_since(md: &str, since: Option<&crate::availability::Since>) -> String {
+    match since {
+        Some(s) if s.is_newer() => {
+            let md = md.trim_start();
+            if md.is_empty() {
+                s.sentence()
+            } else {
+                format!("{}\n\n{md}", s.sentence())
+            }
+        }
+        _ => with_note(md, &since_note(since)),
+    }
+}
+
 /// The availability note of an item: the releases of its major that declare it
 /// ([`crate::availability::Since::sentence`]), or nothing for an item without a mark.
 pub fn since_note(since: Option<&crate::availability::Since>) -> String {

@@ -112,7 +112,7 @@ fn enum_items(
             e.abi.name
         );
     }
-    let mut md = docs::with_note(&md, &docs::since_note(e.since.as_ref()));
+    let mut md = docs::with_since(&md, e.since.as_ref());
     md.push_str("\n\nA newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.");
     let doc = docs::attr_syntax(&md);
     let mut seen_values = std::collections::BTreeSet::new();
@@ -127,7 +127,7 @@ fn enum_items(
             .unwrap_or("");
         let md = docs::markdown(text, names, &v.name, problems);
         let since = e.member_since.get(i).and_then(Option::as_ref);
-        let md = docs::with_note(&md, &docs::since_note(since));
+        let md = docs::with_since(&md, since);
         if v.alias_of.is_none() && seen_values.insert(v.value) {
             arms.push(t.arm(int_literal(v.value, &e.abi.repr), &v.name));
         }
@@ -184,9 +184,9 @@ fn enum_items(
             __T = ty.clone(),
         )?;
         let since = e.alias_since.get(i).and_then(Option::as_ref);
-        alias.attrs.extend(docs::attr_syntax(&docs::with_note(
+        alias.attrs.extend(docs::attr_syntax(&docs::with_since(
             &format!("Another name of [`{}`].", e.name),
-            &docs::since_note(since),
+            since,
         )));
         items.push(syn::Item::Type(alias));
     }

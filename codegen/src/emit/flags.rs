@@ -54,10 +54,7 @@ pub fn emit(
             let constant = constants.iter().find(|k| &k.name == c);
             let text = constant.map(|k| k.doc.as_str()).unwrap_or("");
             let md = docs::markdown(text, names, c, problems);
-            let md = docs::with_note(
-                &md,
-                &docs::since_note(constant.and_then(|k| k.since.as_ref())),
-            );
+            let md = docs::with_since(&md, constant.and_then(|k| k.since.as_ref()));
             consts.items.push(t.member(
                 docs::attr_syntax(&md),
                 c,
@@ -127,7 +124,7 @@ pub fn emit_constants(
                 .clone();
             let v = int_expr(Literal::i64_unsuffixed(k.value));
             let mut md = docs::markdown(&k.doc, names, &k.name, problems);
-            md = docs::with_note(&md, &docs::since_note(k.since.as_ref()));
+            md = docs::with_since(&md, k.since.as_ref());
             if let Some(p) = names
                 .path(&k.name)
                 .filter(|p| !p.ends_with(&format!("::{}", k.name)))

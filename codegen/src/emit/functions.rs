@@ -82,7 +82,7 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
                 f.symbol
             ));
         }
-        let mut short = docs::with_note(&short, &docs::since_note(f.since.as_ref()));
+        let mut short = docs::with_since(&short, f.since.as_ref());
         short.push_str(SAFETY);
         return short;
     }
@@ -154,7 +154,7 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
         md.push_str("\n\n");
         md.push_str(&see);
     }
-    let mut md = docs::with_note(&md, &docs::since_note(f.since.as_ref()));
+    let mut md = docs::with_since(&md, f.since.as_ref());
     md.push_str(SAFETY);
     md
 }

@@ -8,6 +8,8 @@
 //! them a complete crate (`Cargo.toml`, `lib.rs`, the template's hand-written files);
 //! [`files`] formats and writes or checks them; [`docs`] and [`names`] are shared by all, and
 //! [`fill`] builds syntax trees from parsed templates.
+//! [`records`] writes the safe layer's generated records (device properties and attributes,
+//! kernel attributes); [`nvrtc_options`] NVRTC's typed compile options.
 //! [`probe`] writes the crate's audit tables (layouts for the C++ probe, symbol and error-name
 //! lists).
 
@@ -18,8 +20,11 @@ pub mod fill;
 pub mod flags;
 pub mod functions;
 pub mod names;
+pub mod nvrtc_options;
 pub mod package;
 pub mod probe;
+pub mod records;
+pub mod safe_since;
 pub mod typed;
 pub mod types;
 
@@ -70,6 +75,38 @@ fn api_file(
     rest.extend(typed::attributes(b, names));
     file.items.extend(syn::parse2::<syn::File>(rest)?.items);
     Ok(file)
+}
+
+/// The marks the safe layer's functions take from what they call: every bound function's
+/// mark by C name, and its typed wrapper's name → the C name ([`safe_since`]).
+fn safe_marks(b: &Bindings) -> SafeMarks {
+    let mut marks = SafeMarks::default();
+    for f in &b.functions {
+        if let Some(s) = &f.since {
+            marks.by_c_name.insert(f.name.clone(), s.clone());
+        }
+        if let crate::bind::Typed::Wrapper { rust_name, .. } = &f.typed {
+            marks.by_wrapper.insert(rust_name.clone(), f.name.clone());
+        }
+    }
+    marks
+}
+
+/// Owned tables behind [`safe_since::Marks`].
+#[derive(Default)]
+pub struct SafeMarks {
+    pub by_c_name: std::collections::BTreeMap<String, crate::availability::Since>,
+    pub by_wrapper: std::collections::BTreeMap<String, String>,
+}
+
+impl SafeMarks {
+    /// The tables as [`safe_since::mark`] reads them.
+    pub fn marks(&self) -> safe_since::Marks<'_> {
+        safe_since::Marks {
+            by_c_name: &self.by_c_name,
+            by_wrapper: &self.by_wrapper,
+        }
+    }
 }
 
 /// `src/sys/since.rs`: the first release of each function that not every runtime of the
@@ -234,6 +271,32 @@ pub fn generate(
         });
         doc_problems.extend(problems);
     }
+    let mut problems = DocProblems::default();
+    let info =
+        records::emit(b, &pkg.name, names, &mut problems).map_err(|e| EmitError::Syntax {
+            file: "src/records.rs".into(),
+            message: e.to_string(),
+        })?;
+    if let Some(file) = info {
+        files.push(GeneratedFile {
+            name: "src/records.rs".into(),
+            contents: format!("{pre}\n{}", files::print_body(&file)),
+        });
+    }
+    doc_problems.extend(problems.0);
+    if b.library == crate::library::Library::Nvrtc {
+        let text = b.compile_options.as_deref().unwrap_or_default();
+        let file = nvrtc_options::emit(text, &pkg.name.replace('-', "_")).map_err(|e| {
+            EmitError::Syntax {
+                file: "src/options.rs".into(),
+                message: e.to_string(),
+            }
+        })?;
+        files.push(GeneratedFile {
+            name: "src/options.rs".into(),
+            contents: format!("{pre}\n{}", files::print_body(&file)),
+        });
+    }
     files.push(GeneratedFile {
         name: "tests/audit/layout_probe.cpp".into(),
         contents: probe::cpp_source(&pre, tables, b.library),
@@ -245,7 +308,7 @@ pub fn generate(
             contents: text.to_string(),
         });
     }
-    files.extend(package::files(pkg, &pre, &b.abi_source)?);
+    files.extend(package::files(pkg, &pre, &b.abi_source, &safe_marks(b))?);
     Ok(Output {
         files,
         doc_problems,

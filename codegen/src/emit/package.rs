@@ -98,7 +98,12 @@ impl Package {
 
 /// The files of the crate that are not rendered from the model: `Cargo.toml`, `src/lib.rs`,
 /// the template copies. `abi` describes the ABI source (for NOTICE).
-pub fn files(pkg: &Package, preamble: &str, abi: &str) -> Result<Vec<GeneratedFile>, EmitError> {
+pub fn files(
+    pkg: &Package,
+    preamble: &str,
+    abi: &str,
+    marks: &super::SafeMarks,
+) -> Result<Vec<GeneratedFile>, EmitError> {
     let values = pkg.values(abi);
     let mut out = vec![GeneratedFile {
         name: "Cargo.toml".into(),
@@ -118,7 +123,11 @@ pub fn files(pkg: &Package, preamble: &str, abi: &str) -> Result<Vec<GeneratedFi
         });
     }
     for (path, text) in template::files_for(pkg.library).0 {
-        let body = template::render(text, &values);
+        let mut body = template::render(text, &values);
+        if path.ends_with(".rs") {
+            // The safe layer's since-marks, from the C functions each function calls.
+            body = super::safe_since::mark(&body, &marks.marks());
+        }
         let contents = if path.ends_with(".rs") {
             format!(
                 "// Copied by `cargo xtask codegen` from the generator's codegen/template/{path}:\n\
@@ -340,10 +349,14 @@ fn nvrtc_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub mod api;
 
         pub mod program;
+        // Generated from `nvrtc.h`'s "Supported Compile Options": `CompileOptions`' methods.
+        #[rustfmt::skip]
+        mod options;
 
         pub use error::{check, Error, Result};
         pub use loader::{has_function, is_available, LazySymbol, Library};
-        pub use program::{supported_architectures, CompileOptions, Compiled, Header, Program};
+        pub use program::{current_device_arch, supported_architectures};
+        pub use program::{CompileOptions, Compiled, Header, Program};
         pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
         pub use version::{function_since, runtime_version, CudaVersion};
     }
@@ -425,6 +438,9 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub mod api;
 
         pub mod device;
+        // Generated from `cudaDeviceProp`, `cudaFuncAttributes` and `cudaDeviceAttr`; re-exported by `device` and `kernel`.
+        #[rustfmt::skip]
+        mod records;
         pub mod event;
         pub mod global;
         pub mod graph;
@@ -437,14 +453,15 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub mod stream;
         pub mod texture;
 
-        pub use device::{Device, DeviceAttribute, DeviceGuard, DeviceProperties, Limit, MemInfo};
+        pub use device::{Device, DeviceAttribute, DeviceAttributes, DeviceGuard};
+        pub use device::{DeviceProperties, Limit, MemInfo, Uuid};
         pub use error::{check, set_drop_error_hook, Error, Result};
         pub use event::{Event, EventFlags, IpcEventHandle};
         pub use global::DeviceGlobal;
         pub use graph::{CaptureGuard, CaptureMode, Graph, GraphExec};
         pub use graph::{GraphNode, InstantiateFlags};
         pub use kernel::{Dim3, FuncAttribute, Kernel, KernelArg, KernelArgs};
-        pub use kernel::{Launch, LaunchConfig, Module, ParamInfo};
+        pub use kernel::{KernelAttributes, Launch, LaunchConfig, Module, Occupancy, ParamInfo};
         pub use loader::{has_function, is_available, LazySymbol, Library};
         pub use memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut};
         pub use memory::{GraphBuffer, PinnedBuffer, PinnedPool, PinnedSlice, PinnedSliceMut};

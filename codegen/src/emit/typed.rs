@@ -613,11 +613,7 @@ fn typed_docs(
         "\n\nThe raw function is [`{0}`](crate::sys::{0}).",
         f.name
     ));
-    let note = docs::since_note(f.since.as_ref());
-    if !note.is_empty() {
-        md.push_str("\n\n");
-        md.push_str(&note);
-    }
+    let mut md = docs::with_since(&md, f.since.as_ref());
     if !parts.arg_docs.is_empty() {
         md.push_str("\n\n# Arguments\n\n");
         md.push_str(&parts.arg_docs.join("\n"));

@@ -309,7 +309,7 @@ fn record_doc(r: &BoundRecord, names: &Names, problems: &mut DocProblems) -> Str
     if md.trim().is_empty() {
         md = format!("The C type `{}`.", r.name);
     }
-    let mut md = docs::with_note(&md, &docs::since_note(r.since.as_ref()));
+    let mut md = docs::with_since(&md, r.since.as_ref());
     if !r.layout_changes.is_empty() {
         let changes: Vec<String> = r.layout_changes.iter().map(|c| c.sentence()).collect();
         md.push_str(&format!(
@@ -436,7 +436,7 @@ fn typedef<'a>(
     if md.trim().is_empty() {
         md = format!("The C typedef `{}`.", t.name);
     }
-    let mut md = docs::with_note(&md, &docs::since_note(t.since.as_ref()));
+    let mut md = docs::with_since(&md, t.since.as_ref());
     match t.abi.kind {
         TypedefKind::Handle => {
             let (ptr, is_const) = match &t.abi.ty.c {

@@ -9,7 +9,12 @@
 //! `<td data-col="KEY">`; the search box is `<input id="search">`, the class selector
 //! `<select id="class-filter">`. All text is escaped; code is `<code>`, links `<a href>`.
 //!
-//! When the script has run, `<html>` carries `data-report-script="ready"`. A URL fragment
+//! Tables wrap their cells (long C declarations and paths included) rather than widen the
+//! page: at 1,280 px the page does not scroll sideways.
+//!
+//! When the script has run, `<html>` carries `data-report-script="ready"`, and the page's
+//! width as laid out (`data-page-width`, the scroll width) beside the window's
+//! (`data-view-width`), for tests of horizontal scrolling. A URL fragment
 //! `#q=TEXT` fills the search box and `#class=NAME` the class selector on load (`#q=a&class=b`
 //! both), so a link, or a headless browser test, can open the page filtered. A fragment
 //! naming an element's `id` (from the contents or a link) shows it even if a filter hid it,
@@ -20,14 +25,15 @@ use std::fmt::Write;
 use super::{Cell, Inline, Report, Table, TocEntry};
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5rem;color:#222}\
-table{border-collapse:collapse;margin:.5rem 0 1.5rem;font-size:.9rem}\
-th,td{border:1px solid #ccc;padding:.2rem .5rem;text-align:left;vertical-align:top}\
+table{border-collapse:collapse;margin:.5rem 0 1.5rem;font-size:.9rem;max-width:100%}\
+th,td{border:1px solid #ccc;padding:.2rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}\
+dd,p,li{overflow-wrap:anywhere}\
 th{background:#eee;cursor:pointer;user-select:none}\
 th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' \\25BC'}\
 tr.sev-break td{background:#fdd}tr.sev-deprecated td{background:#f3e8ff}tr.sev-change td{background:#fff6dd}\
 tr:target td,tr[data-targeted=yes] td{outline:2px solid #c60;background:#ffefc2}\
 section.loud h2{color:#b00}#search{font-size:1rem;padding:.3rem;width:30rem;max-width:100%}\
-code{font-family:ui-monospace,monospace;font-size:.85rem;white-space:pre-wrap}\
+code{font-family:ui-monospace,monospace;font-size:.85rem;white-space:pre-wrap;overflow-wrap:anywhere}\
 nav#toc ul{margin:.2rem 0}nav#toc li{margin:.1rem 0}\
 td.num,th.num{text-align:right}.count{color:#666;font-weight:normal}";
 
@@ -59,7 +65,8 @@ if(/^(q|class)=/.test(h)){h.split('&').forEach(function(p){var i=p.indexOf('=');
 if(k==='q')box.value=v;if(k==='class'&&sel)sel.value=v;});apply();}
 else target();
 window.addEventListener('hashchange',target);
-document.documentElement.setAttribute('data-report-script','ready');
+var de=document.documentElement;de.setAttribute('data-page-width',String(de.scrollWidth));de.setAttribute('data-view-width',String(de.clientWidth));
+de.setAttribute('data-report-script','ready');
 })();"#;
 
 /// Renders `report` as a self-contained HTML page.

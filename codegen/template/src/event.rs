@@ -53,6 +53,11 @@ struct EventInner {
     device: Option<i32>,
     /// Destroyed when the last clone goes (`false` once [`Event::into_raw`] gave it up).
     owned: bool,
+    /// The flags it was made with; `None` for a foreign event (CUDA cannot read them back).
+    flags: Option<EventFlags>,
+    /// The handle it was opened from ([`IpcEventHandle::open`]), given back by
+    /// [`Event::ipc_handle`] (CUDA refuses `cudaIpcGetEventHandle` on an opened event).
+    opened_from: Option<IpcEventHandle>,
 }
 
 // SAFETY: an event handle may be used from any host thread; the runtime synchronises its
@@ -70,15 +75,80 @@ impl std::fmt::Debug for Event {
     }
 }
 
+/// Two `Event`s are equal when they hold the same CUDA event (clones of one another, or
+/// wrappers of one handle).
+impl PartialEq for Event {
+    fn eq(&self, other: &Event) -> bool {
+        self.inner.raw == other.inner.raw
+    }
+}
+
+impl Eq for Event {}
+
+/// Hashes the raw handle, as [`PartialEq`] compares it, so that events can key a map.
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use std::collections::HashSet;
+/// let e = @CRATE@::Event::new()?;
+/// let set: HashSet<@CRATE@::Event> = [e.clone(), e].into_iter().collect();
+/// assert_eq!(set.len(), 1);
+/// # Ok(()) }
+/// ```
+impl std::hash::Hash for Event {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.inner.raw.hash(state);
+    }
+}
+
 impl Event {
-    fn owning(raw: sys::cudaEvent_t, device: Option<i32>) -> Event {
+    fn owning(raw: sys::cudaEvent_t, device: Option<i32>, flags: Option<EventFlags>) -> Event {
         Event {
             inner: Arc::new(EventInner {
                 raw,
                 device,
                 owned: true,
+                flags,
+                opened_from: None,
             }),
         }
+    }
+
+    /// The flags the event was made with (`cudaEventCreateWithFlags`' argument; an event
+    /// opened from an IPC handle has `INTERPROCESS | DISABLE_TIMING`); `None` for a foreign
+    /// event ([`Event::from_raw`]), whose flags CUDA cannot report.
+    ///
+    /// ```no_run
+    /// # fn main() -> @CRATE@::Result<()> {
+    /// use @CRATE@::{Event, EventFlags};
+    /// let e = Event::with_flags(EventFlags::DISABLE_TIMING)?;
+    /// assert_eq!(e.flags(), Some(EventFlags::DISABLE_TIMING));
+    /// assert_eq!(e.is_timing_disabled(), Some(true));
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "cudaEventCreateWithFlags")]
+    pub fn flags(&self) -> Option<EventFlags> {
+        self.inner.flags
+    }
+
+    /// Whether timing is disabled (`cudaEventDisableTiming`); `None` for a foreign event.
+    #[doc(alias = "cudaEventDisableTiming")]
+    pub fn is_timing_disabled(&self) -> Option<bool> {
+        self.flags().map(|f| f.contains(EventFlags::DISABLE_TIMING))
+    }
+
+    /// Whether the host blocks instead of spinning when it waits (`cudaEventBlockingSync`);
+    /// `None` for a foreign event.
+    #[doc(alias = "cudaEventBlockingSync")]
+    pub fn is_blocking_sync(&self) -> Option<bool> {
+        self.flags().map(|f| f.contains(EventFlags::BLOCKING_SYNC))
+    }
+
+    /// Whether another process can open it (`cudaEventInterprocess`); `None` for a foreign
+    /// event.
+    #[doc(alias = "cudaEventInterprocess")]
+    pub fn is_ipc_enabled(&self) -> Option<bool> {
+        self.flags().map(|f| f.contains(EventFlags::INTERPROCESS))
     }
 
     /// A new event with default flags (timing enabled, busy-wait synchronisation), on the
@@ -96,7 +166,7 @@ impl Event {
         // SAFETY: one handle is written through a valid pointer.
         status(unsafe { sys::cudaEventCreateWithFlags(&mut raw, flags.bits() as c_uint) })?;
         let device = crate::lifetime::current::current_ordinal().ok();
-        Ok(Event::owning(raw, device))
+        Ok(Event::owning(raw, device, Some(flags)))
     }
 
     /// A new event with these flags on `device` (the current device is restored).
@@ -126,7 +196,7 @@ impl Event {
     /// # Safety
     /// `raw` is a live event that nothing else destroys.
     pub unsafe fn from_raw(raw: sys::cudaEvent_t) -> Event {
-        Event::owning(raw, None)
+        Event::owning(raw, None, None)
     }
 
     /// The raw handle; valid as long as this value (or a clone) exists.
@@ -215,9 +285,14 @@ impl Event {
 
     /// The handle another process opens this event with (`cudaIpcGetEventHandle`): 64
     /// bytes to send it any way ([`IpcEventHandle::to_bytes`]). Only for events made with
-    /// [`Event::interprocess`] (`cudaErrorInvalidResourceHandle` otherwise).
+    /// [`Event::interprocess`] (`cudaErrorInvalidResourceHandle` otherwise). An event opened
+    /// from a handle ([`IpcEventHandle::open`]) gives back that handle, so it can be passed on
+    /// to a third process.
     #[doc(alias = "cudaIpcGetEventHandle")]
     pub fn ipc_handle(&self) -> Result<IpcEventHandle> {
+        if let Some(handle) = self.inner.opened_from {
+            return Ok(handle);
+        }
         let mut raw = sys::cudaIpcEventHandle_t::default();
         let mut get = || {
             // SAFETY: the event is alive; one 64-byte record is written.
@@ -310,7 +385,15 @@ impl IpcEventHandle {
             // SAFETY: one handle is written; the caller's promise about the bytes.
             status(unsafe { sys::cudaIpcOpenEventHandle(&mut raw, handle) })
         })?;
-        Ok(Event::owning(raw, Some(device.ordinal())))
+        Ok(Event {
+            inner: Arc::new(EventInner {
+                raw,
+                device: Some(device.ordinal()),
+                owned: true,
+                flags: Some(EventFlags::INTERPROCESS | EventFlags::DISABLE_TIMING),
+                opened_from: Some(self),
+            }),
+        })
     }
 }
 
@@ -381,6 +464,28 @@ mod tests {
         fn assert_send_sync<T: Send + Sync>() {}
         assert_send_sync::<Event>();
         assert_send_sync::<IpcEventHandle>();
+    }
+
+    #[test]
+    fn events_compare_and_hash_by_handle() {
+        use std::collections::HashSet;
+        // Not owned (`into_raw`-style): nothing is destroyed when they drop.
+        let make = |addr: usize, flags| {
+            let raw = sys::cudaEvent_t(addr as *mut _);
+            let mut e = Event::owning(raw, None, flags);
+            Arc::get_mut(&mut e.inner).expect("one clone").owned = false;
+            e
+        };
+        let a = make(0x10, Some(EventFlags::DISABLE_TIMING));
+        let b = make(0x20, None);
+        assert_eq!(a, a.clone());
+        assert_ne!(a, b);
+        let set: HashSet<Event> = [a.clone(), a.clone(), b.clone()].into_iter().collect();
+        assert_eq!(set.len(), 2);
+        assert_eq!(a.flags(), Some(EventFlags::DISABLE_TIMING));
+        assert_eq!(a.is_timing_disabled(), Some(true));
+        assert_eq!(a.is_ipc_enabled(), Some(false));
+        assert_eq!(b.flags(), None);
     }
 
     #[test]

@@ -19,7 +19,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLockWriteGuard};
 
 use crate::error::{status, Error, Result};
+use crate::lifetime::capture::{capture_graph, Capture};
 use crate::lifetime::deferred::run_caught;
+use crate::lifetime::holdings::hold_in_graph;
 use crate::lifetime::queue::Queue;
 use crate::lifetime::NOT_READY;
 use crate::sys;
@@ -62,6 +64,39 @@ impl PartialEq for Stream {
 }
 
 impl Eq for Stream {}
+
+/// Hashes the raw handle, as [`PartialEq`] compares it: two clones of one stream (or two
+/// wrappers of one handle) are one key.
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use std::collections::HashMap;
+/// let s = @CRATE@::Stream::non_blocking()?;
+/// let mut work: HashMap<@CRATE@::Stream, u32> = HashMap::new();
+/// *work.entry(s.clone()).or_default() += 1;
+/// *work.entry(s).or_default() += 1;
+/// assert_eq!(work.len(), 1);
+/// # Ok(()) }
+/// ```
+impl std::hash::Hash for Stream {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.inner.raw().hash(state);
+    }
+}
+
+/// `priority` within the range `greatest..=least` (numerically; `greatest <= least`), or an
+/// error naming the range.
+fn check_priority(priority: i32, least: i32, greatest: i32) -> Result<()> {
+    let (lo, hi) = (greatest.min(least), greatest.max(least));
+    if (lo..=hi).contains(&priority) {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "stream priority {priority} is outside the device's range {least} (least) to \
+             {greatest} (greatest)"
+        )))
+    }
+}
 
 impl Stream {
     /// A new stream that synchronises with the legacy default stream
@@ -111,11 +146,27 @@ impl Stream {
         })
     }
 
-    /// A new stream with these flags and a priority (`cudaStreamCreateWithPriority`); see
-    /// [`Device::stream_priority_range`](crate::device::Device::stream_priority_range). CUDA
-    /// clamps a priority outside the range.
+    /// A new stream with these flags and a priority (`cudaStreamCreateWithPriority`), on the
+    /// current device. Lower numbers are higher priorities; a priority outside the device's
+    /// [`Device::stream_priority_range`](crate::device::Device::stream_priority_range) is an
+    /// [`Error::InvalidArgument`] (CUDA itself would clamp it silently).
+    ///
+    /// ```no_run
+    /// # fn main() -> @CRATE@::Result<()> {
+    /// use @CRATE@::{Device, Stream, StreamFlags};
+    /// let (_least, greatest) = Device::current()?.stream_priority_range()?;
+    /// let urgent = Stream::with_priority(StreamFlags::NON_BLOCKING, greatest)?;
+    /// assert_eq!(urgent.priority()?, greatest);
+    /// assert!(Stream::with_priority(StreamFlags::NON_BLOCKING, greatest - 1).is_err());
+    /// # Ok(()) }
+    /// ```
     #[doc(alias = "cudaStreamCreateWithPriority")]
+    #[doc(alias = "cudaDeviceGetStreamPriorityRange")]
     pub fn with_priority(flags: StreamFlags, priority: i32) -> Result<Stream> {
+        let (mut least, mut greatest) = (0, 0);
+        // SAFETY: two ints are written through valid pointers.
+        status(unsafe { sys::cudaDeviceGetStreamPriorityRange(&mut least, &mut greatest) })?;
+        check_priority(priority, least, greatest)?;
         let mut raw = sys::cudaStream_t::null();
         // SAFETY: one handle is written through a valid pointer.
         status(unsafe {
@@ -294,6 +345,7 @@ impl Stream {
     ///
     /// Not available while the stream is being captured (a graph may run a host function
     /// many times): it returns [`Error::InvalidArgument`] then; use
+    /// [`launch_repeatable_host_func`](Stream::launch_repeatable_host_func) or
     /// [`Graph::add_host_node`](crate::graph::Graph::add_host_node).
     #[doc(alias = "cudaLaunchHostFunc")]
     pub fn launch_host_func<F>(&self, f: F) -> Result<()>
@@ -303,7 +355,7 @@ impl Stream {
         if self.is_capturing()? {
             return Err(Error::InvalidArgument(
                 "launch_host_func on a capturing stream: a graph may run the function \
-                 more than once; use Graph::add_host_node"
+                 more than once; use launch_repeatable_host_func"
                     .into(),
             ));
         }
@@ -320,6 +372,69 @@ impl Stream {
             drop(HOST_FUNCS.take(id));
         }
         launched
+    }
+
+    /// Runs `f` on a CUDA host thread once all work enqueued before it has finished, as
+    /// [`launch_host_func`](Stream::launch_host_func) does, also while the stream is being
+    /// captured (`cudaLaunchHostFunc` into a capture): the function then becomes a host
+    /// node of the graph being captured, which runs it once per launch. That graph holds
+    /// `f` (as the gate's holdings hold what graphs use) for as long as the graph, and every
+    /// executable graph, clone and parent made from it, can run it — so `f` is `Fn` and
+    /// `Sync`. The same rule for `f` applies: calls of this crate inside it return
+    /// [`Error::InCallback`]. On a stream whose capture was invalidated it returns
+    /// `cudaErrorStreamCaptureInvalidated` without enqueuing.
+    ///
+    /// ```no_run
+    /// # fn main() -> @CRATE@::Result<()> {
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// use @CRATE@::{CaptureMode, Stream};
+    /// let stream = Stream::non_blocking()?;
+    /// let runs = Arc::new(AtomicUsize::new(0));
+    /// let seen = runs.clone();
+    /// let graph = stream.capture(CaptureMode::THREAD_LOCAL, |s| {
+    ///     s.launch_repeatable_host_func(move || {
+    ///         seen.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    /// })?;
+    /// let exec = graph.instantiate()?;
+    /// drop(graph); // the executable graph still holds the closure
+    /// for _ in 0..3 {
+    ///     exec.launch(&stream)?;
+    /// }
+    /// stream.synchronize()?;
+    /// assert_eq!(runs.load(Ordering::SeqCst), 3);
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "cudaLaunchHostFunc")]
+    pub fn launch_repeatable_host_func<F>(&self, f: F) -> Result<()>
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        {
+            // Under the gate no capture of the crate's begins or ends on the stream until the
+            // function is in. CUDA is asked directly (not only while a capture of the crate's
+            // is active): a capture begun through the typed layer is found too.
+            let _gate = self.inner.gate_shared();
+            match capture_graph(self.as_raw())? {
+                Capture::Into(graph, _) => {
+                    let (held, params) = crate::graph::host_closure(f);
+                    // The graph holds the closure before CUDA can run it (also when the
+                    // launch fails: it is then let go with the graph).
+                    hold_in_graph(graph, held);
+                    // SAFETY: the trampoline matches `cudaHostFn_t`; its argument lives as
+                    // long as the graph's holdings, which outlive every launch of the graph.
+                    return status(unsafe {
+                        sys::cudaLaunchHostFunc(self.as_raw(), params.fn_, params.userData)
+                    });
+                }
+                Capture::Dead => return Err(Error::from_code(CAPTURE_INVALIDATED)),
+                Capture::No => {}
+            }
+        }
+        // Not capturing: once, through the table (which also covers a capture begun by
+        // another thread in between: a second run finds nothing).
+        self.launch_host_func(f)
     }
 
     /// Runs `f` with the stream's status once all work enqueued before it has finished
@@ -380,6 +495,9 @@ impl Stream {
     }
 }
 
+/// `cudaErrorStreamCaptureInvalidated`.
+const CAPTURE_INVALIDATED: i32 = 901;
+
 type HostFunc = Box<dyn FnOnce() + Send>;
 type StreamCallback = Box<dyn FnOnce(Result<()>) + Send>;
 
@@ -434,6 +552,31 @@ mod tests {
     #[test]
     fn streams_are_send_and_sync() {
         assert_send_sync::<Stream>();
+    }
+
+    #[test]
+    fn streams_key_maps_by_handle() {
+        use std::collections::HashSet;
+        // The hash is the handle, which never changes (the lint sees the queue's lock).
+        #[allow(clippy::mutable_key_type)]
+        let set: HashSet<Stream> = [Stream::legacy(), Stream::legacy(), Stream::per_thread()]
+            .into_iter()
+            .collect();
+        assert_eq!(set.len(), 2);
+        assert!(set.contains(&Stream::legacy()));
+    }
+
+    #[test]
+    fn priorities_outside_the_range_are_refused() {
+        // An H100's range: least 0, greatest -5.
+        assert!(check_priority(0, 0, -5).is_ok());
+        assert!(check_priority(-5, 0, -5).is_ok());
+        assert!(check_priority(-3, 0, -5).is_ok());
+        assert!(matches!(
+            check_priority(-6, 0, -5),
+            Err(Error::InvalidArgument(_))
+        ));
+        assert!(check_priority(1, 0, -5).is_err());
     }
 
     #[test]

@@ -37,7 +37,7 @@ macro_rules! c_enum {
 }
 
 /// The operators, constructors and queries of a flag type `$ty($bits)` that implements
-/// [`bitflags::Flags`] (the generated code states its members): `|`, `&`, `^`, `-`, `!` and
+/// `bitflags::Flags` (the generated code states its members): `|`, `&`, `^`, `-`, `!` and
 /// their assignments, `empty`, `all`, `bits`, `from_bits`, `from_bits_retain`,
 /// `from_bits_truncate`, `contains`, `intersects`, `insert`, `remove`, `is_empty`, and a
 /// `Debug` listing the member names (`HOST_TO_DEVICE | 0x40` for unknown bits).
@@ -246,6 +246,7 @@ macro_rules! zeroed_default {
 /// loader's error; `$since` is the first runtime version declaring it (`13040`; 0 for every
 /// runtime of the major), checked when resolving. `crate` here is the calling crate.
 #[macro_export]
+#[allow(clippy::crate_in_macro_def)] // `crate` is meant: the calling crate's loader
 macro_rules! dynamic_call {
     ($symbol:literal, $since:literal, fn($($arg:ident: $ty:ty),*) -> $ret:ty) => {{
         type FnPtr = unsafe extern "C" fn($($ty),*) -> $ret;

@@ -973,6 +973,8 @@ pub fn device_flush_gpu_direct_rdma_writes(
     unsafe { crate::sys::cudaDeviceFlushGPUDirectRDMAWrites(target, scope) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 12.4.
+///
 /// Registers a callback function to receive async notifications.
 ///
 /// Registers `callback_func` to receive async notifications.
@@ -994,8 +996,6 @@ pub fn device_flush_gpu_direct_rdma_writes(
 /// instance.
 ///
 /// The raw function is [`cudaDeviceRegisterAsyncNotification`](crate::sys::cudaDeviceRegisterAsyncNotification).
-///
-/// Available since CUDA 12.4.
 ///
 /// # Arguments
 ///
@@ -1039,14 +1039,14 @@ pub unsafe fn device_register_async_notification(
         .result()?;
     Ok(callback)
 }
+/// Available since CUDA 12.4.
+///
 /// Unregisters an async notification callback.
 ///
 /// Unregisters `callback` so that the corresponding callback function will
 /// stop receiving async notifications.
 ///
 /// The raw function is [`cudaDeviceUnregisterAsyncNotification`](crate::sys::cudaDeviceUnregisterAsyncNotification).
-///
-/// Available since CUDA 12.4.
 ///
 /// # Arguments
 ///
@@ -2879,13 +2879,13 @@ pub unsafe fn stream_get_id(h_stream: cudaStream_t) -> crate::Result<c_ulonglong
     unsafe { crate::sys::cudaStreamGetId(h_stream, &mut stream_id) }?.result()?;
     Ok(stream_id)
 }
+/// Available since CUDA 12.8.
+///
 /// Query the device of a stream.
 ///
 /// Returns as `device`, the device of the stream.
 ///
 /// The raw function is [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Arguments
 ///
@@ -3488,6 +3488,8 @@ pub unsafe fn stream_begin_capture(
     unsafe { crate::sys::cudaStreamBeginCapture(stream, mode) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 12.3.
+///
 /// Begins graph capture on a stream to an existing graph.
 ///
 /// Begin graph capture on `stream`. When a stream is in capture mode, all
@@ -3511,8 +3513,6 @@ pub unsafe fn stream_begin_capture(
 /// Kernels captured using this API must not use texture and surface references. Reading or writing through any texture or surface reference is undefined behavior. This restriction does not apply to texture and surface objects.
 ///
 /// The raw function is [`cudaStreamBeginCaptureToGraph`](crate::sys::cudaStreamBeginCaptureToGraph).
-///
-/// Available since CUDA 12.3.
 ///
 /// # Arguments
 ///
@@ -3829,6 +3829,8 @@ pub unsafe fn stream_get_capture_info(
     };
     Ok((capture_status_out, id_out, graph_out, dependencies_out))
 }
+/// Available since CUDA 12.3.
+///
 /// Query stream state related to stream capture.
 ///
 /// If called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null stream") while a
@@ -3849,8 +3851,6 @@ pub unsafe fn stream_get_capture_info(
 /// dependencies, the call will return [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY).
 ///
 /// The raw function is [`cudaStreamGetCaptureInfo_v3`](crate::sys::cudaStreamGetCaptureInfo_v3).
-///
-/// Available since CUDA 12.3.
 ///
 /// # Arguments
 ///
@@ -4003,6 +4003,8 @@ pub unsafe fn stream_update_capture_dependencies(
         .result()?;
     Ok(())
 }
+/// Available since CUDA 12.3.
+///
 /// Modifies the dependency set of a capturing stream. The dependency set
 /// is the set of nodes that the next captured node in the stream will
 /// depend on.
@@ -4021,8 +4023,6 @@ pub unsafe fn stream_update_capture_dependencies(
 /// capturing.
 ///
 /// The raw function is [`cudaStreamUpdateCaptureDependencies_v2`](crate::sys::cudaStreamUpdateCaptureDependencies_v2).
-///
-/// Available since CUDA 12.3.
 ///
 /// # Arguments
 ///
@@ -4475,6 +4475,8 @@ pub unsafe fn event_elapsed_time(
     unsafe { crate::sys::cudaEventElapsedTime(&mut ms, start, end) }?.result()?;
     Ok(ms)
 }
+/// Available since CUDA 12.8.
+///
 /// Computes the elapsed time between events.
 ///
 /// Computes the elapsed time between two events (in milliseconds with a
@@ -4503,8 +4505,6 @@ pub unsafe fn event_elapsed_time(
 /// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE).
 ///
 /// The raw function is [`cudaEventElapsedTime_v2`](crate::sys::cudaEventElapsedTime_v2).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Arguments
 ///
@@ -8365,6 +8365,8 @@ pub unsafe fn memcpy_peer_async(
         .result()?;
     Ok(())
 }
+/// Available since CUDA 12.8.
+///
 /// Performs a batch of memory copies asynchronously.
 ///
 /// Performs a batch of memory copies. The batch as a whole executes in
@@ -8442,8 +8444,6 @@ pub unsafe fn memcpy_peer_async(
 ///
 /// The raw function is [`cudaMemcpyBatchAsync`](crate::sys::cudaMemcpyBatchAsync).
 ///
-/// Available since CUDA 12.8.
-///
 /// # Arguments
 ///
 /// - `dsts` (list; its length gives `count`) — Array of destination pointers.
@@ -8514,6 +8514,8 @@ pub unsafe fn memcpy_batch_async(
         .result()?;
     Ok(fail_idx)
 }
+/// Available since CUDA 12.8.
+///
 /// Performs a batch of 3D memory copies asynchronously.
 ///
 /// Performs a batch of memory copies. The batch as a whole executes in
@@ -8600,8 +8602,6 @@ pub unsafe fn memcpy_batch_async(
 /// the returned `fail_idx`.
 ///
 /// The raw function is [`cudaMemcpy3DBatchAsync`](crate::sys::cudaMemcpy3DBatchAsync).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Arguments
 ///
@@ -9387,6 +9387,8 @@ pub unsafe fn mem_prefetch_async(
         .result()?;
     Ok(())
 }
+/// Available since CUDA 12.2.
+///
 /// Prefetches memory to the specified destination location.
 ///
 /// Prefetches memory to the specified destination location. `dev_ptr` is
@@ -9464,8 +9466,6 @@ pub unsafe fn mem_prefetch_async(
 /// all work on other devices.
 ///
 /// The raw function is [`cudaMemPrefetchAsync_v2`](crate::sys::cudaMemPrefetchAsync_v2).
-///
-/// Available since CUDA 12.2.
 ///
 /// # Arguments
 ///
@@ -9679,6 +9679,8 @@ pub unsafe fn mem_advise(
     unsafe { crate::sys::cudaMemAdvise(dev_ptr, count, advice, device) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 12.2.
+///
 /// Advise about the usage of a given memory range.
 ///
 /// Advise the Unified Memory subsystem about the usage pattern for the
@@ -9845,8 +9847,6 @@ pub unsafe fn mem_advise(
 ///   this call has no effect.
 ///
 /// The raw function is [`cudaMemAdvise_v2`](crate::sys::cudaMemAdvise_v2).
-///
-/// Available since CUDA 12.2.
 ///
 /// # Arguments
 ///
@@ -15909,6 +15909,8 @@ pub unsafe fn graph_get_edges(
     }
     Ok((from, to))
 }
+/// Available since CUDA 12.3.
+///
 /// Returns a list of `graph's` dependency edges. Edges are returned via
 /// corresponding indices in the returned `from`, the returned `to` and the returned `edge_data`; that is, the node
 /// in the returned `to`\[i\] has a dependency on the node in the returned `from`\[i\] with data
@@ -15924,8 +15926,6 @@ pub unsafe fn graph_get_edges(
 /// and the returned `to` must be as well.
 ///
 /// The raw function is [`cudaGraphGetEdges_v2`](crate::sys::cudaGraphGetEdges_v2).
-///
-/// Available since CUDA 12.3.
 ///
 /// # Arguments
 ///
@@ -16104,6 +16104,8 @@ pub unsafe fn graph_node_get_dependencies(
     }
     Ok(p_dependencies)
 }
+/// Available since CUDA 12.3.
+///
 /// Returns a list of `node's` dependencies. the returned `p_dependencies` may be NULL,
 /// in which case this function will return the number of dependencies in
 /// the length of the returned `p_dependencies`. Otherwise, the length of the returned `p_dependencies` entries will be
@@ -16118,8 +16120,6 @@ pub unsafe fn graph_node_get_dependencies(
 /// the returned `p_dependencies` must be as well.
 ///
 /// The raw function is [`cudaGraphNodeGetDependencies_v2`](crate::sys::cudaGraphNodeGetDependencies_v2).
-///
-/// Available since CUDA 12.3.
 ///
 /// # Arguments
 ///
@@ -16294,6 +16294,8 @@ pub unsafe fn graph_node_get_dependent_nodes(
     }
     Ok(p_dependent_nodes)
 }
+/// Available since CUDA 12.3.
+///
 /// Returns a list of `node's` dependent nodes. the returned `p_dependent_nodes` may be
 /// NULL, in which case this function will return the number of dependent
 /// nodes in the length of the returned `p_dependent_nodes`. Otherwise, the length of the returned `p_dependent_nodes` entries
@@ -16308,8 +16310,6 @@ pub unsafe fn graph_node_get_dependent_nodes(
 /// the returned `p_dependent_nodes` must be as well.
 ///
 /// The raw function is [`cudaGraphNodeGetDependentNodes_v2`](crate::sys::cudaGraphNodeGetDependentNodes_v2).
-///
-/// Available since CUDA 12.3.
 ///
 /// # Arguments
 ///
@@ -16459,6 +16459,8 @@ pub unsafe fn graph_add_dependencies(
         .result()?;
     Ok(())
 }
+/// Available since CUDA 12.3.
+///
 /// The number of dependencies to be added is defined by the length of `from`
 /// Elements in `pFrom` and `pTo` at corresponding indices define a
 /// dependency. Each node in `pFrom` and `pTo` must belong to `graph`.
@@ -16467,8 +16469,6 @@ pub unsafe fn graph_add_dependencies(
 /// ignored. Specifying an existing dependency will return an error.
 ///
 /// The raw function is [`cudaGraphAddDependencies_v2`](crate::sys::cudaGraphAddDependencies_v2).
-///
-/// Available since CUDA 12.3.
 ///
 /// # Arguments
 ///
@@ -16583,6 +16583,8 @@ pub unsafe fn graph_remove_dependencies(
         .result()?;
     Ok(())
 }
+/// Available since CUDA 12.3.
+///
 /// The number of `pDependencies` to be removed is defined by
 /// the length of `from`. Elements in `pFrom` and `pTo` at corresponding
 /// indices define a dependency. Each node in `pFrom` and `pTo` must belong
@@ -16594,8 +16596,6 @@ pub unsafe fn graph_remove_dependencies(
 /// is equivalent to passing default (zeroed) data for each edge.
 ///
 /// The raw function is [`cudaGraphRemoveDependencies_v2`](crate::sys::cudaGraphRemoveDependencies_v2).
-///
-/// Available since CUDA 12.3.
 ///
 /// # Arguments
 ///
@@ -18513,6 +18513,8 @@ pub unsafe fn graph_release_user_object(
     unsafe { crate::sys::cudaGraphReleaseUserObject(graph, object, count) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 12.2.
+///
 /// Adds a node of arbitrary type to a graph.
 ///
 /// Creates a new node in `graph` described by `node_params` with
@@ -18535,8 +18537,6 @@ pub unsafe fn graph_release_user_object(
 /// A handle to the new node will be returned in `phGraphNode`.
 ///
 /// The raw function is [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode).
-///
-/// Available since CUDA 12.2.
 ///
 /// # Arguments
 ///
@@ -18589,6 +18589,8 @@ pub unsafe fn graph_add_node(
         .result()?;
     Ok(p_graph_node)
 }
+/// Available since CUDA 12.3.
+///
 /// Creates a new node in `graph` described by `node_params` with
 /// the length of `p_dependencies` dependencies specified via `p_dependencies`.
 /// the length of `p_dependencies` may be 0. `p_dependencies` may be null if
@@ -18609,8 +18611,6 @@ pub unsafe fn graph_add_node(
 /// A handle to the new node will be returned in `phGraphNode`.
 ///
 /// The raw function is [`cudaGraphAddNode_v2`](crate::sys::cudaGraphAddNode_v2).
-///
-/// Available since CUDA 12.3.
 ///
 /// # Arguments
 ///
@@ -18666,6 +18666,8 @@ pub unsafe fn graph_add_node_v2(
         .result()?;
     Ok(p_graph_node)
 }
+/// Available since CUDA 12.2.
+///
 /// Update's a graph node's parameters.
 ///
 /// Sets the parameters of graph node `node` to `node_params`. The node type
@@ -18677,8 +18679,6 @@ pub unsafe fn graph_add_node_v2(
 /// cudaGraphNodeTypeMemAlloc and cudaGraphNodeTypeMemFree.
 ///
 /// The raw function is [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams).
-///
-/// Available since CUDA 12.2.
 ///
 /// # Arguments
 ///
@@ -18710,6 +18710,8 @@ pub unsafe fn graph_node_set_params(
         .result()?;
     Ok(())
 }
+/// Available since CUDA 12.2.
+///
 /// Update's a graph node's parameters in an instantiated graph.
 ///
 /// Sets the parameters of a node in an executable graph `graph_exec`. The
@@ -18726,8 +18728,6 @@ pub unsafe fn graph_node_set_params(
 /// **View CUDA Toolkit Documentation for a table example**
 ///
 /// The raw function is [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams).
-///
-/// Available since CUDA 12.2.
 ///
 /// # Arguments
 ///
@@ -18767,6 +18767,8 @@ pub unsafe fn graph_exec_node_set_params(
         .result()?;
     Ok(())
 }
+/// Available since CUDA 12.3.
+///
 /// Create a conditional handle.
 ///
 /// Creates a conditional handle associated with `hGraph`.
@@ -18778,8 +18780,6 @@ pub unsafe fn graph_exec_node_set_params(
 /// instantiation to fail.
 ///
 /// The raw function is [`cudaGraphConditionalHandleCreate`](crate::sys::cudaGraphConditionalHandleCreate).
-///
-/// Available since CUDA 12.3.
 ///
 /// # Arguments
 ///
@@ -18923,6 +18923,8 @@ pub fn get_driver_entry_point(
         .result()?;
     Ok((func_ptr, driver_status))
 }
+/// Available since CUDA 12.5.
+///
 /// Returns the requested driver API function pointer by CUDA version.
 ///
 /// Returns as `func_ptr`, the address of the CUDA driver function for the
@@ -18991,8 +18993,6 @@ pub fn get_driver_entry_point(
 ///
 /// The raw function is [`cudaGetDriverEntryPointByVersion`](crate::sys::cudaGetDriverEntryPointByVersion).
 ///
-/// Available since CUDA 12.5.
-///
 /// # Arguments
 ///
 /// - `symbol` — The base name of the driver API function to look for. As an example, for the driver API `cuMemAlloc_v2`, `symbol` would be cuMemAlloc.
@@ -19036,6 +19036,8 @@ pub fn get_driver_entry_point_by_version(
         .result()?;
     Ok((func_ptr, driver_status))
 }
+/// Available since CUDA 12.8.
+///
 /// Load a library with specified code and options.
 ///
 /// Takes a pointer `code` and loads the corresponding library the returned `library`
@@ -19074,8 +19076,6 @@ pub fn get_driver_entry_point_by_version(
 /// the length of `library_options`.
 ///
 /// The raw function is [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Arguments
 ///
@@ -19147,6 +19147,8 @@ pub unsafe fn library_load_data(
         .result()?;
     Ok(library)
 }
+/// Available since CUDA 12.8.
+///
 /// Load a library with specified file and options.
 ///
 /// Takes a pointer `code` and loads the corresponding library the returned `library`
@@ -19185,8 +19187,6 @@ pub unsafe fn library_load_data(
 /// the length of `library_options`.
 ///
 /// The raw function is [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Arguments
 ///
@@ -19257,13 +19257,13 @@ pub unsafe fn library_load_from_file(
         .result()?;
     Ok(library)
 }
+/// Available since CUDA 12.8.
+///
 /// Unloads a library.
 ///
 /// Unloads the library specified with `library`
 ///
 /// The raw function is [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Arguments
 ///
@@ -19289,6 +19289,8 @@ pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
     unsafe { crate::sys::cudaLibraryUnload(library) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 12.8.
+///
 /// Returns a kernel handle.
 ///
 /// Returns as `p_kernel`, the handle of the kernel with name `name` located
@@ -19296,8 +19298,6 @@ pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
 /// [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND).
 ///
 /// The raw function is [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Arguments
 ///
@@ -19333,6 +19333,8 @@ pub unsafe fn library_get_kernel(
         .result()?;
     Ok(p_kernel)
 }
+/// Available since CUDA 12.8.
+///
 /// Returns a global device pointer.
 ///
 /// Returns as `dptr`, and the returned `bytes` the base pointer and size of the global
@@ -19345,8 +19347,6 @@ pub unsafe fn library_get_kernel(
 /// [`cudaGetSymbolAddress`](crate::api::get_symbol_address), or [`cudaGetSymbolSize`](crate::api::get_symbol_size).
 ///
 /// The raw function is [`cudaLibraryGetGlobal`](crate::sys::cudaLibraryGetGlobal).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Arguments
 ///
@@ -19389,6 +19389,8 @@ pub unsafe fn library_get_global(
         .result()?;
     Ok((dptr, bytes))
 }
+/// Available since CUDA 12.8.
+///
 /// Returns a pointer to managed memory.
 ///
 /// Returns as `dptr`, and the returned `bytes` the base pointer and size of the
@@ -19403,8 +19405,6 @@ pub unsafe fn library_get_global(
 /// [`cudaGetSymbolAddress`](crate::api::get_symbol_address), or [`cudaGetSymbolSize`](crate::api::get_symbol_size).
 ///
 /// The raw function is [`cudaLibraryGetManaged`](crate::sys::cudaLibraryGetManaged).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Arguments
 ///
@@ -19447,6 +19447,8 @@ pub unsafe fn library_get_managed(
         .result()?;
     Ok((dptr, bytes))
 }
+/// Available since CUDA 12.8.
+///
 /// Returns a pointer to a unified function.
 ///
 /// Returns as `fptr`, the function pointer to a unified function denoted
@@ -19456,8 +19458,6 @@ pub unsafe fn library_get_managed(
 /// the system, the call may return [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND).
 ///
 /// The raw function is [`cudaLibraryGetUnifiedFunction`](crate::sys::cudaLibraryGetUnifiedFunction).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Arguments
 ///
@@ -19495,13 +19495,13 @@ pub unsafe fn library_get_unified_function(
         .result()?;
     Ok(fptr)
 }
+/// Available since CUDA 12.8.
+///
 /// Returns the number of kernels within a library.
 ///
 /// Returns as `count`, the number of kernels in `lib`.
 ///
 /// The raw function is [`cudaLibraryGetKernelCount`](crate::sys::cudaLibraryGetKernelCount).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Arguments
 ///
@@ -19532,6 +19532,8 @@ pub unsafe fn library_get_kernel_count(lib: cudaLibrary_t) -> crate::Result<c_ui
     unsafe { crate::sys::cudaLibraryGetKernelCount(&mut count, lib) }?.result()?;
     Ok(count)
 }
+/// Available since CUDA 12.8.
+///
 /// Retrieve the kernel handles within a library.
 ///
 /// Returns in `kernels` a maximum number of the length of `kernels` kernel handles
@@ -19539,8 +19541,6 @@ pub unsafe fn library_get_kernel_count(lib: cudaLibrary_t) -> crate::Result<c_ui
 /// library is unloaded.
 ///
 /// The raw function is [`cudaLibraryEnumerateKernels`](crate::sys::cudaLibraryEnumerateKernels).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Arguments
 ///
@@ -19580,6 +19580,8 @@ pub unsafe fn library_enumerate_kernels(
         .result()?;
     Ok(())
 }
+/// Available since CUDA 12.8.
+///
 /// Sets information about a kernel.
 ///
 /// This call sets the value of a specified attribute `attr` on the kernel
@@ -19650,8 +19652,6 @@ pub unsafe fn library_enumerate_kernels(
 ///
 /// The raw function is [`cudaKernelSetAttributeForDevice`](crate::sys::cudaKernelSetAttributeForDevice).
 ///
-/// Available since CUDA 12.8.
-///
 /// # Arguments
 ///
 /// - `kernel` — Kernel to set attribute of
@@ -19688,6 +19688,8 @@ pub unsafe fn kernel_set_attribute_for_device(
         .result()?;
     Ok(())
 }
+/// Available since CUDA 12.1.
+///
 /// Get pointer to device kernel that matches entry function `entry_func_addr`.
 ///
 /// Returns as `kernel_ptr`, the device kernel corresponding to the entry
@@ -19703,8 +19705,6 @@ pub unsafe fn kernel_set_attribute_for_device(
 /// units.
 ///
 /// The raw function is [`cudaGetKernel`](crate::sys::cudaGetKernel).
-///
-/// Available since CUDA 12.1.
 ///
 /// # Arguments
 ///
@@ -20990,6 +20990,8 @@ pub unsafe fn launch_cooperative_kernel_multi_device(
         .result()?;
     Ok(())
 }
+/// Available since CUDA 12.3.
+///
 /// Returns the function name for a device entry function pointer.
 ///
 /// Returns as `name`, the function name associated with the symbol `func` .
@@ -21012,8 +21014,6 @@ pub unsafe fn launch_cooperative_kernel_multi_device(
 /// cudaFuncGetName (C++ API)
 ///
 /// The raw function is [`cudaFuncGetName`](crate::sys::cudaFuncGetName).
-///
-/// Available since CUDA 12.3.
 ///
 /// # Arguments
 ///
@@ -21045,6 +21045,8 @@ pub unsafe fn func_get_name(func: *const c_void) -> crate::Result<::std::ffi::CS
         },
     )
 }
+/// Available since CUDA 12.4.
+///
 /// Returns the offset and size of a kernel parameter in the device-side parameter layout.
 ///
 /// Queries the kernel parameter at `param_index` in `func's` list of parameters and returns
@@ -21061,8 +21063,6 @@ pub unsafe fn func_get_name(func: *const c_void) -> crate::Result<::std::ffi::CS
 /// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
 ///
 /// The raw function is [`cudaFuncGetParamInfo`](crate::sys::cudaFuncGetParamInfo).
-///
-/// Available since CUDA 12.4.
 ///
 /// # Arguments
 ///

@@ -197,27 +197,38 @@ impl<T: DeviceCopy> std::fmt::Debug for DeviceGlobal<T> {
 
 /// The globals of a module (with the globals, so that kernels need not know them).
 impl Module {
+    /// Available since CUDA 12.8 (calls `cudaLibraryGetGlobal`, `cudaLibraryGetManaged`).
+    ///
     /// The module's `__device__` or `__constant__` variable called `name`, of type `T`
     /// (`cudaLibraryGetGlobal`); its size must be `size_of::<T>()`
     /// ([`Error::InvalidArgument`] otherwise). See [`DeviceGlobal`].
     #[doc(alias = "cudaLibraryGetGlobal")]
     pub fn global<T: DeviceCopy>(&self, name: &str) -> Result<DeviceGlobal<T>> {
-        DeviceGlobal::find(self.module_ref().clone(), name, Some(1), false)
+        DeviceGlobal::find(
+            self.module_ref().clone(),
+            self.resolve(name),
+            Some(1),
+            false,
+        )
     }
 
+    /// Available since CUDA 12.8 (calls `cudaLibraryGetGlobal`, `cudaLibraryGetManaged`).
+    ///
     /// The module's array variable called `name` (`__device__ T name[N];`), of as many
     /// elements of `T` as its size holds (`cudaLibraryGetGlobal`; a size that is not a
     /// whole number of `T` is [`Error::InvalidArgument`]).
     #[doc(alias = "cudaLibraryGetGlobal")]
     pub fn global_array<T: DeviceCopy>(&self, name: &str) -> Result<DeviceGlobal<T>> {
-        DeviceGlobal::find(self.module_ref().clone(), name, None, false)
+        DeviceGlobal::find(self.module_ref().clone(), self.resolve(name), None, false)
     }
 
+    /// Available since CUDA 12.8 (calls `cudaLibraryGetGlobal`, `cudaLibraryGetManaged`).
+    ///
     /// The module's `__managed__` variable called `name` (`cudaLibraryGetManaged`), reached
     /// as device memory through copies like [`global_array`](Module::global_array).
     #[doc(alias = "cudaLibraryGetManaged")]
     pub fn managed_global<T: DeviceCopy>(&self, name: &str) -> Result<DeviceGlobal<T>> {
-        DeviceGlobal::find(self.module_ref().clone(), name, None, true)
+        DeviceGlobal::find(self.module_ref().clone(), self.resolve(name), None, true)
     }
 }
 

@@ -62,6 +62,16 @@ use crate::memory::{
 use crate::stream::Stream;
 use crate::sys;
 
+mod conditional;
+mod nodes;
+
+pub use conditional::{BodyGraph, Conditional, ConditionalHandle, ConditionalNode};
+
+pub(crate) use nodes::host_closure;
+pub use nodes::{
+    GraphEdge, GraphNodeType, GraphUpdateFailure, GraphUpdateResult, NodeId, Programmatic,
+};
+
 /// How a capture restricts other threads' potentially unsafe CUDA calls
 /// (`cudaStreamCaptureMode`: `GLOBAL`, `THREAD_LOCAL`, `RELAXED`).
 pub type CaptureMode = sys::cudaStreamCaptureMode;
@@ -156,8 +166,7 @@ impl<T: DeviceCopy> Side<'_, T> {
     }
 }
 
-/// A copy node's parameters: `src` to `dst`, sides of the same length, at least one of
-/// them device memory.
+/// A copy node's parameters: `src` to `dst`, sides of the same length.
 struct Copy1d<'a, T: DeviceCopy> {
     dst: Side<'a, T>,
     src: Side<'a, T>,
@@ -165,11 +174,14 @@ struct Copy1d<'a, T: DeviceCopy> {
 
 impl<'a, T: DeviceCopy> Copy1d<'a, T> {
     /// The copy, or [`Error::InvalidArgument`] naming method `what` when the lengths differ
-    /// (the device side's length is the one expected; the destination's when both are).
+    /// (the device side's length is the one expected; the destination's when both sides are
+    /// device memory or neither is).
     fn new(what: &str, dst: Side<'a, T>, src: Side<'a, T>) -> Result<Copy1d<'a, T>> {
         if dst.len() != src.len() {
-            let (expected, given) = match dst {
-                Side::Device(_) => (dst.len(), src.len()),
+            let (expected, given) = match (&dst, &src) {
+                (Side::Device(_), _) | (_, Side::Host(..) | Side::Pinned(_)) => {
+                    (dst.len(), src.len())
+                }
                 _ => (src.len(), dst.len()),
             };
             return Err(crate::memory::length_mismatch(what, expected, given));
@@ -186,12 +198,13 @@ impl<'a, T: DeviceCopy> Copy1d<'a, T> {
         self.dst.len() * std::mem::size_of::<T>()
     }
 
-    /// CUDA's direction: device memory is on one side at least.
+    /// CUDA's direction, from the sides.
     fn kind(&self) -> sys::cudaMemcpyKind {
         match (&self.dst, &self.src) {
             (Side::Device(_), Side::Device(_)) => sys::cudaMemcpyKind::DEVICE_TO_DEVICE,
             (Side::Device(_), _) => sys::cudaMemcpyKind::HOST_TO_DEVICE,
-            _ => sys::cudaMemcpyKind::DEVICE_TO_HOST,
+            (_, Side::Device(_)) => sys::cudaMemcpyKind::DEVICE_TO_HOST,
+            _ => sys::cudaMemcpyKind::HOST_TO_HOST,
         }
     }
 }
@@ -285,15 +298,8 @@ impl Graph {
     where
         F: Fn() + Send + Sync + 'static,
     {
-        let closure: Box<HostNodeFn> = Box::new(Box::new(f));
-        let cell: *const HostNodeFn = &*closure;
-        // The user object owns the closure from here on (also when retaining fails); the
-        // box's contents do not move.
-        self.keep(Held::Other(Box::new(HostNodeOwner(closure))));
-        let params = sys::cudaHostNodeParams {
-            fn_: Some(host_node_trampoline),
-            userData: cell.cast_mut().cast(),
-        };
+        // The graph holds the closure from here on (also when adding fails).
+        let params = self.host_params(f);
         let mut node = sys::cudaGraphNode_t::null();
         // SAFETY: the trampoline matches `cudaHostFn_t`; `cell` lives as long as the graph
         // (and its executable graphs) through the user object.
@@ -338,14 +344,7 @@ impl Graph {
     ) -> Result<GraphNode<'_>> {
         let dst = dst.as_device_slice_mut();
         dst.hold_in(self.raw)?;
-        let params = sys::cudaMemsetParams {
-            dst: dst.as_device_ptr().as_raw(),
-            pitch: 0,
-            value: u32::from(value),
-            elementSize: 1,
-            width: dst.size_bytes(),
-            height: 1,
-        };
+        let params = memset_params(dst.as_device_ptr().as_raw(), dst.size_bytes(), value);
         let mut node = sys::cudaGraphNode_t::null();
         // SAFETY: the record names `width` bytes of device memory.
         status(unsafe {
@@ -476,16 +475,7 @@ impl Graph {
         deps: &[GraphNode<'_>],
         copy: Copy1d<'_, T>,
     ) -> Result<GraphNode<'_>> {
-        for side in copy.sides() {
-            if let Side::Device(view) = side {
-                view.hold_in(self.raw)?;
-            }
-        }
-        for side in copy.sides() {
-            if let Side::Pinned(part) = side {
-                self.keep(part.life().hold()?);
-            }
-        }
+        self.hold_sides(&copy)?;
         let mut node = sys::cudaGraphNode_t::null();
         // SAFETY: device and pinned sides are kept alive by the graph, host ones by the
         // caller's promise; the graph and dependencies are alive.
@@ -502,6 +492,57 @@ impl Graph {
             )
         })?;
         Ok(self.node(node))
+    }
+
+    /// The graph holds the device sides of `copy` (first: that may fail), then its pinned
+    /// sides.
+    fn hold_sides<T: DeviceCopy>(&self, copy: &Copy1d<'_, T>) -> Result<()> {
+        for side in copy.sides() {
+            if let Side::Device(view) = side {
+                view.hold_in(self.raw)?;
+            }
+        }
+        for side in copy.sides() {
+            if let Side::Pinned(part) = side {
+                self.keep(part.life().hold()?);
+            }
+        }
+        Ok(())
+    }
+
+    /// A node that copies pinned memory `src` to pinned memory `dst` (same lengths) at each
+    /// launch (`cudaGraphAddMemcpyNode1D`, host to host). The graph keeps both alive; while
+    /// it holds them, host views of their buffers and the graph's launches exclude each
+    /// other (see the module documentation).
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart12::Result<()> {
+    /// use cudart12::{Graph, PinnedBuffer, Stream};
+    /// let stream = Stream::non_blocking()?;
+    /// let src = PinnedBuffer::from_slice(&[1u32, 2, 3])?;
+    /// let mut dst = PinnedBuffer::<u32>::new(3)?;
+    /// let graph = Graph::new()?;
+    /// graph.add_copy_pinned_node(&[], &mut dst, &src)?;
+    /// graph.instantiate()?.launch(&stream)?;
+    /// assert_eq!(&*dst.as_slice()?, &[1, 2, 3]); // waits for the launch
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "cudaGraphAddMemcpyNode1D")]
+    pub fn add_copy_pinned_node<T: DeviceCopy>(
+        &self,
+        deps: &[GraphNode<'_>],
+        dst: &mut impl AsPinnedSliceMut<T>,
+        src: &impl AsPinnedSlice<T>,
+    ) -> Result<GraphNode<'_>> {
+        let dst = dst.as_pinned_slice_mut();
+        let copy = Copy1d::new(
+            "add_copy_pinned_node",
+            Side::Pinned(dst.as_pinned_slice()),
+            Side::Pinned(src.as_pinned_slice()),
+        )?;
+        // SAFETY: pinned memory on both sides, kept alive by the graph; host access and
+        // launches exclude each other.
+        unsafe { self.add_copy(deps, copy) }
     }
 
     /// A node that launches a kernel as `launch` describes it (its stream is ignored;
@@ -744,7 +785,8 @@ impl GraphExec {
     /// on, and what it held before (the previous graph's memory, the parameters set on its
     /// nodes) is let go once the launches made before have completed: what an executable
     /// graph updated many times holds stays bounded. A refused update
-    /// (`cudaErrorGraphExecUpdateFailure`) leaves it unchanged, holding what it held.
+    /// (`cudaErrorGraphExecUpdateFailure`) leaves it unchanged, holding what it held, and is
+    /// [`Error::GraphUpdate`]: why, and which node CUDA named.
     #[doc(alias = "cudaGraphExecUpdate")]
     pub fn update(&self, graph: &Graph) -> Result<()> {
         let mut info = sys::cudaGraphExecUpdateResultInfo::default();
@@ -752,7 +794,8 @@ impl GraphExec {
         // launch of this executable graph runs during the call (`!Sync`): holding the new
         // memory once the call returned is in time for every later launch.
         // SAFETY: both handles are alive; one record is written.
-        let updated = status(unsafe { sys::cudaGraphExecUpdate(self.raw, graph.raw, &mut info) });
+        let updated = status(unsafe { sys::cudaGraphExecUpdate(self.raw, graph.raw, &mut info) })
+            .map_err(|e| GraphExec::update_error(&info, e));
         match &updated {
             Ok(()) => {
                 let previous = self.graph.replace(graph.kept.clone());
@@ -1147,7 +1190,7 @@ impl Stream {
 }
 
 /// `cudaErrorGraphExecUpdateFailure`: the update was not performed.
-const GRAPH_EXEC_UPDATE_FAILURE: i32 = 910;
+pub(crate) const GRAPH_EXEC_UPDATE_FAILURE: i32 = 910;
 
 /// Flags of an instantiation (`cudaGraphInstantiateFlags`) that are safe by construction
 /// (see [`Graph::instantiate_with_flags`]).
@@ -1189,7 +1232,19 @@ impl std::fmt::Debug for InstantiateFlags {
     }
 }
 
-/// Owns a host node's closure for the graph's user object.
+/// A memset node's parameters: `bytes` bytes at `dst` set to `value`.
+fn memset_params(dst: *mut c_void, bytes: usize, value: u8) -> sys::cudaMemsetParams {
+    sys::cudaMemsetParams {
+        dst,
+        pitch: 0,
+        value: u32::from(value),
+        elementSize: 1,
+        width: bytes,
+        height: 1,
+    }
+}
+
+/// Owns a host node's closure for the graph's holdings.
 struct HostNodeOwner(#[allow(dead_code)] Box<HostNodeFn>);
 
 unsafe extern "C" fn host_node_trampoline(user: *mut c_void) {

@@ -2988,6 +2988,8 @@ pub unsafe fn stream_begin_capture(
     unsafe { crate::sys::cudaStreamBeginCapture(stream, mode) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 13.3.
+///
 /// Begin graph capture on a stream to an existing graph.
 ///
 /// Begin graph capture on `stream` to the existing `graph`. The node
@@ -3015,8 +3017,6 @@ pub unsafe fn stream_begin_capture(
 /// Any user objects associated with `graph` will be released prior to the recapture.
 ///
 /// The raw function is [`cudaStreamBeginRecaptureToGraph`](crate::sys::cudaStreamBeginRecaptureToGraph).
-///
-/// Available since CUDA 13.3.
 ///
 /// # Arguments
 ///
@@ -4882,14 +4882,14 @@ pub unsafe fn func_set_attribute(
     unsafe { crate::sys::cudaFuncSetAttribute(func, attr, value) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 13.2.
+///
 /// Returns the number of parameters used by the function.
 ///
 /// Queries the number of kernel parameters used by `func` and returns it
 /// in the returned `param_count`.
 ///
 /// The raw function is [`cudaFuncGetParamCount`](crate::sys::cudaFuncGetParamCount).
-///
-/// Available since CUDA 13.2.
 ///
 /// # Arguments
 ///
@@ -4996,6 +4996,8 @@ pub unsafe fn launch_host_func(
     unsafe { crate::sys::cudaLaunchHostFunc(stream, fn_, user_data) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 13.2.
+///
 /// Enqueues a host function call in a stream.
 ///
 /// Enqueues a host function to run in a stream. The function will be
@@ -5039,8 +5041,6 @@ pub unsafe fn launch_host_func(
 /// context.
 ///
 /// The raw function is [`cudaLaunchHostFunc_v2`](crate::sys::cudaLaunchHostFunc_v2).
-///
-/// Available since CUDA 13.2.
 ///
 /// # Arguments
 ///
@@ -8112,6 +8112,8 @@ pub unsafe fn memcpy3d_batch_async(
         .result()?;
     Ok(())
 }
+/// Available since CUDA 13.2.
+///
 /// Performs asynchronous memory copy operation with the specified
 /// attributes.
 ///
@@ -8125,8 +8127,6 @@ pub unsafe fn memcpy3d_batch_async(
 /// in::cudaMemcpyBatchAsync
 ///
 /// The raw function is [`cudaMemcpyWithAttributesAsync`](crate::sys::cudaMemcpyWithAttributesAsync).
-///
-/// Available since CUDA 13.2.
 ///
 /// # Arguments
 ///
@@ -8170,6 +8170,8 @@ pub unsafe fn memcpy_with_attributes_async(
         .result()?;
     Ok(())
 }
+/// Available since CUDA 13.2.
+///
 /// Performs 3D asynchronous memory copy with the specified attributes.
 ///
 /// Performs the copy operation specified in `op`. `flags` specifies the
@@ -8181,8 +8183,6 @@ pub unsafe fn memcpy_with_attributes_async(
 /// in::cudaMemcpy3DBatchAsync
 ///
 /// The raw function is [`cudaMemcpy3DWithAttributesAsync`](crate::sys::cudaMemcpy3DWithAttributesAsync).
-///
-/// Available since CUDA 13.2.
 ///
 /// # Arguments
 ///
@@ -9263,6 +9263,8 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
         .result()?;
     Ok(())
 }
+/// Available since CUDA 13.4.
+///
 /// Gets location information for a memory address range.
 ///
 /// Retrieves memory location information for the specified address range
@@ -9309,8 +9311,6 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
 /// call returns [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED).
 ///
 /// The raw function is [`cudaMemGetLocationInfo`](crate::sys::cudaMemGetLocationInfo).
-///
-/// Available since CUDA 13.4.
 ///
 /// # Arguments
 ///
@@ -15835,14 +15835,14 @@ pub unsafe fn graph_node_get_type(
     unsafe { crate::sys::cudaGraphNodeGetType(node, &mut p_type) }?.result()?;
     Ok(p_type)
 }
+/// Available since CUDA 13.1.
+///
 /// Returns the graph that contains a given graph node.
 ///
 /// Returns the graph that contains `h_node` in the returned `ph_graph`. If hNode is in a
 /// child graph, the child graph it is in is returned.
 ///
 /// The raw function is [`cudaGraphNodeGetContainingGraph`](crate::sys::cudaGraphNodeGetContainingGraph).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -15874,6 +15874,8 @@ pub unsafe fn graph_node_get_containing_graph(
         .result()?;
     Ok(ph_graph)
 }
+/// Available since CUDA 13.1.
+///
 /// Returns the node id of a given graph node.
 ///
 /// Returns the node id of `h_node` in the returned `node_id`. The nodeId matches that
@@ -15881,8 +15883,6 @@ pub unsafe fn graph_node_get_containing_graph(
 /// graphId together can uniquely identify the node.
 ///
 /// The raw function is [`cudaGraphNodeGetLocalId`](crate::sys::cudaGraphNodeGetLocalId).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -15911,11 +15911,11 @@ pub unsafe fn graph_node_get_local_id(h_node: cudaGraphNode_t) -> crate::Result<
     unsafe { crate::sys::cudaGraphNodeGetLocalId(h_node, &mut node_id) }?.result()?;
     Ok(node_id)
 }
+/// Available since CUDA 13.1.
+///
 /// Returns an id used by tools to identify a given node.
 ///
 /// The raw function is [`cudaGraphNodeGetToolsId`](crate::sys::cudaGraphNodeGetToolsId).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -15947,14 +15947,14 @@ pub unsafe fn graph_node_get_tools_id(
         .result()?;
     Ok(tools_node_id)
 }
+/// Available since CUDA 13.1.
+///
 /// Returns the id of a given graph.
 ///
 /// Returns the id of `h_graph` in the returned `graph_id`. The value in the returned `graph_id`
 /// matches that referenced by [`cudaGraphDebugDotPrint`](crate::api::graph_debug_dot_print).
 ///
 /// The raw function is [`cudaGraphGetId`](crate::sys::cudaGraphGetId).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -15983,14 +15983,14 @@ pub unsafe fn graph_get_id(h_graph: cudaGraph_t) -> crate::Result<c_uint> {
     unsafe { crate::sys::cudaGraphGetId(h_graph, &mut graph_id) }?.result()?;
     Ok(graph_id)
 }
+/// Available since CUDA 13.1.
+///
 /// Returns the id of a given graph exec.
 ///
 /// Returns the id of `h_graph_exec` in the returned `graph_id`. The value in the returned `graph_id`
 /// matches that referenced by [`cudaGraphDebugDotPrint`](crate::api::graph_debug_dot_print).
 ///
 /// The raw function is [`cudaGraphExecGetId`](crate::sys::cudaGraphExecGetId).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -18628,6 +18628,8 @@ pub unsafe fn graph_node_set_params(
         .result()?;
     Ok(())
 }
+/// Available since CUDA 13.2.
+///
 /// Returns a graph node's parameters.
 ///
 /// Returns the parameters of graph node `node` in the returned `node_params`.
@@ -18646,8 +18648,6 @@ pub unsafe fn graph_node_set_params(
 /// of the final functional descriptor.
 ///
 /// The raw function is [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams).
-///
-/// Available since CUDA 13.2.
 ///
 /// # Arguments
 ///
@@ -18791,6 +18791,8 @@ pub unsafe fn graph_conditional_handle_create(
         .result()?;
     Ok(p_handle_out)
 }
+/// Available since CUDA 13.1.
+///
 /// Create a conditional handle.
 ///
 /// Creates a conditional handle associated with `hGraph`.
@@ -18802,8 +18804,6 @@ pub unsafe fn graph_conditional_handle_create(
 /// instantiation to fail.
 ///
 /// The raw function is [`cudaGraphConditionalHandleCreate_v2`](crate::sys::cudaGraphConditionalHandleCreate_v2).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -19725,6 +19725,8 @@ pub unsafe fn kernel_set_attribute_for_device(
         .result()?;
     Ok(())
 }
+/// Available since CUDA 13.1.
+///
 /// Get device resources.
 ///
 /// Get the `type_` resources available to the `device`. This may often
@@ -19734,8 +19736,6 @@ pub unsafe fn kernel_set_attribute_for_device(
 /// Note: The API is not supported on 32-bit platforms.
 ///
 /// The raw function is [`cudaDeviceGetDevResource`](crate::sys::cudaDeviceGetDevResource).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -19767,6 +19767,8 @@ pub fn device_get_dev_resource(
         .result()?;
     Ok(resource)
 }
+/// Available since CUDA 13.1.
+///
 /// Splits `cudaDevResourceTypeSm` resources.
 ///
 /// Splits `cudaDevResourceTypeSm` resources into the length of the returned `result`, adhering to
@@ -19830,8 +19832,6 @@ pub fn device_get_dev_resource(
 /// Note: The API is not supported on 32-bit platforms.
 ///
 /// The raw function is [`cudaDevSmResourceSplitByCount`](crate::sys::cudaDevSmResourceSplitByCount).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -19911,6 +19911,8 @@ pub unsafe fn dev_sm_resource_split_by_count(
     }
     Ok((result, remaining))
 }
+/// Available since CUDA 13.1.
+///
 /// Splits a `cudaDevResourceTypeSm` resource into structured groups.
 ///
 /// This API will split a resource of [`cudaDevResourceTypeSm`](crate::sys::cudaDevResourceType::SM)
@@ -20018,8 +20020,6 @@ pub unsafe fn dev_sm_resource_split_by_count(
 ///
 /// The raw function is [`cudaDevSmResourceSplit`](crate::sys::cudaDevSmResourceSplit).
 ///
-/// Available since CUDA 13.1.
-///
 /// # Arguments
 ///
 /// - `result` (optional list; its length gives `nb_groups`) — Output array of `cudaDevResource` resources. Can be NULL, alongside an smCount of 0, for discovery purpose.
@@ -20074,6 +20074,8 @@ pub unsafe fn dev_sm_resource_split(
         .result()?;
     Ok(remainder)
 }
+/// Available since CUDA 13.1.
+///
 /// Generate a resource descriptor.
 ///
 /// Generates a single resource descriptor with the set of resources
@@ -20098,8 +20100,6 @@ pub unsafe fn dev_sm_resource_split(
 /// Note: The API is not supported on 32-bit platforms.
 ///
 /// The raw function is [`cudaDevResourceGenerateDesc`](crate::sys::cudaDevResourceGenerateDesc).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -20144,6 +20144,8 @@ pub unsafe fn dev_resource_generate_desc(
         .result()?;
     Ok(ph_desc)
 }
+/// Available since CUDA 13.1.
+///
 /// Creates a green context with a specified set of resources.
 ///
 /// This API creates a green context with the resources specified in the
@@ -20166,8 +20168,6 @@ pub unsafe fn dev_resource_generate_desc(
 /// Note: The API is not supported on 32-bit platforms.
 ///
 /// The raw function is [`cudaGreenCtxCreate`](crate::sys::cudaGreenCtxCreate).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -20208,6 +20208,8 @@ pub unsafe fn green_ctx_create(
         .result()?;
     Ok(ph_ctx)
 }
+/// Available since CUDA 13.1.
+///
 /// Destroy a execution context.
 ///
 /// Destroys the specified execution context `ctx`. It is the
@@ -20238,8 +20240,6 @@ pub unsafe fn green_ctx_create(
 ///
 /// The raw function is [`cudaExecutionCtxDestroy`](crate::sys::cudaExecutionCtxDestroy).
 ///
-/// Available since CUDA 13.1.
-///
 /// # Arguments
 ///
 /// - `ctx` — Execution context to destroy (required parameter, see note below)
@@ -20262,6 +20262,8 @@ pub unsafe fn execution_ctx_destroy(ctx: cudaExecutionContext_t) -> crate::Resul
     unsafe { crate::sys::cudaExecutionCtxDestroy(ctx) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 13.1.
+///
 /// Get context resources.
 ///
 /// Get the `type_` resources available to context represented by `ctx`.
@@ -20269,8 +20271,6 @@ pub unsafe fn execution_ctx_destroy(ctx: cudaExecutionContext_t) -> crate::Resul
 /// Note: The API is not supported on 32-bit platforms.
 ///
 /// The raw function is [`cudaExecutionCtxGetDevResource`](crate::sys::cudaExecutionCtxGetDevResource).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -20306,14 +20306,14 @@ pub unsafe fn execution_ctx_get_dev_resource(
         .result()?;
     Ok(resource)
 }
+/// Available since CUDA 13.1.
+///
 /// Returns the device handle for the execution context.
 ///
 /// Returns as `device`, the handle of the specified execution context's
 /// device. The execution context should not be NULL.
 ///
 /// The raw function is [`cudaExecutionCtxGetDevice`](crate::sys::cudaExecutionCtxGetDevice).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -20345,6 +20345,8 @@ pub unsafe fn execution_ctx_get_device(
     unsafe { crate::sys::cudaExecutionCtxGetDevice(&mut device, ctx) }?.result()?;
     Ok(device)
 }
+/// Available since CUDA 13.1.
+///
 /// Returns the unique Id associated with the execution context supplied.
 ///
 /// Returns as `ctx_id`, the unique Id which is associated with a given
@@ -20352,8 +20354,6 @@ pub unsafe fn execution_ctx_get_device(
 /// of CUDA. The execution context should not be NULL.
 ///
 /// The raw function is [`cudaExecutionCtxGetId`](crate::sys::cudaExecutionCtxGetId).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -20386,6 +20386,8 @@ pub unsafe fn execution_ctx_get_id(
     unsafe { crate::sys::cudaExecutionCtxGetId(ctx, &mut ctx_id) }?.result()?;
     Ok(ctx_id)
 }
+/// Available since CUDA 13.1.
+///
 /// Creates a stream and initializes it for the given execution context.
 ///
 /// The API creates a CUDA stream with the specified `flags` and
@@ -20421,8 +20423,6 @@ pub unsafe fn execution_ctx_get_id(
 /// In the current implementation, only compute kernels launched in priority streams are affected by the stream's priority. Stream priorities have no effect on host-to-device and device-to-host memory operations.
 ///
 /// The raw function is [`cudaExecutionCtxStreamCreate`](crate::sys::cudaExecutionCtxStreamCreate).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -20476,6 +20476,8 @@ pub unsafe fn execution_ctx_stream_create(
         .result()?;
     Ok(ph_stream)
 }
+/// Available since CUDA 13.1.
+///
 /// Block for the specified execution context's tasks to complete.
 ///
 /// Blocks until the specified execution context has completed all
@@ -20487,8 +20489,6 @@ pub unsafe fn execution_ctx_stream_create(
 /// The API returns an error if one of the preceding tasks failed.
 ///
 /// The raw function is [`cudaExecutionCtxSynchronize`](crate::sys::cudaExecutionCtxSynchronize).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -20516,6 +20516,8 @@ pub unsafe fn execution_ctx_synchronize(
     unsafe { crate::sys::cudaExecutionCtxSynchronize(ctx) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 13.1.
+///
 /// Get stream resources.
 ///
 /// Get the `type_` resources available to the `h_stream` and store them
@@ -20526,8 +20528,6 @@ pub unsafe fn execution_ctx_synchronize(
 /// `cudaDevResourceTypeWorkqueue`.
 ///
 /// The raw function is [`cudaStreamGetDevResource`](crate::sys::cudaStreamGetDevResource).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -20565,6 +20565,8 @@ pub unsafe fn stream_get_dev_resource(
         .result()?;
     Ok(resource)
 }
+/// Available since CUDA 13.1.
+///
 /// Records an event for the specified execution context.
 ///
 /// Captures in `event` all the activities of the execution context `ctx`
@@ -20583,8 +20585,6 @@ pub unsafe fn stream_get_dev_resource(
 /// The API will return [`cudaErrorStreamCaptureUnsupported`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED) if the specified execution context `ctx` has a stream in the capture mode. In such a case, the call will invalidate all the conflicting captures.
 ///
 /// The raw function is [`cudaExecutionCtxRecordEvent`](crate::sys::cudaExecutionCtxRecordEvent).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -20615,6 +20615,8 @@ pub unsafe fn execution_ctx_record_event(
     unsafe { crate::sys::cudaExecutionCtxRecordEvent(ctx, event) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 13.1.
+///
 /// Make an execution context wait on an event.
 ///
 /// Makes all future work submitted to execution context `ctx` wait for all
@@ -20633,8 +20635,6 @@ pub unsafe fn execution_ctx_record_event(
 /// The API will return [`cudaErrorStreamCaptureUnsupported`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED) and invalidate the capture if the specified event `event` is part of an ongoing capture sequence or if the specified execution context `ctx` has a stream in the capture mode.
 ///
 /// The raw function is [`cudaExecutionCtxWaitEvent`](crate::sys::cudaExecutionCtxWaitEvent).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///
@@ -20665,6 +20665,8 @@ pub unsafe fn execution_ctx_wait_event(
     unsafe { crate::sys::cudaExecutionCtxWaitEvent(ctx, event) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 13.1.
+///
 /// Returns the execution context for a device.
 ///
 /// Returns as `ctx`, the execution context for the specified device. This
@@ -20678,8 +20680,6 @@ pub unsafe fn execution_ctx_wait_event(
 /// undefined behavior.
 ///
 /// The raw function is [`cudaDeviceGetExecutionCtx`](crate::sys::cudaDeviceGetExecutionCtx).
-///
-/// Available since CUDA 13.1.
 ///
 /// # Arguments
 ///

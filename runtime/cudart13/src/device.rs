@@ -16,9 +16,11 @@
 //! [`Device::from_ordinal`], [`Device::ordinal`] and [`Device::count`]; the `device()` of a
 //! stream, event, buffer or pool is a [`Device`].
 //!
-//! Not here: the `cudaDeviceProp` record itself (its fields differ between CUDA majors; the
-//! typed layer's `api::get_device_properties` returns it), device flags and the
-//! execution-context API (in [`crate::api`]).
+//! [`DeviceProperties`] (every field of `cudaDeviceProp`) and [`DeviceAttributes`] (every
+//! `cudaDeviceAttr`) are generated from the documentation (`records.rs`) and re-exported
+//! here; [`Uuid`] formats the UUID.
+//!
+//! Not here: device flags and the execution-context API (in [`crate::api`]).
 
 use std::ffi::{c_char, c_int, CStr};
 use std::marker::PhantomData;
@@ -45,7 +47,7 @@ const INVALID_DEVICE: i32 = 101;
 /// use cudart13::Device;
 /// for device in Device::all()? {
 ///     let props = device.properties()?;
-///     println!("{}: {} ({} SMs)", device.ordinal(), props.name, props.multiprocessor_count);
+///     println!("{}: {} ({} SMs)", device.ordinal(), props.name, props.multi_processor_count);
 /// }
 /// # Ok(()) }
 /// ```
@@ -153,74 +155,53 @@ impl Device {
         Ok(self.properties()?.name)
     }
 
-    /// The device's properties: name, UUID and total memory from `cudaGetDeviceProperties`,
-    /// everything else from `cudaDeviceGetAttribute` (the `cudaDeviceProp` record differs
-    /// between CUDA majors; the attributes do not).
+    /// The device's properties: every field of this release's `cudaDeviceProp`
+    /// (`cudaGetDeviceProperties`), each documented with its meaning. For one value,
+    /// [`Device::attributes`] reads a single attribute, which is much cheaper.
     #[doc(alias = "cudaGetDeviceProperties")]
-    #[doc(alias = "cudaDeviceGetAttribute")]
     pub fn properties(self) -> Result<DeviceProperties> {
         let mut raw = sys::cudaDeviceProp::default();
         let get = get_device_properties()?;
         // SAFETY: the function fills this crate's release's `cudaDeviceProp` layout (see
         // `get_device_properties`).
         status(Ok(unsafe { get(&mut raw, self.ordinal) }))?;
-        let name_bytes: Vec<u8> = raw
-            .name
-            .iter()
-            .take_while(|c| **c != 0)
-            .map(|c| *c as u8)
-            .collect();
-        let uuid = raw.uuid.bytes.map(|b| b as u8);
-        use sys::cudaDeviceAttr as A;
-        let a = |attr| self.attribute(attr);
-        Ok(DeviceProperties {
-            name: String::from_utf8_lossy(&name_bytes).into_owned(),
-            uuid,
-            total_global_mem: raw.totalGlobalMem,
-            compute_capability: (
-                a(A::COMPUTE_CAPABILITY_MAJOR)?,
-                a(A::COMPUTE_CAPABILITY_MINOR)?,
-            ),
-            multiprocessor_count: a(A::MULTI_PROCESSOR_COUNT)?,
-            max_threads_per_block: a(A::MAX_THREADS_PER_BLOCK)?,
-            max_block_dim: [
-                a(A::MAX_BLOCK_DIM_X)?,
-                a(A::MAX_BLOCK_DIM_Y)?,
-                a(A::MAX_BLOCK_DIM_Z)?,
-            ],
-            max_grid_dim: [
-                a(A::MAX_GRID_DIM_X)?,
-                a(A::MAX_GRID_DIM_Y)?,
-                a(A::MAX_GRID_DIM_Z)?,
-            ],
-            warp_size: a(A::WARP_SIZE)?,
-            max_threads_per_multiprocessor: a(A::MAX_THREADS_PER_MULTI_PROCESSOR)?,
-            max_blocks_per_multiprocessor: a(A::MAX_BLOCKS_PER_MULTIPROCESSOR)?,
-            shared_mem_per_block: a(A::MAX_SHARED_MEMORY_PER_BLOCK)?,
-            shared_mem_per_block_optin: a(A::MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
-            shared_mem_per_multiprocessor: a(A::MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
-            registers_per_block: a(A::MAX_REGISTERS_PER_BLOCK)?,
-            total_constant_memory: a(A::TOTAL_CONSTANT_MEMORY)?,
-            l2_cache_size: a(A::L2_CACHE_SIZE)?,
-            memory_bus_width: a(A::GLOBAL_MEMORY_BUS_WIDTH)?,
-            clock_rate_khz: a(A::CLOCK_RATE)?,
-            memory_clock_rate_khz: a(A::MEMORY_CLOCK_RATE)?,
-            pci_domain_id: a(A::PCI_DOMAIN_ID)?,
-            pci_bus_id: a(A::PCI_BUS_ID)?,
-            pci_device_id: a(A::PCI_DEVICE_ID)?,
-            async_engine_count: a(A::ASYNC_ENGINE_COUNT)?,
-            integrated: a(A::INTEGRATED)? != 0,
-            can_map_host_memory: a(A::CAN_MAP_HOST_MEMORY)? != 0,
-            concurrent_kernels: a(A::CONCURRENT_KERNELS)? != 0,
-            ecc_enabled: a(A::ECC_ENABLED)? != 0,
-            unified_addressing: a(A::UNIFIED_ADDRESSING)? != 0,
-            managed_memory: a(A::MANAGED_MEMORY)? != 0,
-            concurrent_managed_access: a(A::CONCURRENT_MANAGED_ACCESS)? != 0,
-            cooperative_launch: a(A::COOPERATIVE_LAUNCH)? != 0,
-            cluster_launch: a(A::CLUSTER_LAUNCH)? != 0,
-            memory_pools_supported: a(A::MEMORY_POOLS_SUPPORTED)? != 0,
-            stream_priorities_supported: a(A::STREAM_PRIORITIES_SUPPORTED)? != 0,
-        })
+        Ok(DeviceProperties::from_raw(&raw))
+    }
+
+    /// Every device attribute (`cudaDeviceAttr`) as a getter with its documented meaning:
+    /// `device.attributes().max_threads_per_block()?`. Each getter is one
+    /// `cudaDeviceGetAttribute`.
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart13::Result<()> {
+    /// let attrs = cudart13::Device::get(0)?.attributes();
+    /// println!("{} SMs, clusters: {}", attrs.multi_processor_count()?, attrs.cluster_launch()?);
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "cudaDeviceGetAttribute")]
+    pub const fn attributes(self) -> DeviceAttributes {
+        DeviceAttributes(self)
+    }
+
+    /// The device's architecture as NVCC and NVRTC name it: `"90"` for compute capability
+    /// 9.0 (`sm_90`, `compute_90`).
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart13::Result<()> {
+    /// let arch = cudart13::Device::get(0)?.arch()?;
+    /// println!("--gpu-architecture=sm_{arch}");
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "cudaDevAttrComputeCapabilityMajor")]
+    pub fn arch(self) -> Result<String> {
+        let (major, minor) = self.compute_capability()?;
+        Ok(format!("{major}{minor}"))
+    }
+
+    /// The device's UUID (`cudaDeviceProp::uuid`).
+    #[doc(alias = "cudaDeviceProp")]
+    pub fn uuid(self) -> Result<Uuid> {
+        Ok(self.properties()?.uuid)
     }
 
     /// Free and total device memory in bytes (`cudaMemGetInfo` on this device).
@@ -421,88 +402,67 @@ pub struct MemInfo {
     pub total: usize,
 }
 
-/// A device's properties (see [`Device::properties`]).
+pub use crate::records::{DeviceAttributes, DeviceProperties};
+
+impl DeviceProperties {
+    /// The compute capability `(major, minor)`.
+    pub fn compute_capability(&self) -> (i32, i32) {
+        (self.major, self.minor)
+    }
+
+    /// The architecture as NVCC and NVRTC name it: `"90"` for compute capability 9.0.
+    ///
+    /// ```
+    /// # fn arch(p: &cudart13::DeviceProperties) -> String {
+    /// p.arch() // "90" on an H100
+    /// # }
+    /// ```
+    pub fn arch(&self) -> String {
+        format!("{}{}", self.major, self.minor)
+    }
+}
+
+/// A device's 16-byte UUID (`cudaUUID_t`). `Display` writes it as NVIDIA's tools do,
+/// `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (`nvidia-smi -L`); [`Uuid::hyphenated`]
+/// gives the form without the prefix (what cuda.core's `Device.uuid` returns).
 ///
-/// ```no_run
-/// # fn main() -> cudart13::Result<()> {
-/// let props = cudart13::Device::get(0)?.properties()?;
-/// let (major, minor) = props.compute_capability;
-/// println!("{}: sm_{major}{minor}, {} SMs", props.name, props.multiprocessor_count);
-/// # Ok(()) }
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct DeviceProperties {
-    /// The device's name (`"NVIDIA H100 80GB HBM3"`).
-    pub name: String,
-    /// The device's UUID.
-    pub uuid: [u8; 16],
-    /// Global memory, bytes.
-    pub total_global_mem: usize,
-    /// `(major, minor)`.
-    pub compute_capability: (i32, i32),
-    /// Streaming multiprocessors.
-    pub multiprocessor_count: i32,
-    /// Threads per block.
-    pub max_threads_per_block: i32,
-    /// Block dimensions.
-    pub max_block_dim: [i32; 3],
-    /// Grid dimensions.
-    pub max_grid_dim: [i32; 3],
-    /// Threads per warp.
-    pub warp_size: i32,
-    /// Resident threads per multiprocessor.
-    pub max_threads_per_multiprocessor: i32,
-    /// Resident blocks per multiprocessor.
-    pub max_blocks_per_multiprocessor: i32,
-    /// Shared memory per block, bytes (without opt-in).
-    pub shared_mem_per_block: i32,
-    /// Shared memory per block a kernel can opt in to, bytes.
-    pub shared_mem_per_block_optin: i32,
-    /// Shared memory per multiprocessor, bytes.
-    pub shared_mem_per_multiprocessor: i32,
-    /// 32-bit registers per block.
-    pub registers_per_block: i32,
-    /// Constant memory, bytes.
-    pub total_constant_memory: i32,
-    /// L2 cache, bytes.
-    pub l2_cache_size: i32,
-    /// Memory bus width, bits.
-    pub memory_bus_width: i32,
-    /// Peak clock, kHz.
-    pub clock_rate_khz: i32,
-    /// Peak memory clock, kHz.
-    pub memory_clock_rate_khz: i32,
-    /// PCI domain.
-    pub pci_domain_id: i32,
-    /// PCI bus.
-    pub pci_bus_id: i32,
-    /// PCI device.
-    pub pci_device_id: i32,
-    /// Copy engines that can run concurrently with kernels.
-    pub async_engine_count: i32,
-    /// An integrated (shared-memory) GPU.
-    pub integrated: bool,
-    /// Host memory can be mapped into the device's address space.
-    pub can_map_host_memory: bool,
-    /// Kernels can run concurrently.
-    pub concurrent_kernels: bool,
-    /// ECC is on.
-    pub ecc_enabled: bool,
-    /// Shares a unified address space with the host.
-    pub unified_addressing: bool,
-    /// Supports managed memory.
-    pub managed_memory: bool,
-    /// Host and device can access managed memory concurrently.
-    pub concurrent_managed_access: bool,
-    /// Supports cooperative launches.
-    pub cooperative_launch: bool,
-    /// Supports thread-block clusters.
-    pub cluster_launch: bool,
-    /// Supports the stream-ordered allocator (`cudaMallocAsync`, memory pools).
-    pub memory_pools_supported: bool,
-    /// Streams can have priorities.
-    pub stream_priorities_supported: bool,
+/// let uuid = cudart13::Uuid::from_bytes([0xab; 16]);
+/// assert_eq!(uuid.to_string(), "GPU-abababab-abab-abab-abab-abababababab");
+/// assert_eq!(uuid.hyphenated(), "abababab-abab-abab-abab-abababababab");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[doc(alias = "cudaUUID_t")]
+pub struct Uuid([u8; 16]);
+
+impl Uuid {
+    /// The UUID with these bytes.
+    pub const fn from_bytes(bytes: [u8; 16]) -> Uuid {
+        Uuid(bytes)
+    }
+
+    /// Its bytes.
+    pub const fn as_bytes(&self) -> &[u8; 16] {
+        &self.0
+    }
+
+    /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (lowercase hex, 8-4-4-4-12).
+    pub fn hyphenated(&self) -> String {
+        let mut s = String::with_capacity(36);
+        for (i, b) in self.0.iter().enumerate() {
+            if matches!(i, 4 | 6 | 8 | 10) {
+                s.push('-');
+            }
+            s.push_str(&format!("{b:02x}"));
+        }
+        s
+    }
+}
+
+impl std::fmt::Display for Uuid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GPU-{}", self.hyphenated())
+    }
 }
 
 #[cfg(test)]
@@ -515,8 +475,44 @@ mod tests {
     fn devices_are_plain_values() {
         assert_send_sync::<Device>();
         assert_send_sync::<DeviceProperties>();
+        assert_send_sync::<DeviceAttributes>();
         let d = Device::from_ordinal(3);
         assert_eq!(d.ordinal(), 3);
         assert_eq!(d, Device::from_ordinal(3));
+        assert_eq!(d.attributes().device(), d);
+    }
+
+    #[test]
+    fn uuid_formats_as_nvidia_tools_do() {
+        let mut bytes = [0u8; 16];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = i as u8 * 17;
+        }
+        let u = Uuid::from_bytes(bytes);
+        assert_eq!(u.hyphenated(), "00112233-4455-6677-8899-aabbccddeeff");
+        assert_eq!(u.to_string(), "GPU-00112233-4455-6677-8899-aabbccddeeff");
+        assert_eq!(u.as_bytes(), &bytes);
+    }
+
+    #[test]
+    fn properties_carry_every_raw_field() {
+        let mut raw = sys::cudaDeviceProp {
+            major: 9,
+            minor: 0,
+            multiProcessorCount: 132,
+            clusterLaunch: 1,
+            ..Default::default()
+        };
+        raw.name[..3].copy_from_slice(&[b'H' as c_char, b'1' as c_char, b'0' as c_char]);
+        let p = DeviceProperties::from_raw(&raw);
+        assert_eq!(p.arch(), "90");
+        assert_eq!(p.compute_capability(), (9, 0));
+        assert_eq!(p.name, "H10");
+        assert_eq!(p.multi_processor_count, 132);
+        assert!(p.cluster_launch);
+        assert!(!p.integrated);
+        let shown = p.to_string();
+        assert!(shown.contains("multi_processor_count"), "{shown}");
+        assert!(shown.lines().count() > 80, "{shown}");
     }
 }

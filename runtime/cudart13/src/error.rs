@@ -87,6 +87,10 @@ pub enum Error {
     /// [`source`](std::error::Error::source)): failing closed, the memory is never handed
     /// to the host and never freed (it is leaked).
     Unsettled(Box<Error>),
+    /// An executable graph refused an update from a graph (`cudaGraphExecUpdate` returned
+    /// `cudaErrorGraphExecUpdateFailure`, code 910, which [`Error::cuda_code`] gives): why,
+    /// and which node of the graph CUDA named. The executable graph is unchanged.
+    GraphUpdate(crate::graph::GraphUpdateFailure),
     /// A CUDA runtime call returned a status other than `cudaSuccess`.
     Cuda {
         /// The raw `cudaError_t` value.
@@ -133,6 +137,7 @@ impl std::fmt::Display for Error {
                 "this memory was used by work whose completion could not be recorded or \
                  waited for ({cause}): it is never handed to the host and never freed"
             ),
+            Error::GraphUpdate(why) => write!(f, "{why}"),
             Error::Cuda {
                 code,
                 name,
@@ -184,10 +189,12 @@ impl Error {
         Error::from_code(code)
     }
 
-    /// The raw `cudaError_t` value of a [`Error::Cuda`]; `None` for loader errors.
+    /// The raw `cudaError_t` value of a [`Error::Cuda`] (910 for an [`Error::GraphUpdate`]);
+    /// `None` for loader errors.
     pub fn cuda_code(&self) -> Option<i32> {
         match self {
             Error::Cuda { code, .. } => Some(*code),
+            Error::GraphUpdate(_) => Some(crate::graph::GRAPH_EXEC_UPDATE_FAILURE),
             _ => None,
         }
     }

@@ -202,7 +202,12 @@ impl Module {
     /// ([`Error::InvalidArgument`] otherwise). See [`DeviceGlobal`].
     #[doc(alias = "cudaLibraryGetGlobal")]
     pub fn global<T: DeviceCopy>(&self, name: &str) -> Result<DeviceGlobal<T>> {
-        DeviceGlobal::find(self.module_ref().clone(), name, Some(1), false)
+        DeviceGlobal::find(
+            self.module_ref().clone(),
+            self.resolve(name),
+            Some(1),
+            false,
+        )
     }
 
     /// The module's array variable called `name` (`__device__ T name[N];`), of as many
@@ -210,14 +215,14 @@ impl Module {
     /// whole number of `T` is [`Error::InvalidArgument`]).
     #[doc(alias = "cudaLibraryGetGlobal")]
     pub fn global_array<T: DeviceCopy>(&self, name: &str) -> Result<DeviceGlobal<T>> {
-        DeviceGlobal::find(self.module_ref().clone(), name, None, false)
+        DeviceGlobal::find(self.module_ref().clone(), self.resolve(name), None, false)
     }
 
     /// The module's `__managed__` variable called `name` (`cudaLibraryGetManaged`), reached
     /// as device memory through copies like [`global_array`](Module::global_array).
     #[doc(alias = "cudaLibraryGetManaged")]
     pub fn managed_global<T: DeviceCopy>(&self, name: &str) -> Result<DeviceGlobal<T>> {
-        DeviceGlobal::find(self.module_ref().clone(), name, None, true)
+        DeviceGlobal::find(self.module_ref().clone(), self.resolve(name), None, true)
     }
 }
 

@@ -28,6 +28,7 @@
 //! Modules and kernels are `Send` and `Sync` (library and kernel handles are
 //! context-independent and thread-safe). A kernel keeps its module loaded.
 
+use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::mem::MaybeUninit;
 use std::path::Path;
@@ -61,6 +62,9 @@ pub use crate::sys::cudaFuncAttribute as FuncAttribute;
 #[derive(Clone)]
 pub struct Module {
     inner: ModuleRef,
+    /// Name expressions and the lowered (mangled) names they stand for
+    /// ([`Module::with_symbols`]).
+    symbols: Arc<HashMap<String, String>>,
 }
 
 /// A loaded library and its record in the gate: the module, its kernels and globals share
@@ -187,6 +191,7 @@ impl Module {
     fn wrap(raw: sys::cudaLibrary_t) -> Module {
         Module {
             inner: ModuleRef::new(raw),
+            symbols: Arc::default(),
         }
     }
 
@@ -219,10 +224,51 @@ impl Module {
         self.inner.life.close()
     }
 
-    /// The kernel called `name` (its mangled name for C++ kernels without `extern "C"`),
-    /// or `cudaErrorSymbolNotFound`.
+    /// This module with a symbol map: name expressions (`"scale<float>"`, `"&ns::f"`) and
+    /// the lowered names the compiler gave them (NVRTC's `nvrtcGetLoweredName`, which
+    /// `nvrtc`'s `Compiled::lowered_names` returns), so that [`kernel`](Module::kernel) and
+    /// [`global`](Module::global) find a C++ symbol by the expression it was compiled with.
+    /// The map is kept by every clone; names not in it are looked up as they are.
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart13::Result<()> {
+    /// # let (ptx, lowered): (String, Vec<(String, String)>) = (String::new(), Vec::new());
+    /// // `lowered` from nvrtc: [("scale<float>", "_Z5scaleIfEvPT_j")]
+    /// let module = cudart13::Module::from_ptx(&ptx)?.with_symbols(lowered);
+    /// let kernel = module.kernel("scale<float>")?; // found by its name expression
+    /// assert_eq!(module.symbol_for("scale<float>"), Some("_Z5scaleIfEvPT_j"));
+    /// # let _ = kernel; Ok(()) }
+    /// ```
+    pub fn with_symbols(mut self, symbols: impl IntoIterator<Item = (String, String)>) -> Module {
+        let mut map = (*self.symbols).clone();
+        map.extend(symbols);
+        self.symbols = Arc::new(map);
+        self
+    }
+
+    /// The lowered name a name expression stands for in this module's symbol map
+    /// ([`Module::with_symbols`]), if it has one.
+    pub fn symbol_for(&self, name_expression: &str) -> Option<&str> {
+        self.symbols.get(name_expression).map(String::as_str)
+    }
+
+    /// The symbol map's entries (name expression, lowered name).
+    pub fn symbols(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.symbols.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    /// The name CUDA knows a symbol by: its lowered name when `name` is a name expression of
+    /// the symbol map, else `name` itself.
+    pub(crate) fn resolve<'n>(&'n self, name: &'n str) -> &'n str {
+        self.symbol_for(name).unwrap_or(name)
+    }
+
+    /// The kernel called `name` (its mangled name for C++ kernels without `extern "C"`, or
+    /// a name expression of the symbol map, see [`Module::with_symbols`]), or
+    /// `cudaErrorSymbolNotFound`.
     #[doc(alias = "cudaLibraryGetKernel")]
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        let name = self.resolve(name);
         let c_name = CString::new(name)
             .map_err(|_| Error::InvalidArgument("a kernel name with a NUL byte".into()))?;
         let mut raw = sys::cudaKernel_t::null();
@@ -309,35 +355,8 @@ impl std::fmt::Debug for Kernel {
     }
 }
 
-/// Static facts about a compiled kernel (`cudaFuncGetAttributes`).
-///
-/// ```no_run
-/// # fn main() -> cudart13::Result<()> {
-/// # let kernel = cudart13::Module::from_file("kernels.cubin")?.kernel("kernel")?;
-/// let attrs = kernel.attributes()?;
-/// println!("{} registers, at most {} threads a block", attrs.num_regs, attrs.max_threads_per_block);
-/// # Ok(()) }
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct KernelAttributes {
-    /// The most threads per block it can be launched with.
-    pub max_threads_per_block: i32,
-    /// Registers per thread.
-    pub num_regs: i32,
-    /// Statically allocated shared memory per block, bytes.
-    pub shared_size_bytes: usize,
-    /// Constant memory, bytes.
-    pub const_size_bytes: usize,
-    /// Local memory per thread, bytes.
-    pub local_size_bytes: usize,
-    /// The most dynamic shared memory a launch may ask for, bytes.
-    pub max_dynamic_shared_size_bytes: i32,
-    /// PTX virtual architecture it was compiled for (`major * 10 + minor`).
-    pub ptx_version: i32,
-    /// Binary architecture (`major * 10 + minor`).
-    pub binary_version: i32,
-}
+/// A kernel's attributes (generated from `cudaFuncAttributes`; see [`Kernel::attributes`]).
+pub use crate::records::KernelAttributes;
 
 impl Kernel {
     /// A kernel from a raw handle or function address (a `cudaKernel_t`, or a `__global__`
@@ -413,22 +432,15 @@ impl Kernel {
         ))
     }
 
-    /// The kernel's attributes on the current device.
+    /// The kernel's attributes on the current device: every field of `cudaFuncAttributes`
+    /// (registers, shared, constant and local memory, PTX and binary versions, cluster
+    /// requirements, …).
     #[doc(alias = "cudaFuncGetAttributes")]
     pub fn attributes(&self) -> Result<KernelAttributes> {
         let mut a = sys::cudaFuncAttributes::default();
         // SAFETY: `cudaFuncGetAttributes` accepts a `cudaKernel_t`; one record is written.
         status(unsafe { sys::cudaFuncGetAttributes(&mut a, self.func()) })?;
-        Ok(KernelAttributes {
-            max_threads_per_block: a.maxThreadsPerBlock,
-            num_regs: a.numRegs,
-            shared_size_bytes: a.sharedSizeBytes,
-            const_size_bytes: a.constSizeBytes,
-            local_size_bytes: a.localSizeBytes,
-            max_dynamic_shared_size_bytes: a.maxDynamicSharedSizeBytes,
-            ptx_version: a.ptxVersion,
-            binary_version: a.binaryVersion,
-        })
+        Ok(KernelAttributes::from_raw(&a))
     }
 
     /// Sets an attribute for launches on the current device (`cudaFuncSetAttribute`), e.g.
@@ -474,29 +486,76 @@ impl Kernel {
     #[doc(alias = "cudaOccupancyMaxPotentialBlockSize")]
     pub fn suggested_config(&self, n: u32, dynamic_shared_bytes: u32) -> Result<LaunchConfig> {
         let best = self.occupancy(dynamic_shared_bytes)?;
-        Ok(LaunchConfig {
-            grid: Dim3::from(n.div_ceil(best.block_size).max(1)),
-            block: Dim3::from(best.block_size),
-            shared_mem_bytes: dynamic_shared_bytes,
-        })
+        Ok(LaunchConfig::for_num_elems(1)
+            .with_block(Dim3::from(best.block_size.max(1)))
+            .with_grid(Dim3::from(n.div_ceil(best.block_size.max(1)).max(1)))
+            .with_shared_mem(dynamic_shared_bytes))
     }
 
     /// The block size of best potential occupancy on the current device, with
     /// `dynamic_shared_bytes` of dynamic shared memory per block, and the smallest grid
     /// that fills the device with it (`cudaOccupancyMaxPotentialBlockSize`'s `blockSize`
-    /// and `minGridSize`).
+    /// and `minGridSize`). [`occupancy_limited`](Kernel::occupancy_limited) caps the block
+    /// size; [`occupancy_variable_smem`](Kernel::occupancy_variable_smem) lets the shared
+    /// memory depend on it.
     #[doc(alias = "cudaOccupancyMaxPotentialBlockSize")]
     pub fn occupancy(&self, dynamic_shared_bytes: u32) -> Result<Occupancy> {
+        self.occupancy_variable_smem(|_| dynamic_shared_bytes as usize, 0)
+    }
+
+    /// [`occupancy`](Kernel::occupancy) among block sizes of at most `block_size_limit`
+    /// threads (`cudaOccupancyMaxPotentialBlockSize`'s `blockSizeLimit`; 0: no limit beyond
+    /// the device's and the kernel's).
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart13::Result<()> {
+    /// # let kernel = cudart13::Module::from_file("kernels.cubin")?.kernel("kernel")?;
+    /// let best = kernel.occupancy_limited(0, 128)?;
+    /// assert!(best.block_size <= 128);
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "cudaOccupancyMaxPotentialBlockSize")]
+    pub fn occupancy_limited(
+        &self,
+        dynamic_shared_bytes: u32,
+        block_size_limit: u32,
+    ) -> Result<Occupancy> {
+        self.occupancy_variable_smem(|_| dynamic_shared_bytes as usize, block_size_limit)
+    }
+
+    /// [`occupancy`](Kernel::occupancy) for a kernel whose dynamic shared memory per block
+    /// depends on the block size: `smem(block_size)` gives the bytes for each size tried, and
+    /// the answer's size is at most `block_size_limit` (0: no limit beyond the device's and the
+    /// kernel's) (`cudaOccupancyMaxPotentialBlockSizeVariableSMem`, a header-only helper,
+    /// computed the same way).
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart13::Result<()> {
+    /// # let kernel = cudart13::Module::from_file("kernels.cubin")?.kernel("kernel")?;
+    /// // One float of shared memory per thread.
+    /// let best = kernel.occupancy_variable_smem(|block| block as usize * 4, 0)?;
+    /// println!("{} threads a block, {} bytes of shared memory", best.block_size, best.block_size * 4);
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "cudaOccupancyMaxPotentialBlockSizeVariableSMem")]
+    #[doc(alias = "cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags")]
+    pub fn occupancy_variable_smem(
+        &self,
+        mut smem: impl FnMut(u32) -> usize,
+        block_size_limit: u32,
+    ) -> Result<Occupancy> {
         use sys::cudaDeviceAttr as A;
         let device = crate::Device::current()?;
         let per_sm = device.attribute(A::MAX_THREADS_PER_MULTI_PROCESSOR)?;
         let warp = device.attribute(A::WARP_SIZE)?.max(1);
         let sms = device.attribute(A::MULTI_PROCESSOR_COUNT)?;
-        let limit = device
-            .attribute(A::MAX_THREADS_PER_BLOCK)?
-            .min(self.attributes()?.max_threads_per_block);
+        let limit = block_limit(
+            device.attribute(A::MAX_THREADS_PER_BLOCK)?,
+            self.attributes()?.max_threads_per_block,
+            block_size_limit,
+        );
         let best = best_block_size(per_sm, warp, limit, |block| {
-            self.max_active_blocks_per_multiprocessor(block, dynamic_shared_bytes as usize)
+            self.max_active_blocks_per_multiprocessor(block, smem(block))
         })?;
         Ok(Occupancy {
             block_size: best.0,
@@ -505,10 +564,93 @@ impl Kernel {
         })
     }
 
+    /// The dynamic shared memory each block can have when `blocks_per_multiprocessor` blocks
+    /// of `block_size` threads are resident on a multiprocessor of the current device
+    /// (`cudaOccupancyAvailableDynamicSMemPerBlock`).
+    #[doc(alias = "cudaOccupancyAvailableDynamicSMemPerBlock")]
+    pub fn available_dynamic_shared_memory(
+        &self,
+        blocks_per_multiprocessor: u32,
+        block_size: u32,
+    ) -> Result<usize> {
+        let to_int = |v: u32, what: &str| {
+            c_int::try_from(v).map_err(|_| Error::InvalidArgument(format!("{what} {v}")))
+        };
+        let blocks = to_int(blocks_per_multiprocessor, "blocks per multiprocessor")?;
+        let size = to_int(block_size, "block size")?;
+        let mut bytes = 0usize;
+        // SAFETY: accepts a `cudaKernel_t`; one size_t is written.
+        status(unsafe {
+            sys::cudaOccupancyAvailableDynamicSMemPerBlock(&mut bytes, self.func(), blocks, size)
+        })?;
+        Ok(bytes)
+    }
+
+    /// The most clusters of `config`'s cluster shape that can be resident at once on the
+    /// current device (`cudaOccupancyMaxActiveClusters`): the launch configuration is made
+    /// here from `config` (grid, block, shared memory, cluster dimensions), no hand-built
+    /// `cudaLaunchConfig_t`. A `config` without a cluster shape uses the kernel's
+    /// compile-time one (CUDA's error when it has none).
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart13::Result<()> {
+    /// # let kernel = cudart13::Module::from_file("kernels.cubin")?.kernel("kernel")?;
+    /// use cudart13::LaunchConfig;
+    /// let config = LaunchConfig::new(128, 256)?.with_cluster(2)?;
+    /// println!("{} clusters of 2 at once", kernel.max_active_clusters(&config)?);
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "cudaOccupancyMaxActiveClusters")]
+    pub fn max_active_clusters(&self, config: &LaunchConfig) -> Result<u32> {
+        self.cluster_query(config, |n, func, raw| {
+            // SAFETY: accepts a `cudaKernel_t`; the configuration and its attributes live for
+            // the call; one int is written.
+            unsafe { sys::cudaOccupancyMaxActiveClusters(n, func, raw) }
+        })
+    }
+
+    /// The largest cluster size (blocks) `config` could be launched with on the current device
+    /// (`cudaOccupancyMaxPotentialClusterSize`; `config`'s own cluster shape is ignored by
+    /// CUDA). More than 8 needs [`FuncAttribute::NON_PORTABLE_CLUSTER_SIZE_ALLOWED`].
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart13::Result<()> {
+    /// # let kernel = cudart13::Module::from_file("kernels.cubin")?.kernel("kernel")?;
+    /// let config = cudart13::LaunchConfig::new(128, 256)?;
+    /// println!("clusters of up to {} blocks", kernel.max_potential_cluster_size(&config)?);
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "cudaOccupancyMaxPotentialClusterSize")]
+    pub fn max_potential_cluster_size(&self, config: &LaunchConfig) -> Result<u32> {
+        self.cluster_query(config, |n, func, raw| {
+            // SAFETY: as in `max_active_clusters`.
+            unsafe { sys::cudaOccupancyMaxPotentialClusterSize(n, func, raw) }
+        })
+    }
+
+    /// Runs a cluster occupancy query with `config` as a `cudaLaunchConfig_t`.
+    fn cluster_query(
+        &self,
+        config: &LaunchConfig,
+        query: impl FnOnce(
+            *mut c_int,
+            *const c_void,
+            *const sys::cudaLaunchConfig_t,
+        ) -> Result<sys::cudaError_t>,
+    ) -> Result<u32> {
+        config.check()?;
+        let (mut attrs, n) = config.attributes();
+        let raw = config.raw(sys::cudaStream_t::null(), &mut attrs, n);
+        let mut out: c_int = 0;
+        status(query(&mut out, self.func(), &raw))?;
+        Ok(u32::try_from(out).unwrap_or(0))
+    }
+
     /// Launches the kernel on `stream` with `config` and `args` (a tuple of references, in
     /// parameter order): `stream.launch(self).config(config).args(args).run()`, as cudarc's
-    /// `launch`, checked as [`Launch::run`]. For clusters, cooperative launches and
-    /// priorities use the builder ([`Stream::launch`]).
+    /// `launch`, checked as [`Launch::run`]. `config` carries the launch attributes too
+    /// (clusters, cooperative launch, programmatic stream serialization, priority: see
+    /// [`LaunchConfig`]).
     ///
     /// # Safety
     /// As [`Launch::run`].
@@ -559,6 +701,16 @@ pub struct Occupancy {
     pub blocks_per_multiprocessor: u32,
     /// The smallest grid that fills every multiprocessor with them.
     pub min_grid_size: u32,
+}
+
+/// The largest block size to try: the device's and the kernel's limits, and the caller's
+/// when it is not 0 (as `cudaOccupancyMaxPotentialBlockSize` treats `blockSizeLimit`).
+fn block_limit(device_max: i32, kernel_max: i32, caller: u32) -> i32 {
+    let mut limit = device_max.min(kernel_max);
+    if caller != 0 {
+        limit = limit.min(i32::try_from(caller).unwrap_or(i32::MAX));
+    }
+    limit
 }
 
 /// `cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags`'s search: every block size from
@@ -666,16 +818,27 @@ impl From<(u32, u32, u32)> for Dim3 {
     }
 }
 
-/// Grid, block and dynamic shared memory of a launch (cuda.core's `LaunchConfig`).
+/// Grid, block and dynamic shared memory of a launch, with its optional launch attributes:
+/// thread-block clusters, cooperative launch, programmatic stream serialization and priority
+/// (cuda.core's `LaunchConfig`). Every field is readable; [`LaunchConfig::new`] refuses a
+/// zero extent, and [`Launch::run`] checks again (the fields are public).
 ///
 /// ```
+/// # fn main() -> cudart13::Result<()> {
 /// use cudart13::{Dim3, LaunchConfig};
-/// let tiles = LaunchConfig::new((64, 64), (16, 16)).with_shared_mem(4096);
+/// let tiles = LaunchConfig::new((64, 64), (16, 16))?.with_shared_mem(4096);
 /// assert_eq!(tiles.block, Dim3::new(16, 16, 1));
+/// let clustered = LaunchConfig::new(8, 128)?.with_cluster(2)?.with_cooperative(true);
+/// assert_eq!(clustered.cluster, Some(Dim3::new(2, 1, 1)));
+/// assert!(clustered.cooperative);
+/// assert!(LaunchConfig::new(0, 128).is_err());
 /// let per_element = LaunchConfig::for_num_elems(1000); // 4 blocks of 256
 /// assert_eq!(per_element.grid.x, 4);
+/// # Ok(()) }
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[doc(alias = "cudaLaunchConfig_t")]
 pub struct LaunchConfig {
     /// Blocks in the grid.
     pub grid: Dim3,
@@ -683,23 +846,107 @@ pub struct LaunchConfig {
     pub block: Dim3,
     /// Dynamic shared memory per block, bytes.
     pub shared_mem_bytes: u32,
+    /// Thread-block clusters of this shape (`cudaLaunchAttributeClusterDimension`; compute
+    /// capability 9.0 and later; the grid is a multiple of it).
+    pub cluster: Option<Dim3>,
+    /// A cooperative launch (`cudaLaunchAttributeCooperative`): every block is resident at
+    /// once, so that blocks can synchronise grid-wide.
+    pub cooperative: bool,
+    /// Programmatic stream serialization (`cudaLaunchAttributeProgrammaticStreamSerialization`):
+    /// the kernel may start before the previous kernel in the stream finishes, overlapping
+    /// with it until it waits with `cudaGridDependencySynchronize` (compute capability 9.0
+    /// and later).
+    pub programmatic_stream_serialization: bool,
+    /// The launch's priority (`cudaLaunchAttributePriority`); `None`: the stream's.
+    pub priority: Option<i32>,
+}
+
+/// `Err` naming `what` when an extent of `d` is zero.
+fn nonzero(d: Dim3, what: &str) -> Result<Dim3> {
+    if d.x == 0 || d.y == 0 || d.z == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "a {what} of {} x {} x {} (every extent must be at least 1)",
+            d.x, d.y, d.z
+        )));
+    }
+    Ok(d)
 }
 
 impl LaunchConfig {
-    /// `grid` blocks of `block` threads, no dynamic shared memory:
-    /// `LaunchConfig::new(64, (16, 16))`.
-    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
-        LaunchConfig {
-            grid: grid.into(),
-            block: block.into(),
+    /// `grid` blocks of `block` threads, no dynamic shared memory and no attributes:
+    /// `LaunchConfig::new(64, (16, 16))?`. A zero extent is [`Error::InvalidArgument`].
+    #[doc(alias = "cudaLaunchConfig_t")]
+    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> Result<LaunchConfig> {
+        Ok(LaunchConfig {
+            grid: nonzero(grid.into(), "grid")?,
+            block: nonzero(block.into(), "block")?,
             shared_mem_bytes: 0,
-        }
+            cluster: None,
+            cooperative: false,
+            programmatic_stream_serialization: false,
+            priority: None,
+        })
     }
 
     /// This configuration with `bytes` of dynamic shared memory per block.
     pub fn with_shared_mem(self, bytes: u32) -> LaunchConfig {
         LaunchConfig {
             shared_mem_bytes: bytes,
+            ..self
+        }
+    }
+
+    /// This configuration in clusters of `dims` blocks
+    /// (`cudaLaunchAttributeClusterDimension`): a zero extent, or a grid that is not a
+    /// multiple of the cluster, is [`Error::InvalidArgument`].
+    ///
+    /// ```
+    /// # fn main() -> cudart13::Result<()> {
+    /// let c = cudart13::LaunchConfig::new(8, 128)?;
+    /// assert!(c.with_cluster(2).is_ok());
+    /// assert!(c.with_cluster(3).is_err()); // 8 blocks are not clusters of 3
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "cudaLaunchAttributeClusterDimension")]
+    pub fn with_cluster(self, dims: impl Into<Dim3>) -> Result<LaunchConfig> {
+        let c = nonzero(dims.into(), "cluster")?;
+        let g = self.grid;
+        if g.x % c.x != 0 || g.y % c.y != 0 || g.z % c.z != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "a grid of {} x {} x {} is not a whole number of clusters of {} x {} x {}",
+                g.x, g.y, g.z, c.x, c.y, c.z
+            )));
+        }
+        Ok(LaunchConfig {
+            cluster: Some(c),
+            ..self
+        })
+    }
+
+    /// This configuration as a cooperative launch or not (`cudaLaunchAttributeCooperative`).
+    #[doc(alias = "cudaLaunchAttributeCooperative")]
+    pub fn with_cooperative(self, cooperative: bool) -> LaunchConfig {
+        LaunchConfig {
+            cooperative,
+            ..self
+        }
+    }
+
+    /// This configuration with programmatic stream serialization on or off
+    /// (`cudaLaunchAttributeProgrammaticStreamSerialization`).
+    #[doc(alias = "cudaLaunchAttributeProgrammaticStreamSerialization")]
+    pub fn with_programmatic_stream_serialization(self, on: bool) -> LaunchConfig {
+        LaunchConfig {
+            programmatic_stream_serialization: on,
+            ..self
+        }
+    }
+
+    /// This configuration with a launch priority (`cudaLaunchAttributePriority`).
+    #[doc(alias = "cudaLaunchAttributePriority")]
+    pub fn with_priority(self, priority: i32) -> LaunchConfig {
+        LaunchConfig {
+            priority: Some(priority),
             ..self
         }
     }
@@ -711,7 +958,90 @@ impl LaunchConfig {
             grid: Dim3::from(n.div_ceil(256).max(1)),
             block: Dim3::from(256),
             shared_mem_bytes: 0,
+            cluster: None,
+            cooperative: false,
+            programmatic_stream_serialization: false,
+            priority: None,
         }
+    }
+
+    /// Checks the extents (as [`LaunchConfig::new`] and [`LaunchConfig::with_cluster`]).
+    fn check(&self) -> Result<()> {
+        nonzero(self.grid, "grid")?;
+        nonzero(self.block, "block")?;
+        if let Some(c) = self.cluster {
+            LaunchConfig {
+                cluster: None,
+                ..*self
+            }
+            .with_cluster(c)?;
+        }
+        Ok(())
+    }
+
+    /// The launch attributes this configuration sets, in a fixed array and its length.
+    fn attributes(&self) -> ([sys::cudaLaunchAttribute; 4], usize) {
+        let mut attrs = [sys::cudaLaunchAttribute::default(); 4];
+        let mut n = 0;
+        if let Some(c) = self.cluster {
+            attrs[n].id = sys::cudaLaunchAttributeID::CLUSTER_DIMENSION;
+            attrs[n].val.clusterDim.x = c.x;
+            attrs[n].val.clusterDim.y = c.y;
+            attrs[n].val.clusterDim.z = c.z;
+            n += 1;
+        }
+        if self.cooperative {
+            attrs[n].id = sys::cudaLaunchAttributeID::COOPERATIVE;
+            attrs[n].val.cooperative = 1;
+            n += 1;
+        }
+        if self.programmatic_stream_serialization {
+            attrs[n].id = sys::cudaLaunchAttributeID::PROGRAMMATIC_STREAM_SERIALIZATION;
+            attrs[n].val.programmaticStreamSerializationAllowed = 1;
+            n += 1;
+        }
+        if let Some(p) = self.priority {
+            attrs[n].id = sys::cudaLaunchAttributeID::PRIORITY;
+            attrs[n].val.priority = p;
+            n += 1;
+        }
+        (attrs, n)
+    }
+
+    /// The same configuration with another grid (unchecked).
+    fn with_grid(self, grid: Dim3) -> LaunchConfig {
+        LaunchConfig { grid, ..self }
+    }
+
+    /// The same configuration with another block (unchecked: for [`Launch::new`]).
+    fn with_block(self, block: Dim3) -> LaunchConfig {
+        LaunchConfig { block, ..self }
+    }
+
+    /// The `cudaLaunchConfig_t` of this configuration on `stream`, pointing at the first `n`
+    /// of `attrs` (which must outlive its use).
+    fn raw(
+        &self,
+        stream: sys::cudaStream_t,
+        attrs: &mut [sys::cudaLaunchAttribute; 4],
+        n: usize,
+    ) -> sys::cudaLaunchConfig_t {
+        sys::cudaLaunchConfig_t {
+            gridDim: self.grid.raw(),
+            blockDim: self.block.raw(),
+            dynamicSmemBytes: self.shared_mem_bytes as usize,
+            stream,
+            attrs: attrs.as_mut_ptr(),
+            numAttrs: n as _,
+        }
+    }
+
+    /// Whether a launch attribute is set.
+    fn has_attributes(&self) -> bool {
+        self.cluster.is_some()
+            || self.cooperative
+            || self.programmatic_stream_serialization
+            || self.priority.is_some()
     }
 }
 
@@ -787,6 +1117,20 @@ unsafe impl<T: DeviceCopy> KernelArg for T {
     #[inline]
     fn arg_size(&self) -> usize {
         std::mem::size_of::<T>()
+    }
+}
+
+// SAFETY: a `bool` is one byte holding 0 or 1, as C++'s `bool` parameter; the value itself
+// is the argument (the device only reads it, so no invalid bit pattern can come back).
+unsafe impl KernelArg for bool {
+    #[inline]
+    fn arg_ptr(&self) -> *mut c_void {
+        (self as *const bool).cast_mut().cast()
+    }
+
+    #[inline]
+    fn arg_size(&self) -> usize {
+        std::mem::size_of::<bool>()
     }
 }
 
@@ -1091,15 +1435,11 @@ impl<'a> TrackedList<'a> {
 pub struct Launch<'a> {
     kernel: &'a Kernel,
     stream: Option<&'a Stream>,
-    grid: Dim3,
-    block: Dim3,
-    shared_mem_bytes: u32,
+    /// Grid, block, shared memory and attributes.
+    config: LaunchConfig,
     args: ArgList,
     /// The crate's memory among the arguments (see [`KernelArg::tracked_memory`]).
     memory: TrackedList<'a>,
-    cluster: Option<Dim3>,
-    cooperative: bool,
-    priority: Option<i32>,
 }
 
 impl<'a> Launch<'a> {
@@ -1110,14 +1450,9 @@ impl<'a> Launch<'a> {
         Launch {
             kernel,
             stream: None,
-            grid: Dim3::new(1, 1, 1),
-            block: Dim3::new(1, 1, 1),
-            shared_mem_bytes: 0,
+            config: LaunchConfig::for_num_elems(1).with_block(Dim3::new(1, 1, 1)),
             args: ArgList::new(),
             memory: TrackedList::new(),
-            cluster: None,
-            cooperative: false,
-            priority: None,
         }
     }
 
@@ -1131,30 +1466,34 @@ impl<'a> Launch<'a> {
     /// Blocks in the grid.
     #[inline]
     pub fn grid(mut self, grid: impl Into<Dim3>) -> Self {
-        self.grid = grid.into();
+        self.config.grid = grid.into();
         self
     }
 
     /// Threads in a block.
     #[inline]
     pub fn block(mut self, block: impl Into<Dim3>) -> Self {
-        self.block = block.into();
+        self.config.block = block.into();
         self
     }
 
     /// Dynamic shared memory per block, bytes.
     #[inline]
     pub fn shared_mem(mut self, bytes: u32) -> Self {
-        self.shared_mem_bytes = bytes;
+        self.config.shared_mem_bytes = bytes;
         self
     }
 
-    /// Grid, block and shared memory at once.
+    /// Grid, block, shared memory and launch attributes at once (replacing what was set).
     #[inline]
-    pub fn config(self, config: LaunchConfig) -> Self {
-        self.grid(config.grid)
-            .block(config.block)
-            .shared_mem(config.shared_mem_bytes)
+    pub fn config(mut self, config: LaunchConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The configuration set so far.
+    pub fn launch_config(&self) -> &LaunchConfig {
+        &self.config
     }
 
     /// The next argument, in the kernel's parameter order.
@@ -1177,7 +1516,7 @@ impl<'a> Launch<'a> {
     /// capability 9.0 and later; the grid must be a multiple of it).
     #[inline]
     pub fn cluster(mut self, dims: impl Into<Dim3>) -> Self {
-        self.cluster = Some(dims.into());
+        self.config.cluster = Some(dims.into());
         self
     }
 
@@ -1185,14 +1524,24 @@ impl<'a> Launch<'a> {
     /// once, so they can synchronise grid-wide.
     #[inline]
     pub fn cooperative(mut self, cooperative: bool) -> Self {
-        self.cooperative = cooperative;
+        self.config.cooperative = cooperative;
         self
     }
 
     /// The launch's priority (`cudaLaunchAttributePriority`).
     #[inline]
     pub fn priority(mut self, priority: i32) -> Self {
-        self.priority = Some(priority);
+        self.config.priority = Some(priority);
+        self
+    }
+
+    /// Programmatic stream serialization
+    /// (`cudaLaunchAttributeProgrammaticStreamSerialization`; see
+    /// [`LaunchConfig::programmatic_stream_serialization`]).
+    #[doc(alias = "cudaLaunchAttributeProgrammaticStreamSerialization")]
+    #[inline]
+    pub fn programmatic_stream_serialization(mut self, on: bool) -> Self {
+        self.config.programmatic_stream_serialization = on;
         self
     }
 
@@ -1212,7 +1561,7 @@ impl<'a> Launch<'a> {
     /// Whether a launch attribute is set (then the launch goes through
     /// `cudaLaunchKernelExC`).
     pub fn has_attributes(&self) -> bool {
-        self.cluster.is_some() || self.cooperative || self.priority.is_some()
+        self.config.has_attributes()
     }
 
     /// Sends the launch: `cudaLaunchKernel`, or `cudaLaunchKernelExC` when a cluster shape,
@@ -1238,6 +1587,7 @@ impl<'a> Launch<'a> {
     #[doc(alias = "cudaLaunchKernelExC")]
     #[inline]
     pub unsafe fn run(mut self) -> Result<()> {
+        self.config.check()?;
         self.kernel.check_args(self.args.sizes())?;
         // SAFETY: the caller's promise, passed on.
         unsafe { self.enqueue() }
@@ -1251,6 +1601,7 @@ impl<'a> Launch<'a> {
     #[doc(alias = "cudaLaunchKernelExC")]
     #[inline]
     pub unsafe fn run_unchecked(mut self) -> Result<()> {
+        self.config.check()?;
         // SAFETY: the caller's promise, passed on.
         unsafe { self.enqueue() }
     }
@@ -1310,41 +1661,16 @@ impl<'a> Launch<'a> {
             return status(unsafe {
                 sys::cudaLaunchKernel(
                     func,
-                    self.grid.raw(),
-                    self.block.raw(),
+                    self.config.grid.raw(),
+                    self.config.block.raw(),
                     args,
-                    self.shared_mem_bytes as usize,
+                    self.config.shared_mem_bytes as usize,
                     stream,
                 )
             });
         }
-        let mut attrs = [sys::cudaLaunchAttribute::default(); 3];
-        let mut n = 0;
-        if let Some(c) = self.cluster {
-            attrs[n].id = sys::cudaLaunchAttributeID::CLUSTER_DIMENSION;
-            attrs[n].val.clusterDim.x = c.x;
-            attrs[n].val.clusterDim.y = c.y;
-            attrs[n].val.clusterDim.z = c.z;
-            n += 1;
-        }
-        if self.cooperative {
-            attrs[n].id = sys::cudaLaunchAttributeID::COOPERATIVE;
-            attrs[n].val.cooperative = 1;
-            n += 1;
-        }
-        if let Some(p) = self.priority {
-            attrs[n].id = sys::cudaLaunchAttributeID::PRIORITY;
-            attrs[n].val.priority = p;
-            n += 1;
-        }
-        let config = sys::cudaLaunchConfig_t {
-            gridDim: self.grid.raw(),
-            blockDim: self.block.raw(),
-            dynamicSmemBytes: self.shared_mem_bytes as usize,
-            stream,
-            attrs: attrs.as_mut_ptr(),
-            numAttrs: n as _,
-        };
+        let (mut attrs, n) = self.config.attributes();
+        let config = self.config.raw(stream, &mut attrs, n);
         // SAFETY: as above; the configuration and its attributes live for the call.
         status(unsafe { sys::cudaLaunchKernelExC(&config, func, args) })
     }
@@ -1378,16 +1704,18 @@ impl<'a> Launch<'a> {
         self.kernel.check_args(self.args.sizes())?;
         if self.has_attributes() {
             return Err(Error::InvalidArgument(
-                "cluster, cooperative and priority attributes are not applied to graph \
-                 kernel nodes; launch the kernel in a captured stream instead"
+                "cluster, cooperative, programmatic serialization and priority attributes are \
+                 not applied to graph kernel nodes; launch the kernel in a captured stream \
+                 instead"
                     .into(),
             ));
         }
+        self.config.check()?;
         Ok(sys::cudaKernelNodeParams {
             func: self.kernel.raw.0.cast(),
-            gridDim: self.grid.raw(),
-            blockDim: self.block.raw(),
-            sharedMemBytes: self.shared_mem_bytes,
+            gridDim: self.config.grid.raw(),
+            blockDim: self.config.block.raw(),
+            sharedMemBytes: self.config.shared_mem_bytes,
             kernelParams: self.args.as_mut_ptr(),
             extra: std::ptr::null_mut(),
         })
@@ -1655,10 +1983,17 @@ mod tests {
         assert!(!launch.has_attributes());
         let tupled = stream.launch(&kernel).args((&buf, &n, &scale, &pair));
         assert_eq!(tupled.arg_pointers(), ptrs);
-        assert_eq!(launch.grid, Dim3::new(4, 1, 1));
-        assert_eq!(launch.block, Dim3::new(32, 2, 1));
+        assert_eq!(launch.launch_config().grid, Dim3::new(4, 1, 1));
+        assert_eq!(launch.launch_config().block, Dim3::new(32, 2, 1));
         let launch = launch.cluster(2).cooperative(true);
         assert!(launch.has_attributes());
+        assert_eq!(launch.launch_config().cluster, Some(Dim3::new(2, 1, 1)));
+        assert!(launch.launch_config().cooperative);
+        let yes = true;
+        let with_bool = stream.launch(&kernel).arg(&yes);
+        assert_eq!(with_bool.arg_sizes().collect::<Vec<_>>(), [1]);
+        // SAFETY: a pointer to the borrowed bool.
+        assert_eq!(unsafe { *with_bool.arg_pointers()[0].cast::<u8>() }, 1);
     }
 
     #[test]
@@ -1704,6 +2039,62 @@ mod tests {
         assert_eq!((c.grid.x, c.block.x), (4, 256));
         assert_eq!(LaunchConfig::for_num_elems(0).grid.x, 1);
         assert_eq!(Dim3::from((2, 3)), Dim3::new(2, 3, 1));
+    }
+
+    #[test]
+    fn launch_configs_refuse_zero_extents_and_partial_clusters() {
+        for (grid, block) in [((0, 1, 1), (1, 1, 1)), ((1, 1, 1), (32, 0, 1))] {
+            assert!(matches!(
+                LaunchConfig::new(grid, block),
+                Err(Error::InvalidArgument(_))
+            ));
+        }
+        let c = LaunchConfig::new((8, 4), 128).expect("valid");
+        assert_eq!((c.cluster, c.cooperative, c.priority), (None, false, None));
+        assert!(!c.programmatic_stream_serialization && !c.has_attributes());
+        assert!(c.with_cluster((3, 1)).is_err());
+        assert!(c.with_cluster((2, 0)).is_err());
+        let full = c
+            .with_cluster((4, 2))
+            .expect("8 x 4 is clusters of 4 x 2")
+            .with_cooperative(true)
+            .with_programmatic_stream_serialization(true)
+            .with_priority(-1)
+            .with_shared_mem(256);
+        assert_eq!(full.cluster, Some(Dim3::new(4, 2, 1)));
+        let (attrs, n) = full.attributes();
+        assert_eq!(n, 4);
+        assert_eq!(attrs[0].id, sys::cudaLaunchAttributeID::CLUSTER_DIMENSION);
+        assert_eq!(
+            attrs[2].id,
+            sys::cudaLaunchAttributeID::PROGRAMMATIC_STREAM_SERIALIZATION
+        );
+        // A zero grid set through the public field is refused at launch, before CUDA.
+        let kernel = dummy_kernel();
+        let mut zero = c;
+        zero.grid.x = 0;
+        // SAFETY: refused before anything is launched.
+        let r = unsafe { Launch::new(&kernel).config(zero).run_unchecked() };
+        assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
+    }
+
+    #[test]
+    fn occupancy_respects_the_block_size_limit() {
+        assert_eq!(block_limit(1024, 768, 0), 768);
+        assert_eq!(block_limit(1024, 1024, 100), 100);
+        assert_eq!(block_limit(1024, 512, 4096), 512);
+        // A device of 2048 threads per SM, warps of 32: every size fits 2048 / size blocks.
+        let blocks = |size: u32| Ok(2048 / size);
+        let limited = best_block_size(2048, 32, block_limit(1024, 1024, 100), blocks);
+        let (size, _) = limited.expect("search");
+        assert!(size <= 100, "{size}");
+        // With shared memory growing with the block, fewer blocks of a larger size fit.
+        let by_smem = best_block_size(2048, 32, 1024, |size: u32| {
+            let smem = size as usize * 64; // 64 bytes a thread, 96 KiB a multiprocessor
+            Ok(((96 * 1024) / smem.max(1)).min(2048 / size as usize) as u32)
+        })
+        .expect("search");
+        assert_eq!(by_smem.0 as usize * by_smem.1 as usize, 1536);
     }
 
     #[test]

@@ -289,6 +289,8 @@ pub mod sys;
 #[rustfmt::skip]
 pub mod api;
 pub mod device;
+#[rustfmt::skip]
+mod records;
 pub mod event;
 pub mod global;
 pub mod graph;
@@ -300,14 +302,15 @@ pub mod nvtx;
 pub mod profiler;
 pub mod stream;
 pub mod texture;
-pub use device::{Device, DeviceAttribute, DeviceGuard, DeviceProperties, Limit, MemInfo};
+pub use device::{Device, DeviceAttribute, DeviceAttributes, DeviceGuard};
+pub use device::{DeviceProperties, Limit, MemInfo, Uuid};
 pub use error::{check, set_drop_error_hook, Error, Result};
 pub use event::{Event, EventFlags, IpcEventHandle};
 pub use global::DeviceGlobal;
 pub use graph::{CaptureGuard, CaptureMode, Graph, GraphExec};
 pub use graph::{GraphNode, InstantiateFlags};
 pub use kernel::{Dim3, FuncAttribute, Kernel, KernelArg, KernelArgs};
-pub use kernel::{Launch, LaunchConfig, Module, ParamInfo};
+pub use kernel::{KernelAttributes, Launch, LaunchConfig, Module, Occupancy, ParamInfo};
 pub use loader::{has_function, is_available, LazySymbol, Library};
 pub use memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut};
 pub use memory::{GraphBuffer, PinnedBuffer, PinnedPool, PinnedSlice, PinnedSliceMut};

@@ -671,11 +671,11 @@ pub unsafe fn get_lowered_name(
         },
     )
 }
+/// Available since CUDA 12.8.
+///
 /// retrieve the current size of the PCH Heap.
 ///
 /// The raw function is [`nvrtcGetPCHHeapSize`](crate::sys::nvrtcGetPCHHeapSize).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Returns
 ///
@@ -691,6 +691,8 @@ pub fn get_pch_heap_size() -> crate::Result<usize> {
     unsafe { crate::sys::nvrtcGetPCHHeapSize(&mut ret) }?.result()?;
     Ok(ret)
 }
+/// Available since CUDA 12.8.
+///
 /// set the size of the PCH Heap.
 ///
 /// The requested size may be rounded up to a platform dependent
@@ -698,8 +700,6 @@ pub fn get_pch_heap_size() -> crate::Result<usize> {
 /// the heap memory will be freed and a new PCH Heap will be allocated.
 ///
 /// The raw function is [`nvrtcSetPCHHeapSize`](crate::sys::nvrtcSetPCHHeapSize).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Arguments
 ///
@@ -714,6 +714,8 @@ pub fn set_pch_heap_size(size: usize) -> crate::Result<()> {
     unsafe { crate::sys::nvrtcSetPCHHeapSize(size) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 12.8.
+///
 /// returns the PCH creation status.
 ///
 /// NVRTC_SUCCESS indicates that the PCH was successfully created.
@@ -732,8 +734,6 @@ pub fn set_pch_heap_size(size: usize) -> crate::Result<()> {
 ///
 /// The raw function is [`nvrtcGetPCHCreateStatus`](crate::sys::nvrtcGetPCHCreateStatus).
 ///
-/// Available since CUDA 12.8.
-///
 /// # Arguments
 ///
 /// - `prog` — CUDA Runtime Compilation program.
@@ -751,13 +751,13 @@ pub unsafe fn get_pch_create_status(prog: nvrtcProgram) -> crate::Result<()> {
     unsafe { crate::sys::nvrtcGetPCHCreateStatus(prog) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 12.8.
+///
 /// retrieve the required size of the PCH heap required to compile the given program.
 ///
 /// **Returns:** - [`NVRTC_SUCCESS`](crate::sys::nvrtcResult::SUCCESS) - [`NVRTC_ERROR_INVALID_PROGRAM`](crate::sys::nvrtcResult::ERROR_INVALID_PROGRAM) - [`NVRTC_ERROR_INVALID_INPUT`](crate::sys::nvrtcResult::ERROR_INVALID_INPUT) The size retrieved using this function is only valid if nvrtcGetPCHCreateStatus() returned NVRTC_SUCCESS or NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED
 ///
 /// The raw function is [`nvrtcGetPCHHeapSizeRequired`](crate::sys::nvrtcGetPCHHeapSizeRequired).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Arguments
 ///
@@ -781,6 +781,8 @@ pub unsafe fn get_pch_heap_size_required(prog: nvrtcProgram) -> crate::Result<us
     unsafe { crate::sys::nvrtcGetPCHHeapSizeRequired(prog, &mut size) }?.result()?;
     Ok(size)
 }
+/// Available since CUDA 12.8.
+///
 /// nvrtcSetFlowCallback registers a callback function that the compiler will invoke at different points during a call to nvrtcCompileProgram, and the callback function can decide whether to cancel compilation by returning specific values.
 ///
 /// The callback function must satisfy the following constraints:
@@ -807,8 +809,6 @@ pub unsafe fn get_pch_heap_size_required(prog: nvrtcProgram) -> crate::Result<us
 /// (5) It must not invoke any nvrtc/libnvvm/ptx APIs.
 ///
 /// The raw function is [`nvrtcSetFlowCallback`](crate::sys::nvrtcSetFlowCallback).
-///
-/// Available since CUDA 12.8.
 ///
 /// # Arguments
 ///

@@ -121,8 +121,11 @@ pub mod sys;
 #[rustfmt::skip]
 pub mod api;
 pub mod program;
+#[rustfmt::skip]
+mod options;
 pub use error::{check, Error, Result};
 pub use loader::{has_function, is_available, LazySymbol, Library};
-pub use program::{supported_architectures, CompileOptions, Compiled, Header, Program};
+pub use program::{current_device_arch, supported_architectures};
+pub use program::{CompileOptions, Compiled, Header, Program};
 pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
 pub use version::{function_since, runtime_version, CudaVersion};

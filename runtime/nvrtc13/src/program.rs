@@ -56,6 +56,8 @@ impl<'a> Header<'a> {
 #[derive(Debug)]
 pub struct Program {
     handle: Handle,
+    /// The name expressions added, in order, for [`Compiled::lowered_names`].
+    expressions: Vec<String>,
 }
 
 /// The NVRTC program, destroyed on drop.
@@ -135,6 +137,7 @@ impl Program {
                 raw,
                 name: name.to_string(),
             },
+            expressions: Vec::new(),
         })
     }
 
@@ -154,25 +157,41 @@ impl Program {
     /// [`Compiled::lowered_name`] and look the kernel up by that name.
     #[doc(alias = "nvrtcAddNameExpression")]
     pub fn add_name_expression(&mut self, expression: &str) -> Result<()> {
-        let expression = c_string(expression, "the name expression")?;
+        let c_expression = c_string(expression, "the name expression")?;
         // SAFETY: a live program of this object, used through `&mut self`; a C string.
-        unsafe { api::add_name_expression(self.handle.raw, &expression) }
+        unsafe { api::add_name_expression(self.handle.raw, &c_expression) }?;
+        self.expressions.push(expression.to_string());
+        Ok(())
     }
 
     /// Compiles the program with `options` (NVRTC's compiler options, one per item, such as
     /// `--gpu-architecture=compute_80`, `-DN=4`, `--std=c++17`; [`CompileOptions`] builds
     /// them). On success the log holds the warnings, if any; on failure the error is
     /// [`Error::Compile`] with NVRTC's log, and the program is destroyed.
+    ///
+    /// Without a `--gpu-architecture` (`-arch`) option the program is compiled for the
+    /// current CUDA device, `--gpu-architecture=sm_XX` ([`current_device_arch`]; the newest
+    /// architecture this NVRTC supports when it does not know the device's), not for NVRTC's
+    /// oldest one; with no device (or no CUDA runtime) NVRTC's default applies.
     #[doc(alias = "nvrtcCompileProgram")]
     pub fn compile<I, S>(self, options: I) -> Result<Compiled>
     where
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let options: Vec<CString> = options
+        let mut options: Vec<CString> = options
             .into_iter()
             .map(|o| c_string(o.as_ref(), "a compile option"))
             .collect::<Result<_>>()?;
+        let names_arch = options.iter().any(|o| is_arch_option(o.to_bytes()));
+        if !names_arch {
+            if let Some(arch) = default_arch() {
+                options.push(c_string(
+                    &format!("--gpu-architecture=sm_{arch}"),
+                    "a compile option",
+                )?);
+            }
+        }
         let pointers: Vec<*const c_char> = options.iter().map(|o| o.as_ptr()).collect();
         // SAFETY: a live program of this object, consumed here; the options are C strings that
         // outlive the call.
@@ -183,6 +202,7 @@ impl Program {
             Ok(()) => Ok(Compiled {
                 handle,
                 log: log.unwrap_or_default(),
+                expressions: self.expressions,
                 _not_sync: std::marker::PhantomData,
             }),
             Err(Error::Nvrtc { code, name }) => Err(Error::Compile {
@@ -248,6 +268,8 @@ unsafe fn output(handle: &Handle, size: SizeFn, get: GetFn) -> Result<Vec<u8>> {
 pub struct Compiled {
     handle: Handle,
     log: String,
+    /// The name expressions the program was given, in order.
+    expressions: Vec<String>,
     /// NVRTC calls on one program must not overlap: a `Compiled` is used from one thread at a
     /// time (it is `Send`, not `Sync`).
     _not_sync: std::marker::PhantomData<std::cell::Cell<()>>,
@@ -329,6 +351,32 @@ impl Compiled {
         Ok(name.to_string_lossy().into_owned())
     }
 
+    /// Every name expression given to [`Program::add_name_expression`] with its lowered
+    /// (mangled) name, in the order they were added: the symbol map to give the loaded module
+    /// (`cudart13::Module::with_symbols`) so that kernels are found by their name
+    /// expressions (cuda.core's `ObjectCode` symbol mapping).
+    ///
+    /// ```no_run
+    /// # fn main() -> nvrtc13::Result<()> {
+    /// use nvrtc13::Program;
+    /// let src = "template <typename T> __global__ void fill(T* p, T v) { p[threadIdx.x] = v; }";
+    /// let mut program = Program::new(src, "fill.cu")?;
+    /// program.add_name_expression("fill<float>")?;
+    /// program.add_name_expression("fill<int>")?;
+    /// let compiled = program.compile(["--std=c++17"])?;
+    /// for (expression, lowered) in compiled.lowered_names()? {
+    ///     println!("{expression} is {lowered}"); // fill<float> is _Z4fillIfEvPT_S0_
+    /// }
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "nvrtcGetLoweredName")]
+    pub fn lowered_names(&self) -> Result<Vec<(String, String)>> {
+        self.expressions
+            .iter()
+            .map(|e| Ok((e.clone(), self.lowered_name(e)?)))
+            .collect()
+    }
+
     /// The raw NVRTC program, for the typed and raw layers; it stays owned by `self`.
     pub fn as_raw(&self) -> sys::nvrtcProgram {
         self.handle.raw
@@ -339,6 +387,95 @@ impl Compiled {
     pub fn close(self) -> Result<()> {
         self.handle.close()
     }
+}
+
+/// Whether a compile option names the target architecture (`--gpu-architecture=…`,
+/// `--gpu-architecture …`, `-arch=…`, `-arch …`).
+fn is_arch_option(option: &[u8]) -> bool {
+    ["--gpu-architecture", "-arch"].iter().any(|name| {
+        option
+            .strip_prefix(name.as_bytes())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"=") || rest.starts_with(b" "))
+    })
+}
+
+/// The architecture to compile for when the options name none: the current device's when this
+/// NVRTC supports it, else the newest supported one older than it; `None` without a device.
+fn default_arch() -> Option<i32> {
+    let device = current_device_arch()?;
+    let supported = supported_architectures().ok()?;
+    pick_arch(device, &supported)
+}
+
+/// `device` when `supported` has it, else the newest supported architecture below it.
+fn pick_arch(device: i32, supported: &[i32]) -> Option<i32> {
+    supported.iter().copied().filter(|a| *a <= device).max()
+}
+
+/// The current CUDA device's architecture as NVRTC numbers it (`90` for compute capability
+/// 9.0), read through the CUDA runtime of this crate's major (`libcudart.so.13`,
+/// `CUDART_PATH` first; `cudaGetDevice`, `cudaDeviceGetAttribute`), once per process. `None`
+/// without a runtime or a device. This crate does not depend on the runtime crate; this is
+/// the one place it opens the runtime library.
+///
+/// ```no_run
+/// if let Some(arch) = nvrtc13::current_device_arch() {
+///     println!("compiling for sm_{arch}");
+/// }
+/// ```
+#[doc(alias = "cudaDevAttrComputeCapabilityMajor")]
+pub fn current_device_arch() -> Option<i32> {
+    static ARCH: std::sync::OnceLock<Option<i32>> = std::sync::OnceLock::new();
+    *ARCH.get_or_init(read_device_arch)
+}
+
+/// [`current_device_arch`]'s work: open the runtime, ask it.
+fn read_device_arch() -> Option<i32> {
+    use std::ffi::c_int;
+    /// `cudaDevAttrComputeCapabilityMajor` and `…Minor`.
+    const CC_MAJOR: c_int = 75;
+    const CC_MINOR: c_int = 76;
+    let major = crate::sys::CUDA_MAJOR;
+    let mut candidates: Vec<std::ffi::OsString> = Vec::new();
+    if let Some(p) = std::env::var_os("CUDART_PATH") {
+        candidates.push(p);
+    }
+    if cfg!(windows) {
+        candidates.push(format!("cudart64_{major}.dll").into());
+    } else {
+        candidates.push(format!("libcudart.so.{major}").into());
+    }
+    for name in candidates {
+        // SAFETY: loading the CUDA runtime library runs its initialisers, which CUDA
+        // applications do anyway; nothing else is loaded.
+        let Ok(lib) = (unsafe { libloading::Library::new(&name) }) else {
+            continue;
+        };
+        type GetDevice = unsafe extern "C" fn(*mut c_int) -> c_int;
+        type GetAttribute = unsafe extern "C" fn(*mut c_int, c_int, c_int) -> c_int;
+        // SAFETY: the runtime's `cudaError_t cudaGetDevice(int*)` and
+        // `cudaError_t cudaDeviceGetAttribute(int*, enum cudaDeviceAttr, int)`.
+        let (get_device, get_attribute) = unsafe {
+            let Ok(d) = lib.get::<GetDevice>(b"cudaGetDevice\0") else {
+                continue;
+            };
+            let Ok(a) = lib.get::<GetAttribute>(b"cudaDeviceGetAttribute\0") else {
+                continue;
+            };
+            (*d, *a)
+        };
+        let (mut device, mut cc_major, mut cc_minor): (c_int, c_int, c_int) = (0, 0, 0);
+        // SAFETY: each call writes one int through a valid pointer; `lib` is alive.
+        let ok = unsafe {
+            get_device(&mut device) == 0
+                && get_attribute(&mut cc_major, CC_MAJOR, device) == 0
+                && get_attribute(&mut cc_minor, CC_MINOR, device) == 0
+        };
+        // The runtime stays loaded: it keeps the process's CUDA state.
+        std::mem::forget(lib);
+        return (ok && cc_major > 0).then_some(cc_major * 10 + cc_minor);
+    }
+    None
 }
 
 /// NVRTC's compiler options, built one by one; `program.compile(&options)` passes them.
@@ -357,7 +494,8 @@ pub struct CompileOptions {
 }
 
 impl CompileOptions {
-    /// No option: NVRTC's defaults (its oldest supported virtual architecture).
+    /// No option: the current device's architecture ([`Program::compile`]) and NVRTC's
+    /// other defaults.
     pub fn new() -> CompileOptions {
         CompileOptions::default()
     }
@@ -442,6 +580,30 @@ pub fn supported_architectures() -> Result<Vec<i32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arch_options_are_recognised_in_every_spelling() {
+        for o in [
+            "--gpu-architecture=sm_90",
+            "--gpu-architecture compute_80",
+            "-arch=sm_80",
+            "-arch",
+        ] {
+            assert!(is_arch_option(o.as_bytes()), "{o}");
+        }
+        for o in ["-DARCH=1", "--std=c++17", "-architecture-x"] {
+            assert!(!is_arch_option(o.as_bytes()), "{o}");
+        }
+    }
+
+    #[test]
+    fn the_default_arch_is_the_device_or_the_newest_older_one() {
+        let supported = [75, 80, 86, 89, 90];
+        assert_eq!(pick_arch(90, &supported), Some(90));
+        assert_eq!(pick_arch(100, &supported), Some(90));
+        assert_eq!(pick_arch(87, &supported), Some(86));
+        assert_eq!(pick_arch(70, &supported), None);
+    }
 
     #[test]
     fn options_are_spelled_as_nvrtc_spells_them() {

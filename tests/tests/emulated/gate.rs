@@ -220,7 +220,7 @@ emulated! {
         )?;
         hold_back(&s[1..], 100)?;
         // SAFETY: emu_tex_sum_u32(cudaTextureObject_t, unsigned*, unsigned) reads n texels.
-        unsafe { sum.launch(&s[1], LaunchConfig::new(1, 1), (&texture, &out, &n))? };
+        unsafe { sum.launch(&s[1], LaunchConfig::new(1, 1)?, (&texture, &out, &n))? };
         drop(texture);
         drop(data);
         assert_eq!(out.to_vec()?, vec![768]);
@@ -244,7 +244,7 @@ emulated! {
             )?;
             s[0].capture(CaptureMode::GLOBAL, |st| {
                 // SAFETY: emu_tex_sum_u32 reads n texels of a live texture object.
-                unsafe { sum.launch(st, LaunchConfig::new(1, 1), (&texture, &out, &n)) }
+                unsafe { sum.launch(st, LaunchConfig::new(1, 1)?, (&texture, &out, &n)) }
             })
         };
         if let Ok(graph) = graph {

@@ -15,8 +15,8 @@
 //! closed it is undefined behaviour). Ordering work between the processes is an interprocess
 //! event's job ([`Event::interprocess`](crate::Event::interprocess)).
 //!
-//! Not here: interprocess events ([`crate::event`]), exportable memory pools (the POSIX file
-//! descriptors they export need a Unix socket to travel, which this crate does not provide).
+//! Not here: interprocess events ([`crate::event`]), shareable memory pools and their
+//! allocations ([`MemPool::new_shareable`](super::MemPool::new_shareable)).
 
 use std::ffi::{c_uint, c_void};
 use std::sync::{Arc, OnceLock};

@@ -30,7 +30,7 @@ use super::pinned_block::{PinnedBlock, PinnedMut, PinnedRef};
 use super::pinned_slice::{AsPinnedSlice, AsPinnedSliceMut, PinnedSlice, PinnedSliceMut};
 use super::{bytes_of, DeviceCopy};
 use crate::error::{report_drop_error, status, Error, Result};
-use crate::lifetime::{Kind, Life, Release};
+use crate::lifetime::{Access, Kind, Life, Release};
 use crate::sys;
 
 /// `cudaHostAlloc` flags (`PORTABLE`, `MAPPED`, `WRITE_COMBINED`).
@@ -81,6 +81,11 @@ enum Origin {
     Empty,
     Allocator(Arc<dyn HostAllocator>),
     Pool(Arc<PoolShared>),
+    /// Rust heap memory page-locked with `cudaHostRegister`, allocated with alignment
+    /// `align` (a `Box<[T]>`): unregistered, then deallocated.
+    Registered {
+        align: usize,
+    },
 }
 
 /// A host address as a value the free can carry to another thread.
@@ -107,6 +112,20 @@ fn release_of(ptr: NonNull<u8>, bytes: usize, origin: Origin) -> Option<Release>
         Origin::Allocator(a) => Some(Box::new(move || unsafe { a.free(at.ptr(), bytes) })),
         Origin::Pool(pool) => Some(Box::new(move || {
             pool.give_back(at.ptr(), bytes);
+            Ok(())
+        })),
+        Origin::Registered { align } => Some(Box::new(move || {
+            // SAFETY: registered by `PinnedBuffer::register`, unregistered once, by the gate,
+            // after every use; a failed unregistration leaves the memory allocated (leaked).
+            status(unsafe { sys::cudaHostUnregister(at.ptr().as_ptr().cast()) })?;
+            // SAFETY: the `Box<[T]>`'s allocation: `bytes` bytes (non-zero) of alignment
+            // `align`, freed once.
+            unsafe {
+                std::alloc::dealloc(
+                    at.ptr().as_ptr(),
+                    std::alloc::Layout::from_size_align_unchecked(bytes, align),
+                )
+            };
             Ok(())
         })),
     }
@@ -210,6 +229,112 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
         let mut b = Self::new_uninit(src.len())?;
         b.as_mut_slice()?.copy_from_slice(src);
         Ok(b)
+    }
+
+    /// Page-locks `data`'s memory where it is (`cudaHostRegister`, default flags) and owns
+    /// it as a pinned buffer: a host registration that cannot end while the device may use
+    /// the memory. Copies, graph nodes and host views work as for any pinned buffer; when it
+    /// is dropped, after every copy made with it and every launch of a graph holding it, the
+    /// memory is unregistered (`cudaHostUnregister`, through the gate's **free**) and then
+    /// deallocated (a failed unregistration leaks it). Registering costs far more than
+    /// allocating pinned memory: for data that already lives in a `Vec`.
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart12::Result<()> {
+    /// use cudart12::{DeviceBuffer, PinnedBuffer, Stream};
+    /// let stream = Stream::non_blocking()?;
+    /// let host = PinnedBuffer::register(vec![7u32; 1 << 20])?; // no copy: pinned in place
+    /// let mut dev = DeviceBuffer::<u32>::new(1 << 20, &stream)?;
+    /// dev.copy_from_pinned_async(&host, &stream)?;
+    /// drop(host); // unregistered and freed once the copy has run
+    /// assert_eq!(dev.to_vec()?[0], 7);
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "cudaHostRegister")]
+    #[doc(alias = "cudaHostUnregister")]
+    pub fn register(data: Vec<T>) -> Result<PinnedBuffer<T>> {
+        let data = data.into_boxed_slice();
+        let len = data.len();
+        let bytes = bytes_of::<T>(len)?;
+        if bytes == 0 {
+            return Ok(Self::from_block(
+                block(NonNull::dangling(), 0, Origin::Empty),
+                0,
+            ));
+        }
+        let raw = Box::into_raw(data);
+        let ptr = NonNull::new(raw.cast::<u8>()).unwrap_or(NonNull::dangling());
+        // SAFETY: `bytes` bytes of memory this function owns.
+        let registered = status(unsafe { sys::cudaHostRegister(ptr.as_ptr().cast(), bytes, 0) });
+        if let Err(e) = registered {
+            // SAFETY: the box given up above, never registered.
+            drop(unsafe { Box::from_raw(raw) });
+            return Err(e);
+        }
+        let origin = Origin::Registered {
+            align: std::mem::align_of::<T>(),
+        };
+        Ok(Self::from_block(block(ptr, bytes, origin), len))
+    }
+
+    /// Enqueues a copy of pinned memory `src` (same length) into this buffer on `stream`
+    /// (`cudaMemcpyAsync`, host to host, in stream order). Both buffers are used as any
+    /// asynchronous copy uses them: host views wait for it, a capture makes its graph hold
+    /// both.
+    ///
+    /// ```no_run
+    /// # fn main() -> cudart12::Result<()> {
+    /// use cudart12::{PinnedBuffer, Stream};
+    /// let stream = Stream::non_blocking()?;
+    /// let src = PinnedBuffer::from_slice(&[1u8, 2, 3])?;
+    /// let mut dst = PinnedBuffer::<u8>::new(3)?;
+    /// dst.copy_from_pinned_async(&src, &stream)?;
+    /// assert_eq!(&*dst.as_slice()?, &[1, 2, 3]); // waits for the copy
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "cudaMemcpyAsync")]
+    pub fn copy_from_pinned_async(
+        &mut self,
+        src: &impl AsPinnedSlice<T>,
+        stream: &crate::Stream,
+    ) -> Result<()> {
+        let src = src.as_pinned_slice();
+        let dst = self.as_pinned_slice_mut();
+        if src.len() != dst.len() {
+            return Err(super::length_mismatch(
+                "copy_from_pinned_async",
+                dst.len(),
+                src.len(),
+            ));
+        }
+        let device = match stream.ordinal() {
+            Some(d) => d,
+            None => crate::lifetime::current::current_ordinal()?,
+        };
+        let (from, bytes) = (
+            src.as_ptr().cast::<c_void>(),
+            dst.len() * std::mem::size_of::<T>(),
+        );
+        dst.use_async(
+            stream,
+            Access::Write,
+            device,
+            Some(src.part(Access::Read)),
+            |to| {
+                // SAFETY: both sides are pinned memory of `bytes` bytes kept alive and away from
+                // host views until the copy has run (the gate's records; a capture's graph
+                // holds them).
+                status(unsafe {
+                    sys::cudaMemcpyAsync(
+                        to,
+                        from,
+                        bytes,
+                        sys::cudaMemcpyKind::HOST_TO_HOST,
+                        stream.as_raw(),
+                    )
+                })
+            },
+        )
     }
 
     /// Wraps the block (zeroed first when `zero`), or gives it back when it is misaligned

@@ -86,9 +86,19 @@ impl MemPool {
     }
 
     fn create(device: Device, max_size: usize) -> Result<MemPool> {
+        MemPool::create_with(device, max_size, sys::cudaMemAllocationHandleType::NONE)
+    }
+
+    /// A pool of `device` holding at most `max_size` bytes (0: no limit) whose memory can be
+    /// exported as `handles`.
+    pub(super) fn create_with(
+        device: Device,
+        max_size: usize,
+        handles: sys::cudaMemAllocationHandleType,
+    ) -> Result<MemPool> {
         let mut props = sys::cudaMemPoolProps {
             allocType: sys::cudaMemAllocationType::PINNED,
-            handleTypes: sys::cudaMemAllocationHandleType::NONE,
+            handleTypes: handles,
             location: device_location(device.ordinal()),
             ..Default::default()
         };
@@ -102,6 +112,16 @@ impl MemPool {
             device,
             limit: (max_size > 0).then_some(max_size),
         })
+    }
+
+    /// Owns pool `raw` of `device` (destroyed on drop).
+    pub(super) fn owning(raw: sys::cudaMemPool_t, device: Device) -> MemPool {
+        MemPool {
+            raw,
+            owned: true,
+            device,
+            limit: None,
+        }
     }
 
     /// The device's default pool (`cudaDeviceGetDefaultMemPool`; CuPy's

@@ -207,9 +207,9 @@ pub const cudaDeviceMapHost: u32 = 8 as u32;
 ///
 /// Also available as the flag [`LMEM_RESIZE_TO_MAX`](crate::sys::DeviceFlags::LMEM_RESIZE_TO_MAX).
 pub const cudaDeviceLmemResizeToMax: u32 = 16 as u32;
-/// Device flag - Ensure synchronous memory operations on this context will synchronize
-///
 /// Available since CUDA 12.1.
+///
+/// Device flag - Ensure synchronous memory operations on this context will synchronize
 ///
 /// Also available as the flag [`SYNC_MEMOPS`](crate::sys::DeviceFlags::SYNC_MEMOPS).
 pub const cudaDeviceSyncMemops: u32 = 128 as u32;
@@ -321,9 +321,9 @@ pub const cudaCooperativeLaunchMultiDeviceNoPostSync: u32 = 2 as u32;
 ///
 /// In every CUDA 12.x release.
 pub const cudaArraySparsePropertiesSingleMipTail: u32 = 1 as u32;
-/// This flag, if set, indicates that the memory will be used as a buffer for hardware accelerated decompression.
-///
 /// Available since CUDA 12.8.
+///
+/// This flag, if set, indicates that the memory will be used as a buffer for hardware accelerated decompression.
 pub const cudaMemPoolCreateUsageHwDecompress: u32 = 2 as u32;
 /// CUDA IPC Handle Size
 ///
@@ -357,21 +357,21 @@ pub const cudaNvSciSyncAttrSignal: u32 = 1 as u32;
 ///
 /// Also available as the flag [`WAIT`](crate::sys::NvSciSyncAttrFlags::WAIT).
 pub const cudaNvSciSyncAttrWait: u32 = 2 as u32;
-/// This port activates when the kernel has finished executing.
-///
 /// Available since CUDA 12.3.
+///
+/// This port activates when the kernel has finished executing.
 ///
 /// Also available as the flag [`DEFAULT`](crate::sys::GraphKernelNodePortFlags::DEFAULT).
 pub const cudaGraphKernelNodePortDefault: u32 = 0 as u32;
-/// This port activates when all blocks of the kernel have performed cudaTriggerProgrammaticLaunchCompletion() or have terminated. It must be used with edge type cudaGraphDependencyTypeProgrammatic. See also cudaLaunchAttributeProgrammaticEvent.
-///
 /// Available since CUDA 12.3.
+///
+/// This port activates when all blocks of the kernel have performed cudaTriggerProgrammaticLaunchCompletion() or have terminated. It must be used with edge type cudaGraphDependencyTypeProgrammatic. See also cudaLaunchAttributeProgrammaticEvent.
 ///
 /// Also available as the flag [`PROGRAMMATIC`](crate::sys::GraphKernelNodePortFlags::PROGRAMMATIC).
 pub const cudaGraphKernelNodePortProgrammatic: u32 = 1 as u32;
-/// This port activates when all blocks of the kernel have begun execution. See also cudaLaunchAttributeLaunchCompletionEvent.
-///
 /// Available since CUDA 12.3.
+///
+/// This port activates when all blocks of the kernel have begun execution. See also cudaLaunchAttributeLaunchCompletionEvent.
 ///
 /// Also available as the flag [`LAUNCH_COMPLETION`](crate::sys::GraphKernelNodePortFlags::LAUNCH_COMPLETION).
 pub const cudaGraphKernelNodePortLaunchCompletion: u32 = 2 as u32;

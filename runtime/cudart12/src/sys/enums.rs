@@ -411,14 +411,14 @@ impl cudaError_t {
     /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorUnsupportedExecAffinity")]
     pub const ERROR_UNSUPPORTED_EXEC_AFFINITY: Self = Self(224);
-    /// This indicates that the code to be compiled by the PTX JIT contains unsupported call to cudaDeviceSynchronize.
-    ///
     /// Available since CUDA 12.1.
+    ///
+    /// This indicates that the code to be compiled by the PTX JIT contains unsupported call to cudaDeviceSynchronize.
     #[doc(alias = "cudaErrorUnsupportedDevSideSync")]
     pub const ERROR_UNSUPPORTED_DEV_SIDE_SYNC: Self = Self(225);
-    /// This indicates that an exception occurred on the device that is now contained by the GPU’s error containment capability. Common causes are - a. Certain types of invalid accesses of peer GPU memory over nvlink b. Certain classes of hardware errors This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// This indicates that an exception occurred on the device that is now contained by the GPU’s error containment capability. Common causes are - a. Certain types of invalid accesses of peer GPU memory over nvlink b. Certain classes of hardware errors This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
     #[doc(alias = "cudaErrorContained")]
     pub const ERROR_CONTAINED: Self = Self(226);
     /// This indicates that the device kernel source is invalid.
@@ -456,9 +456,9 @@ impl cudaError_t {
     /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorIllegalState")]
     pub const ERROR_ILLEGAL_STATE: Self = Self(401);
-    /// This indicates an attempt was made to introspect an object in a way that would discard semantically important information. This is either due to the object using funtionality newer than the API version used to introspect it or omission of optional return arguments.
-    ///
     /// Available since CUDA 12.3.
+    ///
+    /// This indicates an attempt was made to introspect an object in a way that would discard semantically important information. This is either due to the object using funtionality newer than the API version used to introspect it or omission of optional return arguments.
     #[doc(alias = "cudaErrorLossyQuery")]
     pub const ERROR_LOSSY_QUERY: Self = Self(402);
     /// This indicates that a named symbol was not found. Examples of symbols are global/constant variable names, driver function names, texture names, and surface names.
@@ -566,9 +566,9 @@ impl cudaError_t {
     /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorCooperativeLaunchTooLarge")]
     pub const ERROR_COOPERATIVE_LAUNCH_TOO_LARGE: Self = Self(720);
-    /// An exception occurred on the device while exiting a kernel using tensor memory: the tensor memory was not completely deallocated. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// An exception occurred on the device while exiting a kernel using tensor memory: the tensor memory was not completely deallocated. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
     #[doc(alias = "cudaErrorTensorMemoryLeak")]
     pub const ERROR_TENSOR_MEMORY_LEAK: Self = Self(721);
     /// This error indicates the attempted operation is not permitted.
@@ -701,19 +701,19 @@ impl cudaError_t {
     /// In every CUDA 12.x release.
     #[doc(alias = "cudaErrorInvalidClusterSize")]
     pub const ERROR_INVALID_CLUSTER_SIZE: Self = Self(912);
-    /// Indiciates a function handle is not loaded when calling an API that requires a loaded function.
-    ///
     /// Available since CUDA 12.6.
+    ///
+    /// Indiciates a function handle is not loaded when calling an API that requires a loaded function.
     #[doc(alias = "cudaErrorFunctionNotLoaded")]
     pub const ERROR_FUNCTION_NOT_LOADED: Self = Self(913);
-    /// This error indicates one or more resources passed in are not valid resource types for the operation.
-    ///
     /// Available since CUDA 12.6.
+    ///
+    /// This error indicates one or more resources passed in are not valid resource types for the operation.
     #[doc(alias = "cudaErrorInvalidResourceType")]
     pub const ERROR_INVALID_RESOURCE_TYPE: Self = Self(914);
-    /// This error indicates one or more resources are insufficient or non-applicable for the operation.
-    ///
     /// Available since CUDA 12.6.
+    ///
+    /// This error indicates one or more resources are insufficient or non-applicable for the operation.
     #[doc(alias = "cudaErrorInvalidResourceConfiguration")]
     pub const ERROR_INVALID_RESOURCE_CONFIGURATION: Self = Self(915);
     /// This indicates that an unknown internal error has occurred.
@@ -1034,9 +1034,9 @@ impl cudaChannelFormatKind {
     /// In every CUDA 12.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed7SRGB")]
     pub const UNSIGNED_BLOCK_COMPRESSED7_SRGB: Self = Self(30);
-    /// 4 channel unsigned normalized (10-bit, 10-bit, 10-bit, 2-bit) format
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// 4 channel unsigned normalized (10-bit, 10-bit, 10-bit, 2-bit) format
     #[doc(alias = "cudaChannelFormatKindUnsignedNormalized1010102")]
     pub const UNSIGNED_NORMALIZED1010102: Self = Self(31);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2173,24 +2173,24 @@ impl cudaMemRangeAttribute {
     /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocation")]
     pub const LAST_PREFETCH_LOCATION: Self = Self(4);
-    /// The preferred location type of the range
-    ///
     /// Available since CUDA 12.2.
+    ///
+    /// The preferred location type of the range
     #[doc(alias = "cudaMemRangeAttributePreferredLocationType")]
     pub const PREFERRED_LOCATION_TYPE: Self = Self(5);
-    /// The preferred location id of the range
-    ///
     /// Available since CUDA 12.2.
+    ///
+    /// The preferred location id of the range
     #[doc(alias = "cudaMemRangeAttributePreferredLocationId")]
     pub const PREFERRED_LOCATION_ID: Self = Self(6);
-    /// The last location type to which the range was prefetched
-    ///
     /// Available since CUDA 12.2.
+    ///
+    /// The last location type to which the range was prefetched
     #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocationType")]
     pub const LAST_PREFETCH_LOCATION_TYPE: Self = Self(7);
-    /// The last location id to which the range was prefetched
-    ///
     /// Available since CUDA 12.2.
+    ///
+    /// The last location id to which the range was prefetched
     #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocationId")]
     pub const LAST_PREFETCH_LOCATION_ID: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2926,45 +2926,45 @@ impl cudaDeviceAttr {
     /// Available since CUDA 12.1.
     #[doc(alias = "cudaDevAttrReserved129")]
     pub const RESERVED129: Self = Self(129);
-    /// NUMA configuration of a device: value is of type cudaDeviceNumaConfig enum
-    ///
     /// Available since CUDA 12.2.
+    ///
+    /// NUMA configuration of a device: value is of type cudaDeviceNumaConfig enum
     #[doc(alias = "cudaDevAttrNumaConfig")]
     pub const NUMA_CONFIG: Self = Self(130);
-    /// NUMA node ID of the GPU memory
-    ///
     /// Available since CUDA 12.2.
+    ///
+    /// NUMA node ID of the GPU memory
     #[doc(alias = "cudaDevAttrNumaId")]
     pub const NUMA_ID: Self = Self(131);
     /// Available since CUDA 12.1.
     #[doc(alias = "cudaDevAttrReserved132")]
     pub const RESERVED132: Self = Self(132);
-    /// Contexts created on this device will be shared via MPS
-    ///
     /// Available since CUDA 12.3.
+    ///
+    /// Contexts created on this device will be shared via MPS
     #[doc(alias = "cudaDevAttrMpsEnabled")]
     pub const MPS_ENABLED: Self = Self(133);
-    /// NUMA ID of the host node closest to the device or -1 when system does not support NUMA
-    ///
     /// Available since CUDA 12.2.
+    ///
+    /// NUMA ID of the host node closest to the device or -1 when system does not support NUMA
     #[doc(alias = "cudaDevAttrHostNumaId")]
     pub const HOST_NUMA_ID: Self = Self(134);
-    /// Device supports CIG with D3D12.
-    ///
     /// Available since CUDA 12.5.
+    ///
+    /// Device supports CIG with D3D12.
     #[doc(alias = "cudaDevAttrD3D12CigSupported")]
     pub const D3D12_CIG_SUPPORTED: Self = Self(135);
     /// Available since CUDA 12.9.
     #[doc(alias = "cudaDevAttrVulkanCigSupported")]
     pub const VULKAN_CIG_SUPPORTED: Self = Self(138);
-    /// The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
     #[doc(alias = "cudaDevAttrGpuPciDeviceId")]
     pub const GPU_PCI_DEVICE_ID: Self = Self(139);
-    /// The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
     #[doc(alias = "cudaDevAttrGpuPciSubsystemId")]
     pub const GPU_PCI_SUBSYSTEM_ID: Self = Self(140);
     /// Available since CUDA 12.9.
@@ -2973,9 +2973,9 @@ impl cudaDeviceAttr {
     /// Available since CUDA 12.9.
     #[doc(alias = "cudaDevAttrHostNumaMemoryPoolsSupported")]
     pub const HOST_NUMA_MEMORY_POOLS_SUPPORTED: Self = Self(142);
-    /// Device supports HostNuma location IPC between nodes in a multi-node system.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Device supports HostNuma location IPC between nodes in a multi-node system.
     #[doc(alias = "cudaDevAttrHostNumaMultinodeIpcSupported")]
     pub const HOST_NUMA_MULTINODE_IPC_SUPPORTED: Self = Self(143);
     /// In every CUDA 12.x release.
@@ -3211,19 +3211,19 @@ impl cudaMemLocationType {
     /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemLocationTypeDevice")]
     pub const DEVICE: Self = Self(1);
-    /// Location is host, id is ignored
-    ///
     /// Available since CUDA 12.2.
+    ///
+    /// Location is host, id is ignored
     #[doc(alias = "cudaMemLocationTypeHost")]
     pub const HOST: Self = Self(2);
-    /// Location is a host NUMA node, thus id is a host NUMA node id
-    ///
     /// Available since CUDA 12.2.
+    ///
+    /// Location is a host NUMA node, thus id is a host NUMA node id
     #[doc(alias = "cudaMemLocationTypeHostNuma")]
     pub const HOST_NUMA: Self = Self(3);
-    /// Location is the host NUMA node closest to the current thread’s CPU, id is ignored
-    ///
     /// Available since CUDA 12.2.
+    ///
+    /// Location is the host NUMA node closest to the current thread’s CPU, id is ignored
     #[doc(alias = "cudaMemLocationTypeHostNumaCurrent")]
     pub const HOST_NUMA_CURRENT: Self = Self(4);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3334,9 +3334,9 @@ impl cudaMemAllocationHandleType {
     /// In every CUDA 12.x release.
     #[doc(alias = "cudaMemHandleTypeWin32Kmt")]
     pub const WIN32_KMT: Self = Self(4);
-    /// Allows a fabric handle to be used for exporting. (cudaMemFabricHandle_t)
-    ///
     /// Available since CUDA 12.4.
+    ///
+    /// Allows a fabric handle to be used for exporting. (cudaMemFabricHandle_t)
     #[doc(alias = "cudaMemHandleTypeFabric")]
     pub const FABRIC: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3393,10 +3393,10 @@ impl cudaGraphMemAttributeType {
     }
 }
 c_enum!(cudaGraphMemAttributeType, u32);
+/// Available since CUDA 12.8.
+///
 /// Flags to specify for copies within a batch. For more details see
 /// [`cudaMemcpyBatchAsync`](crate::sys::cudaMemcpyBatchAsync).
-///
-/// Available since CUDA 12.8.
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
@@ -3406,9 +3406,9 @@ impl cudaMemcpyFlags {
     /// Available since CUDA 12.8.
     #[doc(alias = "cudaMemcpyFlagDefault")]
     pub const DEFAULT: Self = Self(0);
-    /// Hint to the driver to try and overlap the copy with compute work on the SMs.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Hint to the driver to try and overlap the copy with compute work on the SMs.
     #[doc(alias = "cudaMemcpyFlagPreferOverlapWithCompute")]
     pub const PREFER_OVERLAP_WITH_COMPUTE: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3428,24 +3428,24 @@ c_enum!(cudaMemcpyFlags, u32);
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaMemcpySrcAccessOrder(pub u32);
 impl cudaMemcpySrcAccessOrder {
-    /// Default invalid.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Default invalid.
     #[doc(alias = "cudaMemcpySrcAccessOrderInvalid")]
     pub const INVALID: Self = Self(0);
-    /// Indicates that access to the source pointer must be in stream order.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Indicates that access to the source pointer must be in stream order.
     #[doc(alias = "cudaMemcpySrcAccessOrderStream")]
     pub const STREAM: Self = Self(1);
-    /// Indicates that access to the source pointer can be out of stream order and all accesses must be complete before the API call returns. This flag is suited for ephemeral sources (ex., stack variables) when it’s known that no prior operations in the stream can be accessing the memory and also that the lifetime of the memory is limited to the scope that the source variable was declared in. Specifying this flag allows the driver to optimize the copy and removes the need for the user to synchronize the stream after the API call.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Indicates that access to the source pointer can be out of stream order and all accesses must be complete before the API call returns. This flag is suited for ephemeral sources (ex., stack variables) when it’s known that no prior operations in the stream can be accessing the memory and also that the lifetime of the memory is limited to the scope that the source variable was declared in. Specifying this flag allows the driver to optimize the copy and removes the need for the user to synchronize the stream after the API call.
     #[doc(alias = "cudaMemcpySrcAccessOrderDuringApiCall")]
     pub const DURING_API_CALL: Self = Self(2);
-    /// Indicates that access to the source pointer can be out of stream order and the accesses can happen even after the API call returns. This flag is suited for host pointers allocated outside CUDA (ex., via malloc) when it’s known that no prior operations in the stream can be accessing the memory. Specifying this flag allows the driver to optimize the copy on certain platforms.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Indicates that access to the source pointer can be out of stream order and the accesses can happen even after the API call returns. This flag is suited for host pointers allocated outside CUDA (ex., via malloc) when it’s known that no prior operations in the stream can be accessing the memory. Specifying this flag allows the driver to optimize the copy on certain platforms.
     #[doc(alias = "cudaMemcpySrcAccessOrderAny")]
     pub const ANY: Self = Self(3);
     /// Available since CUDA 12.8.
@@ -3464,24 +3464,24 @@ impl cudaMemcpySrcAccessOrder {
     }
 }
 c_enum!(cudaMemcpySrcAccessOrder, u32);
+/// Available since CUDA 12.8.
+///
 /// These flags allow applications to convey the operand type for
 /// individual copies specified in [`cudaMemcpy3DBatchAsync`](crate::sys::cudaMemcpy3DBatchAsync).
-///
-/// Available since CUDA 12.8.
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaMemcpy3DOperandType(pub u32);
 impl cudaMemcpy3DOperandType {
-    /// Memcpy operand is a valid pointer.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Memcpy operand is a valid pointer.
     #[doc(alias = "cudaMemcpyOperandTypePointer")]
     pub const POINTER: Self = Self(1);
-    /// Memcpy operand is a CUarray.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Memcpy operand is a CUarray.
     #[doc(alias = "cudaMemcpyOperandTypeArray")]
     pub const ARRAY: Self = Self(2);
     /// Available since CUDA 12.8.
@@ -3681,24 +3681,26 @@ impl cudaExternalSemaphoreHandleType {
     }
 }
 c_enum!(cudaExternalSemaphoreHandleType, u32);
-/// Online compiler and linker options
-///
 /// Available since CUDA 12.8.
+///
+/// Online compiler and linker options
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaJitOption(pub u32);
 impl cudaJitOption {
+    /// Available since CUDA 12.8.
+    ///
     /// Max number of registers that a thread may use.
     ///
     /// Option type: unsigned int
     ///
     /// Applies to: compiler only
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitMaxRegisters")]
     pub const MAX_REGISTERS: Self = Self(0);
+    /// Available since CUDA 12.8.
+    ///
     /// IN: Specifies minimum number of threads per block to target compilation for
     ///
     /// OUT: Returns the number of threads the compiler actually targeted. This restricts the resource utilization of the compiler (e.g. max registers) such that a block with the given number of threads should be able to launch based on register limitations. Note, this option does not currently take into account any other resource limitations, such as shared memory utilization.
@@ -3706,28 +3708,28 @@ impl cudaJitOption {
     /// Option type: unsigned int
     ///
     /// Applies to: compiler only
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitThreadsPerBlock")]
     pub const THREADS_PER_BLOCK: Self = Self(1);
+    /// Available since CUDA 12.8.
+    ///
     /// Overwrites the option value with the total wall clock time, in milliseconds, spent in the compiler and linker
     ///
     /// Option type: float
     ///
     /// Applies to: compiler and linker
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitWallTime")]
     pub const WALL_TIME: Self = Self(2);
+    /// Available since CUDA 12.8.
+    ///
     /// Pointer to a buffer in which to print any log messages that are informational in nature (the buffer size is specified via option cudaJitInfoLogBufferSizeBytes)
     ///
     /// Option type: char *
     ///
     /// Applies to: compiler and linker
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitInfoLogBuffer")]
     pub const INFO_LOG_BUFFER: Self = Self(3);
+    /// Available since CUDA 12.8.
+    ///
     /// IN: Log buffer size in bytes. Log messages will be capped at this size (including null terminator)
     ///
     /// OUT: Amount of log buffer filled with messages
@@ -3735,19 +3737,19 @@ impl cudaJitOption {
     /// Option type: unsigned int
     ///
     /// Applies to: compiler and linker
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitInfoLogBufferSizeBytes")]
     pub const INFO_LOG_BUFFER_SIZE_BYTES: Self = Self(4);
+    /// Available since CUDA 12.8.
+    ///
     /// Pointer to a buffer in which to print any log messages that reflect errors (the buffer size is specified via option cudaJitErrorLogBufferSizeBytes)
     ///
     /// Option type: char *
     ///
     /// Applies to: compiler and linker
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitErrorLogBuffer")]
     pub const ERROR_LOG_BUFFER: Self = Self(5);
+    /// Available since CUDA 12.8.
+    ///
     /// IN: Log buffer size in bytes. Log messages will be capped at this size (including null terminator)
     ///
     /// OUT: Amount of log buffer filled with messages
@@ -3755,53 +3757,53 @@ impl cudaJitOption {
     /// Option type: unsigned int
     ///
     /// Applies to: compiler and linker
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitErrorLogBufferSizeBytes")]
     pub const ERROR_LOG_BUFFER_SIZE_BYTES: Self = Self(6);
+    /// Available since CUDA 12.8.
+    ///
     /// Level of optimizations to apply to generated code (0 - 4), with 4 being the default and highest level of optimizations.
     ///
     /// Option type: unsigned int
     ///
     /// Applies to: compiler only
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitOptimizationLevel")]
     pub const OPTIMIZATION_LEVEL: Self = Self(7);
+    /// Available since CUDA 12.8.
+    ///
     /// Specifies choice of fallback strategy if matching cubin is not found. Choice is based on supplied cudaJit_Fallback. Option type: unsigned int for enumerated type cudaJit_Fallback
     ///
     /// Applies to: compiler only
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitFallbackStrategy")]
     pub const FALLBACK_STRATEGY: Self = Self(10);
+    /// Available since CUDA 12.8.
+    ///
     /// Specifies whether to create debug information in output (-g) (0: false, default)
     ///
     /// Option type: int
     ///
     /// Applies to: compiler and linker
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitGenerateDebugInfo")]
     pub const GENERATE_DEBUG_INFO: Self = Self(11);
+    /// Available since CUDA 12.8.
+    ///
     /// Generate verbose log messages (0: false, default)
     ///
     /// Option type: int
     ///
     /// Applies to: compiler and linker
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitLogVerbose")]
     pub const LOG_VERBOSE: Self = Self(12);
+    /// Available since CUDA 12.8.
+    ///
     /// Generate line number information (-lineinfo) (0: false, default)
     ///
     /// Option type: int
     ///
     /// Applies to: compiler only
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitGenerateLineInfo")]
     pub const GENERATE_LINE_INFO: Self = Self(13);
+    /// Available since CUDA 12.8.
+    ///
     /// Specifies whether to enable caching explicitly (-dlcm)
     ///
     /// Choice is based on supplied cudaJit_CacheMode.
@@ -3809,38 +3811,36 @@ impl cudaJitOption {
     /// Option type: unsigned int for enumerated type cudaJit_CacheMode
     ///
     /// Applies to: compiler only
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitCacheMode")]
     pub const CACHE_MODE: Self = Self(14);
+    /// Available since CUDA 12.8.
+    ///
     /// Generate position independent code (0: false)
     ///
     /// Option type: int
     ///
     /// Applies to: compiler only
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitPositionIndependentCode")]
     pub const POSITION_INDEPENDENT_CODE: Self = Self(30);
+    /// Available since CUDA 12.8.
+    ///
     /// This option hints to the JIT compiler the minimum number of CTAs from the kernel’s grid to be mapped to a SM. This option is ignored when used together with cudaJitMaxRegisters or cudaJitThreadsPerBlock. Optimizations based on this option need cudaJitMaxThreadsPerBlock to be specified as well. For kernels already using PTX directive .minnctapersm, this option will be ignored by default. Use cudaJitOverrideDirectiveValues to let this option take precedence over the PTX directive. Option type: unsigned int
     ///
     /// Applies to: compiler only
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitMinCtaPerSm")]
     pub const MIN_CTA_PER_SM: Self = Self(31);
+    /// Available since CUDA 12.8.
+    ///
     /// Maximum number threads in a thread block, computed as the product of the maximum extent specifed for each dimension of the block. This limit is guaranteed not to be exeeded in any invocation of the kernel. Exceeding the the maximum number of threads results in runtime error or kernel launch failure. For kernels already using PTX directive .maxntid, this option will be ignored by default. Use cudaJitOverrideDirectiveValues to let this option take precedence over the PTX directive. Option type: int
     ///
     /// Applies to: compiler only
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitMaxThreadsPerBlock")]
     pub const MAX_THREADS_PER_BLOCK: Self = Self(32);
+    /// Available since CUDA 12.8.
+    ///
     /// This option lets the values specified using cudaJitMaxRegisters, cudaJitThreadsPerBlock, cudaJitMaxThreadsPerBlock and cudaJitMinCtaPerSm take precedence over any PTX directives. (0: Disable, default; 1: Enable) Option type: int
     ///
     /// Applies to: compiler only
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaJitOverrideDirectiveValues")]
     pub const OVERRIDE_DIRECTIVE_VALUES: Self = Self(33);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3868,11 +3868,11 @@ impl cudaJitOption {
     }
 }
 c_enum!(cudaJitOption, u32);
+/// Available since CUDA 12.8.
+///
 /// Library options to be specified with
 /// [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData) or
 /// [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
-///
-/// Available since CUDA 12.8.
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
@@ -3882,9 +3882,9 @@ impl cudaLibraryOption {
     /// Available since CUDA 12.8.
     #[doc(alias = "cudaLibraryHostUniversalFunctionAndDataTable")]
     pub const HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE: Self = Self(0);
-    /// Specifes that the argument code passed to cudaLibraryLoadData() will be preserved. Specifying this option will let the driver know that code can be accessed at any point until cudaLibraryUnload(). The default behavior is for the driver to allocate and maintain its own copy of code. Note that this is only a memory usage optimization hint and the driver can choose to ignore it if required. Specifying this option with cudaLibraryLoadFromFile() is invalid and will return cudaErrorInvalidValue.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Specifes that the argument code passed to cudaLibraryLoadData() will be preserved. Specifying this option will let the driver know that code can be accessed at any point until cudaLibraryUnload(). The default behavior is for the driver to allocate and maintain its own copy of code. Note that this is only a memory usage optimization hint and the driver can choose to ignore it if required. Specifying this option with cudaLibraryLoadFromFile() is invalid and will return cudaErrorInvalidValue.
     #[doc(alias = "cudaLibraryBinaryIsPreserved")]
     pub const BINARY_IS_PRESERVED: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3897,28 +3897,28 @@ impl cudaLibraryOption {
     }
 }
 c_enum!(cudaLibraryOption, u32);
-/// Caching modes for dlcm
-///
 /// Available since CUDA 12.8.
+///
+/// Caching modes for dlcm
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaJit_CacheMode(pub u32);
 impl cudaJit_CacheMode {
-    /// Compile with no -dlcm flag specified
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Compile with no -dlcm flag specified
     #[doc(alias = "cudaJitCacheOptionNone")]
     pub const NONE: Self = Self(0);
-    /// Compile with L1 cache disabled
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Compile with L1 cache disabled
     #[doc(alias = "cudaJitCacheOptionCG")]
     pub const CG: Self = Self(1);
-    /// Compile with L1 cache enabled
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Compile with L1 cache enabled
     #[doc(alias = "cudaJitCacheOptionCA")]
     pub const CA: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3932,23 +3932,23 @@ impl cudaJit_CacheMode {
     }
 }
 c_enum!(cudaJit_CacheMode, u32);
-/// Cubin matching fallback strategies
-///
 /// Available since CUDA 12.8.
+///
+/// Cubin matching fallback strategies
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaJit_Fallback(pub u32);
 impl cudaJit_Fallback {
-    /// Prefer to compile ptx if exact binary match not found
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Prefer to compile ptx if exact binary match not found
     #[doc(alias = "cudaPreferPtx")]
     pub const PTX: Self = Self(0);
-    /// Prefer to fall back to compatible binary code if exact match not found
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Prefer to fall back to compatible binary code if exact match not found
     #[doc(alias = "cudaPreferBinary")]
     pub const BINARY: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -4003,9 +4003,9 @@ c_enum!(cudaCGScope, u32);
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphConditionalHandleFlags(pub u32);
 impl cudaGraphConditionalHandleFlags {
-    /// Apply default handle value when graph is launched.
-    ///
     /// Available since CUDA 12.3.
+    ///
+    /// Apply default handle value when graph is launched.
     #[doc(alias = "cudaGraphCondAssignDefault")]
     pub const CUDA_GRAPH_COND_ASSIGN_DEFAULT: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -4017,28 +4017,28 @@ impl cudaGraphConditionalHandleFlags {
     }
 }
 c_enum!(cudaGraphConditionalHandleFlags, u32);
-/// CUDA conditional node types
-///
 /// Available since CUDA 12.3.
+///
+/// CUDA conditional node types
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphConditionalNodeType(pub u32);
 impl cudaGraphConditionalNodeType {
-    /// Conditional ‘if/else’ Node. Body\[0\] executed if condition is non-zero. If size == 2, an optional ELSE graph is created and this is executed if the condition is zero.
-    ///
     /// Available since CUDA 12.3.
+    ///
+    /// Conditional ‘if/else’ Node. Body\[0\] executed if condition is non-zero. If size == 2, an optional ELSE graph is created and this is executed if the condition is zero.
     #[doc(alias = "cudaGraphCondTypeIf")]
     pub const IF: Self = Self(0);
-    /// Conditional ‘while’ Node. Body executed repeatedly while condition value is non-zero.
-    ///
     /// Available since CUDA 12.3.
+    ///
+    /// Conditional ‘while’ Node. Body executed repeatedly while condition value is non-zero.
     #[doc(alias = "cudaGraphCondTypeWhile")]
     pub const WHILE: Self = Self(1);
-    /// Conditional ‘switch’ Node. Body\[n\] is executed once, where ‘n’ is the value of the condition. If the condition does not match a body index, no body is launched.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Conditional ‘switch’ Node. Body\[n\] is executed once, where ‘n’ is the value of the condition. If the condition does not match a body index, no body is launched.
     #[doc(alias = "cudaGraphCondTypeSwitch")]
     pub const SWITCH: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -4121,6 +4121,8 @@ impl cudaGraphNodeType {
     /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphNodeTypeMemFree")]
     pub const MEM_FREE: Self = Self(11);
+    /// Available since CUDA 12.3.
+    ///
     /// Conditional node May be used to implement a conditional execution path or loop
     ///
     /// inside of a graph. The graph(s) contained within the body of the conditional node
@@ -4144,8 +4146,6 @@ impl cudaGraphNodeType {
     /// To set the control value, supply a default value when creating the handle and/or
     ///
     /// call cudaGraphSetConditional from device code.
-    ///
-    /// Available since CUDA 12.3.
     #[doc(alias = "cudaGraphNodeTypeConditional")]
     pub const CONDITIONAL: Self = Self(13);
     /// In every CUDA 12.x release.
@@ -4173,22 +4173,24 @@ impl cudaGraphNodeType {
     }
 }
 c_enum!(cudaGraphNodeType, u32);
-/// Child graph node ownership
-///
 /// Available since CUDA 12.9.
+///
+/// Child graph node ownership
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphChildGraphNodeOwnership(pub u32);
 impl cudaGraphChildGraphNodeOwnership {
+    /// Available since CUDA 12.9.
+    ///
     /// Default behavior for a child graph node. Child graph is cloned
     /// into the parent and memory allocation/free nodes can't be present
     /// in the child graph.
-    ///
-    /// Available since CUDA 12.9.
     #[doc(alias = "cudaGraphChildGraphOwnershipClone")]
     pub const CLONE: Self = Self(0);
+    /// Available since CUDA 12.9.
+    ///
     /// The child graph is moved to the parent. The handle to the child graph
     /// is owned by the parent and will be destroyed when the parent is
     /// destroyed.
@@ -4198,8 +4200,6 @@ impl cudaGraphChildGraphNodeOwnership {
     /// Cannot be added as a child graph of a separate parent graph;
     /// Cannot be used as an argument to cudaGraphExecUpdate;
     /// Cannot have additional memory allocation or free nodes added.
-    ///
-    /// Available since CUDA 12.9.
     #[doc(alias = "cudaGraphChildGraphOwnershipMove")]
     pub const MOVE: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -4212,24 +4212,24 @@ impl cudaGraphChildGraphNodeOwnership {
     }
 }
 c_enum!(cudaGraphChildGraphNodeOwnership, u32);
+/// Available since CUDA 12.3.
+///
 /// Type annotations that can be applied to graph edges as part of
 /// [`cudaGraphEdgeData`](crate::sys::cudaGraphEdgeData).
-///
-/// Available since CUDA 12.3.
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphDependencyType(pub u32);
 impl cudaGraphDependencyType {
-    /// This is an ordinary dependency.
-    ///
     /// Available since CUDA 12.3.
+    ///
+    /// This is an ordinary dependency.
     #[doc(alias = "cudaGraphDependencyTypeDefault")]
     pub const DEFAULT: Self = Self(0);
-    /// This dependency type allows the downstream node to use cudaGridDependencySynchronize(). It may only be used between kernel nodes, and must be used with either the cudaGraphKernelNodePortProgrammatic or cudaGraphKernelNodePortLaunchCompletion outgoing port.
-    ///
     /// Available since CUDA 12.3.
+    ///
+    /// This dependency type allows the downstream node to use cudaGridDependencySynchronize(). It may only be used between kernel nodes, and must be used with either the cudaGraphKernelNodePortProgrammatic or cudaGraphKernelNodePortLaunchCompletion outgoing port.
     #[doc(alias = "cudaGraphDependencyTypeProgrammatic")]
     pub const PROGRAMMATIC: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -4242,9 +4242,9 @@ impl cudaGraphDependencyType {
     }
 }
 c_enum!(cudaGraphDependencyType, u32);
-/// Another name of [`cudaGraphDependencyType`].
-///
 /// Available since CUDA 12.3.
+///
+/// Another name of [`cudaGraphDependencyType`].
 pub type cudaGraphDependencyType_enum = cudaGraphDependencyType;
 /// CUDA Graph Update error types
 ///
@@ -4351,9 +4351,9 @@ impl cudaGraphInstantiateResult {
     /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphInstantiateMultipleDevicesNotSupported")]
     pub const MULTIPLE_DEVICES_NOT_SUPPORTED: Self = Self(4);
-    /// One or more conditional handles are not associated with conditional nodes
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// One or more conditional handles are not associated with conditional nodes
     #[doc(alias = "cudaGraphInstantiateConditionalHandleUnused")]
     pub const CONDITIONAL_HANDLE_UNUSED: Self = Self(5);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -4370,34 +4370,34 @@ impl cudaGraphInstantiateResult {
     }
 }
 c_enum!(cudaGraphInstantiateResult, u32);
+/// Available since CUDA 12.4.
+///
 /// Specifies the field to update when performing multiple node updates
 /// from the device
-///
-/// Available since CUDA 12.4.
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphKernelNodeField(pub u32);
 impl cudaGraphKernelNodeField {
-    /// Invalid field
-    ///
     /// Available since CUDA 12.4.
+    ///
+    /// Invalid field
     #[doc(alias = "cudaGraphKernelNodeFieldInvalid")]
     pub const INVALID: Self = Self(0);
-    /// Grid dimension update
-    ///
     /// Available since CUDA 12.4.
+    ///
+    /// Grid dimension update
     #[doc(alias = "cudaGraphKernelNodeFieldGridDim")]
     pub const GRID_DIM: Self = Self(1);
-    /// Kernel parameter update
-    ///
     /// Available since CUDA 12.4.
+    ///
+    /// Kernel parameter update
     #[doc(alias = "cudaGraphKernelNodeFieldParam")]
     pub const PARAM: Self = Self(2);
-    /// Node enable/disable
-    ///
     /// Available since CUDA 12.4.
+    ///
+    /// Node enable/disable
     #[doc(alias = "cudaGraphKernelNodeFieldEnabled")]
     pub const ENABLED: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -4544,9 +4544,9 @@ impl cudaGraphDebugDotFlags {
     /// In every CUDA 12.x release.
     #[doc(alias = "cudaGraphDebugDotFlagsHandles")]
     pub const HANDLES: Self = Self(1024);
-    /// Adds cudaConditionalNodeParams to output
-    ///
     /// Available since CUDA 12.3.
+    ///
+    /// Adds cudaConditionalNodeParams to output
     #[doc(alias = "cudaGraphDebugDotFlagsConditionalNodeParams")]
     pub const CONDITIONAL_NODE_PARAMS: Self = Self(32768);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -4730,15 +4730,17 @@ impl cudaLaunchAttributeID {
     /// In every CUDA 12.x release.
     #[doc(alias = "cudaLaunchAttributeMemSyncDomain")]
     pub const MEM_SYNC_DOMAIN: Self = Self(10);
+    /// Available since CUDA 12.8.
+    ///
     /// Valid for graph nodes and launches. Set preferredClusterDim to allow the kernel launch to specify a preferred substitute cluster dimension. Blocks may be grouped according to either the dimensions specified with this attribute (grouped into a “preferred substitute cluster”), or the one specified with cudaLaunchAttributeClusterDimension attribute (grouped into a “regular cluster”). The cluster dimensions of a “preferred substitute cluster” shall be an integer multiple greater than zero of the regular cluster dimensions. The device will attempt - on a best-effort basis - to group thread blocks into preferred clusters over grouping them into regular clusters. When it deems necessary (primarily when the device temporarily runs out of physical resources to launch the larger preferred clusters), the device may switch to launch the regular clusters instead to attempt to utilize as much of the physical device resources as possible.
     ///
     /// Each type of cluster will have its enumeration / coordinate setup as if the grid consists solely of its type of cluster. For example, if the preferred substitute cluster dimensions double the regular cluster dimensions, there might be simultaneously a regular cluster indexed at (1,0,0), and a preferred cluster indexed at (1,0,0). In this example, the preferred substitute cluster (1,0,0) replaces regular clusters (2,0,0) and (3,0,0) and groups their blocks.
     ///
     /// This attribute will only take effect when a regular cluster dimension has been specified. The preferred substitute cluster dimension must be an integer multiple greater than zero of the regular cluster dimension and must divide the grid. It must also be no more than maxBlocksPerCluster, if it is set in the kernel’s __launch_bounds__. Otherwise it must be less than the maximum value the driver can support. Otherwise, setting this attribute to a value physically unable to fit on any particular device is permitted.
-    ///
-    /// Available since CUDA 12.8.
     #[doc(alias = "cudaLaunchAttributePreferredClusterDimension")]
     pub const PREFERRED_CLUSTER_DIMENSION: Self = Self(11);
+    /// Available since CUDA 12.3.
+    ///
     /// Valid for launches. Set launchCompletionEvent to record the event.
     ///
     /// Nominally, the event is triggered once all blocks of the kernel have begun execution. Currently this is a best effort. If a kernel B has a launch completion dependency on a kernel A, B may wait until A is complete. Alternatively, blocks of B may begin before all blocks of A have begun, for example if B can claim execution resources unavailable to A (e.g. they run on different GPUs) or if B is a higher priority than A. Exercise caution if such an ordering inversion could lead to deadlock.
@@ -4746,10 +4748,10 @@ impl cudaLaunchAttributeID {
     /// A launch completion event is nominally similar to a programmatic event with triggerAtBlockStart set except that it is not visible to cudaGridDependencySynchronize() and can be used with compute capability less than 9.0.
     ///
     /// The event supplied must not be an interprocess or interop event. The event must disable timing (i.e. must be created with the cudaEventDisableTiming flag set).
-    ///
-    /// Available since CUDA 12.3.
     #[doc(alias = "cudaLaunchAttributeLaunchCompletionEvent")]
     pub const LAUNCH_COMPLETION_EVENT: Self = Self(12);
+    /// Available since CUDA 12.4.
+    ///
     /// Valid for graph nodes, launches. This attribute is graphs-only, and passing it to a launch in a non-capturing stream will result in an error.
     ///
     /// deviceUpdatable can only be set to 0 or 1. Setting the field to 1 indicates that the corresponding kernel node should be device-updatable. On success, a handle will be returned via devNode which can be passed to the various device-side update functions to update the node’s kernel parameters from within another kernel. For more information on the types of device updates that can be made, as well as the relevant limitations thereof, see cudaGraphKernelNodeUpdatesApply.
@@ -4757,13 +4759,11 @@ impl cudaLaunchAttributeID {
     /// Nodes which are device-updatable have additional restrictions compared to regular kernel nodes. Firstly, device-updatable nodes cannot be removed from their graph via cudaGraphDestroyNode. Additionally, once opted-in to this functionality, a node cannot opt out, and any attempt to set the deviceUpdatable attribute to 0 will result in an error. Device-updatable kernel nodes also cannot have their attributes copied to/from another kernel node via cudaGraphKernelNodeCopyAttributes. Graphs containing one or more device-updatable nodes also do not allow multiple instantiation, and neither the graph nor its instantiated version can be passed to cudaGraphExecUpdate.
     ///
     /// If a graph contains device-updatable nodes and updates those nodes from the device from within the graph, the graph must be uploaded with cuGraphUpload before it is launched. For such a graph, if host-side executable graph updates are made to the device-updatable nodes, the graph must be uploaded before it is launched again.
-    ///
-    /// Available since CUDA 12.4.
     #[doc(alias = "cudaLaunchAttributeDeviceUpdatableKernelNode")]
     pub const DEVICE_UPDATABLE_KERNEL_NODE: Self = Self(13);
-    /// Valid for launches. On devices where the L1 cache and shared memory use the same hardware resources, setting sharedMemCarveout to a percentage between 0-100 signals sets the shared memory carveout preference in percent of the total shared memory for that kernel launch. This attribute takes precedence over cudaFuncAttributePreferredSharedMemoryCarveout. This is only a hint, and the driver can choose a different configuration if required for the launch.
-    ///
     /// Available since CUDA 12.5.
+    ///
+    /// Valid for launches. On devices where the L1 cache and shared memory use the same hardware resources, setting sharedMemCarveout to a percentage between 0-100 signals sets the shared memory carveout preference in percent of the total shared memory for that kernel launch. This attribute takes precedence over cudaFuncAttributePreferredSharedMemoryCarveout. This is only a hint, and the driver can choose a different configuration if required for the launch.
     #[doc(alias = "cudaLaunchAttributePreferredSharedMemoryCarveout")]
     pub const PREFERRED_SHARED_MEMORY_CARVEOUT: Self = Self(14);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -4789,23 +4789,23 @@ impl cudaLaunchAttributeID {
     }
 }
 c_enum!(cudaLaunchAttributeID, u32);
-/// CUDA device NUMA config
-///
 /// Available since CUDA 12.2.
+///
+/// CUDA device NUMA config
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaDeviceNumaConfig(pub u32);
 impl cudaDeviceNumaConfig {
-    /// The GPU is not a NUMA node
-    ///
     /// Available since CUDA 12.2.
+    ///
+    /// The GPU is not a NUMA node
     #[doc(alias = "cudaDeviceNumaConfigNone")]
     pub const NONE: Self = Self(0);
-    /// The GPU is a NUMA node, cudaDevAttrNumaId contains its NUMA ID
-    ///
     /// Available since CUDA 12.2.
+    ///
+    /// The GPU is a NUMA node, cudaDevAttrNumaId contains its NUMA ID
     #[doc(alias = "cudaDeviceNumaConfigNumaNode")]
     pub const NUMA_NODE: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -4818,18 +4818,18 @@ impl cudaDeviceNumaConfig {
     }
 }
 c_enum!(cudaDeviceNumaConfig, u32);
-/// Types of async notification that can occur
-///
 /// Available since CUDA 12.4.
+///
+/// Types of async notification that can occur
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaAsyncNotificationType(pub u32);
 impl cudaAsyncNotificationType {
-    /// Sent when the process has exceeded its device memory budget
-    ///
     /// Available since CUDA 12.4.
+    ///
+    /// Sent when the process has exceeded its device memory budget
     #[doc(alias = "cudaAsyncNotificationTypeOverBudget")]
     pub const CUDA_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -4841,9 +4841,9 @@ impl cudaAsyncNotificationType {
     }
 }
 c_enum!(cudaAsyncNotificationType, u32);
-/// Another name of [`cudaAsyncNotificationType`].
-///
 /// Available since CUDA 12.4.
+///
+/// Another name of [`cudaAsyncNotificationType`].
 pub type cudaAsyncNotificationType_enum = cudaAsyncNotificationType;
 /// CUDA Surface boundary modes
 ///
@@ -5714,19 +5714,19 @@ impl cudaEglColorFormat {
     /// In every CUDA 12.x release.
     #[doc(alias = "cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER")]
     pub const Y12V12U12_444SEMI_PLANAR_709_ER: Self = Self(113);
-    /// Y, U, V in one surface, interleaved as UYVY in one channel.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Y, U, V in one surface, interleaved as UYVY in one channel.
     #[doc(alias = "cudaEglColorFormatUYVY709")]
     pub const UYVY709: Self = Self(114);
-    /// Extended Range Y, U, V in one surface, interleaved as UYVY in one channel.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Extended Range Y, U, V in one surface, interleaved as UYVY in one channel.
     #[doc(alias = "cudaEglColorFormatUYVY709_ER")]
     pub const UYVY709_ER: Self = Self(115);
-    /// Y, U, V in one surface, interleaved as UYVY in one channel.
-    ///
     /// Available since CUDA 12.8.
+    ///
+    /// Y, U, V in one surface, interleaved as UYVY in one channel.
     #[doc(alias = "cudaEglColorFormatUYVY2020")]
     pub const UYVY2020: Self = Self(116);
     /// The C name of this value, or `None` for a value this crate does not know.

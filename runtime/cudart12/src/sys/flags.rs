@@ -310,9 +310,9 @@ impl DeviceFlags {
     /// In every CUDA 12.x release.
     #[doc(alias = "cudaDeviceLmemResizeToMax")]
     pub const LMEM_RESIZE_TO_MAX: Self = Self(16);
-    /// Device flag - Ensure synchronous memory operations on this context will synchronize
-    ///
     /// Available since CUDA 12.1.
+    ///
+    /// Device flag - Ensure synchronous memory operations on this context will synchronize
     #[doc(alias = "cudaDeviceSyncMemops")]
     pub const SYNC_MEMOPS: Self = Self(128);
     /// Device flags mask
@@ -586,19 +586,19 @@ c_flags!(NvSciSyncAttrFlags, u32);
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct GraphKernelNodePortFlags(u32);
 impl GraphKernelNodePortFlags {
-    /// This port activates when the kernel has finished executing.
-    ///
     /// Available since CUDA 12.3.
+    ///
+    /// This port activates when the kernel has finished executing.
     #[doc(alias = "cudaGraphKernelNodePortDefault")]
     pub const DEFAULT: Self = Self(0);
-    /// This port activates when all blocks of the kernel have performed cudaTriggerProgrammaticLaunchCompletion() or have terminated. It must be used with edge type cudaGraphDependencyTypeProgrammatic. See also cudaLaunchAttributeProgrammaticEvent.
-    ///
     /// Available since CUDA 12.3.
+    ///
+    /// This port activates when all blocks of the kernel have performed cudaTriggerProgrammaticLaunchCompletion() or have terminated. It must be used with edge type cudaGraphDependencyTypeProgrammatic. See also cudaLaunchAttributeProgrammaticEvent.
     #[doc(alias = "cudaGraphKernelNodePortProgrammatic")]
     pub const PROGRAMMATIC: Self = Self(1);
-    /// This port activates when all blocks of the kernel have begun execution. See also cudaLaunchAttributeLaunchCompletionEvent.
-    ///
     /// Available since CUDA 12.3.
+    ///
+    /// This port activates when all blocks of the kernel have begun execution. See also cudaLaunchAttributeLaunchCompletionEvent.
     #[doc(alias = "cudaGraphKernelNodePortLaunchCompletion")]
     pub const LAUNCH_COMPLETION: Self = Self(2);
 }

@@ -313,11 +313,11 @@ pub unsafe fn cudaDeviceFlushGPUDirectRDMAWrites(
         cudaError_t
     )
 }
+/// Available since CUDA 12.4.
+///
 /// Registers a callback function to receive async notifications.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_register_async_notification`](crate::api::device_register_async_notification). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.4.
 ///
 /// # Safety
 ///
@@ -335,11 +335,11 @@ pub unsafe fn cudaDeviceRegisterAsyncNotification(
         cudaAsyncCallbackHandle_t) -> cudaError_t
     )
 }
+/// Available since CUDA 12.4.
+///
 /// Unregisters an async notification callback.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_unregister_async_notification`](crate::api::device_unregister_async_notification). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.4.
 ///
 /// # Safety
 ///
@@ -762,11 +762,11 @@ pub unsafe fn cudaStreamGetId(
         -> cudaError_t
     )
 }
+/// Available since CUDA 12.8.
+///
 /// Query the device of a stream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_get_device`](crate::api::stream_get_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -973,11 +973,11 @@ pub unsafe fn cudaStreamBeginCapture(
         cudaStreamCaptureMode) -> cudaError_t
     )
 }
+/// Available since CUDA 12.3.
+///
 /// Begins graph capture on a stream to an existing graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_begin_capture_to_graph`](crate::api::stream_begin_capture_to_graph). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.3.
 ///
 /// # Safety
 ///
@@ -1081,11 +1081,11 @@ pub unsafe fn cudaStreamGetCaptureInfo(
         numDependencies_out : * mut usize) -> cudaError_t
     )
 }
+/// Available since CUDA 12.3.
+///
 /// Query stream state related to stream capture.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_get_capture_info_v3`](crate::api::stream_get_capture_info_v3). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.3.
 ///
 /// # Safety
 ///
@@ -1132,13 +1132,13 @@ pub unsafe fn cudaStreamUpdateCaptureDependencies(
         cudaError_t
     )
 }
+/// Available since CUDA 12.3.
+///
 /// Modifies the dependency set of a capturing stream. The dependency set
 /// is the set of nodes that the next captured node in the stream will
 /// depend on.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_update_capture_dependencies_v2`](crate::api::stream_update_capture_dependencies_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.3.
 ///
 /// # Safety
 ///
@@ -1287,11 +1287,11 @@ pub unsafe fn cudaEventElapsedTime(
         cudaEvent_t) -> cudaError_t
     )
 }
+/// Available since CUDA 12.8.
+///
 /// Computes the elapsed time between events.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_elapsed_time_v2`](crate::api::event_elapsed_time_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -2347,11 +2347,11 @@ pub unsafe fn cudaMemcpyPeerAsync(
         cudaError_t
     )
 }
+/// Available since CUDA 12.8.
+///
 /// Performs a batch of memory copies asynchronously.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_batch_async`](crate::api::memcpy_batch_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -2375,11 +2375,11 @@ pub unsafe fn cudaMemcpyBatchAsync(
         cudaStream_t) -> cudaError_t
     )
 }
+/// Available since CUDA 12.8.
+///
 /// Performs a batch of 3D memory copies asynchronously.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy3d_batch_async`](crate::api::memcpy3d_batch_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -2626,11 +2626,11 @@ pub unsafe fn cudaMemPrefetchAsync(
         : c_int, stream : cudaStream_t) -> cudaError_t
     )
 }
+/// Available since CUDA 12.2.
+///
 /// Prefetches memory to the specified destination location.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_prefetch_async_v2`](crate::api::mem_prefetch_async_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.2.
 ///
 /// # Safety
 ///
@@ -2669,11 +2669,11 @@ pub unsafe fn cudaMemAdvise(
         cudaMemoryAdvise, device : c_int) -> cudaError_t
     )
 }
+/// Available since CUDA 12.2.
+///
 /// Advise about the usage of a given memory range.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_advise_v2`](crate::api::mem_advise_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.2.
 ///
 /// # Safety
 ///
@@ -4779,6 +4779,8 @@ pub unsafe fn cudaGraphGetEdges(
         to : * mut cudaGraphNode_t, numEdges : * mut usize) -> cudaError_t
     )
 }
+/// Available since CUDA 12.3.
+///
 /// Returns a list of `graph's` dependency edges. Edges are returned via
 /// corresponding indices in `from`, `to` and `edgeData`; that is, the node
 /// in `to`\[i\] has a dependency on the node in `from`\[i\] with data
@@ -4794,8 +4796,6 @@ pub unsafe fn cudaGraphGetEdges(
 /// and `to` must be as well.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_get_edges_v2`](crate::api::graph_get_edges_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.3.
 ///
 /// # Safety
 ///
@@ -4834,6 +4834,8 @@ pub unsafe fn cudaGraphNodeGetDependencies(
         mut cudaGraphNode_t, pNumDependencies : * mut usize) -> cudaError_t
     )
 }
+/// Available since CUDA 12.3.
+///
 /// Returns a list of `node's` dependencies. `pDependencies` may be NULL,
 /// in which case this function will return the number of dependencies in
 /// `pNumDependencies`. Otherwise, `pNumDependencies` entries will be
@@ -4843,8 +4845,6 @@ pub unsafe fn cudaGraphNodeGetDependencies(
 /// `pNumDependencies`.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_dependencies_v2`](crate::api::graph_node_get_dependencies_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.3.
 ///
 /// # Safety
 ///
@@ -4882,6 +4882,8 @@ pub unsafe fn cudaGraphNodeGetDependentNodes(
         : * mut cudaGraphNode_t, pNumDependentNodes : * mut usize) -> cudaError_t
     )
 }
+/// Available since CUDA 12.3.
+///
 /// Returns a list of `node's` dependent nodes. `pDependentNodes` may be
 /// NULL, in which case this function will return the number of dependent
 /// nodes in `pNumDependentNodes`. Otherwise, `pNumDependentNodes` entries
@@ -4891,8 +4893,6 @@ pub unsafe fn cudaGraphNodeGetDependentNodes(
 /// returned in `pNumDependentNodes`.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_dependent_nodes_v2`](crate::api::graph_node_get_dependent_nodes_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.3.
 ///
 /// # Safety
 ///
@@ -4932,13 +4932,13 @@ pub unsafe fn cudaGraphAddDependencies(
         cudaError_t
     )
 }
+/// Available since CUDA 12.3.
+///
 /// The number of dependencies to be added is defined by `numDependencies`
 /// Elements in `pFrom` and `pTo` at corresponding indices define a
 /// dependency. Each node in `pFrom` and `pTo` must belong to `graph`.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_dependencies_v2`](crate::api::graph_add_dependencies_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.3.
 ///
 /// # Safety
 ///
@@ -4979,14 +4979,14 @@ pub unsafe fn cudaGraphRemoveDependencies(
         cudaError_t
     )
 }
+/// Available since CUDA 12.3.
+///
 /// The number of `pDependencies` to be removed is defined by
 /// `numDependencies`. Elements in `pFrom` and `pTo` at corresponding
 /// indices define a dependency. Each node in `pFrom` and `pTo` must belong
 /// to `graph`.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_remove_dependencies_v2`](crate::api::graph_remove_dependencies_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.3.
 ///
 /// # Safety
 ///
@@ -5554,11 +5554,11 @@ pub unsafe fn cudaGraphReleaseUserObject(
         cudaUserObject_t, count : c_uint) -> cudaError_t
     )
 }
+/// Available since CUDA 12.2.
+///
 /// Adds a node of arbitrary type to a graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_node`](crate::api::graph_add_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.2.
 ///
 /// # Safety
 ///
@@ -5577,6 +5577,8 @@ pub unsafe fn cudaGraphAddNode(
         nodeParams : * mut cudaGraphNodeParams) -> cudaError_t
     )
 }
+/// Available since CUDA 12.3.
+///
 /// Creates a new node in `graph` described by `nodeParams` with
 /// `numDependencies` dependencies specified via `pDependencies`.
 /// `numDependencies` may be 0. `pDependencies` may be null if
@@ -5584,8 +5586,6 @@ pub unsafe fn cudaGraphAddNode(
 /// entries.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_node_v2`](crate::api::graph_add_node_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.3.
 ///
 /// # Safety
 ///
@@ -5606,11 +5606,11 @@ pub unsafe fn cudaGraphAddNode_v2(
         cudaGraphNodeParams) -> cudaError_t
     )
 }
+/// Available since CUDA 12.2.
+///
 /// Update's a graph node's parameters.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_set_params`](crate::api::graph_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.2.
 ///
 /// # Safety
 ///
@@ -5625,11 +5625,11 @@ pub unsafe fn cudaGraphNodeSetParams(
         cudaGraphNodeParams) -> cudaError_t
     )
 }
+/// Available since CUDA 12.2.
+///
 /// Update's a graph node's parameters in an instantiated graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_node_set_params`](crate::api::graph_exec_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.2.
 ///
 /// # Safety
 ///
@@ -5645,11 +5645,11 @@ pub unsafe fn cudaGraphExecNodeSetParams(
         cudaGraphNode_t, nodeParams : * mut cudaGraphNodeParams) -> cudaError_t
     )
 }
+/// Available since CUDA 12.3.
+///
 /// Create a conditional handle.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_conditional_handle_create`](crate::api::graph_conditional_handle_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.3.
 ///
 /// # Safety
 ///
@@ -5689,11 +5689,11 @@ pub unsafe fn cudaGetDriverEntryPoint(
         cudaDriverEntryPointQueryResult) -> cudaError_t
     )
 }
+/// Available since CUDA 12.5.
+///
 /// Returns the requested driver API function pointer by CUDA version.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_driver_entry_point_by_version`](crate::api::get_driver_entry_point_by_version). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.5.
 ///
 /// # Safety
 ///
@@ -5712,11 +5712,11 @@ pub unsafe fn cudaGetDriverEntryPointByVersion(
         mut cudaDriverEntryPointQueryResult) -> cudaError_t
     )
 }
+/// Available since CUDA 12.8.
+///
 /// Load a library with specified code and options.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_load_data`](crate::api::library_load_data). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -5740,11 +5740,11 @@ pub unsafe fn cudaLibraryLoadData(
         cudaError_t
     )
 }
+/// Available since CUDA 12.8.
+///
 /// Load a library with specified file and options.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_load_from_file`](crate::api::library_load_from_file). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -5768,11 +5768,11 @@ pub unsafe fn cudaLibraryLoadFromFile(
         cudaError_t
     )
 }
+/// Available since CUDA 12.8.
+///
 /// Unloads a library.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_unload`](crate::api::library_unload). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -5783,11 +5783,11 @@ pub unsafe fn cudaLibraryUnload(library: cudaLibrary_t) -> crate::Result<cudaErr
         c"cudaLibraryUnload", 12080, fn (library : cudaLibrary_t) -> cudaError_t
     )
 }
+/// Available since CUDA 12.8.
+///
 /// Returns a kernel handle.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_get_kernel`](crate::api::library_get_kernel). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -5803,11 +5803,11 @@ pub unsafe fn cudaLibraryGetKernel(
         cudaLibrary_t, name : * const c_char) -> cudaError_t
     )
 }
+/// Available since CUDA 12.8.
+///
 /// Returns a global device pointer.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_get_global`](crate::api::library_get_global). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -5824,11 +5824,11 @@ pub unsafe fn cudaLibraryGetGlobal(
         usize, library : cudaLibrary_t, name : * const c_char) -> cudaError_t
     )
 }
+/// Available since CUDA 12.8.
+///
 /// Returns a pointer to managed memory.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_get_managed`](crate::api::library_get_managed). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -5845,11 +5845,11 @@ pub unsafe fn cudaLibraryGetManaged(
         usize, library : cudaLibrary_t, name : * const c_char) -> cudaError_t
     )
 }
+/// Available since CUDA 12.8.
+///
 /// Returns a pointer to a unified function.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_get_unified_function`](crate::api::library_get_unified_function). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -5865,11 +5865,11 @@ pub unsafe fn cudaLibraryGetUnifiedFunction(
         cudaLibrary_t, symbol : * const c_char) -> cudaError_t
     )
 }
+/// Available since CUDA 12.8.
+///
 /// Returns the number of kernels within a library.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_get_kernel_count`](crate::api::library_get_kernel_count). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -5884,11 +5884,11 @@ pub unsafe fn cudaLibraryGetKernelCount(
         cudaLibrary_t) -> cudaError_t
     )
 }
+/// Available since CUDA 12.8.
+///
 /// Retrieve the kernel handles within a library.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_enumerate_kernels`](crate::api::library_enumerate_kernels). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -5904,11 +5904,11 @@ pub unsafe fn cudaLibraryEnumerateKernels(
         numKernels : c_uint, lib : cudaLibrary_t) -> cudaError_t
     )
 }
+/// Available since CUDA 12.8.
+///
 /// Sets information about a kernel.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::kernel_set_attribute_for_device`](crate::api::kernel_set_attribute_for_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -5925,11 +5925,11 @@ pub unsafe fn cudaKernelSetAttributeForDevice(
         cudaFuncAttribute, value : c_int, device : c_int) -> cudaError_t
     )
 }
+/// Available since CUDA 12.1.
+///
 /// Get pointer to device kernel that matches entry function `entryFuncAddr`.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_kernel`](crate::api::get_kernel). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.1.
 ///
 /// # Safety
 ///
@@ -6344,11 +6344,11 @@ pub unsafe fn cudaLaunchCooperativeKernelMultiDevice(
         cudaLaunchParams, numDevices : c_uint, flags : c_uint) -> cudaError_t
     )
 }
+/// Available since CUDA 12.3.
+///
 /// Returns the function name for a device entry function pointer.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::func_get_name`](crate::api::func_get_name). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.3.
 ///
 /// # Safety
 ///
@@ -6363,11 +6363,11 @@ pub unsafe fn cudaFuncGetName(
         c_void) -> cudaError_t
     )
 }
+/// Available since CUDA 12.4.
+///
 /// Returns the offset and size of a kernel parameter in the device-side parameter layout.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::func_get_param_info`](crate::api::func_get_param_info). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 12.4.
 ///
 /// # Safety
 ///

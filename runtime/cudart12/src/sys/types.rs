@@ -180,9 +180,9 @@ pub struct cudaMemcpy3DParms {
     pub kind: cudaMemcpyKind,
 }
 zeroed_default!(cudaMemcpy3DParms);
-/// Memcpy node parameters
-///
 /// Available since CUDA 12.2.
+///
+/// Memcpy node parameters
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpyNodeParams {
@@ -240,9 +240,9 @@ pub struct cudaMemsetParams {
     pub height: usize,
 }
 zeroed_default!(cudaMemsetParams);
-/// CUDA Memset node parameters
-///
 /// Available since CUDA 12.2.
+///
+/// CUDA Memset node parameters
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemsetParamsV2 {
@@ -301,9 +301,9 @@ pub struct cudaHostNodeParams {
     pub userData: *mut c_void,
 }
 zeroed_default!(cudaHostNodeParams);
-/// CUDA host node parameters
-///
 /// Available since CUDA 12.2.
+///
+/// CUDA host node parameters
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaHostNodeParamsV2 {
@@ -608,9 +608,9 @@ pub struct cudaMemAllocNodeParams {
     pub dptr: *mut c_void,
 }
 zeroed_default!(cudaMemAllocNodeParams);
-/// Memory allocation node parameters
-///
 /// Available since CUDA 12.2.
+///
+/// Memory allocation node parameters
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemAllocNodeParamsV2 {
@@ -630,9 +630,9 @@ pub struct cudaMemAllocNodeParamsV2 {
     pub dptr: *mut c_void,
 }
 zeroed_default!(cudaMemAllocNodeParamsV2);
-/// Memory free node parameters
-///
 /// Available since CUDA 12.2.
+///
+/// Memory free node parameters
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemFreeNodeParams {
@@ -640,10 +640,10 @@ pub struct cudaMemFreeNodeParams {
     pub dptr: *mut c_void,
 }
 zeroed_default!(cudaMemFreeNodeParams);
+/// Available since CUDA 12.8.
+///
 /// Attributes specific to copies within a batch. For more details on
 /// usage see cudaMemcpyBatchAsync.
-///
-/// Available since CUDA 12.8.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpyAttributes {
@@ -661,9 +661,9 @@ pub struct cudaMemcpyAttributes {
     pub flags: c_uint,
 }
 zeroed_default!(cudaMemcpyAttributes);
-/// Struct representing offset into a cudaArray_t in elements
-///
 /// Available since CUDA 12.8.
+///
+/// Struct representing offset into a cudaArray_t in elements
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaOffset3D {
@@ -672,9 +672,9 @@ pub struct cudaOffset3D {
     pub z: usize,
 }
 zeroed_default!(cudaOffset3D);
-/// Struct representing an operand for copy with cudaMemcpy3DBatchAsync
-///
 /// Available since CUDA 12.8.
+///
+/// Struct representing an operand for copy with cudaMemcpy3DBatchAsync
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DOperand {
@@ -721,9 +721,9 @@ pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
     pub offset: cudaOffset3D,
 }
 zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2);
-/// `cudaMemcpy3DBatchOp`: not described by the documentation; emitted because other items use it.
-///
 /// Available since CUDA 12.8.
+///
+/// `cudaMemcpy3DBatchOp`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DBatchOp {
@@ -1049,9 +1049,9 @@ impl cudaIpcMemHandle_st {
         self.reserved_cstr().and_then(|s| s.to_str().ok())
     }
 }
-/// `cudaMemFabricHandle_st`: not described by the documentation; emitted because other items use it.
-///
 /// Available since CUDA 12.3.
+///
+/// `cudaMemFabricHandle_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemFabricHandle_st {
@@ -1508,16 +1508,16 @@ pub struct CUuserObject_st {
 pub struct CUfunc_st {
     _opaque: [u8; 0],
 }
-/// `CUkern_st`: not described by the documentation; emitted because other items use it.
-///
 /// Available since CUDA 12.1.
+///
+/// `CUkern_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUkern_st {
     _opaque: [u8; 0],
 }
-/// `cudalibraryHostUniversalFunctionAndDataTable`: not described by the documentation; emitted because other items use it.
-///
 /// Available since CUDA 12.8.
+///
+/// `cudalibraryHostUniversalFunctionAndDataTable`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudalibraryHostUniversalFunctionAndDataTable {
@@ -1527,9 +1527,9 @@ pub struct cudalibraryHostUniversalFunctionAndDataTable {
     pub dataWindowSize: usize,
 }
 zeroed_default!(cudalibraryHostUniversalFunctionAndDataTable);
-/// `CUlib_st`: not described by the documentation; emitted because other items use it.
-///
 /// Available since CUDA 12.8.
+///
+/// `CUlib_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUlib_st {
     _opaque: [u8; 0],
@@ -1581,9 +1581,9 @@ pub struct cudaKernelNodeParams {
     pub extra: *mut *mut c_void,
 }
 zeroed_default!(cudaKernelNodeParams);
-/// CUDA GPU kernel node parameters
-///
 /// Available since CUDA 12.2.
+///
+/// CUDA GPU kernel node parameters
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaKernelNodeParamsV2 {
@@ -1616,9 +1616,9 @@ pub struct cudaExternalSemaphoreSignalNodeParams {
     pub numExtSems: c_uint,
 }
 zeroed_default!(cudaExternalSemaphoreSignalNodeParams);
-/// External semaphore signal node parameters
-///
 /// Available since CUDA 12.2.
+///
+/// External semaphore signal node parameters
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
@@ -1646,9 +1646,9 @@ pub struct cudaExternalSemaphoreWaitNodeParams {
     pub numExtSems: c_uint,
 }
 zeroed_default!(cudaExternalSemaphoreWaitNodeParams);
-/// External semaphore wait node parameters
-///
 /// Available since CUDA 12.2.
+///
+/// External semaphore wait node parameters
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
@@ -1661,9 +1661,9 @@ pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
     pub numExtSems: c_uint,
 }
 zeroed_default!(cudaExternalSemaphoreWaitNodeParamsV2);
-/// CUDA conditional node parameters
-///
 /// Available since CUDA 12.3.
+///
+/// CUDA conditional node parameters
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaConditionalNodeParams {
@@ -1695,9 +1695,9 @@ pub struct cudaConditionalNodeParams {
     pub phGraph_out: *mut cudaGraph_t,
 }
 zeroed_default!(cudaConditionalNodeParams);
-/// Child graph node parameters
-///
 /// Available since CUDA 12.2.
+///
+/// Child graph node parameters
 ///
 /// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 12.9: size 8 bytes → 16 bytes; field `ownership` added: cudaGraphChildGraphNodeOwnership ownership (offset 8).
 #[repr(C)]
@@ -1709,9 +1709,9 @@ pub struct cudaChildGraphNodeParams {
     pub ownership: cudaGraphChildGraphNodeOwnership,
 }
 zeroed_default!(cudaChildGraphNodeParams);
-/// Event record node parameters
-///
 /// Available since CUDA 12.2.
+///
+/// Event record node parameters
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaEventRecordNodeParams {
@@ -1719,9 +1719,9 @@ pub struct cudaEventRecordNodeParams {
     pub event: cudaEvent_t,
 }
 zeroed_default!(cudaEventRecordNodeParams);
-/// Event wait node parameters
-///
 /// Available since CUDA 12.2.
+///
+/// Event wait node parameters
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaEventWaitNodeParams {
@@ -1729,9 +1729,9 @@ pub struct cudaEventWaitNodeParams {
     pub event: cudaEvent_t,
 }
 zeroed_default!(cudaEventWaitNodeParams);
-/// Graph node parameters. See cudaGraphAddNode.
-///
 /// Available since CUDA 12.2.
+///
+/// Graph node parameters. See cudaGraphAddNode.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphNodeParams {
@@ -1952,12 +1952,12 @@ impl ::core::fmt::Debug for cudaGraphNodeParams__bindgen_ty_1 {
         f.debug_struct("cudaGraphNodeParams__bindgen_ty_1").finish_non_exhaustive()
     }
 }
+/// Available since CUDA 12.3.
+///
 /// Optional annotation for edges in a CUDA graph. Note, all edges
 /// implicitly have annotations and default to a zero-initialized value
 /// if not specified. A zero-initialized struct indicates a standard
 /// full serialization of two nodes with memory visibility.
-///
-/// Available since CUDA 12.3.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphEdgeData_st {
@@ -2027,17 +2027,17 @@ pub struct cudaGraphExecUpdateResultInfo_st {
     pub errorFromNode: cudaGraphNode_t,
 }
 zeroed_default!(cudaGraphExecUpdateResultInfo_st);
-/// `CUgraphDeviceUpdatableNode_st`: not described by the documentation; emitted because other items use it.
-///
 /// Available since CUDA 12.4.
+///
+/// `CUgraphDeviceUpdatableNode_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUgraphDeviceUpdatableNode_st {
     _opaque: [u8; 0],
 }
+/// Available since CUDA 12.4.
+///
 /// Struct to specify a single node update to pass as part of a larger
 /// array to ::cudaGraphKernelNodeUpdatesApply
-///
-/// Available since CUDA 12.4.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphKernelNodeUpdate {
@@ -2276,16 +2276,16 @@ pub struct cudaLaunchConfig_st {
     pub numAttrs: c_uint,
 }
 zeroed_default!(cudaLaunchConfig_st);
-/// `cudaAsyncCallbackEntry`: not described by the documentation; emitted because other items use it.
-///
 /// Available since CUDA 12.4.
+///
+/// `cudaAsyncCallbackEntry`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct cudaAsyncCallbackEntry {
     _opaque: [u8; 0],
 }
-/// Information describing an async notification event
-///
 /// Available since CUDA 12.4.
+///
+/// Information describing an async notification event
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaAsyncNotificationInfo {
@@ -2610,9 +2610,9 @@ pub type cudaIpcEventHandle_t = cudaIpcEventHandle_st;
 ///
 /// In every CUDA 12.x release.
 pub type cudaIpcMemHandle_t = cudaIpcMemHandle_st;
-/// The C typedef `cudaMemFabricHandle_t`.
-///
 /// Available since CUDA 12.3.
+///
+/// The C typedef `cudaMemFabricHandle_t`.
 pub type cudaMemFabricHandle_t = cudaMemFabricHandle_st;
 /// CUDA stream
 ///
@@ -2686,9 +2686,9 @@ c_handle!(cudaGraphNode_t, * mut CUgraphNode_st);
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaUserObject_t(pub *mut CUuserObject_st);
 c_handle!(cudaUserObject_t, * mut CUuserObject_st);
-/// CUDA handle for conditional graph nodes
-///
 /// Available since CUDA 12.3.
+///
+/// CUDA handle for conditional graph nodes
 pub type cudaGraphConditionalHandle = c_ulonglong;
 /// CUDA function
 ///
@@ -2699,18 +2699,18 @@ pub type cudaGraphConditionalHandle = c_ulonglong;
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaFunction_t(pub *mut CUfunc_st);
 c_handle!(cudaFunction_t, * mut CUfunc_st);
-/// CUDA kernel
-///
 /// Available since CUDA 12.1.
+///
+/// CUDA kernel
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaKernel_t(pub *mut CUkern_st);
 c_handle!(cudaKernel_t, * mut CUkern_st);
-/// CUDA library
-///
 /// Available since CUDA 12.8.
+///
+/// CUDA library
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2726,12 +2726,12 @@ c_handle!(cudaLibrary_t, * mut CUlib_st);
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaMemPool_t(pub *mut CUmemPoolHandle_st);
 c_handle!(cudaMemPool_t, * mut CUmemPoolHandle_st);
+/// Available since CUDA 12.3.
+///
 /// Optional annotation for edges in a CUDA graph. Note, all edges
 /// implicitly have annotations and default to a zero-initialized value
 /// if not specified. A zero-initialized struct indicates a standard
 /// full serialization of two nodes with memory visibility.
-///
-/// Available since CUDA 12.3.
 pub type cudaGraphEdgeData = cudaGraphEdgeData_st;
 /// The C typedef `cudaGraphExec_t`.
 ///
@@ -2750,9 +2750,9 @@ pub type cudaGraphInstantiateParams = cudaGraphInstantiateParams_st;
 ///
 /// In every CUDA 12.x release.
 pub type cudaGraphExecUpdateResultInfo = cudaGraphExecUpdateResultInfo_st;
-/// CUDA device node handle for device-side node update
-///
 /// Available since CUDA 12.4.
+///
+/// CUDA device node handle for device-side node update
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2777,22 +2777,22 @@ pub type cudaLaunchAttribute = cudaLaunchAttribute_st;
 ///
 /// In every CUDA 12.x release.
 pub type cudaLaunchConfig_t = cudaLaunchConfig_st;
-/// CUDA async callback handle
-///
 /// Available since CUDA 12.4.
+///
+/// CUDA async callback handle
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaAsyncCallbackHandle_t(pub *mut cudaAsyncCallbackEntry);
 c_handle!(cudaAsyncCallbackHandle_t, * mut cudaAsyncCallbackEntry);
+/// Available since CUDA 12.4.
+///
 /// Information describing an async notification event
-///
-/// Available since CUDA 12.4.
 pub type cudaAsyncNotificationInfo_t = cudaAsyncNotificationInfo;
-/// The C typedef `cudaAsyncCallback`.
-///
 /// Available since CUDA 12.4.
+///
+/// The C typedef `cudaAsyncCallback`.
 pub type cudaAsyncCallback = Option<
     unsafe extern "C" fn(
         arg1: *mut cudaAsyncNotificationInfo_t,

@@ -124,7 +124,9 @@ mod managed;
 pub(crate) mod pinned;
 mod pinned_block;
 mod pinned_slice;
+mod pointer;
 mod pool;
+mod pool_ipc;
 
 use std::ffi::c_void;
 use std::ops::{Bound, RangeBounds};
@@ -141,7 +143,9 @@ pub use managed::ManagedBuffer;
 pub use pinned::{HostAllocFlags, PinnedBuffer, PinnedPool, RuntimeHostAllocator};
 pub use pinned_block::{PinnedMut, PinnedRef};
 pub use pinned_slice::{AsPinnedSlice, AsPinnedSliceMut, PinnedSlice, PinnedSliceMut};
+pub use pointer::{MemoryType, PointerInfo};
 pub use pool::{MemPool, MemPoolStats};
+pub use pool_ipc::PoolPointerExport;
 
 /// Plain data that can be copied to and from the device byte for byte.
 ///

@@ -86,9 +86,9 @@ impl cudaError_t {
     /// In every CUDA 13.x release.
     #[doc(alias = "cudaErrorInvalidConfiguration")]
     pub const ERROR_INVALID_CONFIGURATION: Self = Self(9);
-    /// This indicates that the driver is newer than the runtime version and returned graph node parameter information that the runtime does not understand and is unable to translate.
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// This indicates that the driver is newer than the runtime version and returned graph node parameter information that the runtime does not understand and is unable to translate.
     #[doc(alias = "cudaErrorVersionTranslation")]
     pub const ERROR_VERSION_TRANSLATION: Self = Self(10);
     /// This indicates that one or more of the pitch-related parameters passed to the API call is not within the acceptable range for pitch.
@@ -426,9 +426,9 @@ impl cudaError_t {
     /// In every CUDA 13.x release.
     #[doc(alias = "cudaErrorContained")]
     pub const ERROR_CONTAINED: Self = Self(226);
-    /// This indicates that loader version is insufficient for Fatbin
-    ///
     /// Available since CUDA 13.4.
+    ///
+    /// This indicates that loader version is insufficient for Fatbin
     #[doc(alias = "cudaErrorInsufficientLoaderVersion")]
     pub const ERROR_INSUFFICIENT_LOADER_VERSION: Self = Self(227);
     /// This indicates that the device kernel source is invalid.
@@ -726,19 +726,19 @@ impl cudaError_t {
     /// In every CUDA 13.x release.
     #[doc(alias = "cudaErrorInvalidResourceConfiguration")]
     pub const ERROR_INVALID_RESOURCE_CONFIGURATION: Self = Self(915);
-    /// This error indicates that the requested operation is not permitted because the stream is in a detached state. This can occur if the green context associated with the stream has been destroyed, limiting the stream’s operational capabilities.
-    ///
     /// Available since CUDA 13.1.
+    ///
+    /// This error indicates that the requested operation is not permitted because the stream is in a detached state. This can occur if the green context associated with the stream has been destroyed, limiting the stream’s operational capabilities.
     #[doc(alias = "cudaErrorStreamDetached")]
     pub const ERROR_STREAM_DETACHED: Self = Self(917);
-    /// This error indicates that a graph recapture failed and had to be terminated.
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// This error indicates that a graph recapture failed and had to be terminated.
     #[doc(alias = "cudaErrorGraphRecaptureFailure")]
     pub const ERROR_GRAPH_RECAPTURE_FAILURE: Self = Self(918);
-    /// This error indicates GPU fabric is not ready within the bounded wait while the fabric manager probe is still in progress. Applications may retry after a delay; for the initialization wait budget, see environment variables such as CUDA_FABRIC_INIT_TIMEOUT_MS.
-    ///
     /// Available since CUDA 13.4.
+    ///
+    /// This error indicates GPU fabric is not ready within the bounded wait while the fabric manager probe is still in progress. Applications may retry after a delay; for the initialization wait budget, see environment variables such as CUDA_FABRIC_INIT_TIMEOUT_MS.
     #[doc(alias = "cudaErrorFabricNotReady")]
     pub const ERROR_FABRIC_NOT_READY: Self = Self(919);
     /// This indicates that an unknown internal error has occurred.
@@ -1069,74 +1069,74 @@ impl cudaChannelFormatKind {
     /// In every CUDA 13.x release.
     #[doc(alias = "cudaChannelFormatKindUnsignedNormalized1010102")]
     pub const UNSIGNED_NORMALIZED1010102: Self = Self(31);
-    /// 4 channel unsigned 8-bit packed format, with 4:2:2 sampling
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// 4 channel unsigned 8-bit packed format, with 4:2:2 sampling
     #[doc(alias = "cudaChannelFormatKindUnsigned8Packed422")]
     pub const UNSIGNED8_PACKED422: Self = Self(32);
-    /// 4 channel unsigned 8-bit packed format, with 4:4:4 sampling
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// 4 channel unsigned 8-bit packed format, with 4:4:4 sampling
     #[doc(alias = "cudaChannelFormatKindUnsigned8Packed444")]
     pub const UNSIGNED8_PACKED444: Self = Self(33);
-    /// 3 channel unsigned 8-bit semi-planar format, with 4:2:0 sampling
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// 3 channel unsigned 8-bit semi-planar format, with 4:2:0 sampling
     #[doc(alias = "cudaChannelFormatKindUnsigned8SemiPlanar420")]
     pub const UNSIGNED8_SEMI_PLANAR420: Self = Self(34);
-    /// 3 channel unsigned 16-bit semi-planar format, with 4:2:0 sampling
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// 3 channel unsigned 16-bit semi-planar format, with 4:2:0 sampling
     #[doc(alias = "cudaChannelFormatKindUnsigned16SemiPlanar420")]
     pub const UNSIGNED16_SEMI_PLANAR420: Self = Self(35);
-    /// 3 channel unsigned 8-bit semi-planar format, with 4:2:2 sampling
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// 3 channel unsigned 8-bit semi-planar format, with 4:2:2 sampling
     #[doc(alias = "cudaChannelFormatKindUnsigned8SemiPlanar422")]
     pub const UNSIGNED8_SEMI_PLANAR422: Self = Self(36);
-    /// 3 channel unsigned 16-bit semi-planar format, with 4:2:2 sampling
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// 3 channel unsigned 16-bit semi-planar format, with 4:2:2 sampling
     #[doc(alias = "cudaChannelFormatKindUnsigned16SemiPlanar422")]
     pub const UNSIGNED16_SEMI_PLANAR422: Self = Self(37);
-    /// 3 channel unsigned 8-bit semi-planar format, with 4:4:4 sampling
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// 3 channel unsigned 8-bit semi-planar format, with 4:4:4 sampling
     #[doc(alias = "cudaChannelFormatKindUnsigned8SemiPlanar444")]
     pub const UNSIGNED8_SEMI_PLANAR444: Self = Self(38);
-    /// 3 channel unsigned 16-bit semi-planar format, with 4:4:4 sampling
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// 3 channel unsigned 16-bit semi-planar format, with 4:4:4 sampling
     #[doc(alias = "cudaChannelFormatKindUnsigned16SemiPlanar444")]
     pub const UNSIGNED16_SEMI_PLANAR444: Self = Self(39);
-    /// 3 channel unsigned 8-bit planar format, with 4:2:0 sampling
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// 3 channel unsigned 8-bit planar format, with 4:2:0 sampling
     #[doc(alias = "cudaChannelFormatKindUnsigned8Planar420")]
     pub const UNSIGNED8_PLANAR420: Self = Self(40);
-    /// 3 channel unsigned 16-bit planar format, with 4:2:0 sampling
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// 3 channel unsigned 16-bit planar format, with 4:2:0 sampling
     #[doc(alias = "cudaChannelFormatKindUnsigned16Planar420")]
     pub const UNSIGNED16_PLANAR420: Self = Self(41);
-    /// 3 channel unsigned 8-bit planar format, with 4:2:2 sampling
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// 3 channel unsigned 8-bit planar format, with 4:2:2 sampling
     #[doc(alias = "cudaChannelFormatKindUnsigned8Planar422")]
     pub const UNSIGNED8_PLANAR422: Self = Self(42);
-    /// 3 channel unsigned 16-bit planar format, with 4:2:2 sampling
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// 3 channel unsigned 16-bit planar format, with 4:2:2 sampling
     #[doc(alias = "cudaChannelFormatKindUnsigned16Planar422")]
     pub const UNSIGNED16_PLANAR422: Self = Self(43);
-    /// 3 channel unsigned 8-bit planar format, with 4:4:4 sampling
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// 3 channel unsigned 8-bit planar format, with 4:4:4 sampling
     #[doc(alias = "cudaChannelFormatKindUnsigned8Planar444")]
     pub const UNSIGNED8_PLANAR444: Self = Self(44);
-    /// 3 channel unsigned 16-bit planar format, with 4:4:4 sampling
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// 3 channel unsigned 16-bit planar format, with 4:4:4 sampling
     #[doc(alias = "cudaChannelFormatKindUnsigned16Planar444")]
     pub const UNSIGNED16_PLANAR444: Self = Self(45);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1353,29 +1353,29 @@ impl cudaStreamCaptureStatus {
     }
 }
 c_enum!(cudaStreamCaptureStatus, u32);
+/// Available since CUDA 13.3.
+///
 /// Possible recapture statuses that can be returned to the user
 /// callback
-///
-/// Available since CUDA 13.3.
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaGraphRecaptureStatus(pub u32);
 impl cudaGraphRecaptureStatus {
-    /// Node is eligible for update in an instantiated graph.
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// Node is eligible for update in an instantiated graph.
     #[doc(alias = "cudaGraphRecaptureEligibleForUpdate")]
     pub const ELIGIBLE_FOR_UPDATE: Self = Self(0);
-    /// Parameter changes in the node cannot be applied to an instantiated graph.
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// Parameter changes in the node cannot be applied to an instantiated graph.
     #[doc(alias = "cudaGraphRecaptureIneligibleForUpdate")]
     pub const INELIGIBLE_FOR_UPDATE: Self = Self(1);
-    /// Error while attempting to recapture the node. The recapture will be ended regardless of the return value from the callback.
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// Error while attempting to recapture the node. The recapture will be ended regardless of the return value from the callback.
     #[doc(alias = "cudaGraphRecaptureError")]
     pub const ERROR: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -1566,9 +1566,9 @@ impl cudaUserObjectRetainFlags {
     }
 }
 c_enum!(cudaUserObjectRetainFlags, u32);
-/// Flags for host task sync mode
-///
 /// Available since CUDA 13.2.
+///
+/// Flags for host task sync mode
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
@@ -1994,39 +1994,39 @@ impl cudaResourceViewFormat {
     }
 }
 c_enum!(cudaResourceViewFormat, u32);
+/// Available since CUDA 13.2.
+///
 /// Shared memory related attributes for use with
 /// `cuLaunchKernelEx`
-///
-/// Available since CUDA 13.2.
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaSharedMemoryMode(pub u32);
 impl cudaSharedMemoryMode {
-    /// The default to use for allowing non-portable shared memory size on launch - uses current function attributes for cudaFuncAttributeMaxDynamicSharedMemorySize
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// The default to use for allowing non-portable shared memory size on launch - uses current function attributes for cudaFuncAttributeMaxDynamicSharedMemorySize
     #[doc(alias = "cudaSharedMemoryModeDefault")]
     pub const DEFAULT: Self = Self(0);
-    /// Specifies that the shared memory size requested must be a portable size within cudaDevAttrMaxSharedMemoryPerBlock
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// Specifies that the shared memory size requested must be a portable size within cudaDevAttrMaxSharedMemoryPerBlock
     #[doc(alias = "cudaSharedMemoryModeRequirePortable")]
     pub const REQUIRE_PORTABLE: Self = Self(1);
-    /// Specifies that the shared memory size requested may be a non-portable size up to cudaDevAttrMaxSharedMemoryPerBlockOptin
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// Specifies that the shared memory size requested may be a non-portable size up to cudaDevAttrMaxSharedMemoryPerBlockOptin
     #[doc(alias = "cudaSharedMemoryModeAllowNonPortable")]
     pub const ALLOW_NON_PORTABLE: Self = Self(2);
-    /// Specifies that oversized shared memory configurations may be used (with the limitation of only 8kB L1 cache)
-    ///
     /// Available since CUDA 13.4.
+    ///
+    /// Specifies that oversized shared memory configurations may be used (with the limitation of only 8kB L1 cache)
     #[doc(alias = "cudaSharedMemoryModeAllowOversizedSharedMemory")]
     pub const ALLOW_OVERSIZED_SHARED_MEMORY: Self = Self(3);
-    /// Specifies that oversized shared memory configurations may be used (with the limitation of only 8kB L1 cache), and prefer an oversized shared memory configuration
-    ///
     /// Available since CUDA 13.4.
+    ///
+    /// Specifies that oversized shared memory configurations may be used (with the limitation of only 8kB L1 cache), and prefer an oversized shared memory configuration
     #[doc(alias = "cudaSharedMemoryModePreferOversizedSharedMemory")]
     pub const PREFER_OVERSIZED_SHARED_MEMORY: Self = Self(4);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -2092,9 +2092,9 @@ impl cudaFuncAttribute {
     /// In every CUDA 13.x release.
     #[doc(alias = "cudaFuncAttributeClusterSchedulingPolicyPreference")]
     pub const CLUSTER_SCHEDULING_POLICY_PREFERENCE: Self = Self(15);
-    /// Setting that controls a kernel’s use of non-portable or oversized shared memory configurations
-    ///
     /// Available since CUDA 13.4.
+    ///
+    /// Setting that controls a kernel’s use of non-portable or oversized shared memory configurations
     #[doc(alias = "cudaFuncAttributeSharedMemoryMode")]
     pub const SHARED_MEMORY_MODE: Self = Self(16);
     /// In every CUDA 13.x release.
@@ -2309,9 +2309,9 @@ impl cudaLimit {
     /// In every CUDA 13.x release.
     #[doc(alias = "cudaLimitPersistingL2CacheSize")]
     pub const PERSISTING_L2_CACHE_SIZE: Self = Self(6);
-    /// Per-block memory size
-    ///
     /// Available since CUDA 13.4.
+    ///
+    /// Per-block memory size
     #[doc(alias = "cudaLimitPerBlockMemorySize")]
     pub const PER_BLOCK_MEMORY_SIZE: Self = Self(10);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3232,29 +3232,29 @@ impl cudaDeviceAttr {
     /// In every CUDA 13.x release.
     #[doc(alias = "cudaDevAttrOnlyPartialHostNativeAtomicSupported")]
     pub const ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED: Self = Self(147);
-    /// Device supports atomic reduction operations in stream batch memory operations
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// Device supports atomic reduction operations in stream batch memory operations
     #[doc(alias = "cudaDevAttrAtomicReductionSupported")]
     pub const ATOMIC_REDUCTION_SUPPORTED: Self = Self(148);
-    /// Number of locality domains
-    ///
     /// Available since CUDA 13.4.
+    ///
+    /// Number of locality domains
     #[doc(alias = "cudaDevAttrLocalityDomainCount")]
     pub const LOCALITY_DOMAIN_COUNT: Self = Self(149);
-    /// The maximum oversized shared memory per block. This value may vary by chip. See cudaFuncSetAttribute
-    ///
     /// Available since CUDA 13.4.
+    ///
+    /// The maximum oversized shared memory per block. This value may vary by chip. See cudaFuncSetAttribute
     #[doc(alias = "cudaDevAttrOversizedSharedMemoryPerBlock")]
     pub const OVERSIZED_SHARED_MEMORY_PER_BLOCK: Self = Self(150);
-    /// Device supports CIG streams
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// Device supports CIG streams
     #[doc(alias = "cudaDevAttrCigStreamsSupported")]
     pub const CIG_STREAMS_SUPPORTED: Self = Self(151);
-    /// Number of multiprocessors on each locality domain
-    ///
     /// Available since CUDA 13.4.
+    ///
+    /// Number of multiprocessors on each locality domain
     #[doc(alias = "cudaDevAttrLocalityDomainMultiprocessorCount")]
     pub const LOCALITY_DOMAIN_MULTIPROCESSOR_COUNT: Self = Self(157);
     /// Available since CUDA 13.5.
@@ -3464,39 +3464,39 @@ impl cudaMemPoolAttr {
     /// In every CUDA 13.x release.
     #[doc(alias = "cudaMemPoolAttrUsedMemHigh")]
     pub const ATTR_USED_MEM_HIGH: Self = Self(8);
-    /// (value type = cudaMemAllocationType) The allocation type of the mempool
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// (value type = cudaMemAllocationType) The allocation type of the mempool
     #[doc(alias = "cudaMemPoolAttrAllocationType")]
     pub const ATTR_ALLOCATION_TYPE: Self = Self(9);
-    /// (value type = cudaMemAllocationHandleType) Available export handle types for the mempool. For imported pools this value is always cudaMemHandleTypeNone as an imported pool cannot be re-exported
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// (value type = cudaMemAllocationHandleType) Available export handle types for the mempool. For imported pools this value is always cudaMemHandleTypeNone as an imported pool cannot be re-exported
     #[doc(alias = "cudaMemPoolAttrExportHandleTypes")]
     pub const ATTR_EXPORT_HANDLE_TYPES: Self = Self(10);
-    /// (value type = int) The location id for the mempool. If the location type for this pool is cudaMemLocationTypeInvisible then ID will be cudaInvalidDeviceId
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// (value type = int) The location id for the mempool. If the location type for this pool is cudaMemLocationTypeInvisible then ID will be cudaInvalidDeviceId
     #[doc(alias = "cudaMemPoolAttrLocationId")]
     pub const ATTR_LOCATION_ID: Self = Self(11);
-    /// (value type = cudaMemLocationType) The location type for the mempool. For imported memory pools where the device is not directly visible to the importing process or pools imported via fabric handles across nodes this will be cudaMemLocationTypeInvisible
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// (value type = cudaMemLocationType) The location type for the mempool. For imported memory pools where the device is not directly visible to the importing process or pools imported via fabric handles across nodes this will be cudaMemLocationTypeInvisible
     #[doc(alias = "cudaMemPoolAttrLocationType")]
     pub const ATTR_LOCATION_TYPE: Self = Self(12);
-    /// (value type = cuuint64_t) Maximum size of the pool in bytes, this value may be higher than what was initially passed to cudaMemPoolCreate due to alignment requirements. A value of 0 indicates no maximum size. For cudaMemAllocationTypeManaged and IPC imported pools this value will be system dependent.
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// (value type = cuuint64_t) Maximum size of the pool in bytes, this value may be higher than what was initially passed to cudaMemPoolCreate due to alignment requirements. A value of 0 indicates no maximum size. For cudaMemAllocationTypeManaged and IPC imported pools this value will be system dependent.
     #[doc(alias = "cudaMemPoolAttrMaxPoolSize")]
     pub const ATTR_MAX_POOL_SIZE: Self = Self(13);
-    /// (value type = int) Indicates whether the pool has hardware compresssion enabled
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// (value type = int) Indicates whether the pool has hardware compresssion enabled
     #[doc(alias = "cudaMemPoolAttrHwDecompressEnabled")]
     pub const ATTR_HW_DECOMPRESS_ENABLED: Self = Self(14);
-    /// (value type = int) The locality domain id for the mempool, if the mempool is localized to a locality domain. A value of -1 indicates that the mempool is not localized to a locality domain.
-    ///
     /// Available since CUDA 13.4.
+    ///
+    /// (value type = int) The locality domain id for the mempool, if the mempool is localized to a locality domain. A value of -1 indicates that the mempool is not localized to a locality domain.
     #[doc(alias = "cudaMemPoolAttrLocalityDomainId")]
     pub const ATTR_LOCALITY_DOMAIN_ID: Self = Self(15);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -3554,14 +3554,14 @@ impl cudaMemLocationType {
     /// In every CUDA 13.x release.
     #[doc(alias = "cudaMemLocationTypeHostNumaCurrent")]
     pub const HOST_NUMA_CURRENT: Self = Self(4);
-    /// Location is not visible but device is accessible, id is always cudaInvalidDeviceId
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// Location is not visible but device is accessible, id is always cudaInvalidDeviceId
     #[doc(alias = "cudaMemLocationTypeInvisible")]
     pub const INVISIBLE: Self = Self(5);
-    /// Location is a portion of device memory, specified by the locality domain ID
-    ///
     /// Available since CUDA 13.4.
+    ///
+    /// Location is a portion of device memory, specified by the locality domain ID
     #[doc(alias = "cudaMemLocationTypeDeviceLocalityDomain")]
     pub const DEVICE_LOCALITY_DOMAIN: Self = Self(6);
     /// Location is unspecified. This is used when creating a managed memory pool to indicate no preferred location for the pool
@@ -4152,9 +4152,9 @@ impl cudaExternalSemaphoreHandleType {
     }
 }
 c_enum!(cudaExternalSemaphoreHandleType, u32);
-/// Flags for a CUdevSmResource group
-///
 /// Available since CUDA 13.1.
+///
+/// Flags for a CUdevSmResource group
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
@@ -4164,14 +4164,14 @@ impl cudaDevSmResourceGroup_flags {
     /// Available since CUDA 13.1.
     #[doc(alias = "cudaDevSmResourceGroupDefault")]
     pub const DEFAULT: Self = Self(0);
-    /// Treats constraints as a hint, ignoring them if necessary to reach the requested smCount. Lets smCount be a non-multiple of coscheduledSmCount, filling the difference between SM count and already assigned co-scheduled groupings with other SMs. When used with cudaDevSmResourceGroupLocalityDomainId, backfill fills up to the requested smCount using the target locality domain first, then SMs not attributed to any locality domain, then SMs from other locality domains. If no SMs can be found in the requested locality domain, cudaErrorInvalidResourceConfiguration is returned.
-    ///
     /// Available since CUDA 13.1.
+    ///
+    /// Treats constraints as a hint, ignoring them if necessary to reach the requested smCount. Lets smCount be a non-multiple of coscheduledSmCount, filling the difference between SM count and already assigned co-scheduled groupings with other SMs. When used with cudaDevSmResourceGroupLocalityDomainId, backfill fills up to the requested smCount using the target locality domain first, then SMs not attributed to any locality domain, then SMs from other locality domains. If no SMs can be found in the requested locality domain, cudaErrorInvalidResourceConfiguration is returned.
     #[doc(alias = "cudaDevSmResourceGroupBackfill")]
     pub const BACKFILL: Self = Self(1);
-    /// The SMs must be located on a specific locality domain, specified by localityDomainId
-    ///
     /// Available since CUDA 13.4.
+    ///
+    /// The SMs must be located on a specific locality domain, specified by localityDomainId
     #[doc(alias = "cudaDevSmResourceGroupLocalityDomainId")]
     pub const LOCALITY_DOMAIN_ID: Self = Self(2);
     /// Available since CUDA 13.5.
@@ -4212,9 +4212,9 @@ impl cudaDevSmResourceSplitByCount_flags {
     }
 }
 c_enum!(cudaDevSmResourceSplitByCount_flags, u32);
-/// Type of resource
-///
 /// Available since CUDA 13.1.
+///
+/// Type of resource
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
@@ -4224,19 +4224,19 @@ impl cudaDevResourceType {
     /// Available since CUDA 13.1.
     #[doc(alias = "cudaDevResourceTypeInvalid")]
     pub const INVALID: Self = Self(0);
-    /// Streaming multiprocessors related information
-    ///
     /// Available since CUDA 13.1.
+    ///
+    /// Streaming multiprocessors related information
     #[doc(alias = "cudaDevResourceTypeSm")]
     pub const SM: Self = Self(1);
-    /// Workqueue configuration related information
-    ///
     /// Available since CUDA 13.1.
+    ///
+    /// Workqueue configuration related information
     #[doc(alias = "cudaDevResourceTypeWorkqueueConfig")]
     pub const WORKQUEUE_CONFIG: Self = Self(1000);
-    /// Pre-existing workqueue related information
-    ///
     /// Available since CUDA 13.1.
+    ///
+    /// Pre-existing workqueue related information
     #[doc(alias = "cudaDevResourceTypeWorkqueue")]
     pub const WORKQUEUE: Self = Self(10000);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -4251,23 +4251,23 @@ impl cudaDevResourceType {
     }
 }
 c_enum!(cudaDevResourceType, u32);
-/// Sharing scope for workqueues
-///
 /// Available since CUDA 13.1.
+///
+/// Sharing scope for workqueues
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaDevWorkqueueConfigScope(pub u32);
 impl cudaDevWorkqueueConfigScope {
-    /// Use all shared workqueue resources on the device. Default driver behaviour.
-    ///
     /// Available since CUDA 13.1.
+    ///
+    /// Use all shared workqueue resources on the device. Default driver behaviour.
     #[doc(alias = "cudaDevWorkqueueConfigScopeDeviceCtx")]
     pub const DEVICE_CTX: Self = Self(0);
-    /// When possible, use non-overlapping workqueue resources with other balanced green contexts.
-    ///
     /// Available since CUDA 13.1.
+    ///
+    /// When possible, use non-overlapping workqueue resources with other balanced green contexts.
     #[doc(alias = "cudaDevWorkqueueConfigScopeGreenCtxBalanced")]
     pub const GREEN_CTX_BALANCED: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -4595,33 +4595,33 @@ impl cudaCGScope {
     }
 }
 c_enum!(cudaCGScope, u32);
-/// CUDA Kernel Function Handle Type
-///
 /// Available since CUDA 13.2.
+///
+/// CUDA Kernel Function Handle Type
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaKernelFunctionType(pub u32);
 impl cudaKernelFunctionType {
-    /// CUDA will attempt to deduce the type of the function handle
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// CUDA will attempt to deduce the type of the function handle
     #[doc(alias = "cudaKernelFunctionTypeUnspecified")]
     pub const UNSPECIFIED: Self = Self(0);
-    /// Function handle is a device-entry function pointer(i.e. global function pointer)
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// Function handle is a device-entry function pointer(i.e. global function pointer)
     #[doc(alias = "cudaKernelFunctionTypeDeviceEntry")]
     pub const DEVICE_ENTRY: Self = Self(1);
-    /// Function handle is a cudaKernel_t
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// Function handle is a cudaKernel_t
     #[doc(alias = "cudaKernelFunctionTypeKernel")]
     pub const KERNEL: Self = Self(2);
-    /// Function handle is a cudaFunction_t
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// Function handle is a cudaFunction_t
     #[doc(alias = "cudaKernelFunctionTypeFunction")]
     pub const FUNCTION: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -4791,9 +4791,9 @@ impl cudaGraphNodeType {
     /// Available since CUDA 13.5.
     #[doc(alias = "cudaGraphNodeTypeMemcpyBatch")]
     pub const MEMCPY_BATCH: Self = Self(14);
-    /// Reserved.
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// Reserved.
     #[doc(alias = "cudaGraphNodeTypeReserved16")]
     pub const RESERVED16: Self = Self(16);
     /// Available since CUDA 13.5.
@@ -4848,9 +4848,9 @@ impl cudaGraphChildGraphNodeOwnership {
     /// In every CUDA 13.x release.
     #[doc(alias = "cudaGraphChildGraphOwnershipMove")]
     pub const MOVE: Self = Self(1);
-    /// Invalid ownership flag. Set when params are queried to prevent accidentally reusing the driver-owned graph object
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// Invalid ownership flag. Set when params are queried to prevent accidentally reusing the driver-owned graph object
     #[doc(alias = "cudaGraphChildGraphOwnershipInvalid")]
     pub const INVALID: Self = Self(-1);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -5319,29 +5319,29 @@ impl cudaLaunchMemSyncDomain {
     }
 }
 c_enum!(cudaLaunchMemSyncDomain, u32);
+/// Available since CUDA 13.2.
+///
 /// Enum for defining applicability of portable cluster size, used with
 /// `cudaLaunchKernelEx`
-///
-/// Available since CUDA 13.2.
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaLaunchAttributePortableClusterMode(pub u32);
 impl cudaLaunchAttributePortableClusterMode {
-    /// The default to use for allowing non-portable cluster size on launch - uses current function attribute for cudaFuncAttributeNonPortableClusterSizeAllowed
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// The default to use for allowing non-portable cluster size on launch - uses current function attribute for cudaFuncAttributeNonPortableClusterSizeAllowed
     #[doc(alias = "cudaLaunchPortableClusterModeDefault")]
     pub const DEFAULT: Self = Self(0);
-    /// Specifies that the cluster size requested must be a portable size
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// Specifies that the cluster size requested must be a portable size
     #[doc(alias = "cudaLaunchPortableClusterModeRequirePortable")]
     pub const REQUIRE_PORTABLE: Self = Self(1);
-    /// Specifies that the cluster size requested may be a non-portable size
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// Specifies that the cluster size requested may be a non-portable size
     #[doc(alias = "cudaLaunchPortableClusterModeAllowNonPortable")]
     pub const ALLOW_NON_PORTABLE: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -5469,14 +5469,14 @@ impl cudaLaunchAttributeID {
     /// In every CUDA 13.x release.
     #[doc(alias = "cudaLaunchAttributeNvlinkUtilCentricScheduling")]
     pub const NVLINK_UTIL_CENTRIC_SCHEDULING: Self = Self(16);
-    /// Valid for graph nodes, launches. This indicates whether the kernel launch is allowed to use a non-portable cluster size. Valid values for portableClusterSizeMode are values for cudaLaunchAttributePortableClusterMode Any other value will return cudaErrorInvalidValue
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// Valid for graph nodes, launches. This indicates whether the kernel launch is allowed to use a non-portable cluster size. Valid values for portableClusterSizeMode are values for cudaLaunchAttributePortableClusterMode Any other value will return cudaErrorInvalidValue
     #[doc(alias = "cudaLaunchAttributePortableClusterSizeMode")]
     pub const PORTABLE_CLUSTER_SIZE_MODE: Self = Self(17);
-    /// Valid for graph nodes, launches. This indicates that the kernel launch is allowed to use a non-portable shared memory mode.
-    ///
     /// Available since CUDA 13.2.
+    ///
+    /// Valid for graph nodes, launches. This indicates that the kernel launch is allowed to use a non-portable shared memory mode.
     #[doc(alias = "cudaLaunchAttributeSharedMemoryMode")]
     pub const SHARED_MEMORY_MODE: Self = Self(18);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -5588,18 +5588,18 @@ c_enum!(cudaLogLevel, u32);
 ///
 /// In every CUDA 13.x release.
 pub type CUDAlogLevel_enum = cudaLogLevel;
-/// Fabric operation status source
-///
 /// Available since CUDA 13.3.
+///
+/// Fabric operation status source
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct cudaFabricOpStatusSource(pub u32);
 impl cudaFabricOpStatusSource {
-    /// 1B-aligned 1B-wide status from an mbarrier.layout::v1
-    ///
     /// Available since CUDA 13.3.
+    ///
+    /// 1B-aligned 1B-wide status from an mbarrier.layout::v1
     #[doc(alias = "cudaFabricOpStatusSourceMbarrierV1")]
     pub const MBARRIER_V1: Self = Self(0);
     /// Available since CUDA 13.3.
@@ -5615,9 +5615,9 @@ impl cudaFabricOpStatusSource {
     }
 }
 c_enum!(cudaFabricOpStatusSource, u32);
-/// Fabric operation status info
-///
 /// Available since CUDA 13.3.
+///
+/// Fabric operation status info
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]

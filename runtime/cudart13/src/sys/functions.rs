@@ -1016,11 +1016,11 @@ pub unsafe fn cudaStreamBeginCapture(
         cudaStreamCaptureMode) -> cudaError_t
     )
 }
+/// Available since CUDA 13.3.
+///
 /// Begin graph capture on a stream to an existing graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_begin_recapture_to_graph`](crate::api::stream_begin_recapture_to_graph). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.3.
 ///
 /// # Safety
 ///
@@ -1517,11 +1517,11 @@ pub unsafe fn cudaFuncSetAttribute(
         value : c_int) -> cudaError_t
     )
 }
+/// Available since CUDA 13.2.
+///
 /// Returns the number of parameters used by the function.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::func_get_param_count`](crate::api::func_get_param_count). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -1556,11 +1556,11 @@ pub unsafe fn cudaLaunchHostFunc(
         : * mut c_void) -> cudaError_t
     )
 }
+/// Available since CUDA 13.2.
+///
 /// Enqueues a host function call in a stream.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::launch_host_func_v2`](crate::api::launch_host_func_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -2422,12 +2422,12 @@ pub unsafe fn cudaMemcpy3DBatchAsync(
         cudaMemcpy3DBatchOp, flags : c_ulonglong, stream : cudaStream_t) -> cudaError_t
     )
 }
+/// Available since CUDA 13.2.
+///
 /// Performs asynchronous memory copy operation with the specified
 /// attributes.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_with_attributes_async`](crate::api::memcpy_with_attributes_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -2446,11 +2446,11 @@ pub unsafe fn cudaMemcpyWithAttributesAsync(
         -> cudaError_t
     )
 }
+/// Available since CUDA 13.2.
+///
 /// Performs 3D asynchronous memory copy with the specified attributes.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy3d_with_attributes_async`](crate::api::memcpy3d_with_attributes_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -2771,11 +2771,11 @@ pub unsafe fn cudaMemDiscardAndPrefetchBatchAsync(
         stream : cudaStream_t) -> cudaError_t
     )
 }
+/// Available since CUDA 13.4.
+///
 /// Gets location information for a memory address range.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_get_location_info`](crate::api::mem_get_location_info). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.4.
 ///
 /// # Safety
 ///
@@ -5001,11 +5001,11 @@ pub unsafe fn cudaGraphNodeGetType(
         cudaGraphNodeType) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Returns the graph that contains a given graph node.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_containing_graph`](crate::api::graph_node_get_containing_graph). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -5020,11 +5020,11 @@ pub unsafe fn cudaGraphNodeGetContainingGraph(
         * mut cudaGraph_t) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Returns the node id of a given graph node.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_local_id`](crate::api::graph_node_get_local_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -5039,11 +5039,11 @@ pub unsafe fn cudaGraphNodeGetLocalId(
         c_uint) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Returns an id used by tools to identify a given node.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_tools_id`](crate::api::graph_node_get_tools_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -5058,11 +5058,11 @@ pub unsafe fn cudaGraphNodeGetToolsId(
         mut c_ulonglong) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Returns the id of a given graph.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_get_id`](crate::api::graph_get_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -5077,11 +5077,11 @@ pub unsafe fn cudaGraphGetId(
         cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Returns the id of a given graph exec.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_get_id`](crate::api::graph_exec_get_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -5842,11 +5842,11 @@ pub unsafe fn cudaGraphNodeSetParams(
         cudaGraphNodeParams) -> cudaError_t
     )
 }
+/// Available since CUDA 13.2.
+///
 /// Returns a graph node's parameters.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_params`](crate::api::graph_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.2.
 ///
 /// # Safety
 ///
@@ -5903,11 +5903,11 @@ pub unsafe fn cudaGraphConditionalHandleCreate(
         flags : c_uint) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Create a conditional handle.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_conditional_handle_create_v2`](crate::api::graph_conditional_handle_create_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -6182,11 +6182,11 @@ pub unsafe fn cudaKernelSetAttributeForDevice(
         cudaFuncAttribute, value : c_int, device : c_int) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Get device resources.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_dev_resource`](crate::api::device_get_dev_resource). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -6202,11 +6202,11 @@ pub unsafe fn cudaDeviceGetDevResource(
         cudaDevResource, type_ : cudaDevResourceType) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Splits `cudaDevResourceTypeSm` resources.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::dev_sm_resource_split_by_count`](crate::api::dev_sm_resource_split_by_count). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -6226,11 +6226,11 @@ pub unsafe fn cudaDevSmResourceSplitByCount(
         cudaDevResource, flags : c_uint, minCount : c_uint) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Splits a `cudaDevResourceTypeSm` resource into structured groups.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::dev_sm_resource_split`](crate::api::dev_sm_resource_split). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -6250,11 +6250,11 @@ pub unsafe fn cudaDevSmResourceSplit(
         : c_uint, groupParams : * mut cudaDevSmResourceGroupParams) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Generate a resource descriptor.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::dev_resource_generate_desc`](crate::api::dev_resource_generate_desc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -6270,11 +6270,11 @@ pub unsafe fn cudaDevResourceGenerateDesc(
         resources : * mut cudaDevResource, nbResources : c_uint) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Creates a green context with a specified set of resources.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::green_ctx_create`](crate::api::green_ctx_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -6291,11 +6291,11 @@ pub unsafe fn cudaGreenCtxCreate(
         cudaDevResourceDesc_t, device : c_int, flags : c_uint) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Destroy a execution context.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_destroy`](crate::api::execution_ctx_destroy). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -6309,11 +6309,11 @@ pub unsafe fn cudaExecutionCtxDestroy(
         cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Get context resources.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_get_dev_resource`](crate::api::execution_ctx_get_dev_resource). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -6329,11 +6329,11 @@ pub unsafe fn cudaExecutionCtxGetDevResource(
         resource : * mut cudaDevResource, type_ : cudaDevResourceType) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Returns the device handle for the execution context.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_get_device`](crate::api::execution_ctx_get_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -6348,11 +6348,11 @@ pub unsafe fn cudaExecutionCtxGetDevice(
         cudaExecutionContext_t) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Returns the unique Id associated with the execution context supplied.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_get_id`](crate::api::execution_ctx_get_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -6367,11 +6367,11 @@ pub unsafe fn cudaExecutionCtxGetId(
         c_ulonglong) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Creates a stream and initializes it for the given execution context.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_stream_create`](crate::api::execution_ctx_stream_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -6388,11 +6388,11 @@ pub unsafe fn cudaExecutionCtxStreamCreate(
         cudaExecutionContext_t, flags : c_uint, priority : c_int) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Block for the specified execution context's tasks to complete.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_synchronize`](crate::api::execution_ctx_synchronize). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -6406,11 +6406,11 @@ pub unsafe fn cudaExecutionCtxSynchronize(
         cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Get stream resources.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_get_dev_resource`](crate::api::stream_get_dev_resource). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -6426,11 +6426,11 @@ pub unsafe fn cudaStreamGetDevResource(
         cudaDevResource, type_ : cudaDevResourceType) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Records an event for the specified execution context.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_record_event`](crate::api::execution_ctx_record_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -6445,11 +6445,11 @@ pub unsafe fn cudaExecutionCtxRecordEvent(
         cudaEvent_t) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Make an execution context wait on an event.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::execution_ctx_wait_event`](crate::api::execution_ctx_wait_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///
@@ -6464,11 +6464,11 @@ pub unsafe fn cudaExecutionCtxWaitEvent(
         cudaEvent_t) -> cudaError_t
     )
 }
+/// Available since CUDA 13.1.
+///
 /// Returns the execution context for a device.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_execution_ctx`](crate::api::device_get_execution_ctx). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
-///
-/// Available since CUDA 13.1.
 ///
 /// # Safety
 ///

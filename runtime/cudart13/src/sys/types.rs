@@ -38,16 +38,16 @@ pub struct dim3 {
     pub z: c_uint,
 }
 zeroed_default!(dim3);
-/// `CUdevResourceDesc_st`: not described by the documentation; emitted because other items use it.
-///
 /// Available since CUDA 13.1.
+///
+/// `CUdevResourceDesc_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUdevResourceDesc_st {
     _opaque: [u8; 0],
 }
-/// `cudaExecutionContext_st`: not described by the documentation; emitted because other items use it.
-///
 /// Available since CUDA 13.1.
+///
+/// `cudaExecutionContext_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct cudaExecutionContext_st {
     _opaque: [u8; 0],
@@ -1470,10 +1470,10 @@ pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3 {
     pub timeoutMs: c_uint,
 }
 zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3);
+/// Available since CUDA 13.1.
+///
 /// Data for SM-related resources All parameters in this structure are
 /// OUTPUT only. Do not write to any of the fields in this structure.
-///
-/// Available since CUDA 13.1.
 ///
 /// Its layout changed between minor releases of this major (a runtime older than the change reads or writes the older layout): CUDA 13.4: size 16 bytes → 20 bytes; field `localityDomainId` added: unsigned int localityDomainId (offset 16).
 #[repr(C)]
@@ -1497,9 +1497,9 @@ pub struct cudaDevSmResource {
     pub localityDomainId: c_uint,
 }
 zeroed_default!(cudaDevSmResource);
-/// Data for workqueue configuration related resources
-///
 /// Available since CUDA 13.1.
+///
+/// Data for workqueue configuration related resources
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDevWorkqueueConfigResource {
@@ -1511,18 +1511,18 @@ pub struct cudaDevWorkqueueConfigResource {
     pub sharingScope: cudaDevWorkqueueConfigScope,
 }
 zeroed_default!(cudaDevWorkqueueConfigResource);
-/// Handle to a pre-existing workqueue related resource
-///
 /// Available since CUDA 13.1.
+///
+/// Handle to a pre-existing workqueue related resource
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDevWorkqueueResource {
     pub reserved: [c_uchar; 40],
 }
 zeroed_default!(cudaDevWorkqueueResource);
-/// Input data for splitting SMs
-///
 /// Available since CUDA 13.1.
+///
+/// Input data for splitting SMs
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDevSmResourceGroupParams_st {
@@ -1543,6 +1543,8 @@ pub struct cudaDevSmResourceGroupParams_st {
     pub reserved: [c_uint; 11],
 }
 zeroed_default!(cudaDevSmResourceGroupParams_st);
+/// Available since CUDA 13.1.
+///
 /// A tagged union describing different resources identified by the
 /// type field. This structure should not be directly modified outside
 /// of the API that created it. struct enumcudaDevResourceTypetype;
@@ -1558,8 +1560,6 @@ zeroed_default!(cudaDevSmResourceGroupParams_st);
 /// cudaDevWorkqueueConfigResource structure `wqConfig` is filled in.
 /// - If `typename` is `cudaDevResourceTypeWorkqueue`, the
 /// cudaDevWorkqueueResource structure `wq` is filled in.
-///
-/// Available since CUDA 13.1.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaDevResource_st {
@@ -1942,9 +1942,9 @@ pub struct cudaConditionalNodeParams {
     pub ctx: cudaExecutionContext_t,
 }
 zeroed_default!(cudaConditionalNodeParams);
-/// CUDA Batch Memcpy Node Parameters
-///
 /// Available since CUDA 13.5.
+///
+/// CUDA Batch Memcpy Node Parameters
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpyBatchNodeParams {
@@ -2662,10 +2662,10 @@ pub struct cudaTextureDesc {
     pub seamlessCubemap: c_int,
 }
 zeroed_default!(cudaTextureDesc);
+/// Available since CUDA 13.3.
+///
 /// Struct of user callback data that is invoked when node parameter
 /// mismatches are detected while recapturing to an existing graph
-///
-/// Available since CUDA 13.3.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cudaGraphRecaptureCallbackData {
@@ -2873,18 +2873,18 @@ pub type VdpGetProcAddress = Option<
         function_pointer: *mut *mut c_void,
     ) -> VdpStatus,
 >;
-/// An opaque descriptor handle. The descriptor encapsulates multiple created and configured resources. Created via ::cudaDeviceResourceGenerateDesc
-///
 /// Available since CUDA 13.1.
+///
+/// An opaque descriptor handle. The descriptor encapsulates multiple created and configured resources. Created via ::cudaDeviceResourceGenerateDesc
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaDevResourceDesc_t(pub *mut CUdevResourceDesc_st);
 c_handle!(cudaDevResourceDesc_t, * mut CUdevResourceDesc_st);
-/// An opaque handle to a CUDA execution context. It represents an execution context created via CUDA Runtime APIs such as cudaGreenCtxCreate.
-///
 /// Available since CUDA 13.1.
+///
+/// An opaque handle to a CUDA execution context. It represents an execution context created via CUDA Runtime APIs such as cudaGreenCtxCreate.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
@@ -2951,10 +2951,12 @@ pub type cudaIpcMemHandle_t = cudaIpcMemHandle_st;
 ///
 /// In every CUDA 13.x release.
 pub type cudaMemFabricHandle_t = cudaMemFabricHandle_st;
-/// Input data for splitting SMs
-///
 /// Available since CUDA 13.1.
+///
+/// Input data for splitting SMs
 pub type cudaDevSmResourceGroupParams = cudaDevSmResourceGroupParams_st;
+/// Available since CUDA 13.1.
+///
 /// A tagged union describing different resources identified by the
 /// type field. This structure should not be directly modified outside
 /// of the API that created it. struct enumcudaDevResourceTypetype;
@@ -2970,8 +2972,6 @@ pub type cudaDevSmResourceGroupParams = cudaDevSmResourceGroupParams_st;
 /// cudaDevWorkqueueConfigResource structure `wqConfig` is filled in.
 /// - If `typename` is `cudaDevResourceTypeWorkqueue`, the
 /// cudaDevWorkqueueResource structure `wq` is filled in.
-///
-/// Available since CUDA 13.1.
 pub type cudaDevResource = cudaDevResource_st;
 /// CUDA stream
 ///
@@ -3190,9 +3190,9 @@ pub type cudaStreamCallback_t = Option<
         userData: *mut c_void,
     ),
 >;
-/// The C typedef `cudaGraphRecaptureCallback_t`.
-///
 /// Available since CUDA 13.3.
+///
+/// The C typedef `cudaGraphRecaptureCallback_t`.
 pub type cudaGraphRecaptureCallback_t = Option<
     unsafe extern "C" fn(
         data: *mut c_void,

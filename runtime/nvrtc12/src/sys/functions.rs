@@ -411,11 +411,11 @@ pub unsafe fn nvrtcGetLoweredName(
         c_char, lowered_name : * mut * const c_char) -> nvrtcResult
     )
 }
+/// Available since CUDA 12.8.
+///
 /// retrieve the current size of the PCH Heap.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_pch_heap_size`](crate::api::get_pch_heap_size). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -424,11 +424,11 @@ pub unsafe fn nvrtcGetLoweredName(
 pub unsafe fn nvrtcGetPCHHeapSize(ret: *mut usize) -> crate::Result<nvrtcResult> {
     dynamic_call!(c"nvrtcGetPCHHeapSize", 12080, fn (ret : * mut usize) -> nvrtcResult)
 }
+/// Available since CUDA 12.8.
+///
 /// set the size of the PCH Heap.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::set_pch_heap_size`](crate::api::set_pch_heap_size). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -437,11 +437,11 @@ pub unsafe fn nvrtcGetPCHHeapSize(ret: *mut usize) -> crate::Result<nvrtcResult>
 pub unsafe fn nvrtcSetPCHHeapSize(size: usize) -> crate::Result<nvrtcResult> {
     dynamic_call!(c"nvrtcSetPCHHeapSize", 12080, fn (size : usize) -> nvrtcResult)
 }
+/// Available since CUDA 12.8.
+///
 /// returns the PCH creation status.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_pch_create_status`](crate::api::get_pch_create_status). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -452,11 +452,11 @@ pub unsafe fn nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> crate::Result<nvrtc
         c"nvrtcGetPCHCreateStatus", 12080, fn (prog : nvrtcProgram) -> nvrtcResult
     )
 }
+/// Available since CUDA 12.8.
+///
 /// retrieve the required size of the PCH heap required to compile the given program.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_pch_heap_size_required`](crate::api::get_pch_heap_size_required). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///
@@ -471,11 +471,11 @@ pub unsafe fn nvrtcGetPCHHeapSizeRequired(
         usize) -> nvrtcResult
     )
 }
+/// Available since CUDA 12.8.
+///
 /// nvrtcSetFlowCallback registers a callback function that the compiler will invoke at different points during a call to nvrtcCompileProgram, and the callback function can decide whether to cancel compilation by returning specific values.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::set_flow_callback`](crate::api::set_flow_callback). This returns the C status as it is; `Err` only when the NVRTC library or this function cannot be loaded.
-///
-/// Available since CUDA 12.8.
 ///
 /// # Safety
 ///

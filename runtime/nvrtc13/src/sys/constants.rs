@@ -14,15 +14,15 @@
     clippy::pedantic
 )]
 use super::*;
+/// Available since CUDA 13.3.
+///
 /// Skip installation if version marker exists and version matches. This is the default behavior when flags=0.
-///
-/// Available since CUDA 13.3.
 pub const NVRTC_INSTALL_HEADERS_SKIP_IF_EXISTS: u32 = 0 as u32;
+/// Available since CUDA 13.3.
+///
 /// Clear existing directory contents before installation. Guarantees consistency by removing any existing files first.
-///
-/// Available since CUDA 13.3.
 pub const NVRTC_INSTALL_HEADERS_FORCE_OVERWRITE: u32 = 1 as u32;
-/// Return NVRTC_ERROR_BUSY immediately if installation is in progress by another process, instead of waiting for the lock. Can be combined with FORCE_OVERWRITE using bitwise OR.
-///
 /// Available since CUDA 13.3.
+///
+/// Return NVRTC_ERROR_BUSY immediately if installation is in progress by another process, instead of waiting for the lock. Can be combined with FORCE_OVERWRITE using bitwise OR.
 pub const NVRTC_INSTALL_HEADERS_NO_WAIT: u32 = 2 as u32;

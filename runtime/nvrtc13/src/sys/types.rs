@@ -21,9 +21,9 @@ use super::*;
 pub struct _nvrtcProgram {
     _opaque: [u8; 0],
 }
-/// Structure containing information about bundled headers.
-///
 /// Available since CUDA 13.3.
+///
+/// Structure containing information about bundled headers.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct nvrtcBundledHeadersInfo {

@@ -465,11 +465,11 @@ pub unsafe fn get_info_log(
     unsafe { crate::sys::nvJitLinkGetInfoLog(handle, log) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 12.3.
+///
 /// nvJitLinkVersion returns the current version of nvJitLink.
 ///
 /// The raw function is [`nvJitLinkVersion`](crate::sys::nvJitLinkVersion).
-///
-/// Available since CUDA 12.3.
 ///
 /// # Returns
 ///

@@ -333,14 +333,14 @@ pub unsafe fn get_linked_ptx(
     unsafe { crate::sys::nvJitLinkGetLinkedPtx(handle, ptx) }?.result()?;
     Ok(())
 }
+/// Available since CUDA 13.3.
+///
 /// nvJitLinkGetLinkedLTOIRSize gets the size of the linked LTOIR.
 ///
 /// Linked LTOIR is only available when using the `-lto` option.
 /// The returned data is in LTOIR Container format (not raw bitcode).
 ///
 /// The raw function is [`nvJitLinkGetLinkedLTOIRSize`](crate::sys::nvJitLinkGetLinkedLTOIRSize).
-///
-/// Available since CUDA 13.3.
 ///
 /// # Arguments
 ///
@@ -368,6 +368,8 @@ pub unsafe fn get_linked_ltoir_size(handle: nvJitLinkHandle) -> crate::Result<us
     unsafe { crate::sys::nvJitLinkGetLinkedLTOIRSize(handle, &mut size) }?.result()?;
     Ok(size)
 }
+/// Available since CUDA 13.3.
+///
 /// nvJitLinkGetLinkedLTOIR gets the linked LTOIR.
 ///
 /// Linked LTOIR is only available when using the `-lto` option.
@@ -375,8 +377,6 @@ pub unsafe fn get_linked_ltoir_size(handle: nvJitLinkHandle) -> crate::Result<us
 /// The returned data is in LTOIR Container format (not raw bitcode).
 ///
 /// The raw function is [`nvJitLinkGetLinkedLTOIR`](crate::sys::nvJitLinkGetLinkedLTOIR).
-///
-/// Available since CUDA 13.3.
 ///
 /// # Arguments
 ///

@@ -56,19 +56,19 @@ impl nvJitLinkResult {
     /// In every CUDA 12.x release.
     #[doc(alias = "NVJITLINK_ERROR_INTERNAL")]
     pub const ERROR_INTERNAL: Self = Self(6);
-    /// Issue with Thread Pool
-    ///
     /// Available since CUDA 12.3.
+    ///
+    /// Issue with Thread Pool
     #[doc(alias = "NVJITLINK_ERROR_THREADPOOL")]
     pub const ERROR_THREADPOOL: Self = Self(7);
-    /// Unrecognized Input
-    ///
     /// Available since CUDA 12.4.
+    ///
+    /// Unrecognized Input
     #[doc(alias = "NVJITLINK_ERROR_UNRECOGNIZED_INPUT")]
     pub const ERROR_UNRECOGNIZED_INPUT: Self = Self(8);
-    /// Finalizer Error
-    ///
     /// Available since CUDA 12.6.
+    ///
+    /// Finalizer Error
     #[doc(alias = "NVJITLINK_ERROR_FINALIZE")]
     pub const ERROR_FINALIZE: Self = Self(9);
     /// The C name of this value, or `None` for a value this crate does not know.
@@ -133,14 +133,14 @@ impl nvJitLinkInputType {
     /// In every CUDA 12.x release.
     #[doc(alias = "NVJITLINK_INPUT_LIBRARY")]
     pub const LIBRARY: Self = Self(6);
-    /// For Index File
-    ///
     /// Available since CUDA 12.6.
+    ///
+    /// For Index File
     #[doc(alias = "NVJITLINK_INPUT_INDEX")]
     pub const INDEX: Self = Self(7);
-    /// Dynamically chooses from the valid types
-    ///
     /// Available since CUDA 12.4.
+    ///
+    /// Dynamically chooses from the valid types
     #[doc(alias = "NVJITLINK_INPUT_ANY")]
     pub const ANY: Self = Self(10);
     /// The C name of this value, or `None` for a value this crate does not know.

@@ -263,11 +263,11 @@ pub unsafe fn nvJitLinkGetInfoLog(
         nvJitLinkResult
     )
 }
+/// Available since CUDA 12.3.
+///
 /// nvJitLinkVersion returns the current version of nvJitLink.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::version`](crate::api::version). This returns the C status as it is; `Err` only when the nvJitLink library or this function cannot be loaded.
-///
-/// Available since CUDA 12.3.
 ///
 /// # Safety
 ///

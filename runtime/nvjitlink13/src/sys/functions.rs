@@ -187,11 +187,11 @@ pub unsafe fn nvJitLinkGetLinkedPtx(
         nvJitLinkResult
     )
 }
+/// Available since CUDA 13.3.
+///
 /// nvJitLinkGetLinkedLTOIRSize gets the size of the linked LTOIR.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_linked_ltoir_size`](crate::api::get_linked_ltoir_size). This returns the C status as it is; `Err` only when the nvJitLink library or this function cannot be loaded.
-///
-/// Available since CUDA 13.3.
 ///
 /// # Safety
 ///
@@ -206,11 +206,11 @@ pub unsafe fn nvJitLinkGetLinkedLTOIRSize(
         usize) -> nvJitLinkResult
     )
 }
+/// Available since CUDA 13.3.
+///
 /// nvJitLinkGetLinkedLTOIR gets the linked LTOIR.
 ///
 /// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_linked_ltoir`](crate::api::get_linked_ltoir). This returns the C status as it is; `Err` only when the nvJitLink library or this function cannot be loaded.
-///
-/// Available since CUDA 13.3.
 ///
 /// # Safety
 ///

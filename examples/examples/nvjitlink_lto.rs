@@ -64,7 +64,7 @@ fn run_and_check(module: &Module, what: &str, stream: &Stream) -> Result<(), Box
 
 fn main() -> Result<(), Box<dyn Error>> {
     let device = Device::get(0)?;
-    let (major, minor) = device.properties()?.compute_capability;
+    let (major, minor) = device.properties()?.compute_capability();
     let device_arch = major * 10 + minor;
     let arch = nvrtc13::supported_architectures()?
         .into_iter()

@@ -176,6 +176,16 @@ impl Library {
         }
     }
 
+    /// Whether the library's safe layer asks the CUDA runtime of its major about the current
+    /// device (NVRTC: the architecture a program is compiled for by default); its crate then
+    /// also states the runtime's spec.
+    pub fn reads_the_runtime(self) -> bool {
+        match self {
+            Library::Cudart => false,
+            Library::Nvrtc => true,
+        }
+    }
+
     /// The environment variable naming the library file or its folder (`CUDART_PATH`).
     pub fn path_var(self) -> String {
         format!("{}_PATH", self.name().to_uppercase())

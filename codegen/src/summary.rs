@@ -136,12 +136,18 @@ pub fn render(api: &Api) -> String {
     let cells = |c: &KindCounts| c.values().map(|v| v.to_string()).to_vec();
     let per = counts_per_document(api);
     let mut total = KindCounts::default();
+    // Each document's release by file, looked up once per line: linear in the documents.
+    let mut releases: foldhash::HashMap<&str, _> = foldhash::HashMap::default();
+    for d in &api.documents {
+        releases
+            .entry(d.file.as_str())
+            .or_insert(d.release.as_ref());
+    }
     for (file, c) in &per {
-        let release = api
-            .documents
-            .iter()
-            .find(|d| &d.file == file)
-            .and_then(|d| d.release.as_ref())
+        let release = releases
+            .get(file.as_str())
+            .copied()
+            .flatten()
             .map(|r| format!(" [{r}]"))
             .unwrap_or_default();
         let name = shorten(&format!("{file}{release}"), 48);

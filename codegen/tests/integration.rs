@@ -48,6 +48,8 @@ mod parse_sphinx_text;
 mod redteam;
 #[path = "redteam_2026_11_25.rs"]
 mod redteam_2026_11_25;
+#[path = "redteam_2026_11_29.rs"]
+mod redteam_2026_11_29;
 #[path = "safe_layer_docs.rs"]
 mod safe_layer_docs;
 #[path = "since_marks.rs"]

@@ -561,7 +561,7 @@ fn staged_writes_replace_every_file_or_none() {
     let err = write_all(&a, &files, WRITE).expect_err("refused");
     assert!(
         err.to_string()
-            .contains("`blocked` is not a file the generator wrote"),
+            .contains("`blocked` is not written by the generator"),
         "{err}"
     );
     assert_eq!(

@@ -34,7 +34,7 @@ fn main() -> Result<()> {
         cond.bodies()[0].add_kernel_node(
             &[],
             Launch::new(&step)
-                .config(LaunchConfig::new(1, 1))
+                .config(LaunchConfig::new(1, 1)?)
                 .args((&state, &h)),
         )?;
     }

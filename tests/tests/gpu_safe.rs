@@ -1852,7 +1852,7 @@ fn issue43b_conditional_while_if_and_switch_nodes() {
             .add_kernel_node(
                 &[],
                 Launch::new(&step)
-                    .config(LaunchConfig::new(1, 1))
+                    .config(LaunchConfig::new(1, 1).unwrap())
                     .args((&state, &h)),
             )
             .unwrap()

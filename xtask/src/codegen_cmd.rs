@@ -33,7 +33,8 @@ pub struct CodegenArgs {
     #[arg(long, requires = "out")]
     pub name: Option<String>,
     /// Write into `--out DIR` although it holds files that the generator did not write (it has
-    /// no `.codegen-manifest`): the generated files replace theirs, every other file stays.
+    /// no `.codegen-manifest`): a file of the folder where the crate writes one is set aside
+    /// beside it (`NAME.codegen-kept-N`, named in a message), every other file stays.
     #[arg(long, requires = "out")]
     pub adopt: bool,
     /// The C library that crate binds: `cudart` (the runtime), `nvrtc` (the runtime

@@ -1,7 +1,8 @@
 //! Outputs and inputs under faults and hostile file systems, as the red team of 2026-11-25 ran
 //! them (`../shared/redteam/2026-11-25/`): `codegen --out` writes only what it generates and
-//! replaces a crate whole (a kill at any moment, or two runs at once, leaves the old crate or
-//! the new one), no output is an input, inputs are regular files, folder walks end, and bad
+//! replaces only its own files (a kill at any moment, or two runs at once, leaves every file of
+//! the user in place and each generated file the old one or the new one, and the next run
+//! finishes), no output is an input, inputs are regular files, folder walks end, and bad
 //! arguments fail before any work.
 //!
 //! `CODEGEN_KILL_TRIES=N` makes the kill test run N kills (default 12, a few seconds); its
@@ -133,15 +134,22 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
-/// Hidden siblings a run of `dir` leaves (`.NAME.codegen-*`).
+/// What a run of `dir` leaves: hidden siblings (`.NAME.codegen-*`), its journal or staging
+/// folders inside.
 fn leftovers(dir: &Path) -> Vec<String> {
     let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-    std::fs::read_dir(dir.parent().unwrap())
+    let beside = std::fs::read_dir(dir.parent().unwrap())
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(&format!(".{name}.codegen-")))
-        .collect()
+        .filter(|n| n.starts_with(&format!(".{name}.codegen-")));
+    let inside = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n == ".codegen-journal" || n.starts_with(".codegen-staging-"));
+    beside.chain(inside).collect()
 }
 
 #[test]
@@ -472,15 +480,32 @@ fn codegen_killed_at_any_moment_or_run_twice_at_once_leaves_a_whole_crate() {
     std::fs::create_dir_all(w.join("target/debug")).unwrap();
     std::fs::write(w.join("target/debug/x"), "build").unwrap();
     std::os::unix::fs::symlink("..", w.join("linked")).unwrap();
+    // After a kill: every user file in place, each generated file the old one or the new one
+    // (a run in progress may leave both kinds, and its journal; the next run finishes). Says
+    // which crate the folder is when it is one whole.
     let whole = |what: &str| {
         let got = generated(&w, &user);
-        let which = refs.iter().position(|r| *r == got);
-        assert!(
-            which.is_some(),
-            "{what}: the folder is neither crate: {:?}",
-            got.keys().collect::<Vec<_>>()
+        for (k, v) in &got {
+            if k == ".codegen-journal" || k.starts_with(".codegen-staging-") {
+                continue;
+            }
+            assert!(
+                refs.iter().any(|r| r.get(k) == Some(v)),
+                "{what}: {k} is neither crate's"
+            );
+        }
+        let user_now = files(&w);
+        assert_eq!(
+            user_now.get("notes.txt").map(Vec::as_slice),
+            Some(b"notes".as_slice()),
+            "{what}"
         );
-        which
+        assert_eq!(
+            user_now.get("target/debug/x").map(Vec::as_slice),
+            Some(b"build".as_slice()),
+            "{what}"
+        );
+        refs.iter().position(|r| *r == got)
     };
     let tries: u64 = std::env::var("CODEGEN_KILL_TRIES")
         .ok()
@@ -493,7 +518,7 @@ fn codegen_killed_at_any_moment_or_run_twice_at_once_leaves_a_whole_crate() {
     println!("kill test: {tries} kills, seed {seed}, a run takes {took:?}");
     let mut rng = Rng(seed | 1);
     let span = took.as_micros() as u64 * 5 / 4 + 1;
-    let mut old_or_new = [0u32; 2];
+    let mut old_or_new = [0u32; 3];
     for i in 0..tries {
         let (p, r) = &releases[(i % 2) as usize];
         let child = command(&codegen_args(p, &w, r, &[]))
@@ -518,11 +543,11 @@ fn codegen_killed_at_any_moment_or_run_twice_at_once_leaves_a_whole_crate() {
             .status();
         let _ = finish(child, Duration::from_secs(60), &["killed"]);
         let which = whole(&format!("kill {i} ({signal} at {at} µs)"));
-        old_or_new[which.unwrap_or(0)] += 1;
+        old_or_new[which.unwrap_or(2)] += 1;
     }
     println!(
-        "kill test: left the 12.8 crate {} times, the 13.2 crate {} times",
-        old_or_new[0], old_or_new[1]
+        "kill test: left the 12.8 crate {} times, the 13.2 crate {} times, a run to finish {} times",
+        old_or_new[0], old_or_new[1], old_or_new[2]
     );
     // Two runs at once: the second waits for the first; both succeed, the crate is whole.
     for _ in 0..2 {
@@ -546,7 +571,7 @@ fn codegen_killed_at_any_moment_or_run_twice_at_once_leaves_a_whole_crate() {
             text(&a),
             text(&b)
         );
-        whole("two runs at once");
+        assert!(whole("two runs at once").is_some(), "two runs at once");
     }
     // The next run finishes whatever a kill left: the user's files are all back.
     let out = xtask(&codegen_args(&releases[1].0, &w, "13.2", &[]));

@@ -194,7 +194,7 @@ impl OnDisk {
     /// Reads the files `dir`'s manifest lists (nothing when `dir` does not exist or has none).
     pub fn read(dir: &Path) -> OnDisk {
         let listed: Vec<String> = crate::output::folder::read_manifest(dir)
-            .map(|l| l.into_iter().collect())
+            .map(|l| l.into_keys().collect())
             .unwrap_or_default();
         let files = listed
             .iter()
@@ -248,11 +248,13 @@ pub enum Mode {
 /// Writes `files` into the crate folder `dir`, or in check mode compares them with what is
 /// there. Returns the paths written (empty when up to date).
 ///
-/// The generator owns the files it wrote, as the folder's manifest lists them (written with
-/// `files`): a listed file that is not in `files` any more is removed, or reported as stale in
-/// check mode; every other file in the folder stays. Writing replaces the folder whole, in one
-/// step ([`crate::output::folder::replace`]), so a failure or a kill part-way leaves the old
-/// crate or the new one.
+/// The generator owns the files it wrote, as the folder's manifest lists them (with their
+/// hashes, written with `files`): a listed file that is not in `files` any more is removed
+/// while unchanged, or reported as stale in check mode. Check mode also reports every file
+/// the manifest does not list (a `build.rs` or `tests/extra.rs` cargo would build), except
+/// the build's `target/` and `Cargo.lock`, and what an unfinished run left. Writing goes
+/// through [`crate::output::folder::replace`], which replaces or removes only the generator's
+/// own unchanged files; its notes (files set aside or kept) go to standard error.
 pub fn write_all(
     dir: &Path,
     files: &[GeneratedFile],
@@ -260,7 +262,11 @@ pub fn write_all(
 ) -> Result<Vec<String>, EmitError> {
     use crate::output::folder;
     let on_disk = OnDisk::read(dir);
-    let manifest = folder::manifest_text(files.iter().map(|f| f.name.as_str()));
+    let manifest = folder::manifest_text(
+        files
+            .iter()
+            .map(|f| (f.name.as_str(), f.contents.as_bytes())),
+    );
     let mut all: Vec<(&str, &[u8])> = files
         .iter()
         .filter(|f| f.name != folder::MANIFEST)
@@ -282,17 +288,71 @@ pub fn write_all(
     );
     let map = |e: crate::output::OutputError| EmitError::Output(Box::new(e));
     match mode {
-        Mode::Check if changed.is_empty() => Ok(changed),
-        Mode::Check => Err(EmitError::Stale(changed)),
-        Mode::Write { adopt } => {
+        Mode::Check => {
+            let listed: foldhash::HashSet<&str> =
+                on_disk.listed.iter().map(String::as_str).collect();
+            changed.extend(
+                unexpected(dir)
+                    .into_iter()
+                    .filter(|rel| {
+                        !generated.contains(rel.as_str()) && !listed.contains(rel.as_str())
+                    })
+                    .map(|rel| format!("{rel} (not generated: a file the manifest does not list)")),
+            );
             if changed.is_empty() {
-                folder::finish_leftovers(dir).map_err(map)?;
+                Ok(changed)
             } else {
-                folder::replace(dir, &all, adopt).map_err(map)?;
+                Err(EmitError::Stale(changed))
+            }
+        }
+        Mode::Write { adopt } => {
+            if !changed.is_empty() || folder::has_leftovers(dir) {
+                let notes = folder::replace(dir, &all, adopt).map_err(map)?;
+                use std::io::Write;
+                let mut err = std::io::stderr().lock();
+                for n in notes {
+                    // Best-effort: a closed standard error is no reason to fail.
+                    let _ = writeln!(err, "{}: {n}", dir.display());
+                }
             }
             Ok(changed)
         }
     }
+}
+
+/// Every file under the crate folder `dir` (not through links; a link or any other
+/// non-folder counts as a file), relative, except the build's `target/` and `Cargo.lock`.
+fn unexpected(dir: &Path) -> Vec<String> {
+    fn walk(dir: &Path, rel: &str, out: &mut Vec<String>, budget: &mut usize) {
+        let Ok(entries) = std::fs::read_dir(dir.join(rel)) else {
+            return;
+        };
+        for e in entries.flatten() {
+            if *budget == 0 {
+                return;
+            }
+            *budget -= 1;
+            let name = e.file_name().to_string_lossy().into_owned();
+            let r = if rel.is_empty() {
+                if name == "target" || name == "Cargo.lock" {
+                    continue;
+                }
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            match e.file_type() {
+                Ok(t) if t.is_dir() => walk(dir, &r, out, budget),
+                _ => out.push(r),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    // A bound on the walk: a folder of a million files is reported by its first 100,000.
+    let mut budget = 100_000;
+    walk(dir, "", &mut out, &mut budget);
+    out.sort();
+    out
 }
 
 #[cfg(test)]
@@ -326,11 +386,17 @@ mod tests {
             matches!(write_all(&dir, std::slice::from_ref(&f), Mode::Check), Err(EmitError::Stale(v)) if v == ["a.rs"])
         );
         write_all(&dir, std::slice::from_ref(&f), WRITE).expect("rewrites");
-        // A file the generator did not write is not its business.
-        std::fs::write(dir.join("notes.rs"), "").expect("extra");
-        assert!(write_all(&dir, std::slice::from_ref(&f), Mode::Check)
-            .expect("fresh")
-            .is_empty());
+        // A file the generator did not write is reported by the check (cargo may build it)
+        // and left alone by a run.
+        std::fs::write(dir.join("build.rs"), "fn main() {}").expect("extra");
+        let err = write_all(&dir, std::slice::from_ref(&f), Mode::Check).expect_err("build.rs");
+        assert!(err.to_string().contains("build.rs (not generated"), "{err}");
+        write_all(&dir, std::slice::from_ref(&f), WRITE).expect("writes");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("build.rs")).expect("kept"),
+            "fn main() {}"
+        );
+        std::fs::remove_file(dir.join("build.rs")).expect("removed by the user");
         // A file it wrote and no longer generates is stale.
         let err = write_all(&dir, &[], Mode::Check).expect_err("a.rs is stale");
         assert!(
@@ -404,7 +470,11 @@ mod tests {
             "{err}"
         );
         assert!(
-            !err.to_string().contains("target") && !err.to_string().contains("mine"),
+            !err.to_string().contains("target") && !err.to_string().contains("Cargo.lock"),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains("src/sys/mine.rs (not generated"),
             "{err}"
         );
         let changed = write_all(&dir, &next, WRITE).expect("writes");
@@ -420,6 +490,7 @@ mod tests {
         for kept in ["target/debug/x", "Cargo.lock", "src/sys/mine.rs"] {
             assert!(dir.join(kept).exists(), "{kept}");
         }
+        std::fs::remove_file(dir.join("src/sys/mine.rs")).expect("the user's, removed");
         assert!(write_all(&dir, &next, Mode::Check)
             .expect("fresh")
             .is_empty());

@@ -251,18 +251,79 @@ fn loader_dependency(pkg: &Package) -> String {
 }
 
 /// `src/library.rs`: the facts about the library that the loader looks for it by (a
-/// [`cuda_loader::Spec`]), the crate's loader, and its callback state.
+/// [`cuda_loader::Spec`]), the crate's loader, and its callback state; for a library whose
+/// safe layer asks the CUDA runtime about the device ([`Library::reads_the_runtime`]), the
+/// runtime's spec and loader too (the same search as the runtime crate's).
 fn library_rs(pkg: &Package) -> TokenStream {
     let lib = pkg.library;
     let major = pkg.major;
-    let stem = lib.file_stem();
     let doc = format!(
-        "Which C library this crate loads and how the loader recognises it: {}, `{stem}.so.{major}`, which identifies itself by `{}`.\n\nThe `cuda-loader` crate searches, checks and opens; this module only states what it looks for (generated from the generator's `codegen::library`).",
+        "Which C library this crate loads and how the loader recognises it: {}, `{}.so.{major}`, which identifies itself by `{}`.\n\nThe `cuda-loader` crate searches, checks and opens; this module only states what it looks for (generated from the generator's `codegen::library`).",
         lib.title(),
+        lib.file_stem(),
         lib.version_function().0,
     );
     let doc = docs::inner_attrs(&doc);
-    let crate_name = &pkg.name;
+    let path_var = lib.path_var();
+    let spec = spec_tokens(lib, major, &pkg.name, quote! { describe_own_status });
+    let runtime = if lib.reads_the_runtime() {
+        let runtime = Library::Cudart;
+        let describe = quote! { describe_runtime_status };
+        let spec = spec_tokens(runtime, major, &pkg.name, describe);
+        let doc = format!(
+            "The CUDA runtime ({}), which {} asks about the current device: found as the runtime crate finds it.",
+            runtime.of_major(major),
+            lib.title(),
+        );
+        quote! {
+            #[doc = #doc]
+            pub(crate) static RUNTIME_SPEC: cuda_loader::Spec = #spec;
+
+            /// The runtime, opened on first use.
+            pub(crate) static RUNTIME: cuda_loader::Loader = cuda_loader::Loader::new(&RUNTIME_SPEC);
+
+            /// A status of the runtime, in messages.
+            fn describe_runtime_status(code: i32) -> String {
+                format!("CUDA runtime status {code}")
+            }
+        }
+    } else {
+        quote! {}
+    };
+    quote! {
+        #doc
+
+        /// Environment variable naming the library file, or a folder holding it.
+        pub const PATH_VAR: &str = #path_var;
+
+        /// What the loader looks for.
+        pub(crate) static SPEC: cuda_loader::Spec = #spec;
+
+        /// The process-wide library, opened on first use.
+        pub(crate) static LOADER: cuda_loader::Loader = cuda_loader::Loader::new(&SPEC);
+
+        thread_local! {
+            /// Whether this thread runs inside a CUDA callback (`loader::callback_scope`).
+            pub(crate) static CALLBACKS: cuda_loader::callback::State =
+                const { cuda_loader::callback::State::new() };
+        }
+
+        /// A status of the library, in messages (`CUDA error 35 (…): …`).
+        fn describe_own_status(code: i32) -> String {
+            match crate::error::check(code) {
+                Ok(()) => format!("status {code}"),
+                Err(e) => e.to_string(),
+            }
+        }
+
+        #runtime
+    }
+}
+
+/// The `cuda_loader::Spec` literal of `lib`'s `major` release, for the crate `crate_name`,
+/// describing statuses with the function `describe`.
+fn spec_tokens(lib: Library, major: u32, crate_name: &str, describe: TokenStream) -> TokenStream {
+    let stem = lib.file_stem();
     let kind = lib.kind();
     let path_var = lib.path_var();
     let unix = [format!("{stem}.so.{major}"), format!("{stem}.so")];
@@ -281,16 +342,10 @@ fn library_rs(pkg: &Package) -> TokenStream {
         quote! { cuda_loader::VersionQuery::Combined(#function) }
     };
     quote! {
-        #doc
-
-        /// Environment variable naming the library file, or a folder holding it.
-        pub const PATH_VAR: &str = #path_var;
-
-        /// What the loader looks for.
-        pub(crate) static SPEC: cuda_loader::Spec = cuda_loader::Spec {
+        cuda_loader::Spec {
             crate_name: #crate_name,
             kind: #kind,
-            path_var: PATH_VAR,
+            path_var: #path_var,
             major: crate::sys::CUDA_MAJOR,
             release: crate::sys::CUDA_RELEASE,
             unix_names: &[#(#unix),*],
@@ -299,24 +354,7 @@ fn library_rs(pkg: &Package) -> TokenStream {
             wheel_dirs: &[#(#wheels),*],
             of_major: #of_major,
             version: #query,
-            describe_status,
-        };
-
-        /// The process-wide library, opened on first use.
-        pub(crate) static LOADER: cuda_loader::Loader = cuda_loader::Loader::new(&SPEC);
-
-        thread_local! {
-            /// Whether this thread runs inside a CUDA callback (`loader::callback_scope`).
-            pub(crate) static CALLBACKS: cuda_loader::callback::State =
-                const { cuda_loader::callback::State::new() };
-        }
-
-        /// A status of the library, in messages (`CUDA error 35 (…): …`).
-        fn describe_status(code: i32) -> String {
-            match crate::error::check(code) {
-                Ok(()) => format!("status {code}"),
-                Err(e) => e.to_string(),
-            }
+            describe_status: #describe,
         }
     }
 }

@@ -1,66 +1,117 @@
-//! A generated crate folder, replaced whole: what `cargo xtask codegen` writes into `DIR`.
+//! A generated crate folder, written in place: what `cargo xtask codegen` writes into `DIR`.
 //!
-//! - **A manifest says what is ours.** `DIR/.codegen-manifest` lists every file the generator
-//!   wrote there. A run replaces exactly those; every other file (the build's `target/` and
-//!   `Cargo.lock`, the user's notes, links) is moved into the new crate as it is, never
-//!   followed, never deleted. A non-empty folder without a manifest is refused unless the
-//!   caller adopts it ([`check_writable`]).
-//! - **One step.** The new crate is written whole into a hidden sibling
-//!   (`.DIR.codegen-new-<pid>-<n>`), then exchanged with `DIR` in one `renameat2(RENAME_EXCHANGE)`
-//!   (where the file system cannot, `DIR` is renamed aside and the new one renamed into place),
-//!   so at every instant `DIR` is the old crate or the new one, whole. The other files are then
-//!   moved across and the old crate deleted.
-//! - **Leftovers are finished.** A run killed at any point leaves at most hidden siblings
-//!   `.DIR.codegen-*`; the next run recognises them, moves any file that is not the
-//!   generator's back into `DIR` (or puts the old crate back where `DIR` is missing), and
-//!   removes them.
+//! - **It deletes only what it wrote, unchanged.** `DIR/.codegen-manifest` lists every file
+//!   the generator wrote there with the SHA-256 of its bytes. A run replaces or removes a path
+//!   only when it is a regular file whose bytes are those a manifest (or the journal) records.
+//!   Anything else stays where it is: the build's `target/`, the user's files and folders, links
+//!   (never followed), a file the user edited. A generated file the user edited, or (with
+//!   `--adopt`) any file, folder or link where the new crate writes one, is set aside under a
+//!   free name beside it (`PATH.codegen-kept-N`), with a message naming both; without
+//!   `--adopt` a path the generator did not write is refused before anything changes. A file
+//!   no longer generated that the user edited stays, with a message. Nothing is written or
+//!   removed through a link or across a mount point.
+//! - **In place, with a journal.** The folder itself never moves, so a shell, an editor or a
+//!   watcher working inside it keeps working (rust-analyzer's `ensure_file_contents` is the
+//!   model). A run first writes every new file into `DIR/.codegen-staging-*` and appends to
+//!   `DIR/.codegen-journal` what the old and the new crate hold (paths and hashes); then it
+//!   renames each new file over its path, removes the old crate's files that are not
+//!   generated any more, writes the manifest last, and removes the staging folder and the
+//!   journal. A run killed or failing part-way leaves generated files partly old and partly
+//!   new (`--check` says the crate is stale) and the journal, by which the next run knows every
+//!   file it may replace, and finishes. No user file is moved by a run, so every one stays
+//!   where the user put it at every instant.
 //! - **One run at a time.** Runs writing into the same parent folder hold an exclusive lock
 //!   on it (`flock`); a second run waits, saying so.
 //!
 //! It does not decide what the files hold ([`crate::emit`]) nor compare them with the folder
 //! ([`crate::emit::files`]).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
 
+use super::hash::sha256_hex;
 use super::{io, OutputError};
 
 /// The manifest's file name in a generated folder.
 pub const MANIFEST: &str = ".codegen-manifest";
 
-/// The manifest's first lines.
-const HEADER: &str = "# The files `cargo xtask codegen` wrote into this folder, one a line. The next run replaces\n# exactly these and leaves every other file here alone. Written by the generator: do not edit.\n";
+/// The journal of a run that has not finished, in the generated folder.
+pub const JOURNAL: &str = ".codegen-journal";
 
-/// The largest manifest read (a real one is a few kilobytes).
+/// The name every staging folder of a run starts with, in the generated folder.
+const STAGING: &str = ".codegen-staging-";
+
+/// The manifest's first lines.
+const HEADER: &str = "# The files `cargo xtask codegen` wrote into this folder, each with the SHA-256 of its bytes.\n# A run replaces or removes a file only while its bytes are those; every other file here stays.\n# Written by the generator: do not edit.\n";
+
+/// The first line of a manifest of the generators before hashes (paths only); such a listed
+/// file is replaced only where its bytes are already the new ones, never removed.
+const HEADER_PATHS_ONLY: &str =
+    "# The files `cargo xtask codegen` wrote into this folder, one a line. The next run replaces";
+
+/// The journal's first line.
+const JOURNAL_HEADER: &str =
+    "# codegen journal: a run writing this folder has not finished; the next run finishes it.\n";
+
+/// The largest manifest or journal read (a real one is a few kilobytes).
 const MAX_MANIFEST: u64 = 16 << 20;
 
-/// The manifest's text for the generated files `names` (paths relative to the folder).
-pub fn manifest_text<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
-    let sorted: BTreeSet<&str> = names.into_iter().filter(|n| *n != MANIFEST).collect();
+/// What a manifest (or the journal) says the generator wrote: each path with the hashes of
+/// the bytes it wrote there (none for a line of a manifest before hashes).
+pub type Owned = BTreeMap<String, BTreeSet<String>>;
+
+/// The manifest's text for the generated `files` (paths relative to the folder, with their
+/// bytes; the manifest itself is left out).
+pub fn manifest_text<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> String {
+    let sorted: BTreeMap<&str, String> = files
+        .into_iter()
+        .filter(|(n, _)| *n != MANIFEST)
+        .map(|(n, b)| (n, sha256_hex(b)))
+        .collect();
     let mut text = String::from(HEADER);
-    for n in sorted {
+    for (n, h) in sorted {
+        text.push_str(&h);
+        text.push(' ');
         text.push_str(n);
         text.push('\n');
     }
     text
 }
 
-/// The paths a manifest's text lists; `None` when it is not a manifest: a line that is not a
-/// plain relative path (absolute, with `..`, `.` or an empty part) makes the whole manifest
-/// untrusted, so that no edited manifest can make a run replace a file outside the folder.
-pub fn parse_manifest(text: &str) -> Option<BTreeSet<String>> {
-    if !text.starts_with(HEADER.lines().next().unwrap_or("#")) {
+/// One line of a manifest or journal: `HASH PATH` or (before hashes) `PATH`; `None` when the
+/// path is not plain.
+fn entry(line: &str) -> Option<(String, Option<String>)> {
+    let (hash, path) = match line.split_once(' ') {
+        Some((h, p)) if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            (Some(h.to_ascii_lowercase()), p)
+        }
+        _ => (None, line),
+    };
+    is_plain_relative(path).then(|| (path.to_string(), hash))
+}
+
+fn add(owned: &mut Owned, path: String, hash: Option<String>) {
+    let hashes = owned.entry(path).or_default();
+    if let Some(h) = hash {
+        hashes.insert(h);
+    }
+}
+
+/// The paths a manifest's text lists, with their hashes; `None` when it is not a manifest: a
+/// line that is not a plain relative path (absolute, with `..`, `.` or an empty part) makes
+/// the whole manifest untrusted.
+pub fn parse_manifest(text: &str) -> Option<Owned> {
+    let first = text.lines().next()?;
+    if first != HEADER.lines().next()? && first != HEADER_PATHS_ONLY {
         return None;
     }
-    let mut out = BTreeSet::new();
+    let mut out = Owned::new();
     for line in text.lines() {
         if line.starts_with('#') || line.is_empty() {
             continue;
         }
-        if !is_plain_relative(line) {
-            return None;
-        }
-        out.insert(line.to_string());
+        let (path, hash) = entry(line)?;
+        add(&mut out, path, hash);
     }
     Some(out)
 }
@@ -68,7 +119,7 @@ pub fn parse_manifest(text: &str) -> Option<BTreeSet<String>> {
 /// Whether `p` is a `/`-separated relative path of normal parts only.
 fn is_plain_relative(p: &str) -> bool {
     !p.is_empty()
-        && !p.contains(['\\', '\0'])
+        && !p.contains(['\\', '\0', '\n'])
         && p.split('/').all(|part| {
             !part.is_empty()
                 && part != "."
@@ -88,8 +139,8 @@ pub enum State {
     Absent,
     /// A folder with nothing in it.
     Empty,
-    /// A folder this generator wrote: the files its manifest lists.
-    Generated(BTreeSet<String>),
+    /// A folder this generator wrote: the files its manifest (and journal) list.
+    Generated(Owned),
     /// A folder with files and no (valid) manifest.
     Foreign,
 }
@@ -117,8 +168,14 @@ pub fn state(dir: &Path) -> Result<State, OutputError> {
             ),
         ));
     }
-    if let Some(listed) = read_manifest(dir) {
-        return Ok(State::Generated(listed));
+    let manifest = read_manifest(dir);
+    let journal = read_journal(dir)?;
+    if manifest.is_some() || journal.is_some() {
+        let mut owned = manifest.unwrap_or_default();
+        for (p, hashes) in journal.map(|j| j.owned).unwrap_or_default() {
+            owned.entry(p).or_default().extend(hashes);
+        }
+        return Ok(State::Generated(owned));
     }
     let mut entries = std::fs::read_dir(dir).map_err(io(dir))?;
     Ok(if entries.next().is_none() {
@@ -128,15 +185,84 @@ pub fn state(dir: &Path) -> Result<State, OutputError> {
     })
 }
 
-/// The files `dir`'s manifest lists, when it has a valid one (a regular file, not a link).
-pub fn read_manifest(dir: &Path) -> Option<BTreeSet<String>> {
-    let path = dir.join(MANIFEST);
-    let meta = std::fs::symlink_metadata(&path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_MANIFEST {
+/// The bytes of the regular file `path`, not through a link, when at most `limit` (`None`
+/// for anything else).
+fn read_regular(path: &Path, limit: u64) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let f = options.open(path).ok()?;
+    let meta = f.metadata().ok()?;
+    if !meta.is_file() || meta.len() > limit {
         return None;
     }
-    let text = std::fs::read_to_string(&path).ok()?;
-    parse_manifest(&text)
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    f.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (bytes.len() as u64 <= limit).then_some(bytes)
+}
+
+/// The files `dir`'s manifest lists, with their hashes, when it has a valid one (a regular
+/// file, not a link).
+pub fn read_manifest(dir: &Path) -> Option<Owned> {
+    let bytes = read_regular(&dir.join(MANIFEST), MAX_MANIFEST)?;
+    parse_manifest(std::str::from_utf8(&bytes).ok()?)
+}
+
+/// What an unfinished run recorded: the files of the old and the new crate, and its staging
+/// folders.
+#[derive(Debug, Default)]
+struct Journal {
+    owned: Owned,
+    staging: BTreeSet<String>,
+}
+
+/// `dir`'s journal, when there is one. A file of that name that is not a journal (not a
+/// regular file, or without the journal's first line) is an error: it is the user's, and the
+/// generator neither reads it as its own nor removes it.
+fn read_journal(dir: &Path) -> Result<Option<Journal>, OutputError> {
+    let path = dir.join(JOURNAL);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Ok(None);
+    }
+    let text = read_regular(&path, MAX_MANIFEST)
+        .and_then(|b| String::from_utf8(b).ok())
+        .filter(|t| t.starts_with(JOURNAL_HEADER));
+    let Some(text) = text else {
+        return Err(foreign(
+            dir,
+            format!("`{JOURNAL}` is not a journal the generator wrote (the name is the one its journal takes); move it away, nothing was changed"),
+        ));
+    };
+    let mut j = Journal::default();
+    // A kill while appending may cut the last line: a line that does not read is skipped
+    // (it only ever adds a claim).
+    for line in text.lines().skip(1) {
+        if let Some(name) = line.strip_prefix("staging ") {
+            if name.starts_with(STAGING) && is_plain_relative(name) && !name.contains('/') {
+                j.staging.insert(name.to_string());
+            }
+        } else if let Some((path, hash @ Some(_))) = entry(line) {
+            add(&mut j.owned, path, hash);
+        }
+    }
+    Ok(Some(j))
+}
+
+/// Whether `dir` holds what an unfinished run left (a journal or a staging folder).
+pub fn has_leftovers(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir.join(JOURNAL)).is_ok()
+        || std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .any(|e| e.file_name().to_string_lossy().starts_with(STAGING))
+        })
 }
 
 fn foreign(dir: &Path, why: String) -> OutputError {
@@ -153,20 +279,24 @@ pub fn check_writable(dir: &Path, adopt: bool) -> Result<State, OutputError> {
     if st == State::Foreign && !adopt {
         return Err(foreign(
             dir,
-            format!("holds files that `cargo xtask codegen` did not write (it has no {MANIFEST}); the generator writes only into a new or empty folder or one it wrote; choose another folder, or pass --adopt to make it the generator's (the files it generates are then replaced, every other file stays)"),
+            format!("holds files that `cargo xtask codegen` did not write (it has no {MANIFEST}); the generator writes only into a new or empty folder or one it wrote; choose another folder, or pass --adopt to make it the generator's (a file of yours where the crate has one is then set aside beside it, every other file stays where it is)"),
         ));
     }
     Ok(st)
 }
 
-/// Replaces the generated files of the folder `dir` with `files` (paths relative to `dir`,
-/// with their bytes; one of them should be the manifest, [`manifest_text`] of all of them),
-/// as the module says: whole, in one step, under the lock. A folder without a manifest is
-/// refused unless `adopt`.
-pub fn replace(dir: &Path, files: &[(&str, &[u8])], adopt: bool) -> Result<(), OutputError> {
+/// Writes the generated `files` (paths relative to `dir`, with their bytes; the manifest, when
+/// among them, should be [`manifest_text`] of the others, and is made so when missing) into the
+/// folder `dir`, as the module says: in place, under the lock, replacing or removing only what
+/// the generator wrote. Returns the notes for the user: each file set aside or kept, by name.
+pub fn replace(
+    dir: &Path,
+    files: &[(&str, &[u8])],
+    adopt: bool,
+) -> Result<Vec<String>, OutputError> {
     let dir = std::path::absolute(dir).map_err(io(dir))?;
-    let (parent, name) = match (dir.parent(), dir.file_name()) {
-        (Some(p), Some(n)) => (p.to_path_buf(), n.to_string_lossy().into_owned()),
+    let parent = match (dir.parent(), dir.file_name()) {
+        (Some(p), Some(_)) => p.to_path_buf(),
         _ => {
             return Err(foreign(
                 &dir,
@@ -181,289 +311,582 @@ pub fn replace(dir: &Path, files: &[(&str, &[u8])], adopt: bool) -> Result<(), O
                 format!("a generated file has a path that is not plain: `{f}` (a bug: please report it)"),
             ));
         }
+        // Refused before anything changes, rather than failing part-way.
+        if f.split('/').any(|part| part.len() > 255) {
+            return Err(io(&dir.join(f))(std::io::Error::other(
+                "file name too long (over 255 bytes); nothing was changed",
+            )));
+        }
     }
+    let computed;
+    let manifest: &[u8] = match files.iter().find(|(f, _)| *f == MANIFEST) {
+        Some((_, bytes)) => bytes,
+        None => {
+            computed = manifest_text(files.iter().copied());
+            computed.as_bytes()
+        }
+    };
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .copied()
+        .filter(|(f, _)| *f != MANIFEST)
+        .collect();
     std::fs::create_dir_all(&parent).map_err(io(&parent))?;
     let _lock = Lock::take(&parent, &dir)?;
-    recover(&parent, &name, &dir)?;
     let st = check_writable(&dir, adopt)?;
-    let listed = match &st {
-        State::Generated(l) => Some(l.clone()),
-        State::Absent | State::Empty => Some(BTreeSet::new()),
-        State::Foreign => None,
-    };
-    if let Some(listed) = &listed {
-        refuse_overwriting(&dir, files, listed)?;
-    }
-    let staging = parent.join(format!(
-        ".{name}.codegen-new-{}-{}",
-        std::process::id(),
-        super::unique()
-    ));
-    let mut guard = Staging(Some(staging.clone()));
-    write_tree(&staging, files, &dir)?;
     if st == State::Absent {
-        std::fs::rename(&staging, &dir).map_err(io(&dir))?;
-        guard.0 = None;
-        return Ok(());
+        std::fs::create_dir(&dir).map_err(io(&dir))?;
     }
-    let old = parent.join(format!(
-        ".{name}.codegen-old-{}-{}",
-        std::process::id(),
-        super::unique()
-    ));
-    let old_at = if exchange(&staging, &dir).map_err(io(&dir))? {
-        // The old crate is now at the staging path: named for what it is (a kill before this
-        // rename leaves it under the staging name, which the next run handles the same way).
-        match std::fs::rename(&staging, &old) {
-            Ok(()) => old,
-            Err(_) => staging.clone(),
-        }
-    } else {
-        std::fs::rename(&dir, &old).map_err(io(&dir))?;
-        if let Err(e) = std::fs::rename(&staging, &dir) {
-            let _ = std::fs::rename(&old, &dir);
-            return Err(io(&dir)(e));
-        }
-        old
+    let owned = match st {
+        State::Generated(owned) => owned,
+        _ => Owned::new(),
     };
-    guard.0 = None;
-    carry(&old_at, &dir, listed.as_ref())?;
-    std::fs::remove_dir_all(&old_at).map_err(io(&old_at))?;
-    Ok(())
+    let plan = Plan::make(&dir, &files, manifest, &owned, adopt)?;
+    let mut run = Run {
+        dir: &dir,
+        staging: None,
+        staged: Vec::new(),
+        notes: Vec::new(),
+        #[cfg(test)]
+        stop: STOP_AT.with(|s| s.take()),
+        killed: false,
+        made_journal: false,
+        changed: false,
+    };
+    let done = run.execute(&plan, &files, manifest, &owned);
+    if done.is_err() && !run.killed {
+        run.clean_up();
+    }
+    done.map(|()| run.notes)
 }
 
-/// Refuses to write a generated file where the folder holds a file (or a link, or a file
-/// where a folder of the path is) that its manifest does not list: that file is not ours.
-fn refuse_overwriting(
-    dir: &Path,
-    files: &[(&str, &[u8])],
-    listed: &BTreeSet<String>,
-) -> Result<(), OutputError> {
-    let mut checked = BTreeSet::new();
-    for (f, _) in files {
-        if *f == MANIFEST {
-            continue;
+/// How a path the new crate writes stands.
+#[derive(Debug, PartialEq, Eq)]
+enum Way {
+    /// Nothing there, or the generator's file: written.
+    Write,
+    /// Already these bytes.
+    Same,
+}
+
+/// What a run will do, decided before it changes anything.
+#[derive(Debug, Default)]
+struct Plan {
+    /// Indexes into the files, with what stands at their paths.
+    ways: Vec<Way>,
+    /// Paths set aside (a file the user edited, or what `--adopt` lets go aside), with why.
+    aside: BTreeMap<String, &'static str>,
+    /// The generator's own unchanged files standing where a folder of the new crate goes.
+    remove_first: BTreeSet<String>,
+    /// The old crate's files that are not generated any more (removed while unchanged).
+    remove: Vec<String>,
+    /// Whether the manifest changes.
+    manifest_changes: bool,
+}
+
+/// The device of `meta` (where the file system can say).
+fn device(meta: &std::fs::Metadata) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some(meta.dev())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}
+
+/// Whether the regular file at `path` holds bytes a manifest or journal records for `rel`.
+fn unchanged(path: &Path, rel: &str, owned: &Owned) -> bool {
+    let Some(hashes) = owned.get(rel) else {
+        return false;
+    };
+    !hashes.is_empty()
+        && read_regular(path, u64::MAX).is_some_and(|b| hashes.contains(&sha256_hex(&b)))
+}
+
+impl Plan {
+    fn make(
+        dir: &Path,
+        files: &[(&str, &[u8])],
+        manifest: &[u8],
+        owned: &Owned,
+        adopt: bool,
+    ) -> Result<Plan, OutputError> {
+        let root = std::fs::symlink_metadata(dir).map_err(io(dir))?;
+        let dev = device(&root);
+        let mut plan = Plan::default();
+        let mut refused: Vec<String> = Vec::new();
+        let mut mounts: Vec<String> = Vec::new();
+        let generated: BTreeSet<&str> = files.iter().map(|(f, _)| *f).collect();
+        // Decides about something standing at `rel` that is not the generator's.
+        let in_the_way = |plan: &mut Plan,
+                          refused: &mut Vec<String>,
+                          mounts: &mut Vec<String>,
+                          rel: &str,
+                          meta: &std::fs::Metadata| {
+            if meta.is_dir() && dev.is_some() && device(meta) != dev {
+                mounts.push(rel.to_string());
+            } else if meta.is_file() && owned.contains_key(rel) {
+                plan.aside.insert(
+                    rel.to_string(),
+                    "the generator wrote it, and it has been edited since",
+                );
+            } else if adopt {
+                plan.aside.insert(
+                    rel.to_string(),
+                    "it is not a file the generator wrote (--adopt)",
+                );
+            } else {
+                refused.push(rel.to_string());
+            }
+        };
+        let mut checked: BTreeSet<String> = BTreeSet::new();
+        for (f, bytes) in files {
+            let parts: Vec<&str> = f.split('/').collect();
+            let mut blocked = false;
+            for k in 1..parts.len() {
+                let rel = parts[..k].join("/");
+                if !checked.insert(rel.clone()) {
+                    if plan.aside.contains_key(&rel) || plan.remove_first.contains(&rel) {
+                        blocked = true;
+                    }
+                    continue;
+                }
+                let Ok(meta) = std::fs::symlink_metadata(dir.join(&rel)) else {
+                    blocked = true;
+                    break;
+                };
+                if meta.is_dir() {
+                    if dev.is_some() && device(&meta) != dev {
+                        mounts.push(rel);
+                        blocked = true;
+                        break;
+                    }
+                    continue;
+                }
+                blocked = true;
+                if meta.is_file() && unchanged(&dir.join(&rel), &rel, owned) {
+                    plan.remove_first.insert(rel);
+                } else {
+                    in_the_way(&mut plan, &mut refused, &mut mounts, &rel, &meta);
+                }
+                break;
+            }
+            let path = dir.join(f);
+            let way = match std::fs::symlink_metadata(&path) {
+                Err(_) => Way::Write,
+                Ok(_) if blocked => Way::Write,
+                Ok(meta) if meta.is_file() => match read_regular(&path, u64::MAX) {
+                    Some(cur) if cur == *bytes => Way::Same,
+                    Some(cur) if owned.get(*f).is_some_and(|h| h.contains(&sha256_hex(&cur))) => {
+                        Way::Write
+                    }
+                    _ => {
+                        in_the_way(&mut plan, &mut refused, &mut mounts, f, &meta);
+                        Way::Write
+                    }
+                },
+                Ok(meta) => {
+                    in_the_way(&mut plan, &mut refused, &mut mounts, f, &meta);
+                    Way::Write
+                }
+            };
+            plan.ways.push(way);
         }
-        let parts: Vec<&str> = f.split('/').collect();
-        for k in 1..=parts.len() {
-            let rel = parts[..k].join("/");
-            if !checked.insert(rel.clone()) {
+        if !mounts.is_empty() {
+            return Err(foreign(
+                dir,
+                format!("{} is a mount point where the new crate writes files; the generator neither writes nor removes across one; nothing was changed", mounts.join(", ")),
+            ));
+        }
+        if !refused.is_empty() {
+            return Err(foreign(
+                dir,
+                format!("{} {} not written by the generator (its {MANIFEST} does not list {}), and the new crate writes there; move {} away, or pass --adopt to have {} set aside beside {}; nothing was changed",
+                    refused.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", "),
+                    if refused.len() == 1 { "is" } else { "are" },
+                    if refused.len() == 1 { "it" } else { "them" },
+                    if refused.len() == 1 { "it" } else { "them" },
+                    if refused.len() == 1 { "it" } else { "them" },
+                    if refused.len() == 1 { "itself" } else { "themselves" }),
+            ));
+        }
+        for rel in owned.keys() {
+            if rel != MANIFEST && !generated.contains(rel.as_str()) {
+                plan.remove.push(rel.clone());
+            }
+        }
+        plan.manifest_changes =
+            read_regular(&dir.join(MANIFEST), MAX_MANIFEST).as_deref() != Some(manifest);
+        Ok(plan)
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Test hook: the next run on this thread stops before its N-th change to the file
+    /// system; `true`: as a kill (no clean-up), `false`: as a failing call.
+    pub(crate) static STOP_AT: std::cell::Cell<Option<(usize, bool)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// A run under way.
+struct Run<'a> {
+    dir: &'a Path,
+    /// This run's staging folder, once made.
+    staging: Option<PathBuf>,
+    /// Staged files not moved into place yet.
+    staged: Vec<PathBuf>,
+    notes: Vec<String>,
+    #[cfg(test)]
+    stop: Option<(usize, bool)>,
+    /// Stopped as by a kill (a test): nothing more happens.
+    killed: bool,
+    /// This run made the journal (there was none).
+    made_journal: bool,
+    /// This run has changed something of the crate (past staging).
+    changed: bool,
+}
+
+impl Run<'_> {
+    /// Called before each change to the file system (the tests' stopping point).
+    fn step(&mut self) -> Result<(), OutputError> {
+        #[cfg(test)]
+        if let Some((n, kill)) = self.stop {
+            if n == 0 {
+                self.killed = kill;
+                self.stop = None;
+                return Err(io(self.dir)(std::io::Error::other("stopped by the test")));
+            }
+            self.stop = Some((n - 1, kill));
+        }
+        Ok(())
+    }
+
+    fn execute(
+        &mut self,
+        plan: &Plan,
+        files: &[(&str, &[u8])],
+        manifest: &[u8],
+        owned: &Owned,
+    ) -> Result<(), OutputError> {
+        let dir = self.dir;
+        self.finish_leftovers()?;
+        let any_change = plan.manifest_changes
+            || plan.ways.contains(&Way::Write)
+            || !plan.remove.is_empty()
+            || !plan.aside.is_empty();
+        if !any_change {
+            return self.remove_journal();
+        }
+        // 1. Stage every new file and record both crates in the journal.
+        self.step()?;
+        let staging = self.make_staging()?;
+        let mut journal = format!("staging {}\n", file_name(&staging));
+        for (rel, hashes) in owned {
+            for h in hashes {
+                journal.push_str(&format!("{h} {rel}\n"));
+            }
+        }
+        for (f, bytes) in files {
+            journal.push_str(&format!("{} {f}\n", sha256_hex(bytes)));
+        }
+        self.step()?;
+        self.made_journal = std::fs::symlink_metadata(dir.join(JOURNAL)).is_err();
+        append_journal(dir, &journal)?;
+        for (i, ((_, bytes), way)) in files.iter().zip(&plan.ways).enumerate() {
+            if *way == Way::Write {
+                self.step()?;
+                let p = staging.join(i.to_string());
+                self.staged.push(p.clone());
+                write_new(&p, bytes).map_err(io(&p))?;
+            }
+        }
+        let staged_manifest = staging.join("manifest");
+        if plan.manifest_changes {
+            self.step()?;
+            self.staged.push(staged_manifest.clone());
+            write_new(&staged_manifest, manifest).map_err(io(&staged_manifest))?;
+        }
+        // 2. Set aside what stands in the way; remove the generator's own files where the
+        // new crate needs a folder.
+        self.changed = true;
+        for (rel, why) in &plan.aside {
+            self.step()?;
+            let kept = set_aside(&dir.join(rel))?;
+            self.notes.push(format!(
+                "{rel}: set aside as {} ({why})",
+                kept.strip_prefix(dir).unwrap_or(&kept).display()
+            ));
+        }
+        for rel in &plan.remove_first {
+            self.step()?;
+            remove_if_unchanged(dir, rel, owned)?;
+        }
+        // 3. Each new file renamed over its path.
+        for (i, ((f, _), way)) in files.iter().zip(&plan.ways).enumerate() {
+            if *way != Way::Write {
                 continue;
             }
-            let last = k == parts.len();
-            let Ok(meta) = std::fs::symlink_metadata(dir.join(&rel)) else {
-                break;
+            let dest = dir.join(f);
+            if let Some(p) = dest.parent() {
+                if std::fs::symlink_metadata(p).is_err() {
+                    self.step()?;
+                    std::fs::create_dir_all(p).map_err(io(p))?;
+                }
+            }
+            self.step()?;
+            let from = staging.join(i.to_string());
+            std::fs::rename(&from, &dest).map_err(io(&dest))?;
+            self.staged.retain(|s| *s != from);
+        }
+        // 4. The old crate's files that are not generated any more, while unchanged.
+        let mut emptied: BTreeSet<String> = BTreeSet::new();
+        for rel in &plan.remove {
+            self.step()?;
+            if remove_if_unchanged(dir, rel, owned)? {
+                let mut at = rel.as_str();
+                while let Some(i) = at.rfind('/') {
+                    at = &at[..i];
+                    emptied.insert(at.to_string());
+                }
+            } else if std::fs::symlink_metadata(dir.join(rel)).is_ok() {
+                self.notes.push(format!("{rel}: kept (no longer generated, and not the file the generator wrote: edited, or not a regular file, or listed without a hash)"));
+            }
+        }
+        let needed: BTreeSet<&str> = files
+            .iter()
+            .flat_map(|(f, _)| {
+                let mut v = Vec::new();
+                let mut at = *f;
+                while let Some(i) = at.rfind('/') {
+                    at = &at[..i];
+                    v.push(at);
+                }
+                v
+            })
+            .collect();
+        // Deepest first; only an empty folder goes (it holds nobody's bytes).
+        for rel in emptied.iter().rev() {
+            if !needed.contains(rel.as_str()) {
+                self.step()?;
+                let _ = std::fs::remove_dir(dir.join(rel));
+            }
+        }
+        // 5. The manifest last, then the journal goes.
+        if plan.manifest_changes {
+            self.step()?;
+            let dest = dir.join(MANIFEST);
+            std::fs::rename(&staged_manifest, &dest).map_err(io(&dest))?;
+            self.staged.clear();
+        }
+        self.step()?;
+        std::fs::remove_dir(&staging).map_err(io(&staging))?;
+        self.staging = None;
+        self.remove_journal()
+    }
+
+    /// Makes this run's staging folder, a new one.
+    fn make_staging(&mut self) -> Result<PathBuf, OutputError> {
+        loop {
+            let p = self.dir.join(format!(
+                "{STAGING}{}-{}",
+                std::process::id(),
+                super::unique()
+            ));
+            match std::fs::create_dir(&p) {
+                Ok(()) => {
+                    self.staging = Some(p.clone());
+                    return Ok(p);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(io(&p)(e)),
+            }
+        }
+    }
+
+    /// Finishes what an unfinished run left: its staging folders (named in the journal)
+    /// emptied of the files it staged and removed; an empty staging folder no journal names
+    /// (a kill right after making it) removed. Nothing else is touched.
+    fn finish_leftovers(&mut self) -> Result<(), OutputError> {
+        let dir = self.dir;
+        let journal = read_journal(dir)?.unwrap_or_default();
+        for name in &journal.staging {
+            let s = dir.join(name);
+            let Ok(meta) = std::fs::symlink_metadata(&s) else {
+                continue;
             };
-            let ours = if last {
-                listed.contains(&rel)
-            } else {
-                meta.is_dir()
-            };
-            if !ours {
-                return Err(foreign(
-                    dir,
-                    format!("`{rel}` is not a file the generator wrote here (its {MANIFEST} does not list it), and the new crate has a file at {f}; move it away, or pass --adopt to let the generated file replace it"),
+            if !meta.is_dir() {
+                continue;
+            }
+            for e in std::fs::read_dir(&s).map_err(io(&s))?.flatten() {
+                let n = e.file_name().to_string_lossy().into_owned();
+                let staged_name = n == "manifest" || n.bytes().all(|b| b.is_ascii_digit());
+                if staged_name && e.file_type().is_ok_and(|t| t.is_file()) {
+                    self.step()?;
+                    std::fs::remove_file(e.path()).map_err(io(&e.path()))?;
+                }
+            }
+            self.step()?;
+            if std::fs::remove_dir(&s).is_err() {
+                self.notes.push(format!(
+                    "{name}: kept (a staging folder of an unfinished run, holding files it did not stage)"
                 ));
             }
         }
-    }
-    Ok(())
-}
-
-/// Removes a staging folder that was not moved into place (a failed write).
-struct Staging(Option<PathBuf>);
-
-impl Drop for Staging {
-    fn drop(&mut self) {
-        if let Some(p) = self.0.take() {
-            let _ = std::fs::remove_dir_all(p);
-        }
-    }
-}
-
-/// Writes `files` into the new folder `root`, the manifest first (so a folder cut short by a
-/// kill lists every file it holds); a failure names the file under `shown`, the folder `root`
-/// is made to become.
-fn write_tree(root: &Path, files: &[(&str, &[u8])], shown: &Path) -> Result<(), OutputError> {
-    std::fs::create_dir(root).map_err(io(shown))?;
-    let manifest_first = files
-        .iter()
-        .filter(|(f, _)| *f == MANIFEST)
-        .chain(files.iter().filter(|(f, _)| *f != MANIFEST));
-    for (f, bytes) in manifest_first {
-        let path = root.join(f);
-        let named = shown.join(f);
-        if let Some(p) = path.parent() {
-            std::fs::create_dir_all(p).map_err(io(&named))?;
-        }
-        use std::io::Write;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .and_then(|mut w| w.write_all(bytes))
-            .map_err(io(&named))?;
-    }
-    Ok(())
-}
-
-/// Moves every entry of the folder `from` that its manifest `listed` does not list (`None`:
-/// nothing is listed) to the same place under `to`, without following links: a folder holding
-/// no listed file moves whole (the build's `target/`), one holding listed files is entered.
-/// An entry whose place under `to` is taken by a generated file stays, and goes with `from`:
-/// that happens only where the caller adopted a folder (or a leftover of such a run), whose
-/// files the generated ones replace.
-fn carry(from: &Path, to: &Path, listed: Option<&BTreeSet<String>>) -> Result<(), OutputError> {
-    let empty = BTreeSet::new();
-    let listed = listed.unwrap_or(&empty);
-    let mut listed_dirs: BTreeSet<String> = BTreeSet::new();
-    for f in listed {
-        let mut at = f.as_str();
-        while let Some(i) = at.rfind('/') {
-            at = &at[..i];
-            listed_dirs.insert(at.to_string());
-        }
-    }
-    carry_in(from, to, "", listed, &listed_dirs)
-}
-
-fn carry_in(
-    from: &Path,
-    to: &Path,
-    rel: &str,
-    listed: &BTreeSet<String>,
-    listed_dirs: &BTreeSet<String>,
-) -> Result<(), OutputError> {
-    let here = from.join(rel);
-    let mut entries: Vec<_> = std::fs::read_dir(&here)
-        .map_err(io(&here))?
-        .filter_map(Result::ok)
-        .collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let r = if rel.is_empty() {
-            name.clone()
-        } else {
-            format!("{rel}/{name}")
-        };
-        let Ok(kind) = e.file_type() else { continue };
-        if (rel.is_empty() && name == MANIFEST) || listed.contains(&r) {
-            continue;
-        }
-        // The hidden staging files of generators before this one: theirs, not the user's.
-        if name.starts_with('.') && name.ends_with(".codegen-new") && kind.is_file() {
-            continue;
-        }
-        let dest = to.join(&r);
-        let taken = std::fs::symlink_metadata(&dest);
-        if kind.is_dir() && listed_dirs.contains(&r) {
-            match taken {
-                Ok(m) if m.is_dir() => {}
-                Ok(_) => continue,
-                Err(_) => std::fs::create_dir(&dest).map_err(io(&dest))?,
-            }
-            carry_in(from, to, &r, listed, listed_dirs)?;
-        } else if taken.is_err() {
-            std::fs::rename(e.path(), &dest).map_err(io(&dest))?;
-        }
-    }
-    Ok(())
-}
-
-/// Finishes, under the lock, what killed runs left beside `dir` (see [`recover`]); nothing to do
-/// (and no lock taken) when there is no leftover.
-pub fn finish_leftovers(dir: &Path) -> Result<(), OutputError> {
-    let dir = std::path::absolute(dir).map_err(io(dir))?;
-    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
-        return Ok(());
-    };
-    let prefix = format!(".{}.codegen-", name.to_string_lossy());
-    let Ok(entries) = std::fs::read_dir(parent) else {
-        return Ok(());
-    };
-    let any = entries
-        .filter_map(Result::ok)
-        .any(|e| e.file_name().to_string_lossy().starts_with(&prefix));
-    if !any {
-        return Ok(());
-    }
-    let _lock = Lock::take(parent, &dir)?;
-    recover(parent, &name.to_string_lossy(), &dir)
-}
-
-/// Finishes what killed runs left beside `dir` (hidden siblings `.NAME.codegen-*`): an old
-/// crate is put back where `dir` is missing; otherwise every file in a leftover that is not the
-/// generator's goes back into `dir`, and the leftover is removed.
-fn recover(parent: &Path, name: &str, dir: &Path) -> Result<(), OutputError> {
-    let prefix = format!(".{name}.codegen-");
-    let mut leftovers: Vec<(bool, PathBuf)> = std::fs::read_dir(parent)
-        .map_err(io(parent))?
-        .filter_map(Result::ok)
-        .filter_map(|e| {
+        for e in std::fs::read_dir(dir).map_err(io(dir))?.flatten() {
             let n = e.file_name().to_string_lossy().into_owned();
-            let rest = n.strip_prefix(&prefix)?;
-            Some((!rest.starts_with("old-"), e.path()))
-        })
-        .collect();
-    // Old crates first: one of them may have to go back into place.
-    leftovers.sort();
-    for (_, path) in leftovers {
-        let meta = std::fs::symlink_metadata(&path).map_err(io(&path))?;
-        if !meta.is_dir() {
+            if n.starts_with(STAGING) && !journal.staging.contains(&n) {
+                self.step()?;
+                // Removes only an empty folder.
+                let _ = std::fs::remove_dir(e.path());
+            }
+        }
+        Ok(())
+    }
+
+    fn remove_journal(&mut self) -> Result<(), OutputError> {
+        let path = self.dir.join(JOURNAL);
+        if std::fs::symlink_metadata(&path).is_ok() {
+            self.step()?;
             std::fs::remove_file(&path).map_err(io(&path))?;
-            continue;
         }
-        let is_old = path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with(&format!("{prefix}old-")));
-        if is_old && std::fs::symlink_metadata(dir).is_err() {
-            std::fs::rename(&path, dir).map_err(io(dir))?;
-            continue;
-        }
-        if std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
-            carry(&path, dir, read_manifest(&path).as_ref())?;
-        }
-        std::fs::remove_dir_all(&path).map_err(io(&path))?;
+        Ok(())
     }
-    Ok(())
-}
 
-/// Exchanges the folders `a` and `b` in one step; `Ok(false)` where the system or the file
-/// system cannot (the caller then renames in two steps).
-#[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = |p: &Path| {
-        std::ffi::CString::new(p.as_os_str().as_bytes())
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
-    };
-    let (a, b) = (c(a)?, c(b)?);
-    // SAFETY: both paths are NUL-terminated strings that live across the call; renameat2
-    // reads them and touches no memory of ours.
-    let r = unsafe {
-        libc::syscall(
-            libc::SYS_renameat2,
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    if r == 0 {
-        return Ok(true);
-    }
-    let e = std::io::Error::last_os_error();
-    match e.raw_os_error() {
-        Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP) => Ok(false),
-        _ => Err(e),
+    /// After a failure: the files this run staged and its staging folder go; the journal
+    /// stays where the crate has changed, so that the next run knows every file of both
+    /// crates (and goes where this run made it and changed nothing else).
+    fn clean_up(&mut self) {
+        for p in self.staged.drain(..) {
+            let _ = std::fs::remove_file(p);
+        }
+        if let Some(s) = self.staging.take() {
+            let _ = std::fs::remove_dir(s);
+        }
+        if self.made_journal && !self.changed {
+            let _ = std::fs::remove_file(self.dir.join(JOURNAL));
+        }
     }
 }
 
-#[cfg(not(target_os = "linux"))]
-fn exchange(_a: &Path, _b: &Path) -> std::io::Result<bool> {
-    Ok(false)
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Writes a new file (never an existing one).
+fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?
+        .write_all(bytes)
+}
+
+/// Appends `lines` to `dir`'s journal, making it (with its first line) when missing.
+fn append_journal(dir: &Path, lines: &str) -> Result<(), OutputError> {
+    use std::io::Write;
+    let path = dir.join(JOURNAL);
+    let mut options = std::fs::OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    let mut f = options.open(&path).map_err(io(&path))?;
+    let meta = f.metadata().map_err(io(&path))?;
+    let text = if meta.len() == 0 {
+        format!("{JOURNAL_HEADER}{lines}")
+    } else {
+        lines.to_string()
+    };
+    f.write_all(text.as_bytes()).map_err(io(&path))
+}
+
+/// Removes `dir/rel` when it is a regular file holding bytes the generator wrote there;
+/// `Ok(false)` (and nothing done) otherwise.
+fn remove_if_unchanged(dir: &Path, rel: &str, owned: &Owned) -> Result<bool, OutputError> {
+    let path = dir.join(rel);
+    // The folders on the way must be the crate's own (no link, no other file system).
+    let root = std::fs::symlink_metadata(dir).map_err(io(dir))?;
+    let mut at = dir.to_path_buf();
+    let parts: Vec<&str> = rel.split('/').collect();
+    for part in &parts[..parts.len() - 1] {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.is_dir() && device(&m) == device(&root) => {}
+            _ => return Ok(false),
+        }
+    }
+    if !unchanged(&path, rel, owned) {
+        return Ok(false);
+    }
+    std::fs::remove_file(&path).map_err(io(&path))?;
+    Ok(true)
+}
+
+/// Renames `path` (whatever it is) to a free name beside it, `NAME.codegen-kept-N`, never over
+/// anything; returns the new path.
+fn set_aside(path: &Path) -> Result<PathBuf, OutputError> {
+    let name = file_name(path);
+    for n in 1.. {
+        let to = path.with_file_name(format!("{name}.codegen-kept-{n}"));
+        if std::fs::symlink_metadata(&to).is_ok() {
+            continue;
+        }
+        match rename_noreplace(path, &to) {
+            Ok(()) => return Ok(to),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(io(path)(e)),
+        }
+    }
+    unreachable!("a free name exists")
+}
+
+/// Renames `from` to `to` where nothing is at `to` (atomically where the file system can).
+fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c = |p: &Path| {
+            std::ffi::CString::new(p.as_os_str().as_bytes())
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
+        };
+        let (a, b) = (c(from)?, c(to)?);
+        // SAFETY: both paths are NUL-terminated strings that live across the call; renameat2
+        // reads them and touches no memory of ours.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_renameat2,
+                libc::AT_FDCWD,
+                a.as_ptr(),
+                libc::AT_FDCWD,
+                b.as_ptr(),
+                libc::RENAME_NOREPLACE,
+            )
+        };
+        if r == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if !matches!(
+            e.raw_os_error(),
+            Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)
+        ) {
+            return Err(e);
+        }
+    }
+    if std::fs::symlink_metadata(to).is_ok() {
+        return Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists));
+    }
+    std::fs::rename(from, to)
 }
 
 /// Runs of this process take turns without a word (the workspace's crates are written by two
@@ -519,223 +942,5 @@ impl Lock {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn tmp(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("codegen-folder-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp folder");
-        dir
-    }
-
-    fn crate_files(version: &str) -> Vec<(String, Vec<u8>)> {
-        let mut files: Vec<(String, Vec<u8>)> = vec![
-            ("Cargo.toml".into(), format!("v{version}").into_bytes()),
-            ("src/lib.rs".into(), format!("lib {version}").into_bytes()),
-            (format!("src/only_{version}.rs"), b"x".to_vec()),
-        ];
-        let text = manifest_text(files.iter().map(|(n, _)| n.as_str()));
-        files.push((MANIFEST.into(), text.into_bytes()));
-        files
-    }
-
-    fn write(dir: &Path, files: &[(String, Vec<u8>)], adopt: bool) -> Result<(), OutputError> {
-        let refs: Vec<(&str, &[u8])> = files
-            .iter()
-            .map(|(n, b)| (n.as_str(), b.as_slice()))
-            .collect();
-        replace(dir, &refs, adopt)
-    }
-
-    /// Every file under `dir` (links as `-> target`), relative, with its contents.
-    fn listing(dir: &Path) -> BTreeSet<String> {
-        fn walk(root: &Path, at: &Path, out: &mut BTreeSet<String>) {
-            for e in std::fs::read_dir(at).expect("dir").flatten() {
-                let p = e.path();
-                let rel = p
-                    .strip_prefix(root)
-                    .expect("under")
-                    .to_string_lossy()
-                    .into_owned();
-                let t = e.file_type().expect("type");
-                if t.is_symlink() {
-                    let target = std::fs::read_link(&p).expect("link");
-                    out.insert(format!("{rel} -> {}", target.display()));
-                } else if t.is_dir() {
-                    walk(root, &p, out);
-                } else {
-                    let body = std::fs::read(&p).expect("file");
-                    out.insert(format!("{rel}: {}", String::from_utf8_lossy(&body)));
-                }
-            }
-        }
-        let mut out = BTreeSet::new();
-        walk(dir, dir, &mut out);
-        out
-    }
-
-    #[test]
-    fn manifests_list_plain_relative_paths_only() {
-        let text = manifest_text(["src/a.rs", "Cargo.toml", MANIFEST]);
-        assert_eq!(
-            parse_manifest(&text)
-                .expect("reads")
-                .into_iter()
-                .collect::<Vec<_>>(),
-            ["Cargo.toml", "src/a.rs"]
-        );
-        for bad in ["../x", "/etc/passwd", "src//a", "./a", "a/../../b", "a\\b"] {
-            let t = format!("{HEADER}{bad}\n");
-            assert_eq!(parse_manifest(&t), None, "{bad}");
-        }
-        assert_eq!(parse_manifest("Cargo.toml\n"), None, "no header");
-    }
-
-    #[test]
-    fn a_run_replaces_only_what_it_wrote_and_never_follows_a_link() {
-        let t = tmp("replace");
-        let dir = t.join("crate");
-        let outside = t.join("outside");
-        std::fs::create_dir_all(&outside).expect("outside");
-        std::fs::write(outside.join("thesis.tex"), "keep").expect("thesis");
-        write(&dir, &crate_files("1"), false).expect("first run");
-        // What building the crate and its user add.
-        std::fs::create_dir_all(dir.join("target/debug")).expect("target");
-        std::fs::write(dir.join("target/debug/x"), "build").expect("build output");
-        std::fs::write(dir.join("notes.txt"), "notes").expect("notes");
-        std::fs::write(dir.join("src/mine.rs"), "mine").expect("user file among generated");
-        #[cfg(unix)]
-        {
-            std::os::unix::fs::symlink(&outside, dir.join("linked")).expect("link");
-            std::os::unix::fs::symlink(".", dir.join("self")).expect("self link");
-        }
-        write(&dir, &crate_files("2"), false).expect("second run");
-        let got = listing(&dir);
-        for want in [
-            "Cargo.toml: v2",
-            "src/lib.rs: lib 2",
-            "src/only_2.rs: x",
-            "target/debug/x: build",
-            "notes.txt: notes",
-            "src/mine.rs: mine",
-        ] {
-            assert!(got.contains(want), "{want} missing: {got:?}");
-        }
-        assert!(
-            !got.iter().any(|l| l.starts_with("src/only_1.rs")),
-            "{got:?}"
-        );
-        #[cfg(unix)]
-        assert!(got.iter().any(|l| l.starts_with("linked -> ")), "{got:?}");
-        assert_eq!(
-            std::fs::read_to_string(outside.join("thesis.tex")).expect("kept"),
-            "keep"
-        );
-        let siblings: Vec<String> = std::fs::read_dir(&t)
-            .expect("t")
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(siblings.len(), 2, "no leftovers: {siblings:?}");
-        let _ = std::fs::remove_dir_all(&t);
-    }
-
-    #[test]
-    fn a_folder_it_did_not_write_is_refused_unless_adopted() {
-        let t = tmp("foreign");
-        let dir = t.join("user");
-        std::fs::create_dir_all(dir.join("mydata")).expect("user");
-        std::fs::write(dir.join("mydata/important.csv"), "1,2,3").expect("csv");
-        std::fs::write(dir.join("Cargo.toml"), "the user's").expect("toml");
-        let before = listing(&dir);
-        let e = write(&dir, &crate_files("1"), false).expect_err("refused");
-        assert!(e.to_string().contains("--adopt"), "{e}");
-        assert_eq!(listing(&dir), before);
-        write(&dir, &crate_files("1"), true).expect("adopted");
-        let got = listing(&dir);
-        assert!(got.contains("mydata/important.csv: 1,2,3"), "{got:?}");
-        assert!(got.contains("Cargo.toml: v1"), "{got:?}");
-        // Now it is the generator's: a file the user adds where the next crate writes one is
-        // refused, not replaced.
-        std::fs::write(dir.join("src/only_2.rs"), "the user's").expect("user file");
-        let e = write(&dir, &crate_files("2"), false).expect_err("refused");
-        assert!(e.to_string().contains("src/only_2.rs"), "{e}");
-        assert!(std::fs::read_to_string(dir.join(MANIFEST))
-            .expect("manifest")
-            .contains("src/only_1.rs"));
-        let _ = std::fs::remove_dir_all(&t);
-    }
-
-    #[test]
-    fn a_link_or_a_file_as_the_folder_is_refused() {
-        let t = tmp("link");
-        let real = t.join("real");
-        std::fs::create_dir_all(&real).expect("real");
-        #[cfg(unix)]
-        {
-            std::os::unix::fs::symlink(&real, t.join("link")).expect("link");
-            let e = write(&t.join("link"), &crate_files("1"), true).expect_err("link");
-            assert!(e.to_string().contains("symbolic link"), "{e}");
-        }
-        std::fs::write(t.join("file"), "f").expect("file");
-        let e = write(&t.join("file"), &crate_files("1"), true).expect_err("file");
-        assert!(e.to_string().contains("not a folder"), "{e}");
-        assert_eq!(std::fs::read_dir(&real).expect("real").count(), 0);
-        let _ = std::fs::remove_dir_all(&t);
-    }
-
-    #[test]
-    fn leftovers_of_killed_runs_are_finished_by_the_next_run() {
-        let t = tmp("recover");
-        let dir = t.join("crate");
-        write(&dir, &crate_files("1"), false).expect("first run");
-        std::fs::write(dir.join("notes.txt"), "notes").expect("notes");
-        // A run killed after the exchange: the old crate, with the user's file, under the
-        // staging name; the new one in place without it.
-        let old = t.join(".crate.codegen-new-1-0");
-        std::fs::rename(&dir, &old).expect("aside");
-        write_tree(&dir, &[], &dir).expect("new in place");
-        let two = crate_files("2");
-        for (n, b) in &two {
-            let p = dir.join(n);
-            std::fs::create_dir_all(p.parent().expect("parent")).expect("parent");
-            std::fs::write(p, b).expect("file");
-        }
-        // A run killed while writing its staging folder.
-        let half = t.join(".crate.codegen-new-2-0");
-        write_tree(
-            &half,
-            &[(MANIFEST, manifest_text(["a.rs"]).as_bytes())],
-            &dir,
-        )
-        .expect("half");
-        // A stray file under a leftover name.
-        std::fs::write(t.join(".crate.codegen-new-3-0"), "x").expect("stray");
-        write(&dir, &crate_files("2"), false).expect("next run");
-        let got = listing(&dir);
-        assert!(got.contains("notes.txt: notes"), "{got:?}");
-        assert!(got.contains("Cargo.toml: v2"), "{got:?}");
-        assert_eq!(
-            std::fs::read_dir(&t).expect("t").count(),
-            1,
-            "leftovers removed"
-        );
-        // A run killed between the two renames of the fallback: `crate` missing.
-        std::fs::rename(&dir, t.join(".crate.codegen-old-4-0")).expect("aside");
-        write_tree(&t.join(".crate.codegen-new-4-1"), &[], &dir).expect("new");
-        write(&dir, &crate_files("3"), false).expect("recovers");
-        let got = listing(&dir);
-        assert!(
-            got.contains("notes.txt: notes") && got.contains("Cargo.toml: v3"),
-            "{got:?}"
-        );
-        assert_eq!(
-            std::fs::read_dir(&t).expect("t").count(),
-            1,
-            "leftovers removed"
-        );
-        let _ = std::fs::remove_dir_all(&t);
-    }
-}
+#[path = "folder_tests.rs"]
+mod tests;

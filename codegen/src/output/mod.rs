@@ -6,6 +6,7 @@
 //! It decides where nothing is written from: the commands pass their inputs and outputs.
 
 pub mod folder;
+pub mod hash;
 
 use std::path::{Path, PathBuf};
 

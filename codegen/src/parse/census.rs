@@ -36,7 +36,11 @@ pub struct Counted {
 /// The objects `text` (in `format`) declares, by the marks the module describes.
 pub fn count(format: Format, text: &str) -> Vec<Counted> {
     match format {
-        Format::BindingsText | Format::CudartText => signature_lines(text),
+        Format::BindingsText | Format::CudartText => {
+            let mut out = signature_lines(text);
+            out.extend(field_directives(text));
+            out
+        }
         Format::AutodocRst => directives(text),
         Format::Html => dt_ids(text),
         Format::DoxygenHeader => doxygen(text),
@@ -51,9 +55,25 @@ pub fn check(file: &str, format: Format, text: &str, api: &Api) -> Vec<Diagnosti
         return Vec::new();
     }
     let known = names_in(api);
+    let mentioned = mentions(api);
+    // A lost object is excused only by a diagnostic about it: one naming it (as a whole
+    // word) at a line of its own stretch of the document, from its mark up to the next
+    // object's; a mention elsewhere (a stray comment quoted by an unrelated warning) is not
+    // about it.
+    let mut lines: Vec<u32> = counted.iter().map(|c| c.line).collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let about = |c: &Counted| {
+        let i = lines.partition_point(|l| *l < c.line);
+        let from = if i == 0 { 0 } else { lines[i - 1] + 1 };
+        let to = lines.get(i + 1).copied().unwrap_or(u32::MAX);
+        mentioned
+            .get(c.name.as_str())
+            .is_some_and(|at| at.iter().any(|l| (from..to).contains(l)))
+    };
     let lost: Vec<&Counted> = counted
         .iter()
-        .filter(|c| !known.contains(c.name.as_str()))
+        .filter(|c| !known.contains(c.name.as_str()) && !about(c))
         .collect();
     let mut diags = Diagnostics::new(file);
     for c in lost.iter().take(NAMED) {
@@ -100,7 +120,7 @@ pub fn unreported(file: &str, format: Format, text: &str, api: &Api) -> Vec<Diag
     out
 }
 
-/// Every name `api` holds, and every identifier its diagnostics mention.
+/// Every name `api` holds.
 fn names_in(api: &Api) -> HashSet<&str> {
     let mut all: Vec<&str> = Vec::new();
     for f in &api.functions {
@@ -125,15 +145,20 @@ fn names_in(api: &Api) -> HashSet<&str> {
         all.extend([a.name.as_str(), a.qualified_name.as_str()]);
     }
     all.extend(api.entries.iter().map(|e| e.name.as_str()));
-    let mut known: HashSet<&str> = all.into_iter().map(last_part).collect();
+    all.into_iter().map(last_part).collect()
+}
+
+/// Every identifier the diagnostics of `api` mention, with the lines of those diagnostics.
+fn mentions(api: &Api) -> foldhash::HashMap<&str, Vec<u32>> {
+    let mut out: foldhash::HashMap<&str, Vec<u32>> = foldhash::HashMap::default();
     for d in &api.diagnostics {
         for word in d.message.split(|c: char| !is_name_char(c) || c == '.') {
             if !word.is_empty() {
-                known.insert(word);
+                out.entry(word).or_default().push(d.line);
             }
         }
     }
-    known
+    out
 }
 
 /// The part of a dotted name after its last dot.
@@ -182,6 +207,45 @@ fn is_name_char(c: char) -> bool {
 /// (`#`, `¶`, an icon character: [`super::permalink`]), and indentation (blanks or tabs) does
 /// not matter. On a page with no mark, only lines at column 0 count, each whole: a call
 /// `NAME(…)` or `NAME(`, `class NAME`, or `NAME = ` an integer or `<…>`.
+/// The struct fields of a text page, `.. attribute:: NAME`, read tolerantly: any blanks
+/// (tabs, several, none) around the parts, indented or not, any case, invisible characters
+/// taken out; so that a field written in a form the reader does not take is counted.
+fn field_directives(text: &str) -> Vec<Counted> {
+    let mut out = Vec::new();
+    for (i, line) in crate::text::lines(text).enumerate() {
+        let t = line.trim_start_matches(|c: char| c.is_whitespace() || is_invisible(c));
+        let Some(rest) = t.strip_prefix("..") else {
+            continue;
+        };
+        let rest: String = rest.chars().filter(|c| !is_invisible(*c)).collect();
+        let rest = rest.trim_start();
+        let Some(kw) = rest.get(..11) else { continue };
+        if !kw.eq_ignore_ascii_case("attribute::") {
+            continue;
+        }
+        let name: String = rest[11..]
+            .trim_start()
+            .chars()
+            .take_while(|c| is_name_char(*c))
+            .collect();
+        if !name.is_empty() {
+            out.push(Counted {
+                name: last_part(&name).to_string(),
+                line: line_number(i),
+            });
+        }
+    }
+    out
+}
+
+/// Characters that print as nothing (zero-width, byte-order mark, soft hyphen).
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}' | '\u{ad}'
+    )
+}
+
 fn signature_lines(text: &str) -> Vec<Counted> {
     let mark = super::permalink::of_lines(crate::text::lines(text));
     let absent = mark == super::permalink::Permalink::Absent;
@@ -434,9 +498,16 @@ fn top_level_comments(text: &str) -> Vec<Opener> {
                 continue;
             }
             b'{' => {
+                // `extern "C" {`, with any blanks (or none: `extern"C"{` is C++ too).
                 let before = b[i.saturating_sub(64)..i].trim_ascii_end();
-                braces
-                    .push(before.ends_with(b"extern \"C\"") || before.ends_with(b"extern \"C++\""));
+                let lang = [b"\"C\"".as_slice(), b"\"C++\""]
+                    .into_iter()
+                    .find(|l| before.ends_with(l));
+                braces.push(lang.is_some_and(|l| {
+                    before[..before.len() - l.len()]
+                        .trim_ascii_end()
+                        .ends_with(b"extern")
+                }));
             }
             b'}' => {
                 braces.pop();
@@ -761,8 +832,16 @@ fn function_name<'h>(head: &'h str, first: &str) -> &'h str {
         if !(before.starts_with("__") || before.is_empty()) {
             return before;
         }
+        let end = group_end(rest, p);
+        // A declarator through a macro, `__CUDART_API_PTDS(name)(…)`: the name is inside.
+        if before.starts_with("__") && rest[end..].trim_start().starts_with('(') {
+            let inner = rest[p + 1..end.saturating_sub(1).max(p + 1)].trim();
+            if !inner.is_empty() && inner.chars().all(is_name_char) {
+                return inner;
+            }
+        }
         // Skip the annotation's parentheses.
-        rest = &rest[group_end(rest, p)..];
+        rest = &rest[end..];
     }
     ""
 }

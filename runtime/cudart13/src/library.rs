@@ -27,7 +27,7 @@ pub const PATH_VAR: &str = "CUDART_PATH";
 pub(crate) static SPEC: cuda_loader::Spec = cuda_loader::Spec {
     crate_name: "cudart13",
     kind: "CUDA runtime",
-    path_var: PATH_VAR,
+    path_var: "CUDART_PATH",
     major: crate::sys::CUDA_MAJOR,
     release: crate::sys::CUDA_RELEASE,
     unix_names: &["libcudart.so.13", "libcudart.so"],
@@ -36,7 +36,7 @@ pub(crate) static SPEC: cuda_loader::Spec = cuda_loader::Spec {
     wheel_dirs: &["cu13", "cuda_runtime"],
     of_major: "a CUDA 13 runtime",
     version: cuda_loader::VersionQuery::Combined(c"cudaRuntimeGetVersion"),
-    describe_status,
+    describe_status: describe_own_status,
 };
 /// The process-wide library, opened on first use.
 pub(crate) static LOADER: cuda_loader::Loader = cuda_loader::Loader::new(&SPEC);
@@ -47,7 +47,7 @@ thread_local! {
     cuda_loader::callback::State::new() };
 }
 /// A status of the library, in messages (`CUDA error 35 (…): …`).
-fn describe_status(code: i32) -> String {
+fn describe_own_status(code: i32) -> String {
     match crate::error::check(code) {
         Ok(()) => format!("status {code}"),
         Err(e) => e.to_string(),

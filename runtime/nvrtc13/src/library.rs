@@ -14,7 +14,7 @@ pub const PATH_VAR: &str = "NVRTC_PATH";
 pub(crate) static SPEC: cuda_loader::Spec = cuda_loader::Spec {
     crate_name: "nvrtc13",
     kind: "NVRTC",
-    path_var: PATH_VAR,
+    path_var: "NVRTC_PATH",
     major: crate::sys::CUDA_MAJOR,
     release: crate::sys::CUDA_RELEASE,
     unix_names: &["libnvrtc.so.13", "libnvrtc.so"],
@@ -23,7 +23,7 @@ pub(crate) static SPEC: cuda_loader::Spec = cuda_loader::Spec {
     wheel_dirs: &["cu13", "cuda_nvrtc"],
     of_major: "the NVRTC library of CUDA 13",
     version: cuda_loader::VersionQuery::MajorMinor(c"nvrtcVersion"),
-    describe_status,
+    describe_status: describe_own_status,
 };
 /// The process-wide library, opened on first use.
 pub(crate) static LOADER: cuda_loader::Loader = cuda_loader::Loader::new(&SPEC);
@@ -34,9 +34,30 @@ thread_local! {
     cuda_loader::callback::State::new() };
 }
 /// A status of the library, in messages (`CUDA error 35 (…): …`).
-fn describe_status(code: i32) -> String {
+fn describe_own_status(code: i32) -> String {
     match crate::error::check(code) {
         Ok(()) => format!("status {code}"),
         Err(e) => e.to_string(),
     }
+}
+///The CUDA runtime (a CUDA 13 runtime), which NVRTC (CUDA runtime compilation) API asks about the current device: found as the runtime crate finds it.
+pub(crate) static RUNTIME_SPEC: cuda_loader::Spec = cuda_loader::Spec {
+    crate_name: "nvrtc13",
+    kind: "CUDA runtime",
+    path_var: "CUDART_PATH",
+    major: crate::sys::CUDA_MAJOR,
+    release: crate::sys::CUDA_RELEASE,
+    unix_names: &["libcudart.so.13", "libcudart.so"],
+    windows_names: &["cudart64_13.dll"],
+    windows_prefix: "cudart64_13",
+    wheel_dirs: &["cu13", "cuda_runtime"],
+    of_major: "a CUDA 13 runtime",
+    version: cuda_loader::VersionQuery::Combined(c"cudaRuntimeGetVersion"),
+    describe_status: describe_runtime_status,
+};
+/// The runtime, opened on first use.
+pub(crate) static RUNTIME: cuda_loader::Loader = cuda_loader::Loader::new(&RUNTIME_SPEC);
+/// A status of the runtime, in messages.
+fn describe_runtime_status(code: i32) -> String {
+    format!("CUDA runtime status {code}")
 }

@@ -1163,7 +1163,9 @@ fn is_linkage(stmt: &str) -> bool {
         .map(|(_, s)| s)
         .collect::<String>();
     let w: Vec<&str> = words.split_whitespace().collect();
-    w.len() == 2 && w[0] == "extern" && w[1].starts_with('"')
+    // `extern "C"`, or `extern"C"` (C++ needs no blank there).
+    (w.len() == 2 && w[0] == "extern" && w[1].starts_with('"'))
+        || (w.len() == 1 && w[0].starts_with("extern\"") && w[0].ends_with('"'))
 }
 
 /// Whether a statement ending in `}` is a function definition (`… f(…) { … }`).

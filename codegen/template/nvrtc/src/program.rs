@@ -426,53 +426,34 @@ pub fn current_device_arch() -> Option<i32> {
     *ARCH.get_or_init(read_device_arch)
 }
 
-/// [`current_device_arch`]'s work: open the runtime, ask it.
+/// [`current_device_arch`]'s work: open the runtime (found as the runtime crate finds it),
+/// ask it.
 fn read_device_arch() -> Option<i32> {
     use std::ffi::c_int;
     /// `cudaDevAttrComputeCapabilityMajor` and `…Minor`.
     const CC_MAJOR: c_int = 75;
     const CC_MINOR: c_int = 76;
-    let major = crate::sys::CUDA_MAJOR;
-    let mut candidates: Vec<std::ffi::OsString> = Vec::new();
-    if let Some(p) = std::env::var_os("CUDART_PATH") {
-        candidates.push(p);
-    }
-    if cfg!(windows) {
-        candidates.push(format!("cudart64_{major}.dll").into());
-    } else {
-        candidates.push(format!("libcudart.so.{major}").into());
-    }
-    for name in candidates {
-        // SAFETY: loading the CUDA runtime library runs its initialisers, which CUDA
-        // applications do anyway; nothing else is loaded.
-        let Ok(lib) = (unsafe { libloading::Library::new(&name) }) else {
-            continue;
-        };
-        type GetDevice = unsafe extern "C" fn(*mut c_int) -> c_int;
-        type GetAttribute = unsafe extern "C" fn(*mut c_int, c_int, c_int) -> c_int;
-        // SAFETY: the runtime's `cudaError_t cudaGetDevice(int*)` and
-        // `cudaError_t cudaDeviceGetAttribute(int*, enum cudaDeviceAttr, int)`.
-        let (get_device, get_attribute) = unsafe {
-            let Ok(d) = lib.get::<GetDevice>(b"cudaGetDevice\0") else {
-                continue;
-            };
-            let Ok(a) = lib.get::<GetAttribute>(b"cudaDeviceGetAttribute\0") else {
-                continue;
-            };
-            (*d, *a)
-        };
-        let (mut device, mut cc_major, mut cc_minor): (c_int, c_int, c_int) = (0, 0, 0);
-        // SAFETY: each call writes one int through a valid pointer; `lib` is alive.
-        let ok = unsafe {
-            get_device(&mut device) == 0
-                && get_attribute(&mut cc_major, CC_MAJOR, device) == 0
-                && get_attribute(&mut cc_minor, CC_MINOR, device) == 0
-        };
-        // The runtime stays loaded: it keeps the process's CUDA state.
-        std::mem::forget(lib);
-        return (ok && cc_major > 0).then_some(cc_major * 10 + cc_minor);
-    }
-    None
+    type GetDevice = unsafe extern "C" fn(*mut c_int) -> c_int;
+    type GetAttribute = unsafe extern "C" fn(*mut c_int, c_int, c_int) -> c_int;
+    // The runtime stays loaded for the process (it keeps the process's CUDA state).
+    let lib = crate::library::RUNTIME.get().ok()?;
+    // SAFETY: the runtime's `cudaError_t cudaGetDevice(int*)` and
+    // `cudaError_t cudaDeviceGetAttribute(int*, enum cudaDeviceAttr, int)`; the loader's
+    // library is never closed.
+    let (get_device, get_attribute) = unsafe {
+        (
+            lib.symbol::<GetDevice>(c"cudaGetDevice").ok()?,
+            lib.symbol::<GetAttribute>(c"cudaDeviceGetAttribute").ok()?,
+        )
+    };
+    let (mut device, mut cc_major, mut cc_minor): (c_int, c_int, c_int) = (0, 0, 0);
+    // SAFETY: each call writes one int through a valid pointer.
+    let ok = unsafe {
+        get_device(&mut device) == 0
+            && get_attribute(&mut cc_major, CC_MAJOR, device) == 0
+            && get_attribute(&mut cc_minor, CC_MINOR, device) == 0
+    };
+    (ok && cc_major > 0).then_some(cc_major * 10 + cc_minor)
 }
 
 /// NVRTC's compiler options, built one by one; `program.compile(&options)` passes them.

@@ -181,7 +181,7 @@ impl Library {
     /// also states the runtime's spec.
     pub fn reads_the_runtime(self) -> bool {
         match self {
-            Library::Cudart => false,
+            Library::Cudart | Library::Nvjitlink => false,
             Library::Nvrtc => true,
         }
     }

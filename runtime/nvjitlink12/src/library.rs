@@ -14,7 +14,7 @@ pub const PATH_VAR: &str = "NVJITLINK_PATH";
 pub(crate) static SPEC: cuda_loader::Spec = cuda_loader::Spec {
     crate_name: "nvjitlink12",
     kind: "nvJitLink",
-    path_var: PATH_VAR,
+    path_var: "NVJITLINK_PATH",
     major: crate::sys::CUDA_MAJOR,
     release: crate::sys::CUDA_RELEASE,
     unix_names: &["libnvJitLink.so.12", "libnvJitLink.so"],
@@ -23,7 +23,7 @@ pub(crate) static SPEC: cuda_loader::Spec = cuda_loader::Spec {
     wheel_dirs: &["cu12", "nvjitlink"],
     of_major: "the nvJitLink library of CUDA 12",
     version: cuda_loader::VersionQuery::MajorMinor(c"nvJitLinkVersion"),
-    describe_status,
+    describe_status: describe_own_status,
 };
 /// The process-wide library, opened on first use.
 pub(crate) static LOADER: cuda_loader::Loader = cuda_loader::Loader::new(&SPEC);
@@ -34,7 +34,7 @@ thread_local! {
     cuda_loader::callback::State::new() };
 }
 /// A status of the library, in messages (`CUDA error 35 (…): …`).
-fn describe_status(code: i32) -> String {
+fn describe_own_status(code: i32) -> String {
     match crate::error::check(code) {
         Ok(()) => format!("status {code}"),
         Err(e) => e.to_string(),

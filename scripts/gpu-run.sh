@@ -4,8 +4,9 @@
 # ported to it: gpu; safe layer: gpu_safe; the safe layer on two GPUs: gpu_multi, whose tests
 # say so and pass on one GPU) and
 # the example applications, each against the wheel's libcudart (the release the crate
-# was generated for) and against the machine's own CUDA runtime (nvrtc_kernel uses the
-# machine's own libnvrtc.so.13 in both: the wheel's is too big to stage). Everything goes to one file,
+# was generated for) and against the machine's own CUDA runtime (nvrtc_kernel and
+# nvjitlink_lto use the machine's own libnvrtc.so.13 and libnvJitLink.so.13 in both, unless
+# NVRTC_PATH / NVJITLINK_PATH say otherwise: the wheels' are too big to stage). Everything goes to one file,
 # $OUT/gpu-run.log (or ./gpu-run.log): the machine, then each run's whole output under a
 # `== label: exit N` line; the exit status is non-zero when anything failed.
 # Optional: GPU_EXPECT_WHEEL_RUNTIME=13.2 GPU_EXPECT_SYSTEM_RUNTIME=13.0, the releases the two
@@ -20,6 +21,10 @@ out=${OUT:-.}
 } > "$out/gpu-run.log" 2>&1
 cat "$out/gpu-run.log"
 failed=0
+# nvJitLink staged by GPU_TEST_NVJITLINK=1 (else the machine's own, through the loader's search).
+if [ -f device-bin/libnvJitLink.so.13 ] && [ -z "${NVJITLINK_PATH:-}" ]; then
+  export NVJITLINK_PATH=device-bin/libnvJitLink.so.13
+fi
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 run() { # label command...
@@ -52,7 +57,7 @@ for lib in wheel system; do
     grep -E 'test result|FAILED|panicked' "$log" | head -20
   done
   for ex in device_query vector_add stream_timing graph_capture pool_stats simple_streams peer_copy ipc_handoff \
-            nvrtc_kernel graph_while_loop graph_host_callback graph_update_bounded ipc_pool; do
+            nvrtc_kernel nvjitlink_lto graph_while_loop graph_host_callback graph_update_bounded ipc_pool; do
     run "example $ex ($lib cudart)" "${envs[@]}" "./device-bin/examples/$ex"
     grep -E 'checked|passed|FAILED|expected|Error|error' "$log" | head -20
   done

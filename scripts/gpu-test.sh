@@ -9,7 +9,7 @@
 #                                         release build; scripts/gpu-bench.sh runs it beside C)
 #   device-bin/nvrtc-bench                NVRTC compile + load + launch (bench/src/bin/
 #                                         nvrtc-bench.rs, release; scripts/nvrtc-bench.sh runs it
-#                                         beside C). NVRTC itself is not staged (the wheel's
+#                                         beside C). NVRTC and nvJitLink are not staged (the wheel's
 #                                         libnvrtc is 115 MB): the GPU machine's own is used
 #   device-bin/libcudart.so.13            the wheel's runtime, when `cargo xtask fetch-wheel` ran
 #   device-bin/COMMIT                     the commit the binaries were built from (`-dirty` with
@@ -77,7 +77,7 @@ for want in gpu gpu_safe gpu_multi gpu-bench nvrtc-bench examples/device_query e
             examples/stream_timing examples/graph_capture examples/pool_stats examples/simple_streams \
             examples/peer_copy examples/ipc_handoff examples/nvrtc_kernel \
             examples/graph_while_loop examples/graph_host_callback examples/graph_update_bounded \
-            examples/ipc_pool; do
+            examples/ipc_pool examples/nvjitlink_lto; do
   if [ ! -x "device-bin/$want" ]; then
     echo "gpu-test: $want was not built" >&2
     exit 1
@@ -99,6 +99,19 @@ if [ -n "$lib" ]; then
 else
   echo "gpu-test: WARNING: no target/cuda-wheel-$release (run cargo xtask fetch-wheel): only the machine's own runtime will be tested" >&2
   prefix=""
+fi
+# GPU_TEST_NVJITLINK=1: also the nvidia-nvjitlink wheel's libnvJitLink.so.13 (117 MB; `cargo xtask
+# fetch-wheel --library nvjitlink` unpacks it), for a GPU machine without its own nvJitLink;
+# scripts/gpu-run.sh points NVJITLINK_PATH at it when it is there.
+if [ "${GPU_TEST_NVJITLINK:-0}" = 1 ]; then
+  jl="$(ls target/nvjitlink-wheel-13.*/nvidia/cu13/lib/libnvJitLink.so.13 2>/dev/null | sort -V | tail -n 1 || true)"
+  if [ -n "$jl" ]; then
+    cp "$jl" device-bin/
+    echo "gpu-test: staged $jl in device-bin/"
+  else
+    echo "gpu-test: GPU_TEST_NVJITLINK=1 but no target/nvjitlink-wheel-13.*/ (cargo xtask fetch-wheel --library nvjitlink)" >&2
+    exit 1
+  fi
 fi
 # GPU_TEST_PACK=1: everything staged goes into one gzip archive, device-bin/bundle.tar.gz (about
 # a third of the size, for a machine the folder is copied to); unpack it there first with
@@ -123,4 +136,6 @@ echo "the call benchmark beside C (builds bench/c/gpu_bench.cu with nvcc; result
 echo "  bash scripts/gpu-bench.sh"
 echo "NVRTC (the machine's libnvrtc.so.13): the example, and compile + load + launch beside C:"
 echo "  ${prefix}./device-bin/examples/nvrtc_kernel"
+echo "nvJitLink (the machine's libnvJitLink.so.13, or NVJITLINK_PATH): NVRTC LTO-IR x2 -> link -> launch, PTX + cubin:"
+echo "  ${prefix}./device-bin/examples/nvjitlink_lto"
 echo "  bash scripts/nvrtc-bench.sh"

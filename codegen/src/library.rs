@@ -29,11 +29,14 @@ pub enum Library {
     Cudart,
     /// NVRTC, the CUDA runtime compilation library, `libnvrtc`.
     Nvrtc,
+    /// nvJitLink, the CUDA JIT linker (PTX, cubins, fatbins, objects, libraries and LTO-IR
+    /// into a cubin at run time), `libnvJitLink`.
+    Nvjitlink,
 }
 
 impl Library {
     /// Every library, in the order they are listed.
-    pub const ALL: [Library; 2] = [Library::Cudart, Library::Nvrtc];
+    pub const ALL: [Library; 3] = [Library::Cudart, Library::Nvrtc, Library::Nvjitlink];
 
     /// The name a manifest entry or a command line uses (`cudart`, `nvrtc`); also the stem of
     /// the emitted crate's default name (`cudart13`, `nvrtc13`).
@@ -41,6 +44,7 @@ impl Library {
         match self {
             Library::Cudart => "cudart",
             Library::Nvrtc => "nvrtc",
+            Library::Nvjitlink => "nvjitlink",
         }
     }
 
@@ -64,6 +68,7 @@ impl Library {
         match self {
             Library::Cudart => "CUDA Runtime API",
             Library::Nvrtc => "NVRTC (CUDA runtime compilation) API",
+            Library::Nvjitlink => "nvJitLink (CUDA JIT linker) API",
         }
     }
 
@@ -73,6 +78,7 @@ impl Library {
         match self {
             Library::Cudart => "cuda",
             Library::Nvrtc => "nvrtc",
+            Library::Nvjitlink => "nvJitLink",
         }
     }
 
@@ -81,6 +87,7 @@ impl Library {
         match self {
             Library::Cudart => "cudaError_t",
             Library::Nvrtc => "nvrtcResult",
+            Library::Nvjitlink => "nvJitLinkResult",
         }
     }
 
@@ -89,6 +96,7 @@ impl Library {
         match self {
             Library::Cudart => "cudaSuccess",
             Library::Nvrtc => "NVRTC_SUCCESS",
+            Library::Nvjitlink => "NVJITLINK_SUCCESS",
         }
     }
 
@@ -98,6 +106,7 @@ impl Library {
         match self {
             Library::Cudart => "runtime library",
             Library::Nvrtc => "NVRTC library",
+            Library::Nvjitlink => "nvJitLink library",
         }
     }
 
@@ -107,6 +116,16 @@ impl Library {
         match self {
             Library::Cudart => "runtime",
             Library::Nvrtc => "NVRTC",
+            Library::Nvjitlink => "nvJitLink",
+        }
+    }
+
+    /// Who owns the library's handles, in their documentation (`owned by the CUDA runtime`).
+    pub fn owner(self) -> &'static str {
+        match self {
+            Library::Cudart => "the CUDA runtime",
+            Library::Nvrtc => "NVRTC",
+            Library::Nvjitlink => "nvJitLink",
         }
     }
 
@@ -115,6 +134,7 @@ impl Library {
         match self {
             Library::Cudart => "CUDA",
             Library::Nvrtc => "NVRTC",
+            Library::Nvjitlink => "nvJitLink",
         }
     }
 
@@ -123,6 +143,7 @@ impl Library {
         match self {
             Library::Cudart => "Cuda",
             Library::Nvrtc => "Nvrtc",
+            Library::Nvjitlink => "NvJitLink",
         }
     }
 
@@ -132,6 +153,7 @@ impl Library {
         match self {
             Library::Cudart => "cudaErrorInvalidValue",
             Library::Nvrtc => "NVRTC_ERROR_INVALID_INPUT",
+            Library::Nvjitlink => "NVJITLINK_ERROR_INVALID_INPUT",
         }
     }
 
@@ -140,6 +162,7 @@ impl Library {
         match self {
             Library::Cudart => "CUDA runtime",
             Library::Nvrtc => "NVRTC",
+            Library::Nvjitlink => "nvJitLink",
         }
     }
 
@@ -149,6 +172,7 @@ impl Library {
         match self {
             Library::Cudart => "cudaMallocAsync",
             Library::Nvrtc => "nvrtcGetLTOIR",
+            Library::Nvjitlink => "nvJitLinkGetLinkedLTOIR",
         }
     }
 
@@ -157,7 +181,7 @@ impl Library {
     /// also states the runtime's spec.
     pub fn reads_the_runtime(self) -> bool {
         match self {
-            Library::Cudart => false,
+            Library::Cudart | Library::Nvjitlink => false,
             Library::Nvrtc => true,
         }
     }
@@ -173,6 +197,7 @@ impl Library {
         match self {
             Library::Cudart => "cuda_runtime",
             Library::Nvrtc => "cuda_nvrtc",
+            Library::Nvjitlink => "nvjitlink",
         }
     }
 
@@ -182,6 +207,7 @@ impl Library {
         match self {
             Library::Cudart => format!("cudart64_{major}.dll"),
             Library::Nvrtc => format!("nvrtc64_{major}0_0.dll"),
+            Library::Nvjitlink => format!("nvJitLink_{major}0_0.dll"),
         }
     }
 
@@ -190,6 +216,7 @@ impl Library {
         match self {
             Library::Cudart => format!("cudart64_{major}"),
             Library::Nvrtc => format!("nvrtc64_{major}"),
+            Library::Nvjitlink => format!("nvjitlink_{major}"),
         }
     }
 
@@ -199,6 +226,7 @@ impl Library {
         match self {
             Library::Cudart => format!("a CUDA {major} runtime"),
             Library::Nvrtc => format!("the NVRTC library of CUDA {major}"),
+            Library::Nvjitlink => format!("the nvJitLink library of CUDA {major}"),
         }
     }
 
@@ -209,6 +237,7 @@ impl Library {
         match self {
             Library::Cudart => ("cudaRuntimeGetVersion", false),
             Library::Nvrtc => ("nvrtcVersion", true),
+            Library::Nvjitlink => ("nvJitLinkVersion", true),
         }
     }
 
@@ -217,6 +246,7 @@ impl Library {
         match self {
             Library::Cudart => "libcudart",
             Library::Nvrtc => "libnvrtc",
+            Library::Nvjitlink => "libnvJitLink",
         }
     }
 
@@ -226,7 +256,19 @@ impl Library {
         match self {
             Library::Cudart => &CUDART_API_HEADERS,
             Library::Nvrtc => &["nvrtc.h"],
+            Library::Nvjitlink => &["nvJitLink.h"],
         }
+    }
+
+    /// Whether the library exports its header's `static inline` functions under their own
+    /// names, so that the ABI reader takes them as the API: nvJitLink's header defines each
+    /// function `static inline`, forwarding to a symbol of the header's release
+    /// (`nvJitLinkCreate` → `__nvJitLinkCreate_13_0`), and every `libnvJitLink` from 12.3 on
+    /// also exports the unversioned `nvJitLinkCreate` (the emitted crate's audit checks that
+    /// each resolves; its loader refuses 12.0 to 12.2, which export only versioned names).
+    /// Elsewhere a `static inline` function has no symbol and is left out.
+    pub fn exports_inline_functions(self) -> bool {
+        self == Library::Nvjitlink
     }
 
     /// Whether the API's headers include the GL, EGL and VDPAU headers the stand-ins of
@@ -241,6 +283,7 @@ impl Library {
         match self {
             Library::Cudart => "",
             Library::Nvrtc => "nvrtc",
+            Library::Nvjitlink => "nvjitlink",
         }
     }
 
@@ -250,6 +293,7 @@ impl Library {
         match self {
             Library::Cudart => "nvidia-cuda-runtime",
             Library::Nvrtc => "nvidia-cuda-nvrtc",
+            Library::Nvjitlink => "nvidia-nvjitlink",
         }
     }
 }
@@ -270,10 +314,10 @@ mod tests {
             assert_eq!(Library::from_name(l.name()), Some(l));
             assert_eq!(l.to_string(), l.name());
             assert!(l.status_type().starts_with(l.c_prefix()));
-            assert!(l.file_stem().ends_with(l.name()));
+            assert!(l.file_stem().to_lowercase().ends_with(l.name()));
         }
         assert_eq!(Library::from_name("cublas"), None);
-        assert_eq!(Library::known_names(), "cudart, nvrtc");
+        assert_eq!(Library::known_names(), "cudart, nvrtc, nvjitlink");
         assert_eq!(Library::default(), Library::Cudart);
     }
 

@@ -161,11 +161,40 @@ pub const NVRTC_COPIED: &[(&str, &str)] = &[
 /// The crate documentation of an NVRTC crate.
 pub const NVRTC_CRATE_DOCS: &str = include_str!("../template/nvrtc/lib.md");
 
+/// `(path in the emitted crate, template text)` of every file copied into an nvJitLink crate:
+/// the loader and version wrappers of the others, and its own files.
+pub const NVJITLINK_COPIED: &[(&str, &str)] = &[
+    ("README.md", include_str!("../template/nvjitlink/README.md")),
+    ("NOTICE", include_str!("../template/nvjitlink/NOTICE")),
+    ("src/loader.rs", include_str!("../template/src/loader.rs")),
+    ("src/version.rs", include_str!("../template/src/version.rs")),
+    (
+        "src/error.rs",
+        include_str!("../template/nvjitlink/src/error.rs"),
+    ),
+    (
+        "src/linker.rs",
+        include_str!("../template/nvjitlink/src/linker.rs"),
+    ),
+    (
+        "tests/audit.rs",
+        include_str!("../template/nvjitlink/tests/audit.rs"),
+    ),
+    (
+        "tests/audit/probe.rs",
+        include_str!("../template/tests/audit/probe.rs"),
+    ),
+];
+
+/// The crate documentation of an nvJitLink crate.
+pub const NVJITLINK_CRATE_DOCS: &str = include_str!("../template/nvjitlink/lib.md");
+
 /// The files copied into a crate of `library`, and its crate documentation.
 pub fn files_for(library: Library) -> (&'static [(&'static str, &'static str)], &'static str) {
     match library {
         Library::Cudart => (COPIED, CRATE_DOCS),
         Library::Nvrtc => (NVRTC_COPIED, NVRTC_CRATE_DOCS),
+        Library::Nvjitlink => (NVJITLINK_COPIED, NVJITLINK_CRATE_DOCS),
     }
 }
 
@@ -225,14 +254,16 @@ mod tests {
         on_disk.sort();
         let mut embedded: Vec<String> = COPIED.iter().map(|(p, _)| p.to_string()).collect();
         embedded.push("lib.md".into());
-        // NVRTC's own files are under nvrtc/; the files it shares with the runtime's crates
-        // are the runtime's.
-        for (path, text) in NVRTC_COPIED {
-            if !COPIED.iter().any(|(p, t)| p == path && t == text) {
-                embedded.push(format!("nvrtc/{path}"));
+        // Each other library's own files are under <library>/; the files it shares with the
+        // runtime's crates are the runtime's.
+        for (folder, files) in [("nvrtc", NVRTC_COPIED), ("nvjitlink", NVJITLINK_COPIED)] {
+            for (path, text) in files {
+                if !COPIED.iter().any(|(p, t)| p == path && t == text) {
+                    embedded.push(format!("{folder}/{path}"));
+                }
             }
+            embedded.push(format!("{folder}/lib.md"));
         }
-        embedded.push("nvrtc/lib.md".into());
         embedded.sort();
         assert_eq!(
             on_disk, embedded,
@@ -245,10 +276,14 @@ mod tests {
         // The copies are checked by `cargo fmt --all --check`; checking the template itself
         // says which file to format (`rustfmt --edition 2021 codegen/template/...`).
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("template");
-        let nvrtc = NVRTC_COPIED
-            .iter()
-            .filter(|(p, t)| !COPIED.iter().any(|(q, u)| q == p && u == t))
-            .map(|(p, _)| format!("nvrtc/{p}"));
+        let nvrtc = [("nvrtc", NVRTC_COPIED), ("nvjitlink", NVJITLINK_COPIED)]
+            .into_iter()
+            .flat_map(|(folder, files)| {
+                files
+                    .iter()
+                    .filter(|(p, t)| !COPIED.iter().any(|(q, u)| q == p && u == t))
+                    .map(move |(p, _)| format!("{folder}/{p}"))
+            });
         let files: Vec<std::path::PathBuf> = COPIED
             .iter()
             .map(|(p, _)| p.to_string())

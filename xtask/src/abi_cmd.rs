@@ -38,8 +38,9 @@ pub struct AbiArgs {
     /// Read cudarc's bindings for the release instead of the headers (the cross-check).
     #[arg(long, conflicts_with = "check")]
     cudarc: bool,
-    /// The library whose headers are read: `cudart` (the runtime, `abi/<X.Y>.json`) or
-    /// `nvrtc` (`abi/nvrtc/<X.Y>.json`, from the `nvidia-cuda-nvrtc` wheel).
+    /// The library whose headers are read: `cudart` (the runtime, `abi/<X.Y>.json`), `nvrtc`
+    /// (`abi/nvrtc/<X.Y>.json`, from the `nvidia-cuda-nvrtc` wheel) or `nvjitlink`
+    /// (`abi/nvjitlink/<X.Y>.json`, from the `nvidia-nvjitlink` wheel).
     #[arg(long, default_value = "cudart", value_parser = parse_library)]
     library: Library,
 }
@@ -340,7 +341,7 @@ mod tests {
             .expect("no libclang: CUDART_ABI_LIBCLANG and LIBCLANG_PATH unset and target/libclang/ empty (`cargo xtask abi` installs it)");
         let checked = ABI_CHECKED
             .iter()
-            .flat_map(|r| [(Library::Cudart, *r), (Library::Nvrtc, *r)]);
+            .flat_map(|r| Library::ALL.map(|l| (l, *r)));
         for (library, release) in checked {
             let release = Release::parse(release).unwrap();
             let path = snapshot::library_path(root, library, &release);

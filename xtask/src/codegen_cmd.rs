@@ -37,8 +37,9 @@ pub struct CodegenArgs {
     /// beside it (`NAME.codegen-kept-N`, named in a message), every other file stays.
     #[arg(long, requires = "out")]
     pub adopt: bool,
-    /// The C library that crate binds: `cudart` (the runtime) or `nvrtc` (the runtime
-    /// compiler; its ABI snapshots are `abi/nvrtc/<X.Y>.json`).
+    /// The C library that crate binds: `cudart` (the runtime), `nvrtc` (the runtime
+    /// compiler; its ABI snapshots are `abi/nvrtc/<X.Y>.json`) or `nvjitlink` (the JIT linker,
+    /// `abi/nvjitlink/<X.Y>.json`).
     #[arg(long, requires = "out", default_value = "cudart", value_parser = crate::abi_cmd::parse_library)]
     pub library: codegen::library::Library,
     /// Print every documented item that got no binding, with the reason.

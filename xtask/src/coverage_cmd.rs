@@ -21,6 +21,7 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 use codegen::coverage::{self, Class, Exports};
 use codegen::ir::Release;
+use codegen::library::Library;
 use codegen::report::OutputFormat;
 
 /// Arguments of `cargo xtask coverage`.
@@ -65,7 +66,7 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
     let format = OutputFormat::from_name(&args.format)
         .with_context(|| format!("--format takes md, json or html, not `{}`", args.format))?;
     let fail_on = fail_on_classes(&args.fail_on)?;
-    let docs = documents(&args, root)?;
+    let (docs, lib_kind) = documents(&args, root)?;
     let out = args.out.clone().unwrap_or_else(|| {
         root.join("target")
             .join(format!("coverage.{}", format.extension()))
@@ -97,13 +98,15 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
         started,
         "finding the library and reading its exported symbols",
     );
-    let (exports, version, found_by) = library(args.lib.as_deref(), doc_release.as_ref(), root)?;
+    let (exports, version, found_by) =
+        library(lib_kind, args.lib.as_deref(), doc_release.as_ref(), root)?;
     let version_shown = version.map_or_else(|| "unknown".to_string(), coverage::version_text);
     progress(
         started,
         &format!(
-            "{} ({found_by}): CUDA runtime {version_shown}, {} exported functions",
+            "{} ({found_by}): {} {version_shown}, {} exported functions",
             exports.path,
+            lib_kind.kind(),
             exports.functions.len()
         ),
     );
@@ -126,7 +129,7 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
         started,
         &format!("reading the ABI snapshot of CUDA {release}"),
     );
-    let abi = codegen::abi::load_snapshot(&crate::workspace_root(), &release)?;
+    let abi = codegen::abi::load_library_snapshot(&crate::workspace_root(), lib_kind, &release)?;
     progress(
         started,
         &format!("ABI: {} functions; classifying", abi.functions.len()),
@@ -213,16 +216,16 @@ fn shown_paths(paths: &[PathBuf]) -> String {
         .join(", ")
 }
 
-/// The documents to read: `--docs`, else those of the manifest's `[[crate]]` entry named by
-/// `--crate` (default: the first).
-fn documents(args: &CoverageArgs, root: &Path) -> Result<Vec<PathBuf>> {
+/// The documents to read: `--docs` (of the runtime), else those of the manifest's `[[crate]]`
+/// entry named by `--crate` (default: the first), with the library they document.
+fn documents(args: &CoverageArgs, root: &Path) -> Result<(Vec<PathBuf>, Library)> {
     if !args.docs.is_empty() {
         for d in &args.docs {
             if !d.exists() {
                 bail!("--docs {}: no such file or folder", d.display());
             }
         }
-        return Ok(args.docs.clone());
+        return Ok((args.docs.clone(), Library::Cudart));
     }
     let docs_src = root.join("docs-src");
     let crates = codegen::load::crates(&docs_src)?;
@@ -238,18 +241,26 @@ fn documents(args: &CoverageArgs, root: &Path) -> Result<Vec<PathBuf>> {
             .first()
             .context("docs-src/manifest.toml lists no [[crate]]: give --docs")?,
     };
-    Ok(entry.docs.iter().map(|d| docs_src.join(d)).collect())
+    let docs = entry.docs.iter().map(|d| docs_src.join(d)).collect();
+    Ok((docs, entry.library))
 }
 
 /// Opens the library (`--lib`, or the crate's loader's search, then the wheels under
 /// `target/`) and reads its exports from the file it opened; with where it was found.
 fn library(
+    kind: Library,
     lib: Option<&Path>,
     release: Option<&Release>,
     root: &Path,
 ) -> Result<(Exports, Option<i32>, String)> {
     let live = match lib {
-        Some(path) => coverage::live::open_file(path).map_err(|e| anyhow!("--lib {e}"))?,
+        Some(path) => coverage::live::open_file_of(kind, path).map_err(|e| anyhow!("--lib {e}"))?,
+        None if !kind.is_cudart() => {
+            bail!(
+                "the {} library is not searched for: give --lib",
+                kind.kind()
+            )
+        }
         None => {
             let major = release.and_then(|r| r.0.first().copied()).context(
                 "the documents state no CUDA release, so the library's major is unknown: give --lib",

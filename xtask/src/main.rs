@@ -90,8 +90,9 @@ struct FetchWheelArgs {
     /// e.g. 13.5 for cudart13).
     #[arg(long)]
     release: Option<String>,
-    /// The library whose wheels to fetch: `cudart` (the runtime's set) or `nvrtc` (the
-    /// `nvidia-cuda-nvrtc` wheel, into `target/nvrtc-wheel-<X.Y>/`).
+    /// The library whose wheels to fetch: `cudart` (the runtime's set), `nvrtc` (the
+    /// `nvidia-cuda-nvrtc` wheel, into `target/nvrtc-wheel-<X.Y>/`) or `nvjitlink` (the
+    /// `nvidia-nvjitlink` wheel, into `target/nvjitlink-wheel-<X.Y>/`).
     #[arg(long, default_value = "cudart", value_parser = abi_cmd::parse_library)]
     library: codegen::library::Library,
 }

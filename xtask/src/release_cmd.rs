@@ -54,6 +54,11 @@ fn doc_headers(library: Library) -> (&'static str, &'static str, &'static [&'sta
             &DOC_HEADERS,
         ),
         Library::Nvrtc => ("nvidia-nvrtc-headers-X.Y", "nvrtc.h", &["nvrtc.h"]),
+        Library::Nvjitlink => (
+            "nvidia-nvjitlink-headers-X.Y",
+            "nvJitLink.h",
+            &["nvJitLink.h"],
+        ),
     }
 }
 

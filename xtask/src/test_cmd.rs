@@ -9,7 +9,8 @@
 //! browser test when it is missing; `cargo clippy --workspace --all-targets -- -D warnings`;
 //! `cargo test --workspace` (the generated crates' freshness is a test there) with
 //! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel, `NVRTC_WHEEL_LIB` and
-//! `NVRTC_OLDER_LIB` to the `nvidia-cuda-nvrtc` wheels' libraries (13.5, 13.2), each crate's
+//! `NVRTC_OLDER_LIB` to the `nvidia-cuda-nvrtc` wheels' libraries (13.5, 13.2),
+//! `NVJITLINK_WHEEL_LIB` to the `nvidia-nvjitlink` wheel's, each crate's
 //! `<CRATE>_AUDIT_INCLUDE`/`<CRATE>_AUDIT_LIB`, `CUDART_AUDIT_REQUIRED=1` and
 //! `CUDART_ABI_CHECK=1`, `CUDART_THEME_PAGES` (the theme pages); `cargo doc --no-deps` of the generator and xtask, and of the
 //! generated crates with every feature (as docs.rs), with `RUSTDOCFLAGS=-D warnings`;
@@ -39,6 +40,8 @@ pub const OLDEST_LIB_VAR: &str = "CUDART_OLDEST_LIB";
 pub const WHEEL_INCLUDE_VAR: &str = "CUDA_WHEEL_INCLUDE";
 /// Environment variable the tests read: the `nvidia-cuda-nvrtc` wheel's `libnvrtc.so.13`.
 pub const NVRTC_WHEEL_LIB_VAR: &str = "NVRTC_WHEEL_LIB";
+/// Environment variable the tests read: the `nvidia-nvjitlink` wheel's `libnvJitLink.so.13`.
+pub const NVJITLINK_WHEEL_LIB_VAR: &str = "NVJITLINK_WHEEL_LIB";
 /// Environment variable the tests read: the `libnvrtc.so.13` of NVRTC 13.2 (older than
 /// `nvrtc13`'s release), for the run-time release check of the NVRTC crate.
 pub const NVRTC_OLDER_LIB_VAR: &str = "NVRTC_OLDER_LIB";
@@ -156,6 +159,9 @@ struct Fetched {
     wheel: Option<wheel::Wheel>,
     /// The first NVRTC crate's (`nvrtc13`) library, which `tests/tests/nvrtc/wheel.rs` compiles with.
     nvrtc_lib: String,
+    /// The first nvJitLink crate's (`nvjitlink13`) library, which `tests/tests/nvrtc/link.rs`
+    /// links with.
+    nvjitlink_lib: String,
     /// Each crate's `<CRATE>_AUDIT_INCLUDE`/`<CRATE>_AUDIT_LIB`, and [`OLDEST_LIB_VAR`].
     audits: Vec<(String, String)>,
 }
@@ -185,6 +191,9 @@ fn fetch_wheels(root: &Path) -> Result<Fetched> {
         fetched.audits.push((lib_var, w.lib.display().to_string()));
         if opts.library == Library::Nvrtc && fetched.nvrtc_lib.is_empty() {
             fetched.nvrtc_lib = w.lib.display().to_string();
+        }
+        if opts.library == Library::Nvjitlink && fetched.nvjitlink_lib.is_empty() {
+            fetched.nvjitlink_lib = w.lib.display().to_string();
         }
         if fetched.wheel.is_none() && opts.library.is_cudart() {
             fetched.wheel = Some(w);
@@ -220,8 +229,8 @@ struct AbiInputs {
     nvrtc_older: String,
 }
 
-/// Step 4: what the ABI snapshot freshness test needs: libclang, and the wheels (CUDA and
-/// NVRTC) of the releases in [`ABI_CHECKED`] at the versions their snapshots pin.
+/// Step 4: what the ABI snapshot freshness test needs: libclang, and the wheels (CUDA, NVRTC
+/// and nvJitLink) of the releases in [`ABI_CHECKED`] at the versions their snapshots pin.
 fn abi_inputs(root: &Path) -> Result<AbiInputs> {
     let lc = libclang::ensure(root)?;
     errln!("  libclang: {}", lc.display());
@@ -231,6 +240,8 @@ fn abi_inputs(root: &Path) -> Result<AbiInputs> {
         let pins: Vec<(String, String)> = snapshot.packages.into_iter().collect();
         let w = wheel::fetch_pinned(root, &release, &pins)?;
         errln!("  CUDA {r}: {}", w.root.display());
+        let j = crate::audit_cmd::library_wheel(root, Library::Nvjitlink, &release)?;
+        errln!("  nvJitLink of CUDA {r}: {}", j.root.display());
         let w = crate::audit_cmd::library_wheel(root, Library::Nvrtc, &release)?;
         errln!("  NVRTC of CUDA {r}: {}", w.root.display());
     }
@@ -257,6 +268,7 @@ fn test_workspace(
         (WHEEL_LIB_VAR, lib.as_str()),
         (WHEEL_INCLUDE_VAR, include.as_str()),
         (NVRTC_WHEEL_LIB_VAR, fetched.nvrtc_lib.as_str()),
+        (NVJITLINK_WHEEL_LIB_VAR, fetched.nvjitlink_lib.as_str()),
         (NVRTC_OLDER_LIB_VAR, abi.nvrtc_older.as_str()),
         ("CUDART_AUDIT_REQUIRED", "1"),
         (ABI_CHECK_VAR, "1"),

@@ -29,6 +29,11 @@ pub fn wrapper(library: Library) -> String {
         "/* cargo xtask abi: the {}, read as C. */\n",
         library.title()
     );
+    if library.exports_inline_functions() {
+        // The library exports its header's `static inline` functions under their own names:
+        // read them as the external functions they are (`inline` alone is external in C11).
+        text.push_str("#define static\n");
+    }
     for h in library.api_headers() {
         text.push_str(&format!("#include \"{h}\"\n"));
     }

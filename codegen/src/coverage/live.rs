@@ -15,6 +15,8 @@
 use std::ffi::c_int;
 use std::path::{Path, PathBuf};
 
+use crate::library::Library;
+
 /// An opened runtime library: the file it is, and its version when it answered.
 #[derive(Debug)]
 pub struct Live {
@@ -52,14 +54,20 @@ pub struct Search {
     pub wheel_dirs: Vec<PathBuf>,
 }
 
-/// Opens the library file `path` (see the module comment for the checks).
+/// Opens the CUDA runtime library file `path` (see the module comment for the checks).
 pub fn open_file(path: &Path) -> Result<Live, LiveError> {
+    open_file_of(Library::Cudart, path)
+}
+
+/// Opens the file `path` of `library`, whose version comes from its
+/// [`Library::version_query`].
+pub fn open_file_of(library: Library, path: &Path) -> Result<Live, LiveError> {
     let path = if path.parent().is_none_or(|p| p.as_os_str().is_empty()) {
         Path::new(".").join(path)
     } else {
         path.to_path_buf()
     };
-    try_open(&path, "given").map_err(|why| LiveError::File { path, why })
+    try_open_of(library, &path, "given").map_err(|why| LiveError::File { path, why })
 }
 
 /// Finds and opens the library as described in the module comment.
@@ -224,6 +232,11 @@ fn try_folder(
 
 /// Checks and opens the file `path`.
 fn try_open(path: &Path, found_by: &str) -> Result<Live, String> {
+    try_open_of(Library::Cudart, path, found_by)
+}
+
+/// [`try_open`] of a file of `library`.
+fn try_open_of(library: Library, path: &Path, found_by: &str) -> Result<Live, String> {
     if !path.exists() {
         return Err("no such file".into());
     }
@@ -235,7 +248,7 @@ fn try_open(path: &Path, found_by: &str) -> Result<Live, String> {
     // SAFETY: opening a shared library runs its initialisers; the file is the one the user
     // named for the audit, or the CUDA runtime the crate's search order finds.
     let lib = unsafe { libloading::Library::new(path) }.map_err(|e| e.to_string())?;
-    finish(lib, path.to_path_buf(), found_by)
+    finish(library, lib, path.to_path_buf(), found_by)
 }
 
 /// Opens a bare name through the system loader; the file is the one it mapped.
@@ -244,23 +257,43 @@ fn open_by_name(name: &str) -> Result<Live, String> {
     let lib = unsafe { libloading::Library::new(name) }.map_err(|e| e.to_string())?;
     let file = mapped_file(name)
         .ok_or_else(|| "opened, but the file it maps is not in /proc/self/maps".to_string())?;
-    finish(lib, file, "system loader")
+    finish(Library::Cudart, lib, file, "system loader")
 }
 
-fn finish(lib: libloading::Library, path: PathBuf, found_by: &str) -> Result<Live, String> {
-    type GetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
-    // SAFETY: `cudaError_t cudaRuntimeGetVersion(int*)` in every CUDA runtime.
-    let get: libloading::Symbol<GetVersion> = unsafe { lib.get(b"cudaRuntimeGetVersion\0") }
-        .map_err(|_| {
-            "not a CUDA runtime library: it exports no cudaRuntimeGetVersion".to_string()
-        })?;
-    let mut version: c_int = 0;
-    // SAFETY: the function writes one int through a valid pointer.
-    let status = unsafe { get(&mut version) };
+fn finish(
+    library: Library,
+    lib: libloading::Library,
+    path: PathBuf,
+    found_by: &str,
+) -> Result<Live, String> {
+    let (function, apart) = library.version_function();
+    let symbol = format!("{function}\0");
+    let not_it = || format!("not a {} library: it exports no {function}", library.kind());
+    let version = if apart {
+        type GetVersion = unsafe extern "C" fn(*mut c_int, *mut c_int) -> c_int;
+        // SAFETY: `status f(int*, int*)` (or `unsigned int*`, the same size): the library's
+        // version query (Library::version_function).
+        let get: libloading::Symbol<GetVersion> =
+            unsafe { lib.get(symbol.as_bytes()) }.map_err(|_| not_it())?;
+        let (mut major, mut minor): (c_int, c_int) = (0, 0);
+        // SAFETY: the function writes one int through each valid pointer.
+        let status = unsafe { get(&mut major, &mut minor) };
+        (status == 0 && (0..=1000).contains(&major) && (0..=99).contains(&minor))
+            .then_some(1000 * major + 10 * minor)
+    } else {
+        type GetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
+        // SAFETY: `status f(int*)`: the library's version query (Library::version_function).
+        let get: libloading::Symbol<GetVersion> =
+            unsafe { lib.get(symbol.as_bytes()) }.map_err(|_| not_it())?;
+        let mut version: c_int = 0;
+        // SAFETY: the function writes one int through a valid pointer.
+        let status = unsafe { get(&mut version) };
+        (status == 0).then_some(version)
+    };
     Ok(Live {
         path,
         found_by: found_by.to_string(),
-        version: (status == 0).then_some(version),
+        version,
         _lib: lib,
     })
 }

@@ -25,6 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use foldhash::HashMap;
 
+use crate::library::Library;
 use serde::{Deserialize, Serialize};
 
 use crate::abi::Abi;
@@ -57,7 +58,7 @@ pub enum Class {
     NoAbi,
     /// Exported, undocumented: a per-thread default-stream variant (`…_ptsz`, `…_ptds`).
     UndocumentedPerThread,
-    /// Exported, undocumented: a versioned entry point (`…_v2`, `…_vN`).
+    /// Exported, undocumented: a versioned entry point (`…_v2`, `…_vN`, `__f_13_5`).
     UndocumentedVersioned,
     /// Exported, undocumented: an internal hook (`__cuda…`).
     UndocumentedInternal,
@@ -242,7 +243,11 @@ impl Totals {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LibraryInfo {
     pub path: String,
-    /// `cudaRuntimeGetVersion` (`13020`), when it could be read.
+    /// Which library it is (absent: the runtime).
+    #[serde(default, skip_serializing_if = "Library::is_cudart")]
+    pub kind: Library,
+    /// Its version query's answer ([`Library::version_function`]: `cudaRuntimeGetVersion`,
+    /// `13020`), when it could be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<i32>,
     /// The version as `major.minor` (`13.2`).
@@ -318,6 +323,7 @@ pub fn classify(
         schema_version: SCHEMA_VERSION,
         library: LibraryInfo {
             path: exports.path.clone(),
+            kind: abi.library,
             version,
             version_text: version.map(version_text),
             exported_functions: exports.functions.len(),

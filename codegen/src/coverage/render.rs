@@ -44,7 +44,7 @@ pub fn to_report(c: &Coverage) -> Report {
             |n| n.to_string_lossy().into_owned(),
         );
     let title = match &c.library.version_text {
-        Some(v) => format!("API coverage: {lib_name} (CUDA runtime {v})"),
+        Some(v) => format!("API coverage: {lib_name} ({} {v})", c.library.kind.kind()),
         None => format!("API coverage: {lib_name}"),
     };
     let mut tables = vec![sections_table(c)];
@@ -69,8 +69,10 @@ fn meta(c: &Coverage) -> Vec<Meta> {
             label: "Library".into(),
             value: match c.library.version {
                 Some(v) => format!(
-                    "{} (cudaRuntimeGetVersion = {v}, {} exported functions)",
-                    c.library.path, c.library.exported_functions
+                    "{} ({} = {v}, {} exported functions)",
+                    c.library.path,
+                    c.library.kind.version_function().0,
+                    c.library.exported_functions
                 ),
                 None => format!(
                     "{} (version unknown, {} exported functions)",

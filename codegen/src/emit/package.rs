@@ -112,6 +112,7 @@ pub fn files(
     let lib = match pkg.library {
         Library::Cudart => lib_rs(pkg, abi),
         Library::Nvrtc => nvrtc_lib_rs(pkg, abi),
+        Library::Nvjitlink => nvjitlink_lib_rs(pkg, abi),
     };
     out.push(format_file("src/lib.rs", preamble, lib)?);
     out.push(format_file("src/library.rs", preamble, library_rs(pkg))?);
@@ -170,6 +171,8 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
     let rest_start = s.len();
     if pkg.library == Library::Nvrtc {
         s.push_str(NVRTC_MANIFEST_REST);
+    } else if pkg.library == Library::Nvjitlink {
+        s.push_str(NVJITLINK_MANIFEST_REST);
     } else {
         s.push_str(
         "keywords = [\"cuda\", \"gpu\", \"ffi\", \"bindings\"]\n\
@@ -220,6 +223,8 @@ const NVRTC_MANIFEST_REST: &str = "keywords = [\"cuda\", \"nvrtc\", \"gpu\", \"f
      include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\", \"LICENSE-MIT\", \"LICENSE-APACHE\"]\n\
      \n\
      [dependencies]\n\
+     # `program::default_arch` opens the CUDA runtime, if there is one, to ask for the device.\n\
+     libloading = \"0.8\"\n\
      @LOADER@\n\
      [package.metadata.docs.rs]\n\
      targets = [\"x86_64-unknown-linux-gnu\"]\n";
@@ -392,6 +397,56 @@ fn nvrtc_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub use loader::{has_function, is_available, LazySymbol, Library};
         pub use program::{current_device_arch, supported_architectures};
         pub use program::{CompileOptions, Compiled, Header, Program};
+        pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
+        pub use version::{function_since, runtime_version, CudaVersion};
+    }
+}
+
+/// The rest of an nvJitLink crate's `[package]` and its dependencies: the loader alone;
+/// `[dependencies]` is completed by [`loader_dependency`].
+const NVJITLINK_MANIFEST_REST: &str = "keywords = [\"cuda\", \"nvjitlink\", \"linker\", \"ffi\", \"bindings\"]\n\
+     categories = [\"external-ffi-bindings\", \"hardware-support\"]\n\
+     include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\", \"LICENSE-MIT\", \"LICENSE-APACHE\"]\n\
+     \n\
+     [dependencies]\n\
+     @LOADER@\n\
+     [package.metadata.docs.rs]\n\
+     targets = [\"x86_64-unknown-linux-gnu\"]\n";
+
+/// `src/lib.rs` of an nvJitLink crate: the crate documentation, the shared loader and version
+/// module, the raw and typed layers, and the safe `Linker` of the template.
+fn nvjitlink_lib_rs(pkg: &Package, abi: &str) -> TokenStream {
+    let md = template::render(template::files_for(pkg.library).1, &pkg.values(abi));
+    let doc = docs::inner_attrs(&md);
+    quote! {
+        #doc
+        #![deny(missing_docs)]
+
+        // The patterns of generated items (`c_enum!`, `dynamic_call!`, …).
+        #[macro_use]
+        extern crate cuda_loader;
+
+        pub mod error;
+        mod library;
+        pub mod loader;
+        pub mod version;
+
+        /// The raw layer, generated from the documentation: every documented type and
+        /// function the ABI declares, under its C name (`sys::nvJitLinkComplete`,
+        /// `sys::nvJitLinkResult`).
+        #[allow(missing_docs)]
+        #[rustfmt::skip]
+        pub mod sys;
+
+        // Documented by its own `//!` lines (an outer doc here would print before them).
+        #[rustfmt::skip]
+        pub mod api;
+
+        pub mod linker;
+
+        pub use error::{check, Error, Result};
+        pub use linker::{InputKind, LinkOptions, Linked, Linker};
+        pub use loader::{has_function, is_available, LazySymbol, Library};
         pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
         pub use version::{function_since, runtime_version, CudaVersion};
     }

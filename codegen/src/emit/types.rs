@@ -448,10 +448,7 @@ fn typedef<'a>(
             } else {
                 quote! { *mut #ptr }
             };
-            let owner = match names.library() {
-                crate::library::Library::Cudart => "the CUDA runtime",
-                crate::library::Library::Nvrtc => "NVRTC",
-            };
+            let owner = names.library().owner();
             md.push_str(&format!("\n\nAn opaque handle: a pointer-sized value owned by {owner}. The null handle is [`Self::null`]."));
             let mut def = fill!(
                 syn::ItemStruct,

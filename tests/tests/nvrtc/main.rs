@@ -4,8 +4,10 @@
 //!
 //! - [`wheel`]: the safe layer against the wheel's `libnvrtc.so.13` (`NVRTC_WHEEL_LIB`);
 //! - [`older`]: one crate for every minor, against NVRTC 13.2 (`NVRTC_OLDER_LIB`);
+//! - [`link`]: its LTO-IR, PTX and cubins linked by `nvjitlink13` (`NVJITLINK_WHEEL_LIB`);
 //! - [`no_library`]: every call an error, none a panic, where NVRTC cannot be loaded.
 
+mod link;
 mod no_library;
 mod older;
 mod wheel;

@@ -22,7 +22,7 @@ extern "C" __global__ void vadd(const float *a, const float *b, float *c, unsign
 
 /// Points `NVRTC_PATH` at the wheel's library, once; a missing setting fails the test (it
 /// must not pass silently).
-fn setup() {
+pub(crate) fn setup() {
     static SET: Once = Once::new();
     SET.call_once(|| {
         let lib = match std::env::var_os("NVRTC_WHEEL_LIB") {

@@ -47,6 +47,7 @@ fn allowlists(library: Library) -> [&'static str; 3] {
     match library {
         Library::Cudart => [ALLOWLIST_FUNCTIONS, ALLOWLIST_TYPES, ALLOWLIST_VARS],
         Library::Nvrtc => ["nvrtc.*", "nvrtc.*|_nvrtc.*", "nvrtc.*|NVRTC_.*"],
+        Library::Nvjitlink => ["nvJitLink.*", "nvJitLink.*", "nvJitLink.*|NVJITLINK_.*"],
     }
 }
 
@@ -124,7 +125,7 @@ const REQUIRED: [&str; 6] = [
 fn required(library: Library) -> &'static [&'static str] {
     match library {
         Library::Cudart => &REQUIRED,
-        Library::Nvrtc => library.api_headers(),
+        Library::Nvrtc | Library::Nvjitlink => library.api_headers(),
     }
 }
 
@@ -326,6 +327,7 @@ fn builder(spec: &HeaderSpec, seen: Rc<Recorder>) -> bindgen::Builder {
         .detect_include_paths(false)
         .rust_target(RustTarget::stable(80, 0).unwrap_or_default())
         .formatter(Formatter::Prettyplease)
+        .generate_inline_functions(spec.library.exports_inline_functions())
         .allowlist_function(functions)
         .allowlist_type(types)
         .allowlist_var(vars)
@@ -502,7 +504,7 @@ fn left_out(abi: &Abi, places: &clang::Locations) -> Vec<Diagnostic> {
             continue;
         }
         let reason = match kind {
-            clang::DeclKind::StaticFunction => {
+            clang::DeclKind::StaticFunction if !abi.library.exports_inline_functions() => {
                 "static inline functions (no symbol in the library), left out"
             }
             clang::DeclKind::Function if in_function_allowlist(abi.library, name) => {
@@ -540,6 +542,7 @@ fn in_function_allowlist(library: Library, name: &str) -> bool {
     match library {
         Library::Cudart => name.starts_with("cuda") || name.starts_with("make_cuda"),
         Library::Nvrtc => name.starts_with("nvrtc"),
+        Library::Nvjitlink => name.starts_with("nvJitLink"),
     }
 }
 
@@ -552,6 +555,7 @@ fn in_type_allowlist(library: Library, name: &str) -> bool {
                 || matches!(name, "surfaceReference" | "textureReference" | "dim3")
         }
         Library::Nvrtc => name.starts_with("nvrtc") || name.starts_with("_nvrtc"),
+        Library::Nvjitlink => name.starts_with("nvJitLink"),
     }
 }
 

@@ -3,6 +3,7 @@
 // (exec), or sent over a Unix socket (SCM_RIGHTS, as CUDA's IPC samples do).
 // nvcc -o /tmp/ipc_pool_probe scripts/probe/ipc_pool_probe.cu && /tmp/ipc_pool_probe
 #include <cuda_runtime.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 // Which way of handing an IPC memory pool's POSIX file descriptor to another process lets
 // cudaMemPoolImportFromShareableHandle succeed on this machine: inherited as standard input
-// (exec), or sent over a Unix socket (SCM_RIGHTS, as CUDA's IPC samples do).
+// (exec), or sent over a Unix socket (SCM_RIGHTS, as CUDA's IPC samples do), and as
+// descriptor 0 or a duplicate (CUDA takes the number as a pointer and refuses null).
 // nvcc -o /tmp/ipc_pool_probe scripts/probe/ipc_pool_probe.cu && /tmp/ipc_pool_probe
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -21,7 +22,11 @@ static int import_fd(const char* how, int fd) {
 }
 
 int main(int argc, char** argv) {
-  if (argc > 1) return import_fd("stdin after exec", 0);
+  if (argc > 1) {
+    // Descriptor 0 is a null handle pointer; its duplicate is not.
+    int as_zero = import_fd("descriptor 0", 0);
+    return import_fd("a duplicate of descriptor 0", dup(0)) * 2 + as_zero;
+  }
   int supported = 0;
   cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolSupportedHandleTypes, 0);
   printf("supported handle types: %d\n", supported);
@@ -34,10 +39,9 @@ int main(int argc, char** argv) {
   cudaMemPool_t pool;
   printf("create: %s\n", cudaGetErrorName(cudaMemPoolCreate(&pool, &props)));
   int fd = -1;
-  printf("export: %s fd %d\n",
-         cudaGetErrorName(cudaMemPoolExportToShareableHandle(
-             &fd, pool, cudaMemHandleTypePosixFileDescriptor, 0)),
-         fd);
+  cudaError_t exported =
+      cudaMemPoolExportToShareableHandle(&fd, pool, cudaMemHandleTypePosixFileDescriptor, 0);
+  printf("export: %s fd %d\n", cudaGetErrorName(exported), fd);
   // 1. inherited as standard input of a new program
   pid_t p = fork();
   if (p == 0) {

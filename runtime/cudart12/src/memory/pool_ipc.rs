@@ -23,7 +23,7 @@
 
 use std::ffi::{c_int, c_void};
 #[cfg(unix)]
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
 
 use super::allocator::DeviceAllocator;
@@ -153,6 +153,17 @@ impl MemPool {
     #[cfg(unix)]
     #[doc(alias = "cudaMemPoolImportFromShareableHandle")]
     pub fn import_fd(fd: BorrowedFd<'_>, device: Device) -> Result<MemPool> {
+        // CUDA takes the descriptor's number as the handle pointer and refuses a null one:
+        // descriptor 0 (standard input, as a child inherits it) is imported from a duplicate.
+        let duplicate;
+        let fd = if fd.as_raw_fd() == 0 {
+            duplicate = fd.try_clone_to_owned().map_err(|e| {
+                Error::InvalidArgument(format!("duplicating file descriptor 0: {e}"))
+            })?;
+            duplicate.as_fd()
+        } else {
+            fd
+        };
         let mut raw = sys::cudaMemPool_t::null();
         let handle = fd.as_raw_fd() as isize as *mut c_void;
         crate::lifetime::current::with_device(device.ordinal(), || {

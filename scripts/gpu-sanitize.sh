@@ -15,7 +15,7 @@ set -uo pipefail
 out=${OUT:-.}
 logfile="$out/gpu-sanitize.log"
 tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
-bins=${SANITIZE_BINS:-gpu_safe gpu_multi gpu examples/vector_add examples/graph_capture examples/stream_timing examples/pool_stats examples/simple_streams examples/peer_copy examples/ipc_handoff examples/nvrtc_kernel}
+bins=${SANITIZE_BINS:-gpu_safe gpu_multi gpu examples/vector_add examples/graph_capture examples/stream_timing examples/pool_stats examples/simple_streams examples/peer_copy examples/ipc_handoff examples/nvrtc_kernel examples/graph_while_loop examples/graph_host_callback examples/graph_update_bounded examples/ipc_pool examples/nvjitlink_lto}
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader

@@ -480,11 +480,13 @@ impl Freeing {
                         relaxed(f)
                     }
                 };
-                if let Err(e) = on_home(&mut || self.uses.order_before(queue.raw())) {
-                    return self.leak(e);
-                }
-                let mut release = Some(self.release);
-                Attempt::Done(on_home(&mut || release.take().map_or(Ok(()), |r| r())))
+                // One relaxed scope for the waits and the free: when the waits fail, the
+                // release is dropped uncalled (the resource leaks, as `leak` does).
+                let (uses, mut release) = (&mut self.uses, Some(self.release));
+                Attempt::Done(on_home(&mut || {
+                    uses.order_before(queue.raw())?;
+                    release.take().map_or(Ok(()), |r| r())
+                }))
             }
             Kind::Host | Kind::Borrowing => {
                 if let Err(e) = self.uses.wait_host(Access::Write, WHOLE) {

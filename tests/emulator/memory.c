@@ -436,6 +436,11 @@ static cudaError_t cudaMallocAsync_impl(void **devPtr, size_t size, cudaStream_t
     cudaError_t e;
     struct emu_stream *s = emu_stream_resolve("cudaMallocAsync", hStream, &e);
     if (!s) return e;
+    if (!s->cap) {
+        /* Potentially unsafe outside a capture, as cudaFreeAsync. */
+        e = emu_capture_check_unsafe("cudaMallocAsync");
+        if (e != cudaSuccess) return e;
+    }
     emu_default_pool(s->device);
     return pool_alloc(devPtr, size, emu_devices[s->device].current_pool, s, "cudaMallocAsync");
 }
@@ -479,6 +484,13 @@ static cudaError_t cudaFreeAsync_impl(void *devPtr, cudaStream_t hStream) {
                    "cudaFreeAsync of memory #%llu, not a graph allocation, in a capture",
                    a->serial);
         return cudaErrorInvalidValue;
+    }
+    if (!s->cap) {
+        /* As CUDA does (scripts/probe/capture_mode_probe.cu, H100, 13.0): a stream-ordered
+         * free on a stream not being captured is a potentially unsafe call, refused under
+         * another thread's global capture (which it invalidates). */
+        e = emu_capture_check_unsafe("cudaFreeAsync");
+        if (e != cudaSuccess) return e;
     }
     struct emu_work w = {.type = s->cap ? W_MEM_FREE : W_FREE};
     w.u.free.ptr = devPtr;

@@ -354,3 +354,65 @@ emulated! {
         Ok(())
     }
 }
+
+/// Errors of frees the gate reported (the child's own count).
+static DROP_ERRORS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn count_drop_error(resource: &'static str, error: &cudart13::Error) {
+    if let Ok(mut errors) = DROP_ERRORS.lock() {
+        errors.push(format!("{resource}: {error}"));
+    }
+}
+
+emulated! {
+    /// Frees on one thread while another begins and ends global-mode captures of the crate's
+    /// over and over: a free that skipped relaxing its thread's capture mode (no capture was
+    /// active when it began) must not run inside a capture's window, where CUDA refuses a
+    /// `cudaFreeAsync` and invalidates the capture. Every capture ends whole and every free
+    /// succeeds.
+    fn gate_13_frees_race_global_captures_begun_elsewhere(_emu) {
+        cudart13::set_drop_error_hook(Some(count_drop_error));
+        let s = streams(2)?;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        // Allocated before any capture runs: an allocation is the application's own call,
+        // which a global capture elsewhere refuses (and is spoiled by), as in C.
+        let buffers = (0..400)
+            .map(|_| DeviceBuffer::<u32>::new(256, &s[1]))
+            .collect::<Result<Vec<_>, _>>()?;
+        s[1].synchronize()?;
+        let capturing = s[0].clone();
+        let done = stop.clone();
+        let (started, has_started) = std::sync::mpsc::channel();
+        let capturer = std::thread::spawn(move || -> Result<usize, String> {
+            let mut buf = DeviceBuffer::<u8>::zeroed(64, &capturing).map_err(|e| e.to_string())?;
+            capturing.synchronize().map_err(|e| e.to_string())?;
+            let mut n = 0;
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                let capture = capturing.begin_capture(CaptureMode::GLOBAL).map_err(|e| e.to_string())?;
+                buf.memset(n as u8, capture.stream()).map_err(|e| e.to_string())?;
+                capture
+                    .end()
+                    .map(drop)
+                    .map_err(|e| format!("capture {n} was spoiled: {e}"))?;
+                if n == 0 {
+                    started.send(()).map_err(|e| e.to_string())?;
+                }
+                n += 1;
+            }
+            Ok(n)
+        });
+        has_started.recv()?;
+        let freed = buffers.len();
+        for buf in buffers {
+            drop(buf);
+            std::thread::yield_now();
+        }
+        assert_eq!(freed, 400);
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let captures = capturer.join().map_err(|_| "capturing thread panicked")??;
+        assert!(captures > 0, "no capture overlapped the frees");
+        let errors = DROP_ERRORS.lock().map_or(0, |e| e.len());
+        assert_eq!(errors, 0, "frees failed (reported through the drop-error hook)");
+        Ok(())
+    }
+}

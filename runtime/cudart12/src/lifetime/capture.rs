@@ -31,9 +31,40 @@ pub(crate) enum Capture {
 /// layer is the caller's to account for), and operations skip the capture query.
 static CAPTURES_ACTIVE: AtomicUsize = AtomicUsize::new(0);
 
-/// Counts a capture about to begin (undone by [`capture_ended`] when beginning fails).
+/// Brief windows ([`brief_window`]) open now: calls made without relaxing the calling
+/// thread's capture mode, because no capture of the crate's was active when they began.
+static BRIEF_WINDOWS: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a capture about to begin (undone by [`capture_ended`] when beginning fails), then
+/// waits for the brief windows that opened while none was active: their calls, made in the
+/// thread's default (global) capture mode, must not run once the capture has begun (CUDA
+/// would refuse them and invalidate it). A window that opens after the count sees it.
 pub(crate) fn capture_begun() {
     CAPTURES_ACTIVE.fetch_add(1, Ordering::SeqCst);
+    while BRIEF_WINDOWS.load(Ordering::SeqCst) != 0 {
+        std::thread::yield_now();
+    }
+}
+
+/// An open brief window; closed when dropped (also by a panic).
+pub(crate) struct BriefWindow(());
+
+impl Drop for BriefWindow {
+    fn drop(&mut self) {
+        BRIEF_WINDOWS.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Opens a brief window while no capture of the crate's is active (`None` otherwise): for a
+/// few stream-ordered calls that never block (event waits, a free), which may then skip
+/// relaxing the thread's capture mode — a capture of the crate's that begins meanwhile
+/// waits for the window to close ([`capture_begun`]). The counter and the check are both
+/// sequentially consistent, so either the window sees the capture or the capture sees the
+/// window.
+pub(crate) fn brief_window() -> Option<BriefWindow> {
+    BRIEF_WINDOWS.fetch_add(1, Ordering::SeqCst);
+    let window = BriefWindow(());
+    (!any_capture()).then_some(window)
 }
 
 /// Counts a capture that ended (or failed to begin).

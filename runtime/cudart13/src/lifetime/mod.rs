@@ -39,6 +39,7 @@ use current::with_device;
 use holdings::{Held, Launches};
 use queue::{Queue, StreamKey};
 
+use uses::relaxed_brief;
 pub(crate) use uses::{relaxed, wait_stream, Access, Bytes, NOT_READY, WHOLE};
 
 /// Where a resource's free is ordered, and which uses it may take.
@@ -475,9 +476,9 @@ impl Freeing {
                     && current::current_ordinal().is_ok_and(|current| current != device);
                 let on_home = |f: &mut dyn FnMut() -> Result<()>| {
                     if switch {
-                        with_device(device, || relaxed(&mut *f))
+                        with_device(device, || relaxed_brief(&mut *f))
                     } else {
-                        relaxed(f)
+                        relaxed_brief(f)
                     }
                 };
                 // One relaxed scope for the waits and the free: when the waits fail, the

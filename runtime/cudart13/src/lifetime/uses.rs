@@ -326,6 +326,20 @@ pub(crate) fn relaxed<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
     result
 }
 
+/// [`relaxed`] for a few stream-ordered calls that never block (event waits on a stream, a
+/// `cudaFreeAsync`): while no capture of the crate's is active they run as they are, in a
+/// [brief window](super::capture::brief_window) that a capture of the crate's waits for
+/// before it begins — saving the two mode exchanges on the hot path of a free. A capture
+/// begun through the typed layer is the caller's to account for, as everywhere in the
+/// bookkeeping. (A custom [allocator](crate::memory::DeviceAllocator)'s free runs in the
+/// window too: a capture of the crate's begins once it has returned.)
+pub(crate) fn relaxed_brief<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
+    match super::capture::brief_window() {
+        Some(_window) => f(),
+        None => relaxed(f),
+    }
+}
+
 /// Pooled events (without timing), by device: recording uses creates an event per stream
 /// and resource, and creating one costs far more than recording it.
 static EVENTS: Mutex<Vec<(i32, usize)>> = Mutex::new(Vec::new());

@@ -17,6 +17,7 @@ import sys
 
 R = "cudart13::"
 N = "nvrtc13::"
+J = "nvjitlink13::"
 
 CTX = "not provided: driver-API contexts; the runtime uses each device's primary context (route: the driver API, `cuCtxCreate`/`cuGreenCtxCreate`)"
 GREEN = "not provided: green contexts and device resources are driver-API objects (route: the driver API, `cuDevSmResourceSplitByCount`, `cuGreenCtxCreate`)"
@@ -58,7 +59,7 @@ RULES = [
     (r"utils\.(FileStreamProgramCache|InMemoryProgramCache|ProgramCacheResource|make_program_cache_key)(\..*)?$", CACHE),
     (r"utils\.(StridedMemoryView|args_viewable_as_strided_memory)(\..*)?$", DLPACK),
     (r"utils\.(copy_batch|CopyOptions|MemcpyOverlapMode|MemcpySrcAccessOrder)(\..*)?$", "not provided: batched copies (`cudaMemcpyBatchAsync`) are in the typed layer only (route: `cudart13::api::memcpy_batch_async`)"),
-    (r"utils\.(prefetch_batch|discard_batch|discard_prefetch_batch)$", P43B),
+    (r"utils\.(prefetch_batch|discard_batch|discard_prefetch_batch)$", "not provided in the safe layer: batched prefetch and discard of managed memory (route: the typed layer, `cudart13::api::mem_prefetch_batch_async`, `mem_discard_batch_async`)"),
     (r".*\.(is_closed|close)$", "`cudart13::Stream::close` (each owned type has `close(self)`; a closed value cannot be used: Rust ownership)"),
     # Devices.
     (r"Device$", R + "Device"),
@@ -138,8 +139,8 @@ RULES = [
     (r"ObjectCode\.from_(cubin|fatbin)$", R + "Module::from_bytes"),
     (r"ObjectCode\.from_ptx$", R + "Module::from_ptx"),
     (r"ObjectCode\.from_library$", R + "Module::from_file"),
-    (r"ObjectCode\.from_ltoir$", P39),
-    (r"ObjectCode\.from_object$", P39),
+    (r"ObjectCode\.from_ltoir$", J + "Linker::add"),
+    (r"ObjectCode\.from_object$", J + "Linker::add"),
     (r"ObjectCode\.get_kernel$", R + "Module::kernel"),
     (r"ObjectCode\.get_module$", R + "Module::as_raw"),
     (r"ObjectCode\.handle$", R + "Module::as_raw"),
@@ -169,7 +170,9 @@ RULES = [
     (r"ProgramOptions\.(" + "|".join(GENERATED_OPTIONS) + r")$", None),
     (r"ProgramOptions\..*$", N + "CompileOptions::option"),
     # Linker (issue 39).
-    (r"Linker(Options)?(\..*)?$", P39),
+    (r"LinkerOptions(\..*)?$", J + "LinkOptions"),
+    (r"Linker\.link$", J + "Linker::complete"),
+    (r"Linker(\..*)?$", J + "Linker"),
     # Memory.
     (r"Buffer$", R + "DeviceBuffer"),
     (r"Buffer\.copy_from$", R + "DeviceSliceMut::copy_from_device"),
@@ -182,27 +185,30 @@ RULES = [
     (r"Buffer\.handle$", R + "DeviceSlice::as_device_ptr"),
     (r"Buffer\.size$", R + "DeviceSlice::size_bytes"),
     (r"Buffer\.memory_resource$", R + "MemPool::device_current"),
-    (r"Buffer\.(is_device_accessible|is_host_accessible|is_managed|is_mapped|owner)$", P43B),
+    (r"Buffer\.(is_device_accessible|is_host_accessible)$", R + "memory::PointerInfo"),
+    (r"Buffer\.(is_managed|is_mapped|owner)$", R + "memory::PointerInfo::of"),
     (r"Buffer\.set_deallocation_stream$", "not provided: a buffer is freed after every stream that used it (the lifetime gate), not on one chosen stream"),
     (r"ManagedBuffer$", R + "ManagedBuffer"),
-    (r"ManagedBuffer\.from_handle$", P43B),
+    (r"ManagedBuffer\.from_handle$", "not provided: a managed buffer is made by `ManagedBuffer::new` only; foreign memory is classified by `cudart13::memory::PointerInfo::of`"),
     (r"ManagedBuffer\..*$", "not provided: managed-memory advice and prefetch in the safe layer (route: the typed layer, `cudart13::api::mem_advise`, `mem_prefetch_async`)"),
     (r"DeviceMemoryResource$", R + "MemPool"),
     (r"DeviceMemoryResourceOptions$", R + "MemPool::with_limit"),
     (r"DeviceMemoryResourceOptions\.max_size$", R + "MemPool::with_limit"),
-    (r"DeviceMemoryResourceOptions\.ipc_enabled$", P43B),
-    (r"DeviceMemoryResource\.(allocation_handle|from_allocation_handle|from_registry|register)$", P43B),
+    (r"DeviceMemoryResourceOptions\.ipc_enabled$", R + "MemPool::new_shareable"),
+    (r"DeviceMemoryResource\.allocation_handle$", R + "MemPool::export_fd"),
+    (r"DeviceMemoryResource\.from_allocation_handle$", R + "MemPool::import_fd"),
+    (r"DeviceMemoryResource\.(from_registry|register)$", "not provided: a process-wide registry of imported pools is Python-side bookkeeping (the file descriptor is the handle: `cudart13::MemPool::import_fd`)"),
     (r"DeviceMemoryResource\.device_id$", R + "MemPool::device"),
     (r"DeviceMemoryResource\.peer_accessible_by$", R + "MemPool::set_access"),
     (r"DeviceMemoryResource\.(is_device_accessible|is_host_accessible)$", R + "MemPool"),
-    (r"GraphMemoryResource(\..*)?$", P43B),
+    (r"GraphMemoryResource(\..*)?$", R + "GraphBuffer"),
     (r"LegacyPinnedMemoryResource$", R + "PinnedBuffer"),
     (r"LegacyPinnedMemoryResource\.allocate$", R + "PinnedBuffer::new"),
     (r"LegacyPinnedMemoryResource\.deallocate$", R + "PinnedBuffer::close"),
     (r"LegacyPinnedMemoryResource\..*$", R + "PinnedBuffer"),
     (r"PinnedMemoryResource(Options)?$", R + "PinnedPool"),
     (r"PinnedMemoryResource\.allocate$", R + "PinnedPool::alloc"),
-    (r"PinnedMemoryResource(Options)?\.(allocation_handle|from_allocation_handle|from_registry|register|ipc_enabled|numa_id)$", P43B),
+    (r"PinnedMemoryResource(Options)?\.(allocation_handle|from_allocation_handle|from_registry|register|ipc_enabled|numa_id)$", "not provided: IPC-shareable pinned pools (route: the typed layer, `cudart13::api::mem_pool_create` with a host location and `cudaMemHandleTypePosixFileDescriptor`)"),
     (r"PinnedMemoryResource(Options)?\..*$", R + "PinnedPool"),
     (r"ManagedMemoryResource(Options)?$", R + "ManagedBuffer::new"),
     (r"ManagedMemoryResource(Options)?\..*$", "not provided: managed allocations are not pooled; location advice is typed-layer (route: `cudart13::api::mem_advise`)"),
@@ -218,8 +224,9 @@ RULES = [
     (r"graph\.GraphBuilder\.stream$", R + "CaptureGuard::stream"),
     (r"graph\.GraphBuilder\.is_building$", R + "Stream::is_capturing"),
     (r"graph\.GraphBuilder\.(split|join|is_join_required)$", "not provided: fork and join a capture with events (`Stream::record_event`, `Stream::wait_event`)"),
-    (r"graph\.GraphBuilder\.callback$", P43B),
-    (r"graph\.GraphBuilder\.(create_condition|if_then|if_else|switch|while_loop)$", P43B),
+    (r"graph\.GraphBuilder\.callback$", R + "Stream::launch_repeatable_host_func"),
+    (r"graph\.GraphBuilder\.create_condition$", R + "Graph::conditional_handle"),
+    (r"graph\.GraphBuilder\.(if_then|if_else|switch|while_loop)$", R + "Graph::add_conditional_node"),
     (r"graph\.GraphBuilder\.embed$", R + "Graph::add_child_graph_node"),
     (r"graph\.GraphBuilder\.graph_definition$", R + "CaptureGuard::end"),
     (r"graph\.(GraphBuilder|GraphDefinition)\.debug_dot_print$", "not provided: DOT output in the safe layer (route: the typed layer, `cudart13::api::graph_debug_dot_print`)"),
@@ -234,7 +241,7 @@ RULES = [
     (r"graph\.GraphCompleteOptions\.device_launch$", R + "InstantiateFlags::DEVICE_LAUNCH"),
     (r"graph\.GraphCompleteOptions\.upload_stream$", R + "GraphExec::upload"),
     (r"graph\.GraphCompleteOptions\.use_node_priority$", R + "InstantiateFlags::USE_NODE_PRIORITY"),
-    (r"graph\.GraphCondition(\..*)?$", P43B),
+    (r"graph\.GraphCondition(\..*)?$", R + "graph::ConditionalHandle"),
     (r"graph\.GraphDefinition$", R + "Graph"),
     (r"graph\.GraphDefinition\.handle$", R + "Graph::as_raw"),
     (r"graph\.GraphDefinition\.instantiate$", R + "Graph::instantiate"),
@@ -247,13 +254,16 @@ RULES = [
     (r"graph\.GraphDefinition\.embed$", R + "Graph::add_child_graph_node"),
     (r"graph\.GraphDefinition\.callback$", R + "Graph::add_host_node"),
     (r"graph\.GraphDefinition\.is_valid$", R + "Graph::as_raw"),
-    (r"graph\.GraphDefinition\..*$", P43B),
+    (r"graph\.GraphDefinition\.(nodes|node_count)$", R + "Graph::nodes"),
+    (r"graph\.GraphDefinition\.edges$", R + "Graph::edges"),
+    (r"graph\.GraphDefinition\.(if_then|if_else|switch|while_loop|create_condition)$", R + "Graph::add_conditional_node"),
+    (r"graph\.GraphDefinition\..*$", R + "Graph"),
     (r"graph\.(EmptyNode|KernelNode|MemcpyNode|MemsetNode|EventRecordNode|EventWaitNode|ChildGraphNode|HostCallbackNode|GraphNode)$", R + "GraphNode"),
     (r"graph\.Executable(KernelNode)\.update$", R + "GraphExec::set_kernel_node_params"),
     (r"graph\.Executable(MemcpyNode)\.update$", R + "GraphExec::set_copy_node"),
     (r"graph\.Executable(EventRecordNode)\.update$", R + "GraphExec::set_event_record_node"),
     (r"graph\.Executable(EventWaitNode)\.update$", R + "GraphExec::set_event_wait_node"),
-    (r"graph\..*", P43B),
+    (r"graph\..*", R + "GraphNode"),
     # Textures.
     (r"texture\.OpaqueArray(Options)?$", R + "texture::CudaArray"),
     (r"texture\.OpaqueArray\.copy_from$", R + "texture::CudaArray::copy_from_host"),
@@ -275,7 +285,7 @@ def cell_for(item):
         if re.fullmatch(pattern, short):
             if cell is None:
                 cell = N + "CompileOptions::" + short.split(".")[-1]
-            if cell.startswith(R) or cell.startswith(N):
+            if cell.startswith(R) or cell.startswith(N) or cell.startswith(J):
                 return "`" + cell + "`"
             return cell
     return None

@@ -108,7 +108,7 @@ fn resolves(path: &str, crates: &BTreeMap<String, String>) -> Result<(), String>
 /// The generated crates of the newest majors, by name.
 fn crates() -> BTreeMap<String, String> {
     let runtime = workspace().join("runtime");
-    ["cudart13", "nvrtc13"]
+    ["cudart13", "nvrtc13", "nvjitlink13"]
         .into_iter()
         .map(|c| (c.to_string(), sources(&runtime.join(c).join("src"))))
         .collect()
@@ -138,7 +138,11 @@ fn paths(cell: &str) -> Vec<&str> {
     cell.split('`')
         .skip(1)
         .step_by(2)
-        .filter(|s| s.starts_with("cudart13::") || s.starts_with("nvrtc13::"))
+        .filter(|s| {
+            ["cudart13::", "nvrtc13::", "nvjitlink13::"]
+                .iter()
+                .any(|c| s.starts_with(c))
+        })
         .collect()
 }
 

@@ -17,11 +17,15 @@ use syn::visit::Visit;
 fn safe_layer_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("template/src");
     let mut files = Vec::new();
-    for dir in [root.clone(), root.join("memory")] {
+    // Every folder of the template (`memory/`, `graph/`, `lifetime/`, …).
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).expect("template folder").flatten() {
             let path = entry.path();
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if path.extension().is_some_and(|e| e == "rs")
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs")
                 && !matches!(name, "loader.rs" | "elf.rs" | "macros.rs")
             {
                 files.push(path);
@@ -295,6 +299,8 @@ fn the_mapping_pages_name_items_that_exist() {
     // NVRTC's safe layer (`nvrtc13::Program`, `Compiled`, `CompileOptions`), which the pages
     // name for runtime compilation.
     let nvrtc = root.join("template/nvrtc/src/program.rs");
+    // nvJitLink's safe layer (`nvjitlink13::Linker`), which the pages name for linking.
+    let linker = root.join("template/nvjitlink/src/linker.rs");
     // The safe layer's generated files: the records (`DeviceProperties`, `KernelAttributes`,
     // `DeviceAttributes`) and NVRTC's typed options.
     let generated = [
@@ -303,7 +309,7 @@ fn the_mapping_pages_name_items_that_exist() {
     ];
     for path in safe_layer_files()
         .into_iter()
-        .chain([loader, nvrtc])
+        .chain([loader, nvrtc, linker])
         .chain(generated)
     {
         let text = std::fs::read_to_string(&path).expect("template file");

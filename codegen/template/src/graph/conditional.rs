@@ -51,6 +51,18 @@ impl ConditionalHandle {
 }
 
 /// What a conditional node does with its condition (`cudaGraphConditionalNodeType`).
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use @CRATE@::graph::Conditional;
+/// use @CRATE@::Graph;
+/// let graph = Graph::new()?;
+/// let handle = graph.conditional_handle(Some(1))?; // the condition starts true
+/// let node = graph.add_conditional_node(&[], handle, Conditional::While)?;
+/// // The body runs while the condition holds: a kernel in it sets it through `handle`.
+/// node.bodies()[0].add_empty_node(&[])?;
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Conditional {
@@ -91,6 +103,18 @@ impl Conditional {
 /// dereferences to a [`Graph`] to add nodes to (allowed there: kernel, empty, child-graph,
 /// memset, copy and conditional nodes). CUDA destroys it with its node; what its nodes use
 /// is held as long as the parent graph, and executable graphs made from it, live.
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use @CRATE@::graph::Conditional;
+/// use @CRATE@::Graph;
+/// let graph = Graph::new()?;
+/// let handle = graph.conditional_handle(Some(1))?; // the condition starts true
+/// let node = graph.add_conditional_node(&[], handle, Conditional::While)?;
+/// // The body runs while the condition holds: a kernel in it sets it through `handle`.
+/// node.bodies()[0].add_empty_node(&[])?;
+/// # Ok(()) }
+/// ```
 pub struct BodyGraph<'g> {
     graph: ManuallyDrop<Graph>,
     _parent: PhantomData<&'g Graph>,
@@ -118,6 +142,18 @@ impl std::fmt::Debug for BodyGraph<'_> {
 }
 
 /// A conditional node and its body graphs ([`Graph::add_conditional_node`]).
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use @CRATE@::graph::Conditional;
+/// use @CRATE@::Graph;
+/// let graph = Graph::new()?;
+/// let handle = graph.conditional_handle(Some(1))?; // the condition starts true
+/// let node = graph.add_conditional_node(&[], handle, Conditional::While)?;
+/// // The body runs while the condition holds: a kernel in it sets it through `handle`.
+/// node.bodies()[0].add_empty_node(&[])?;
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct ConditionalNode<'g> {
     node: GraphNode<'g>,
@@ -203,7 +239,7 @@ impl Graph {
     /// // SAFETY: `step` takes (unsigned*, unsigned long long).
     /// let body = &cond.bodies()[0];
     /// // SAFETY: `step` takes (unsigned*, unsigned long long); `counter` outlives the launches.
-    /// unsafe { body.add_kernel_node(&[], Launch::new(&step).config(LaunchConfig::new(1, 1)).args((&counter, &h)))? };
+    /// unsafe { body.add_kernel_node(&[], Launch::new(&step).config(LaunchConfig::new(1, 1)?).args((&counter, &h)))? };
     /// graph.instantiate()?.launch(&stream)?; // runs `step` ten times
     /// # Ok(()) }
     /// ```

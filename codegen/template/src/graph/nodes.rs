@@ -27,6 +27,18 @@ pub type GraphUpdateResult = sys::cudaGraphExecUpdateResult;
 /// A node's identity without a borrow of its graph ([`GraphNode::id`]): compared with
 /// other nodes, named by errors ([`GraphUpdateFailure`]), and given to
 /// [`Graph::remove_node`]. It cannot reach CUDA by itself.
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use @CRATE@::Graph;
+/// let graph = Graph::new()?;
+/// let a = graph.add_empty_node(&[])?;
+/// let b = graph.add_empty_node(&[a])?;
+/// let edges = graph.edges()?;
+/// assert_eq!(edges.len(), 1);
+/// assert_eq!((edges[0].from.id(), edges[0].to.id()), (a.id(), b.id()));
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeId(usize);
 
@@ -58,6 +70,18 @@ impl GraphNode<'_> {
 
 /// An edge of a [`Graph`] ([`Graph::edges`]): `to` depends on `from`, as `data` says (the
 /// default, full completion, or a programmatic dependency: `cudaGraphEdgeData`).
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use @CRATE@::Graph;
+/// let graph = Graph::new()?;
+/// let a = graph.add_empty_node(&[])?;
+/// let b = graph.add_empty_node(&[a])?;
+/// let edges = graph.edges()?;
+/// assert_eq!(edges.len(), 1);
+/// assert_eq!((edges[0].from.id(), edges[0].to.id()), (a.id(), b.id()));
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
 pub struct GraphEdge<'g> {
@@ -146,6 +170,18 @@ type AddDependencies = unsafe extern "C" fn(
 
 /// When a kernel node that depends programmatically on another may start
 /// ([`Graph::add_programmatic_dependency`]).
+///
+/// ```no_run
+/// # fn main() -> @CRATE@::Result<()> {
+/// use @CRATE@::graph::Programmatic;
+/// use @CRATE@::Graph;
+/// let graph = Graph::new()?;
+/// # let (producer, consumer) = (graph.add_empty_node(&[])?, graph.add_empty_node(&[])?);
+/// // SAFETY: the consumer kernel calls `cudaGridDependencySynchronize` before it reads
+/// // what the producer kernel writes.
+/// unsafe { graph.add_programmatic_dependency(producer, consumer, Programmatic::Triggered)? };
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Programmatic {
@@ -197,7 +233,7 @@ impl Graph {
     /// let module = Module::from_ptx(ptx)?; // `produce` triggers, `consume` synchronises
     /// let (produce, consume) = (module.kernel("produce")?, module.kernel("consume")?);
     /// let graph = Graph::new()?;
-    /// let config = LaunchConfig::new(1, 32);
+    /// let config = LaunchConfig::new(1, 32)?;
     /// // SAFETY: both kernels take no arguments; `consume` calls
     /// // cudaGridDependencySynchronize() before reading what `produce` wrote.
     /// unsafe {
@@ -308,7 +344,7 @@ impl Graph {
     /// # Ok(()) }
     /// ```
     #[doc(alias = "cudaGraphGetEdges")]
-    #[doc(alias = "cudaGraphGetEdges_v2")]
+    #[doc(alias = "cudaGraphGetEdges")]
     pub fn edges(&self) -> Result<Vec<GraphEdge<'_>>> {
         // SAFETY: the C signature of the function of each major.
         static GET: crate::loader::LazySymbol<GetEdges> = unsafe {

@@ -347,7 +347,6 @@ impl Graph {
     /// # Ok(()) }
     /// ```
     #[doc(alias = "cudaGraphGetEdges")]
-    #[doc(alias = "cudaGraphGetEdges")]
     pub fn edges(&self) -> Result<Vec<GraphEdge<'_>>> {
         // SAFETY: the C signature of the function of each major.
         static GET: crate::loader::LazySymbol<GetEdges> = unsafe {

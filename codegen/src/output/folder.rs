@@ -255,14 +255,10 @@ fn read_journal(dir: &Path) -> Result<Option<Journal>, OutputError> {
     Ok(Some(j))
 }
 
-/// Whether `dir` holds what an unfinished run left (a journal or a staging folder).
+/// Whether `dir` holds what an unfinished run left: a journal (which names every staging
+/// folder of the run before the folder exists, and goes after them).
 pub fn has_leftovers(dir: &Path) -> bool {
     std::fs::symlink_metadata(dir.join(JOURNAL)).is_ok()
-        || std::fs::read_dir(dir).is_ok_and(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .any(|e| e.file_name().to_string_lossy().starts_with(STAGING))
-        })
 }
 
 fn foreign(dir: &Path, why: String) -> OutputError {
@@ -584,8 +580,9 @@ impl Run<'_> {
         }
         // 1. Stage every new file and record both crates in the journal.
         self.step()?;
+        self.made_journal = std::fs::symlink_metadata(dir.join(JOURNAL)).is_err();
         let staging = self.make_staging()?;
-        let mut journal = format!("staging {}\n", file_name(&staging));
+        let mut journal = String::new();
         for (rel, hashes) in owned {
             for h in hashes {
                 journal.push_str(&format!("{h} {rel}\n"));
@@ -595,7 +592,6 @@ impl Run<'_> {
             journal.push_str(&format!("{} {f}\n", sha256_hex(bytes)));
         }
         self.step()?;
-        self.made_journal = std::fs::symlink_metadata(dir.join(JOURNAL)).is_err();
         append_journal(dir, &journal)?;
         for (i, ((_, bytes), way)) in files.iter().zip(&plan.ways).enumerate() {
             if *way == Way::Write {
@@ -689,28 +685,29 @@ impl Run<'_> {
         self.remove_journal()
     }
 
-    /// Makes this run's staging folder, a new one.
+    /// Makes this run's staging folder, a new one, named in the journal before it exists: a
+    /// run never has a staging folder the journal does not name, so that a folder of that
+    /// form the journal does not name is never the generator's (a user's stays). A folder
+    /// of the chosen name appearing in between is refused, not used.
     fn make_staging(&mut self) -> Result<PathBuf, OutputError> {
-        loop {
+        let p = loop {
             let p = self.dir.join(format!(
                 "{STAGING}{}-{}",
                 std::process::id(),
                 super::unique()
             ));
-            match std::fs::create_dir(&p) {
-                Ok(()) => {
-                    self.staging = Some(p.clone());
-                    return Ok(p);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(io(&p)(e)),
+            if std::fs::symlink_metadata(&p).is_err() {
+                break p;
             }
-        }
+        };
+        append_journal(self.dir, &format!("staging {}\n", file_name(&p)))?;
+        std::fs::create_dir(&p).map_err(io(&p))?;
+        self.staging = Some(p.clone());
+        Ok(p)
     }
 
     /// Finishes what an unfinished run left: its staging folders (named in the journal)
-    /// emptied of the files it staged and removed; an empty staging folder no journal names
-    /// (a kill right after making it) removed. Nothing else is touched.
+    /// emptied of the files it staged and removed. Nothing else is touched.
     fn finish_leftovers(&mut self) -> Result<(), OutputError> {
         let dir = self.dir;
         let journal = read_journal(dir)?.unwrap_or_default();
@@ -737,14 +734,8 @@ impl Run<'_> {
                 ));
             }
         }
-        for e in std::fs::read_dir(dir).map_err(io(dir))?.flatten() {
-            let n = e.file_name().to_string_lossy().into_owned();
-            if n.starts_with(STAGING) && !journal.staging.contains(&n) {
-                self.step()?;
-                // Removes only an empty folder.
-                let _ = std::fs::remove_dir(e.path());
-            }
-        }
+        // A staging folder the journal does not name is not the generator's (it names its
+        // own before making it): left alone.
         Ok(())
     }
 

@@ -191,7 +191,7 @@ fn emitted_raw_layer_has_every_bound_function_with_docs() {
         "src/lib.rs",
         "src/loader.rs",
         "src/error.rs",
-        "src/macros.rs",
+        "src/library.rs",
         "tests/audit.rs",
     ] {
         assert!(dir.join(f).is_file(), "{f} missing");

@@ -325,10 +325,12 @@ fn no_folder_of_codegen_or_the_template_holds_a_cycle() {
             }
         }
     }
-    // The one cycle left to break: the crate's error type names `version::CudaVersion` (its
-    // `NotInRuntime` fields) and `version::runtime_version` returns the error module's
-    // `Result`, both public API; breaking it moves `CudaVersion` below both.
-    let known = ["template/src/: error → version → error"];
+    // Cycles left to break (the check names the first of a folder): the crate's error type
+    // names `graph::GraphUpdateFailure` (its `GraphUpdate` variant, issue 43) and
+    // `version::CudaVersion` (its `NotInRuntime` fields), while both modules return the
+    // error module's `Result`; breaking them moves those types below `error`, a change of
+    // public paths. Issue 41 stays open for them.
+    let known = ["template/src/: error → graph → error"];
     assert_eq!(
         found, known,
         "import cycles (new ones, or a known one broken: update the list)"

@@ -271,7 +271,7 @@ fn codegen_library_names_the_abi_the_documents_must_match() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("unknown library `cublas` (known: cudart, nvrtc)"),
+        stderr.contains("unknown library `cublas` (known: cudart, nvrtc, nvjitlink)"),
         "{stderr}"
     );
 }

@@ -313,16 +313,16 @@ fn doc(root: &Path, abi_libclang: &str) -> Result<()> {
 
 /// Step 10: packages each generated crate as crates.io would receive it and builds the
 /// package (the registry's index is read: the step needs the network, as the wheels do).
+/// The generated crates depend on `cuda-loader`, released with them: one dry run of them all
+/// together, which resolves it from its own package (not yet on the registry).
 /// `--allow-dirty`: a local run may have uncommitted work; CI's checkout is clean.
 fn publish_dry_run(root: &Path) -> Result<()> {
-    for name in crate_names(root)? {
-        cargo(
-            root,
-            &["publish", "--dry-run", "--allow-dirty", "-p", name.as_str()],
-            &[],
-        )?;
+    let names = crate_names(root)?;
+    let mut args = vec!["publish", "--dry-run", "--allow-dirty", "-p", "cuda-loader"];
+    for name in &names {
+        args.extend(["-p", name.as_str()]);
     }
-    Ok(())
+    cargo(root, &args, &[])
 }
 
 /// Step 12: the bounded fuzz run, through cargo as the other steps: the xtask binary running

@@ -60,7 +60,7 @@ pub fn open_file(path: &Path) -> Result<Live, LiveError> {
 }
 
 /// Opens the file `path` of `library`, whose version comes from its
-/// [`Library::version_query`].
+/// [`Library::version_function`].
 pub fn open_file_of(library: Library, path: &Path) -> Result<Live, LiveError> {
     let path = if path.parent().is_none_or(|p| p.as_os_str().is_empty()) {
         Path::new(".").join(path)

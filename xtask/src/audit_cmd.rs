@@ -134,7 +134,15 @@ pub fn audit(root: &Path, dir: &Path) -> Result<()> {
         c.dir.display()
     );
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    // A crate of its own names the published `cuda-loader`; this workspace's copy stands in
+    // for it (the release it was generated with, and one not on the registry yet).
+    let loader = root.join("runtime/cuda-loader");
+    let patch = format!(
+        "patch.crates-io.cuda-loader.path={:?}",
+        loader.display().to_string()
+    );
     let status = Command::new(cargo)
+        .args(["--config", patch.as_str()])
         .arg("test")
         .arg("--manifest-path")
         .arg(&manifest)

@@ -223,8 +223,6 @@ const NVRTC_MANIFEST_REST: &str = "keywords = [\"cuda\", \"nvrtc\", \"gpu\", \"f
      include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\", \"LICENSE-MIT\", \"LICENSE-APACHE\"]\n\
      \n\
      [dependencies]\n\
-     # `program::default_arch` opens the CUDA runtime, if there is one, to ask for the device.\n\
-     libloading = \"0.8\"\n\
      @LOADER@\n\
      [package.metadata.docs.rs]\n\
      targets = [\"x86_64-unknown-linux-gnu\"]\n";
